@@ -1,0 +1,15 @@
+"""Road to Attention: the entry point. It only routes; lessons live in ``pages/``."""
+
+from pathlib import Path
+
+import streamlit as st
+
+import core  # noqa: F401  (caps BLAS/OpenMP threads; streamlit itself never imports torch)
+from ui import shell
+
+ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
+
+st.set_page_config(page_title="Road to Attention", page_icon=str(ICON), layout="wide")
+page = shell.start()  # language, presenter mode, navigation, sidebar (all from the URL)
+page.run()
+shell.finish()  # share link + QR of the view the page just wrote to the URL

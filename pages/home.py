@@ -1,0 +1,122 @@
+"""Home: the lesson as a map, the model zoo, and how to use the app in class."""
+
+import pandas as pd
+import streamlit as st
+
+import core.zoo as zoo
+import ui
+from core import charts
+from ui.nav import LESSON_MAP, is_built, page_spec
+
+ui.begin_page("home")
+t = ui.t
+st.markdown(t("home.intro"))
+
+# --- The lesson as a map -------------------------------------------------------------
+st.header(t("home.map.header"))
+st.caption(t("home.map.caption"))
+for stop in LESSON_MAP:
+    title = t(f"page.{stop.slug}.title")
+    with st.container(border=True):
+        head, action = st.columns([4, 1], vertical_alignment="center")
+        with head:
+            sections = t("home.map.sections", sections=stop.sections)
+            st.markdown(f"**{title}** · {sections}  \n{t(f'page.{stop.slug}.claim')}")
+        with action:
+            spec = page_spec(stop.slug)
+            if spec is not None and is_built(stop.slug):
+                st.page_link(
+                    spec.path,
+                    label=t("home.map.open"),
+                    icon=":material/arrow_forward:",
+                    query_params={"lang": ui.current_lang(), "present": int(ui.presenter())},
+                )
+            else:
+                st.badge(t("home.map.coming"), icon=":material/schedule:", color="gray")
+
+# --- The model zoo -----------------------------------------------------------------------
+st.header(t("home.zoo.header"))
+st.caption(t("home.zoo.caption"))
+
+TASKS = ("all", "translation", "lm", "probe")
+MODELS_BY_TASK = {
+    "translation": zoo.TRANSLATION_MODELS,
+    "lm": zoo.LM_MODELS,
+    "probe": zoo.PROBE_MODELS,
+}
+task = ui.params.get_choice("task", TASKS, default="all")
+with ui.secondary():
+    task = st.segmented_control(
+        t("home.zoo.filter"),
+        TASKS,
+        format_func=ui.labeler("home.zoo.task."),
+        required=True,
+        **ui.params.bound("task", task, key="home_task"),
+    )
+ui.params.set_params(task=task)
+names = zoo.MODEL_NAMES if task == "all" else MODELS_BY_TASK[task]
+
+try:
+    manifest = zoo.load_manifest()
+except zoo.ZooError as err:
+    manifest = None
+    key = {"missing": "zoo.missing", "corrupt": "zoo.corrupt"}.get(err.reason, "zoo.other")
+    st.warning(
+        t(key, file=err.filename, command=err.command, detail=err.detail, reason=err.reason),
+        icon=":material/inventory_2:",
+    )
+
+
+def _task_of(name: str) -> str:
+    return next(k for k, v in MODELS_BY_TASK.items() if name in v)
+
+
+def _metrics(entry: dict) -> str:
+    items = entry.get("metrics") or {}
+    return ", ".join(
+        f"{k}: {v:.3g}" if isinstance(v, int | float) else f"{k}: {v}" for k, v in items.items()
+    )
+
+
+rows = []
+for name in names:
+    row = {
+        t("home.zoo.col.model"): name,
+        t("home.zoo.col.task"): t(f"home.zoo.task.{_task_of(name)}"),
+        t("home.zoo.col.what"): t(f"model.{name}.desc"),
+    }
+    entry = (manifest or {}).get("models", {}).get(name) if manifest else None
+    if manifest is not None:
+        entry = entry or {}
+        row[t("home.zoo.col.params")] = entry.get("params")
+        row[t("home.zoo.col.data")] = t(
+            f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?")
+        )
+        row[t("home.zoo.col.steps")] = entry.get("steps")
+        row[t("home.zoo.col.time")] = entry.get("train_time_s")
+        row[t("home.zoo.col.metrics")] = _metrics(entry)
+    rows.append(row)
+st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+st.caption(t("home.zoo.count", shown=len(names), total=len(zoo.MODEL_NAMES)))
+
+if manifest is not None:
+    sized = [(n, manifest["models"].get(n, {}).get("params")) for n in names]
+    sized = [(n, p) for n, p in sized if isinstance(p, int | float) and p > 0]
+    if sized:
+        fig = charts.bar_chart(
+            [n for n, _ in sized],
+            [p for _, p in sized],
+            title=t("home.zoo.chart.title"),
+            x_title=t("home.zoo.chart.x"),
+            y_title=t("home.zoo.chart.y"),
+            presenter=ui.presenter(),
+            log_y=True,
+            highlight=[n for n, _ in sized if "attention" in n or n in ("transformer", "cnn_s2s")],
+        )
+        ui.chart(fig, key="home_params_chart")
+        st.caption(t("home.zoo.chart.caption"))
+
+# --- In class ----------------------------------------------------------------------------
+st.header(t("home.class.header"))
+for key in ("present", "share", "links", "order", "honest"):
+    st.markdown(f"- {t(f'home.class.{key}')}")

@@ -1,0 +1,175 @@
+"""The frame every page lives in: navigation, language, presenter mode, share.
+
+``app.py`` calls :func:`start` (before the page) and :func:`finish` (after it). Pages call
+:func:`begin_page` first; besides drawing the title and claim, it repairs the one case in
+which a page runs without the frame (see :func:`_leave_legacy_mode`).
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+
+import streamlit as st
+from streamlit.navigation.page import StreamlitPage
+
+from core.i18n import LANG_NAMES, LANGS, lang_from_locale
+from ui import share, style
+from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
+from ui.nav import PAGES
+from ui.params import notice
+
+SHELL_RAN_KEY = "ui_shell_ran"  # set by every run that went through app.py
+GUARD_KEY = "ui_legacy_guard_fired"  # the legacy-mode repair ran once in this session
+LANG_WIDGET = "ui_lang"
+PRESENT_WIDGET = "ui_present"
+SHARE_WIDGET = "ui_share"
+
+
+def _pages() -> list[st.Page]:
+    return [
+        st.Page(
+            spec.path,
+            title=t(f"page.{spec.slug}.title"),
+            icon=spec.icon,
+            url_path=spec.slug,
+            default=(i == 0),
+        )
+        for i, spec in enumerate(PAGES)
+    ]
+
+
+def _resolve() -> list[tuple[str, str, object]]:
+    """Settle language and presenter mode from the URL; return notices to show.
+
+    Order of precedence: a valid URL value, then this session's current value (query
+    parameters are cleared when the user switches pages), then the browser locale.
+    """
+    bad: list[tuple[str, str, object]] = []
+    fallback = st.session_state.get(LANG_KEY) or lang_from_locale(st.context.locale)
+    raw = st.query_params.get("lang")
+    if raw is None:
+        lang = fallback
+    elif raw in LANGS:
+        lang = raw
+    else:
+        lang = fallback
+        bad.append(("lang", raw, lang))
+
+    fallback_p = bool(st.session_state.get(PRESENT_KEY, False))
+    raw_p = st.query_params.get("present")
+    if raw_p is None:
+        present = fallback_p
+    elif raw_p in ("0", "1"):
+        present = raw_p == "1"
+    else:
+        present = fallback_p
+        bad.append(("present", raw_p, int(present)))
+
+    st.session_state[LANG_KEY] = lang
+    st.session_state[PRESENT_KEY] = present
+    # Widgets show the settled values (set before they are created in this run).
+    st.session_state[LANG_WIDGET] = lang
+    st.session_state[PRESENT_WIDGET] = present
+    # The URL always carries both, so a copied link reopens exactly this view.
+    if st.query_params.get("lang") != lang:
+        st.query_params["lang"] = lang
+    if st.query_params.get("present") != str(int(present)):
+        st.query_params["present"] = str(int(present))
+    return bad
+
+
+def _on_lang() -> None:
+    st.query_params["lang"] = st.session_state[LANG_WIDGET]
+
+
+def _on_present() -> None:
+    st.query_params["present"] = "1" if st.session_state[PRESENT_WIDGET] else "0"
+
+
+def _sidebar() -> None:
+    with st.sidebar:
+        st.selectbox(
+            "Language · 语言",  # bilingual on purpose: findable whatever the current language
+            LANGS,
+            format_func=LANG_NAMES.__getitem__,
+            key=LANG_WIDGET,
+            on_change=_on_lang,
+        )
+        st.toggle(
+            t("shell.presenter"),
+            key=PRESENT_WIDGET,
+            on_change=_on_present,
+            help=t("shell.presenter_help"),
+        )
+        st.button(
+            t("share.button"),
+            key=SHARE_WIDGET,
+            icon=":material/qr_code_2:",
+            help=t("share.help"),
+            width="stretch",
+        )
+        st.caption(t("shell.sidebar_note"))
+
+
+def start() -> StreamlitPage:
+    """Everything before the page: settle state, navigation, sidebar, styles, notices."""
+    bad = _resolve()
+    st.session_state[SHELL_RAN_KEY] = True
+    st.set_page_config(
+        page_title=t("app.title"),
+        initial_sidebar_state="collapsed" if presenter() else "auto",
+    )
+    page = st.navigation(_pages(), position="sidebar")
+    _sidebar()
+    style.apply(presenter())
+    for name, raw, default in bad:
+        notice(name, raw, default)
+    return page
+
+
+def finish() -> None:
+    """Everything after the page (which has written its state to the URL): sharing."""
+    if st.session_state.get(SHARE_WIDGET):
+        share.show_dialog(share.current_url())
+
+
+def _leave_legacy_mode() -> None:
+    """Repair a page run that did not go through ``app.py``.
+
+    While a ``pages/`` folder sits next to ``app.py``, a freshly started Streamlit server
+    is in its legacy multipage mode until some session calls ``st.navigation``: a deep
+    link such as ``/bottleneck?lang=zh`` as the first request runs the page file alone
+    (no sidebar, no language, ``app`` listed as a page). Here the page notices that the
+    frame did not run, declares the real navigation (which switches the whole server out
+    of legacy mode for good) and reruns; the rerun goes through ``app.py`` with the same
+    page and query string. Should the frame still be missing after that (a page file run
+    as a script of its own), the page gets the sidebar inline instead of a loop.
+    """
+    if not st.session_state.get(GUARD_KEY):
+        st.session_state[GUARD_KEY] = True
+        st.navigation(_pages(), position="hidden")
+        st.rerun()
+    bad = _resolve()
+    _sidebar()
+    style.apply(presenter())
+    for name, raw, default in bad:
+        notice(name, raw, default)
+
+
+def begin_page(slug: str) -> None:
+    """First call of every page: make sure the frame ran, then the title and the claim."""
+    if not st.session_state.get(SHELL_RAN_KEY):
+        _leave_legacy_mode()
+    st.title(t(f"page.{slug}.title"))
+    st.markdown(f"**{t(f'page.{slug}.claim')}**")
+
+
+def secondary() -> AbstractContextManager:
+    """A place for secondary controls: inline on a laptop, folded away in presenter mode."""
+    if presenter():
+        return st.expander(t("shell.more_controls"), icon=":material/tune:")
+    return st.container()
+
+
+def lang() -> str:
+    return current_lang()

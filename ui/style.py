@@ -1,0 +1,31 @@
+"""Static CSS for presenter mode (no user input ever reaches it)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+# Readable from the back of a classroom at 1280x720: bigger text, bolder headings,
+# high-contrast ink, roomier widgets. Charts scale themselves through core.charts.
+PRESENTER_CSS = """
+<style>
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] p,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] li,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] td,
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] th {
+  font-size: 1.45rem; line-height: 1.5; color: #000;
+}
+[data-testid="stMain"] h1 { font-size: 3.1rem; font-weight: 800; color: #000; }
+[data-testid="stMain"] h2 { font-size: 2.3rem; font-weight: 750; color: #000; }
+[data-testid="stMain"] h3 { font-size: 1.8rem; font-weight: 700; color: #000; }
+[data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.2rem; color: #222; }
+[data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; font-weight: 600; }
+[data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
+[data-testid="stMain"] .block-container { padding-top: 2.5rem; max-width: 100%; }
+</style>
+"""
+
+
+def apply(presenter: bool) -> None:
+    """Inject the presenter stylesheet when presenter mode is on."""
+    if presenter:
+        st.html(PRESENTER_CSS)
