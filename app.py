@@ -10,6 +10,7 @@ from ui import shell
 ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 
 st.set_page_config(page_title="Road to Attention", page_icon=str(ICON), layout="wide")
-page = shell.start()  # language, presenter mode, navigation, sidebar (all from the URL)
-page.run()
-shell.finish()  # share link + QR of the view the page just wrote to the URL
+# Before the page: language, presenter mode, navigation, sidebar (all from the URL);
+# after it: the share link + QR of the view the page has just written to the URL.
+with shell.frame() as page:
+    page.run()

@@ -16,7 +16,6 @@ ROOT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class PageSpec:
     slug: str  # url path, file stem and i18n key stem: page.<slug>.title / .claim
-    icon: str  # a material icon shown in the navigation
 
     @property
     def path(self) -> str:
@@ -24,7 +23,9 @@ class PageSpec:
 
 
 # The pages that exist, in navigation order. One line per page.
-PAGES: tuple[PageSpec, ...] = (PageSpec("home", ":material/map:"),)
+# (No page icons: Streamlit turns a page's material icon into a favicon fetched from the
+# internet, which fails in an offline classroom and logs a console error.)
+PAGES: tuple[PageSpec, ...] = (PageSpec("home"),)
 
 
 @dataclass(frozen=True)

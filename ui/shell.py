@@ -7,7 +7,8 @@ which a page runs without the frame (see :func:`_leave_legacy_mode`).
 
 from __future__ import annotations
 
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
@@ -15,22 +16,22 @@ from streamlit.navigation.page import StreamlitPage
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from ui import share, style
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
-from ui.nav import PAGES
+from ui.nav import PAGES, ROOT
 from ui.params import notice
 
-SHELL_RAN_KEY = "ui_shell_ran"  # set by every run that went through app.py
-GUARD_KEY = "ui_legacy_guard_fired"  # the legacy-mode repair ran once in this session
+SHELL_RAN_KEY = "ui_shell_running"  # True while app.py's frame is around the page
+GUARD_KEY = "ui_legacy_repair_pending"  # a repair rerun was asked for and has not arrived
 LANG_WIDGET = "ui_lang"
 PRESENT_WIDGET = "ui_present"
 SHARE_WIDGET = "ui_share"
+SHARE_OPEN_KEY = "ui_share_open"  # set by the share button, consumed by finish()
 
 
 def _pages() -> list[st.Page]:
     return [
         st.Page(
-            spec.path,
+            ROOT / spec.path,  # absolute: also right when a page file runs as the main script
             title=t(f"page.{spec.slug}.title"),
-            icon=spec.icon,
             url_path=spec.slug,
             default=(i == 0),
         )
@@ -82,6 +83,10 @@ def _on_lang() -> None:
     st.query_params["lang"] = st.session_state[LANG_WIDGET]
 
 
+def _on_share() -> None:
+    st.session_state[SHARE_OPEN_KEY] = True
+
+
 def _on_present() -> None:
     st.query_params["present"] = "1" if st.session_state[PRESENT_WIDGET] else "0"
 
@@ -104,6 +109,7 @@ def _sidebar() -> None:
         st.button(
             t("share.button"),
             key=SHARE_WIDGET,
+            on_click=_on_share,
             icon=":material/qr_code_2:",
             help=t("share.help"),
             width="stretch",
@@ -111,10 +117,23 @@ def _sidebar() -> None:
         st.caption(t("shell.sidebar_note"))
 
 
+@contextmanager
+def frame() -> Iterator[StreamlitPage]:
+    """The frame around one run of a page: ``with shell.frame() as page: page.run()``."""
+    page = start()
+    try:
+        yield page
+        finish()
+    finally:
+        # Marks "no frame" again, so a later run that skips app.py is noticed.
+        st.session_state[SHELL_RAN_KEY] = False
+
+
 def start() -> StreamlitPage:
     """Everything before the page: settle state, navigation, sidebar, styles, notices."""
     bad = _resolve()
     st.session_state[SHELL_RAN_KEY] = True
+    st.session_state[GUARD_KEY] = False
     st.set_page_config(
         page_title=t("app.title"),
         initial_sidebar_state="collapsed" if presenter() else "auto",
@@ -129,7 +148,7 @@ def start() -> StreamlitPage:
 
 def finish() -> None:
     """Everything after the page (which has written its state to the URL): sharing."""
-    if st.session_state.get(SHARE_WIDGET):
+    if st.session_state.pop(SHARE_OPEN_KEY, False):
         share.show_dialog(share.current_url())
 
 
@@ -142,8 +161,10 @@ def _leave_legacy_mode() -> None:
     (no sidebar, no language, ``app`` listed as a page). Here the page notices that the
     frame did not run, declares the real navigation (which switches the whole server out
     of legacy mode for good) and reruns; the rerun goes through ``app.py`` with the same
-    page and query string. Should the frame still be missing after that (a page file run
-    as a script of its own), the page gets the sidebar inline instead of a loop.
+    page and query string. (``AppTest`` recreates that legacy state before every run, so
+    the AppTest suites go through this repair on each rerun.) Should the frame still be
+    missing after the rerun (a page file run as a script of its own), the page gets the
+    sidebar inline instead of a loop.
     """
     if not st.session_state.get(GUARD_KEY):
         st.session_state[GUARD_KEY] = True

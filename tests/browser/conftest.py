@@ -1,0 +1,212 @@
+"""Browser fixtures: a live ``streamlit run`` server and Debian's Chromium via Playwright.
+
+Without /usr/bin/chromium the browser tests skip with a message, except when the ``CI``
+environment variable is set: there a missing browser is a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import ROOT
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "tests" / "artifacts"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+# Streamlit's own frontend, opened on a page path such as /bottleneck, first probes
+# /bottleneck/_stcore/health and /bottleneck/_stcore/host-config (in case the app is
+# served under that base path), gets 404 and then connects at /. Those two probes are
+# the only console errors tolerated, and only in exactly that shape.
+_BASE_PATH_PROBE = re.compile(r"^http://127\.0\.0\.1:\d+/[\w-]+/_stcore/(health|host-config)$")
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    msg = f"{CHROMIUM} not found: apt-get install chromium (browser tests need it)"
+    if os.environ.get("CI"):
+        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
+    pytest.skip(msg)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Server:
+    base: str
+    proc: subprocess.Popen
+    log: Path
+
+    def url(self, path: str) -> str:
+        return self.base + path
+
+
+def start_server(app_dir: Path, log: Path) -> Server:
+    """``streamlit run app.py`` in ``app_dir`` on a free loopback port; waits for health."""
+    port = free_port()
+    cmd = [
+        sys.executable,
+        "-m",
+        "streamlit",
+        "run",
+        "app.py",
+        "--server.headless",
+        "true",
+        "--server.port",
+        str(port),
+        "--server.address",
+        "127.0.0.1",
+        "--server.fileWatcherType",
+        "none",
+        "--browser.gatherUsageStats",
+        "false",
+    ]
+    log.parent.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen(cmd, cwd=app_dir, stdout=log.open("w"), stderr=subprocess.STDOUT)
+    base = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
+        try:
+            with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return Server(base, proc, log)
+        except OSError:
+            time.sleep(0.25)
+    proc.terminate()
+    raise RuntimeError(f"streamlit did not become healthy in 60 s:\n{log.read_text()}")
+
+
+def stop_server(server: Server) -> None:
+    server.proc.terminate()
+    try:
+        server.proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        server.proc.kill()
+        server.proc.wait()
+
+
+@pytest.fixture(scope="session")
+def server() -> Iterator[Server]:
+    _require_chromium()
+    srv = start_server(ROOT, ARTIFACTS / "server.log")
+    yield srv
+    stop_server(srv)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    _require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@dataclass
+class Tab:
+    page: object
+    errors: list[str] = field(default_factory=list)
+
+    def real_errors(self) -> list[str]:
+        return [e for e in self.errors if not _BASE_PATH_PROBE.match(e.split(" ", 1)[0])]
+
+
+def open_tab(browser, url: str, viewport: dict, locale: str = "en-US") -> Tab:
+    """Open ``url`` in a fresh context and wait until the app has finished running."""
+    context = browser.new_context(viewport=viewport, locale=locale)
+    page = context.new_page()
+    tab = Tab(page)
+
+    def on_console(msg) -> None:
+        if msg.type == "error":
+            tab.errors.append(f"{msg.location.get('url', '')} {msg.text}")
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: tab.errors.append(f"pageerror {exc}"))
+    page.goto(url)
+    wait_idle(page)
+    return tab
+
+
+_IDLE_JS = """() => {
+    const app = document.querySelector('[data-testid="stApp"]');
+    if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+    if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+    if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+    const plots = document.querySelectorAll('.js-plotly-plot');
+    return [...plots].every(p => p.querySelector('.main-svg .plot'));
+}"""
+
+
+def wait_idle(page, timeout: float = 60_000) -> None:
+    """Wait until the app has stopped running (twice in a row, 0.7 s apart: a run can be
+    followed by a rerun) and every plotly chart has drawn its SVG."""
+    for _ in range(20):
+        page.wait_for_function(_IDLE_JS, timeout=timeout, polling=250)
+        page.wait_for_timeout(700)
+        if page.evaluate(_IDLE_JS):
+            return
+    raise AssertionError("the app never settled")
+
+
+def screenshot(page, name: str) -> Path:
+    """Save the whole app (Streamlit scrolls inside its own container) under tests/artifacts."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    height = page.evaluate(
+        """() => {
+            const m = document.querySelector('[data-testid="stMain"]');
+            return Math.max(m ? m.scrollHeight : 0, window.innerHeight);
+        }"""
+    )
+    vp = page.viewport_size
+    page.set_viewport_size({"width": vp["width"], "height": min(int(height), 6000)})
+    page.wait_for_timeout(300)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path))
+    page.set_viewport_size(vp)
+    return path
+
+
+def copy_app(dest: Path) -> Path:
+    """A copy of the app's files (for tests that need a server of their own)."""
+    for name in ("app.py",):
+        shutil.copy2(ROOT / name, dest / name)
+    for d in ("core", "ui", "pages", ".streamlit"):
+        shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
+    (dest / "assets").mkdir()
+    shutil.copytree(ROOT / "assets" / "i18n", dest / "assets" / "i18n")
+    shutil.copy2(ROOT / "assets" / "icon.png", dest / "assets" / "icon.png")
+    if (ROOT / "assets" / "models").exists():
+        (dest / "assets" / "models").symlink_to(ROOT / "assets" / "models")
+    return dest

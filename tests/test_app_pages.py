@@ -1,0 +1,35 @@
+"""Every registered page through AppTest: both languages x presenter mode off/on."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.i18n import translate
+from tests.conftest import cjk_share, main_text, make_app
+from ui.nav import PAGES
+
+COMBOS = [(lang, present) for lang in ("en", "zh") for present in ("0", "1")]
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.slug for p in PAGES])
+@pytest.mark.parametrize(("lang", "present"), COMBOS, ids=[f"{a}-p{b}" for a, b in COMBOS])
+def test_page_runs_clean(spec, lang, present):
+    at = make_app(spec.path, lang=lang, present=present).run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title[0].value == translate(f"page.{spec.slug}.title", lang)
+    assert at.query_params["lang"] == lang and at.query_params["present"] == present
+    share = cjk_share(main_text(at))
+    if lang == "zh":
+        assert share > 0.6, f"page text is not mostly Chinese ({share:.2f})"
+    else:
+        assert share < 0.05, f"English page shows Chinese ({share:.2f})"
+    # presenter mode folds secondary controls away and injects the presenter stylesheet
+    styled = any("font-size" in str(el.proto) for el in at.get("html"))
+    assert styled == (present == "1")
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.slug for p in PAGES])
+def test_page_survives_garbage_params(spec):
+    at = make_app(spec.path, lang="en", junk="1", task="", model="../../etc", step="-1e309")
+    at.run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]

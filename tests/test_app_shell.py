@@ -1,0 +1,87 @@
+"""The frame around every page: language, presenter mode, notices, share, legacy repair."""
+
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from core.i18n import translate
+from tests.conftest import ROOT, cjk_share, main_text, make_app
+from ui.params import safe_value
+
+HOME = "pages/home.py"
+
+
+def test_language_defaults_from_browser_locale(no_manifest):
+    at = make_app(locale="zh-CN").run()
+    assert not at.exception
+    assert at.query_params["lang"] == "zh"
+    assert at.title[0].value == translate("page.home.title", "zh")
+    at = make_app(locale="en-GB").run()
+    assert at.query_params["lang"] == "en"
+
+
+def test_url_language_beats_locale_and_both_params_are_written(no_manifest):
+    at = make_app(lang="en", locale="zh-CN").run()
+    assert at.title[0].value == translate("page.home.title", "en")
+    assert at.query_params["lang"] == "en" and at.query_params["present"] == "0"
+
+
+def test_bad_shell_params_fall_back_with_a_notice(no_manifest):
+    at = make_app(lang="klingon", present="yes", locale="zh-CN").run()
+    assert not at.exception
+    warnings = [w.value for w in at.warning]
+    assert any("klingon" in w and "lang" in w for w in warnings)
+    assert any("yes" in w and "present" in w for w in warnings)
+    assert at.query_params["lang"] == "zh" and at.query_params["present"] == "0"
+
+
+def test_hostile_param_values_are_neutralised():
+    assert safe_value("`x` [a](http://e.vil)\n<script>") == "'x' [a](http://e.vil)<script>"
+    assert len(safe_value("z" * 500)) == 40
+    at = make_app(lang="en", task="`<img src=x onerror=alert(1)>`" * 3).run()
+    notice = next(w.value for w in at.warning if "task" in w.value)
+    # The raw value only ever appears inside a single code span, clipped.
+    assert notice.count("`") == 6 and "…" in notice
+
+
+def test_language_switch_in_sidebar_translates_the_page(no_manifest):
+    at = make_app(lang="en").run()
+    assert cjk_share(main_text(at)) < 0.1
+    at.sidebar.selectbox[0].set_value("zh").run()
+    assert not at.exception
+    assert at.query_params["lang"] == "zh"
+    assert cjk_share(main_text(at)) > 0.6
+
+
+def test_presenter_toggle_changes_page_and_url(no_manifest):
+    at = make_app(lang="en").run()
+    assert not at.expander and "present" in at.query_params
+    at.sidebar.toggle[0].set_value(True).run()
+    assert not at.exception
+    assert at.query_params["present"] == "1"
+    # secondary controls fold away and the presenter stylesheet is injected
+    assert len(at.expander) == 1
+    assert any("font-size" in str(el.proto) for el in at.get("html"))
+
+
+def test_share_shows_full_link_and_qr(no_manifest):
+    at = make_app(lang="zh", present="1", task="probe")
+    at.context = {"url": "http://192.168.1.20:8501/"}
+    at.run()
+    at.sidebar.button[0].click().run()
+    assert not at.exception
+    link = at.code[0].value
+    assert link.startswith("http://192.168.1.20:8501") and "?" in link
+    for part in ("lang=zh", "present=1", "task=probe"):
+        assert part in link
+    assert len(at.get("image")) == 1
+
+
+def test_page_run_without_the_frame_repairs_itself(no_manifest):
+    """A page file run on its own (what legacy multipage mode does) still gets the frame."""
+    at = AppTest.from_file(str(ROOT / HOME), default_timeout=60)
+    at.query_params["lang"] = "zh"
+    at.run()
+    assert not at.exception
+    assert at.title[0].value == translate("page.home.title", "zh")
+    assert at.sidebar.selectbox[0].value == "zh"

@@ -1,0 +1,72 @@
+"""The two catalogues agree: same keys, no empty strings, same placeholders."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core import i18n
+from ui.nav import LESSON_MAP, PAGES
+
+
+def _raw(lang: str) -> dict[str, str]:
+    return json.loads((i18n.I18N_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+
+
+def test_same_keys_in_both_languages():
+    en, zh = _raw("en"), _raw("zh")
+    assert sorted(set(en) - set(zh)) == [], "keys missing from zh.json"
+    assert sorted(set(zh) - set(en)) == [], "keys missing from en.json"
+
+
+@pytest.mark.parametrize("lang", i18n.LANGS)
+def test_no_empty_strings(lang):
+    empty = [k for k, v in _raw(lang).items() if not isinstance(v, str) or not v.strip()]
+    assert empty == []
+
+
+def test_placeholders_agree():
+    en, zh = _raw("en"), _raw("zh")
+    diff = {k: (i18n.placeholders(en[k]), i18n.placeholders(zh[k])) for k in en}
+    assert {k: v for k, v in diff.items() if v[0] != v[1]} == {}
+
+
+def test_chinese_catalogue_is_chinese():
+    zh = _raw("zh")
+    no_cjk = [k for k, v in zh.items() if not any("\u4e00" <= ch <= "\u9fff" for ch in v)]
+    assert no_cjk == [], "these zh strings contain no Chinese characters"
+
+
+def test_every_page_and_lesson_stop_has_title_and_claim():
+    slugs = {p.slug for p in PAGES} | {s.slug for s in LESSON_MAP}
+    for slug in slugs:
+        for part in ("title", "claim"):
+            assert i18n.has_key(f"page.{slug}.{part}"), f"page.{slug}.{part}"
+
+
+def test_every_model_has_a_description():
+    from core.zoo import MODEL_NAMES
+
+    assert [n for n in MODEL_NAMES if not i18n.has_key(f"model.{n}.desc")] == []
+
+
+def test_translate_formats_and_falls_back():
+    assert "manifest.json" in i18n.translate(
+        "zoo.missing", "zh", file="manifest.json", command="x", detail="", reason=""
+    )
+    assert i18n.translate("no.such.key", "zh") == "no.such.key"
+    assert i18n.translate("app.title", "fr") == i18n.translate("app.title", "en")
+
+
+@pytest.mark.parametrize(
+    ("locale", "lang"),
+    [("zh-CN", "zh"), ("zh-TW", "zh"), ("ZH", "zh"), ("en-US", "en"), ("de", "en"), (None, "en")],
+)
+def test_lang_from_locale(locale, lang):
+    assert i18n.lang_from_locale(locale) == lang
+
+
+def test_unknown_language_is_an_error():
+    with pytest.raises(ValueError, match="unknown language"):
+        i18n.load_catalogue("fr")
