@@ -96,7 +96,8 @@ for name in names:
         row[t("home.zoo.col.time")] = entry.get("train_time_s")
         row[t("home.zoo.col.metrics")] = _metrics(entry)
     rows.append(row)
-st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+# st.table wraps long descriptions and scales with the presenter stylesheet.
+st.table(pd.DataFrame(rows), hide_index=True)
 st.caption(t("home.zoo.count", shown=len(names), total=len(zoo.MODEL_NAMES)))
 
 if manifest is not None:

@@ -11,7 +11,7 @@ HOME = "pages/home.py"
 
 
 def _rows(at) -> int:
-    return len(at.dataframe[0].value)
+    return len(at.table[0].value)
 
 
 def test_lesson_map_lists_every_stop_with_its_claim(no_manifest):
@@ -33,7 +33,7 @@ def test_missing_manifest_names_file_and_command_in_users_language(no_manifest):
 def test_zoo_table_and_chart_from_manifest(fake_manifest):
     at = make_app(HOME, lang="en").run()
     assert not at.exception and not at.warning
-    df = at.dataframe[0].value
+    df = at.table[0].value
     assert list(df["Parameters"]) == [fake_manifest["models"][n]["params"] for n in MODEL_NAMES]
     assert len(at.get("plotly_chart")) == 1
 
