@@ -85,3 +85,37 @@ def test_page_run_without_the_frame_repairs_itself(no_manifest):
     assert not at.exception
     assert at.title[0].value == translate("page.home.title", "zh")
     assert at.sidebar.selectbox[0].value == "zh"
+
+
+def _reader_app():
+    import streamlit as st
+
+    from ui import params
+
+    st.session_state["ui_lang_value"] = "en"
+    st.write(
+        repr(
+            (
+                params.get_choice("m", ["a", "b"], "a"),
+                params.get_int("n", 0, 10, 3),
+                params.get_float("x", 0.0, 1.0, 0.5),
+                params.get_bool("f", False),
+                params.get_text("s", "hi", max_len=5),
+            )
+        )
+    )
+
+
+def test_param_readers_accept_good_values_and_reject_bad_ones():
+    at = AppTest.from_function(_reader_app)
+    for k, v in {"m": "b", "n": "7", "x": "0.25", "f": "1", "s": "cat"}.items():
+        at.query_params[k] = v
+    at.run()
+    assert at.markdown[0].value == repr(("b", 7, 0.25, True, "cat")) and not at.warning
+    at = AppTest.from_function(_reader_app)
+    for k, v in {"m": "z", "n": "11", "x": "nan", "f": "yes", "s": "toolong"}.items():
+        at.query_params[k] = v
+    at.run()
+    assert not at.exception
+    assert at.markdown[0].value == repr(("a", 3, 0.5, False, "hi"))
+    assert len(at.warning) == 5
