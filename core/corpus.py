@@ -250,9 +250,12 @@ POSSESSIVES: tuple[tuple[str, str], ...] = (
     ("her", "她 的"),
     ("our", "我们 的"),
 )
-# Attributive adjectives (one Chinese character, placed directly before the noun: 大 猫).
+# Attributive adjectives: one character goes straight before the noun (大 猫), two take
+# 的 (年轻 的 老师).
 ATTRS: tuple[tuple[str, str, tuple[str, ...]], ...] = (
-    ("big", "大", ("person", "animal", "thing")),
+    ("young", "年轻 的", ("person",)),
+    ("kind", "善良 的", ("person",)),
+    ("big", "大", ("animal", "thing")),
     ("small", "小", ("animal", "thing")),
     ("black", "黑", ("animal",)),
     ("white", "白", ("animal",)),
@@ -549,18 +552,22 @@ _TRANSITIVE: tuple[Verb, ...] = tuple(v for v in VERBS if v.obj)
 _INTRANSITIVE: tuple[Verb, ...] = tuple(v for v in VERBS if not v.obj)
 
 
+@cache
 def _attrs(kind: str) -> tuple[tuple[str, str, tuple[str, ...]], ...]:
     return tuple(a for a in ATTRS if kind in a[2])
 
 
+@cache
 def _places(n: int) -> tuple[tuple[str, str], ...]:
     return tuple(p for p in PLACES if len(p[0].split()) == n)
 
 
+@cache
 def _times(tense: str, n: int) -> tuple[tuple[str, str, str], ...]:
     return tuple(t for t in TIMES if tense in t[2].split() and len(t[0].split()) == n)
 
 
+@cache
 def _time_lengths(tense: str) -> tuple[int, ...]:
     return tuple(sorted({len(t[0].split()) for t in TIMES if tense in t[2].split()}))
 
@@ -570,24 +577,32 @@ def _time_lengths(tense: str) -> tuple[int, ...]:
 # ---------------------------------------------------------------------------------------
 
 
-def _split(rng: random.Random, total: int, options: Sequence[Sequence[int]]) -> list[int] | None:
-    """Pick one length per slot from ``options`` so that they sum to ``total``.
-
-    A backward pass records which totals the remaining slots can reach; the forward pass
-    then draws uniformly among the lengths that keep the rest reachable.
-    """
+@cache
+def _reach(total: int, options: tuple[tuple[int, ...], ...]) -> tuple[frozenset[int], ...]:
+    """reach[i]: the totals (<= total) that slots i.. can sum to."""
     reach: list[frozenset[int]] = [frozenset((0,))]
     for opts in reversed(options):
         prev = reach[-1]
         reach.append(frozenset(a + b for a in opts for b in prev if a + b <= total))
     reach.reverse()
+    return tuple(reach)
+
+
+def _split(rng: random.Random, total: int, options: Sequence[Sequence[int]]) -> list[int] | None:
+    """Pick one length per slot from ``options`` so that they sum to ``total``.
+
+    A backward pass records which totals the remaining slots can reach (cached: the same
+    plans recur constantly); the forward pass then draws uniformly among the lengths that
+    keep the rest reachable.
+    """
+    opts_t = tuple(tuple(sorted(set(o))) for o in options)
+    reach = _reach(total, opts_t)
     if total not in reach[0]:
         return None
     out: list[int] = []
     rem = total
-    for i, opts in enumerate(options):
-        good = sorted(x for x in set(opts) if rem - x in reach[i + 1])
-        x = rng.choice(good)
+    for i, opts in enumerate(opts_t):
+        x = rng.choice([x for x in opts if rem - x in reach[i + 1]])
         out.append(x)
         rem -= x
     return out
@@ -625,6 +640,13 @@ def _np_lengths(kind: str, role: str, depth: int, rel_only: bool = False) -> tup
 
 def _np(rng: random.Random, kind: str, role: str, depth: int, n: int, rel_only: bool = False) -> _P:
     """A noun phrase of ``kind`` with exactly ``n`` English tokens."""
+    form = rng.choice(_np_forms(kind, role, depth, n, rel_only))
+    return _np_build(rng, form, kind, role, depth, n)
+
+
+@cache
+def _np_forms(kind: str, role: str, depth: int, n: int, rel_only: bool) -> tuple[tuple, ...]:
+    """The noun-phrase shapes that give exactly ``n`` tokens (pronoun, "the N", relative …)."""
     forms: list[tuple] = []
     if not rel_only:
         if n == 1 and kind == "person":
@@ -652,7 +674,10 @@ def _np(rng: random.Random, kind: str, role: str, depth: int, n: int, rel_only: 
                             forms.append(("subjrel", adj, verb, ok))
     if not forms:
         raise ValueError(f"no {kind} noun phrase of length {n} at depth {depth}")
-    form = rng.choice(forms)
+    return tuple(forms)
+
+
+def _np_build(rng: random.Random, form: tuple, kind: str, role: str, depth: int, n: int) -> _P:
     tag = form[0]
     if tag == "pron":
         opts = [p for p in PRONOUNS if role == "subj" or p[1]]
@@ -1153,6 +1178,9 @@ def _pad(
     return _cat(head, core, tail)
 
 
+# A question comes last, after "… but" / "… so" ("i like tea but do you like tea").
+_QUESTION_CONNECTIVES: tuple[tuple[str, str], ...] = (("but", "但是"), ("so", "所以"))
+# How often each construction is picked (among those that can have the requested length).
 _KIND_WEIGHTS: tuple[tuple[str, int], ...] = (
     ("short", 3),
     ("simple", 2),
@@ -1206,7 +1234,7 @@ def _build(rng: random.Random, kind: str, n: int) -> tuple[_P, tuple[tuple[str, 
     elif kind == "question":
         c = _core_length(rng, n, 3, 24)
         core = c and _question(rng, c, depth=2 if c > 12 else 1)
-        out = core and _pad(rng, core, n, after=False, conns=CONNECTIVES[1:2] + CONNECTIVES[3:])
+        out = core and _pad(rng, core, n, after=False, conns=_QUESTION_CONNECTIVES)
     elif kind == "coref":
         reading = rng.choice(("subject", "object"))
         core = _coref(rng, reading)
