@@ -441,43 +441,61 @@ SENSE_INTERNAL: dict[str, tuple[tuple[str, str, str], ...]] = {
 }
 
 # The lesson's long-range example: "the autumn cicadas … so you can hear their song".
-# Every opening mentions both candidate antecedents, the cicadas and the trees.
-LONG_INTROS: tuple[tuple[str, str], ...] = (
-    ("the autumn cicadas live in the trees", "秋蝉 住 在 树 上"),
-    ("the autumn cicadas live in the tall trees", "秋蝉 住 在 高高 的 树 上"),
-    ("the autumn cicadas live in the trees in beiping", "秋蝉 住 在 北平 的 树 上"),
-    ("the autumn cicadas hide in the trees", "秋蝉 躲 在 树 上"),
-    ("the autumn cicadas rest in the old trees", "秋蝉 在 老 树 上 休息"),
-    ("the autumn cicadas sing in the old trees", "秋蝉 在 老 树 上 唱歌"),
-    ("the trees are full of autumn cicadas", "树 上 有 很多 秋蝉"),
-    ("the tall trees are full of autumn cicadas", "高高 的 树 上 有 很多 秋蝉"),
-    ("the old trees are full of autumn cicadas", "老 树 上 有 很多 秋蝉"),
-    ("the trees in beiping are full of autumn cicadas", "北平 的 树 上 有 很多 秋蝉"),
-    ("the green trees are full of autumn cicadas", "绿 树 上 有 很多 秋蝉"),
-    ("the trees are full of autumn cicadas in beiping", "北平 的 树 上 有 很多 秋蝉"),
+# Every opening mentions a singer and a kind of tree. The ending's predicate decides
+# which one "their" means (hear … song: the singer; see … shade: the trees), but only the
+# distant mention says WHICH singer or tree, so a model must look back to copy it.
+LONG_SINGERS: tuple[tuple[str, str], ...] = (
+    ("autumn cicadas", "秋蝉"),  # the lesson's
+    ("autumn cicadas", "秋蝉"),
+    ("crickets", "蟋蟀"),
+    ("larks", "云雀"),
 )
-# Endings: the predicate (hear … song / see … shade) decides what "their" refers to.
+LONG_TREES: tuple[tuple[str, str], ...] = (
+    ("trees", "树"),  # the lesson's
+    ("trees", "树"),
+    ("willows", "柳树"),
+    ("pines", "松树"),
+    ("elms", "榆树"),
+)
+# {s} singer, {t} trees (English, then Chinese).
+LONG_INTROS: tuple[tuple[str, str], ...] = (
+    ("the {s} live in the {t}", "{s} 住 在 {t} 上"),
+    ("the {s} live in the tall {t}", "{s} 住 在 高高 的 {t} 上"),
+    ("the {s} live in the {t} in beiping", "{s} 住 在 北平 的 {t} 上"),
+    ("the {s} hide in the {t}", "{s} 躲 在 {t} 上"),
+    ("the {s} rest in the old {t}", "{s} 在 老 {t} 上 休息"),
+    ("the {s} sing in the old {t}", "{s} 在 老 {t} 上 唱歌"),
+    ("the {t} are full of {s}", "{t} 上 有 很多 {s}"),
+    ("the tall {t} are full of {s}", "高高 的 {t} 上 有 很多 {s}"),
+    ("the old {t} are full of {s}", "老 {t} 上 有 很多 {s}"),
+    ("the {t} in beiping are full of {s}", "北平 的 {t} 上 有 很多 {s}"),
+    ("the green {t} are full of {s}", "绿 {t} 上 有 很多 {s}"),
+    ("the {t} are full of {s} in beiping", "北平 的 {t} 上 有 很多 {s}"),
+)
+# Endings by reading; {a} is the repeated antecedent (Chinese says 秋蝉 where English says
+# "their").
 LONG_TAILS: dict[str, tuple[tuple[str, str], ...]] = {
-    "秋蝉": (
-        ("so you can hear their song", "所以 你 能 听见 秋蝉 的 啼唱"),
-        ("so we can hear their song", "所以 我们 能 听见 秋蝉 的 啼唱"),
-        ("so people can hear their song", "所以 人们 能 听见 秋蝉 的 啼唱"),
-        ("so children can hear their song", "所以 孩子们 能 听见 秋蝉 的 啼唱"),
-        ("so you hear their song", "所以 你 听见 秋蝉 的 啼唱"),
-        ("so you can hear their song everywhere", "所以 你 到处 都 能 听见 秋蝉 的 啼唱"),
-        ("so you can hear their song all day", "所以 你 整天 都 能 听见 秋蝉 的 啼唱"),
+    "song": (
+        ("so you can hear their song", "所以 你 能 听见 {a} 的 啼唱"),
+        ("so we can hear their song", "所以 我们 能 听见 {a} 的 啼唱"),
+        ("so people can hear their song", "所以 人们 能 听见 {a} 的 啼唱"),
+        ("so children can hear their song", "所以 孩子们 能 听见 {a} 的 啼唱"),
+        ("so you hear their song", "所以 你 听见 {a} 的 啼唱"),
+        ("so you can hear their song everywhere", "所以 你 到处 都 能 听见 {a} 的 啼唱"),
+        ("so you can hear their song all day", "所以 你 整天 都 能 听见 {a} 的 啼唱"),
     ),
-    "树": (
-        ("so you can see their shade", "所以 你 能 看见 树 的 树荫"),
-        ("so we can see their shade", "所以 我们 能 看见 树 的 树荫"),
-        ("so people can see their shade", "所以 人们 能 看见 树 的 树荫"),
-        ("so children can see their shade", "所以 孩子们 能 看见 树 的 树荫"),
-        ("so you see their shade", "所以 你 看见 树 的 树荫"),
-        ("so you can see their shade everywhere", "所以 你 到处 都 能 看见 树 的 树荫"),
-        ("so you can see their shade all day", "所以 你 整天 都 能 看见 树 的 树荫"),
+    "shade": (
+        ("so you can see their shade", "所以 你 能 看见 {a} 的 树荫"),
+        ("so we can see their shade", "所以 我们 能 看见 {a} 的 树荫"),
+        ("so people can see their shade", "所以 人们 能 看见 {a} 的 树荫"),
+        ("so children can see their shade", "所以 孩子们 能 看见 {a} 的 树荫"),
+        ("so you see their shade", "所以 你 看见 {a} 的 树荫"),
+        ("so you can see their shade everywhere", "所以 你 到处 都 能 看见 {a} 的 树荫"),
+        ("so you can see their shade all day", "所以 你 整天 都 能 看见 {a} 的 树荫"),
     ),
 }
-_ANTECEDENT_EN: dict[str, str] = {"秋蝉": "cicadas", "树": "trees"}
+# Chinese antecedent -> its English head word, where the distance is measured from.
+_LONG_HEAD: dict[str, str] = {zh: en.split()[-1] for en, zh in LONG_SINGERS + LONG_TREES}
 # Filler about Beiping in autumn. None of it mentions cicadas or trees, so the antecedent
 # stays the one in the first clause and the distance is what was asked for.
 LONG_FILLER: tuple[tuple[str, str], ...] = (
@@ -1096,13 +1114,16 @@ def _segments(
     return _cat(*parts)
 
 
-def _longrange_options(distance: int, antecedent: str) -> list[tuple[int, int, int]]:
+def _longrange_options(
+    distance: int, reading: str, singer: str, tree: str
+) -> list[tuple[int, int, int]]:
     """(intro index, tail index, filler length) choices that give exactly ``distance``."""
+    head = (singer if reading == "song" else tree).split()[-1]
     out = []
     for i, (intro_en, _) in enumerate(LONG_INTROS):
-        words = intro_en.split()
-        ante_at = words.index(_ANTECEDENT_EN[antecedent])
-        for j, (tail_en, _) in enumerate(LONG_TAILS[antecedent]):
+        words = intro_en.format(s=singer, t=tree).split()
+        ante_at = words.index(head)
+        for j, (tail_en, _) in enumerate(LONG_TAILS[reading]):
             their_at = tail_en.split().index("their")
             filler = distance - (len(words) + their_at - ante_at)
             if filler == 0 or filler >= _SEG_MIN:
@@ -1110,13 +1131,18 @@ def _longrange_options(distance: int, antecedent: str) -> list[tuple[int, int, i
     return out
 
 
-def _longrange(rng: random.Random, distance: int, antecedent: str) -> _P:
-    """The autumn cicadas … so you can hear their song (their = 秋蝉) / see their shade (树).
+def _longrange(rng: random.Random, distance: int, reading: str) -> _P:
+    """The autumn cicadas … so you can hear their song / see their shade.
 
-    ``distance`` is the number of source tokens from the antecedent ("cicadas" or "trees"
-    in the first clause) to "their"; any distance >= 4 is possible.
+    reading: "song" (their = the singer, 秋蝉) or "shade" (their = the trees, 树).
+    ``distance`` is the number of source tokens from the antecedent's head word in the
+    opening clause to "their"; any distance >= 4 is possible. Chinese repeats the noun.
     """
-    options = _longrange_options(distance, antecedent)
+    if reading not in LONG_TAILS:
+        raise ValueError(f"reading must be 'song' or 'shade', got {reading!r}")
+    singer_en, singer_zh = rng.choice(LONG_SINGERS)
+    tree_en, tree_zh = rng.choice(LONG_TREES)
+    options = _longrange_options(distance, reading, singer_en, tree_en)
     if not options:
         raise ValueError(f"long-range distance must be at least 4 tokens, got {distance}")
     for _ in range(20):
@@ -1126,17 +1152,19 @@ def _longrange(rng: random.Random, distance: int, antecedent: str) -> _P:
             break
     else:  # pragma: no cover - the clause grammar covers every segment length
         raise RuntimeError(f"could not build {filler_len} tokens of filler")
+    antecedent = singer_zh if reading == "song" else tree_zh
     intro_en, intro_zh = LONG_INTROS[i]
-    tail_en, tail_zh = LONG_TAILS[antecedent][j]
-    tail = tuple(tail_zh.split())
+    tail_en, tail_zh = LONG_TAILS[reading][j]
+    intro = _p(intro_en.format(s=singer_en, t=tree_en), intro_zh.format(s=singer_zh, t=tree_zh))
+    tail = tuple(tail_zh.format(a=antecedent).split())
     tail_p = _P(tuple(tail_en.split()), tail, ((tail.index(antecedent), antecedent),))
-    return _cat(_p(intro_en, intro_zh), filler, tail_p)
+    return _cat(intro, filler, tail_p)
 
 
 def _distance(src: Sequence[str], antecedent: str) -> int:
     """Source distance from the antecedent's mention in the opening clause to "their"."""
     words = list(src)
-    return words.index("their") - words.index(_ANTECEDENT_EN[antecedent])
+    return words.index("their") - words.index(_LONG_HEAD[antecedent])
 
 
 # ---------------------------------------------------------------------------------------
@@ -1247,11 +1275,14 @@ def _build(rng: random.Random, kind: str, n: int) -> tuple[_P, tuple[tuple[str, 
         info = (("word", word), ("sense", ante))
         out = _pad(rng, core, n)
     elif kind == "longrange":
-        antecedent = rng.choice(("秋蝉", "树"))
-        # core length = distance + (tokens outside the span), at least 8 of them
-        distance = rng.randint(4, max(4, min(45, n - 8)))
-        core = _longrange(rng, distance, antecedent)
-        info = (("antecedent", antecedent), ("distance", str(distance)))
+        reading = rng.choice(("song", "shade"))
+        # core length = distance + (tokens outside the span, at least 8); the lower bound
+        # grows with n so that long sentences mostly carry long distances
+        hi = max(4, min(45, n - 8))
+        distance = rng.randint(min(hi, max(4, (n - 8) // 3)), hi)
+        core = _longrange(rng, distance, reading)
+        ante = core.check[0][1]
+        info = (("antecedent", ante), ("distance", str(distance)), ("reading", reading))
         out = _pad(rng, core, n)
     else:  # compound: two or more clauses joined by connectives
         c = _core_length(rng, n - _SEG_MIN, 2, 14)
@@ -1357,21 +1388,23 @@ def sense_probe(seed: int = 8, n: int = 200) -> list[Pair]:
 def longrange_probe(
     seed: int = 9, distances: tuple[int, ...] = (5, 10, 20, 30, 40), n_per: int = 40
 ) -> list[Pair]:
-    """The autumn-cicada sentences at each requested distance (>= 4), half 秋蝉, half 树.
+    """The autumn-cicada sentences at each requested distance (>= 4), half of each reading.
 
-    info has ("distance", d) = source tokens from the antecedent to "their" and the
-    antecedent; ``check`` points at the repeated antecedent in the Chinese.
+    info: ("antecedent", Chinese noun), ("distance", d) = source tokens from the
+    antecedent's head word to "their", ("reading", "song" | "shade"); ``check`` points at
+    the repeated antecedent in the Chinese.
     """
     rng = random.Random(seed)
     out: list[Pair] = []
-    antecedents = ("秋蝉", "树")
+    readings = ("song", "shade")
     for d in distances:
 
         def make(cell: int, d: int = d) -> tuple[_P, tuple[tuple[str, str], ...]]:
-            p = _longrange(rng, d, antecedents[cell])
-            return p, (("antecedent", antecedents[cell]), ("distance", str(d)))
+            p = _longrange(rng, d, readings[cell])
+            ante = p.check[0][1]
+            return p, (("antecedent", ante), ("distance", str(d)), ("reading", readings[cell]))
 
-        out.extend(_balanced(make, n_per, "longrange", len(antecedents)))
+        out.extend(_balanced(make, n_per, "longrange", len(readings)))
     return out
 
 

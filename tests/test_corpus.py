@@ -360,34 +360,58 @@ def test_sense_words_only_with_context(sample: list[Pair]) -> None:
             assert len(p.check) == 1
 
 
+SINGERS = {zh for _, zh in corpus.LONG_SINGERS}
+TREES = {zh for _, zh in corpus.LONG_TREES}
+SINGER_HEADS = {en.split()[-1] for en, _ in corpus.LONG_SINGERS}
+TREE_HEADS = {en.split()[-1] for en, _ in corpus.LONG_TREES}
+
+
 @pytest.mark.parametrize("distance", [4, 5, 6, 10, 23, 40, 48])
 def test_longrange_distance_is_as_requested(distance: int) -> None:
     rng = random.Random(distance)
-    for ante in ("秋蝉", "树"):
+    for reading in ("song", "shade"):
         for _ in range(5):
-            p = corpus._longrange(rng, distance, ante)
+            p = corpus._longrange(rng, distance, reading)
+            ((i, ante),) = p.check
+            assert p.zh[i] == ante
+            assert ante in (SINGERS if reading == "song" else TREES)
             assert corpus._distance(p.en, ante) == distance
-            ((i, tok),) = p.check
-            assert p.zh[i] == tok == ante
-            assert "cicadas" in p.en and "trees" in p.en
+            # both candidates are mentioned in the opening clause, "their" only at the end
+            singers = [i for i, w in enumerate(p.en) if w in SINGER_HEADS]
+            trees = [i for i, w in enumerate(p.en) if w in TREE_HEADS]
+            assert len(singers) == 1 and len(trees) == 1 and max(singers + trees) < 10
+            assert p.en.count("their") == 1
+            assert p.en[p.en.index("their") + 1] == reading
+
+
+def test_longrange_antecedent_is_the_distant_noun() -> None:
+    # the predicate says singer or tree; only the distant mention says which one
+    rng = random.Random(3)
+    antecedents = Counter(corpus._longrange(rng, 20, "song").check[0][1] for _ in range(200))
+    assert set(antecedents) == SINGERS and antecedents["秋蝉"] > 50
+    p = corpus._longrange(rng, 12, "shade")
+    tree_en = next(en for en, zh in corpus.LONG_TREES if zh == p.check[0][1])
+    assert tree_en in p.en
 
 
 def test_longrange_too_short_raises() -> None:
     with pytest.raises(ValueError):
-        corpus._longrange(random.Random(0), 3, "秋蝉")
+        corpus._longrange(random.Random(0), 3, "song")
+    with pytest.raises(ValueError):
+        corpus._longrange(random.Random(0), 10, "smell")
 
 
 def test_longrange_probe() -> None:
     probe = longrange_probe()
     assert len(probe) == 5 * 40 and len({p.src for p in probe}) == len(probe)
-    cells = Counter((dict(p.info)["distance"], dict(p.info)["antecedent"]) for p in probe)
-    assert set(cells.values()) == {20}
+    cells = Counter((dict(p.info)["distance"], dict(p.info)["reading"]) for p in probe)
+    assert set(cells.values()) == {20} and len(cells) == 10
     for p in probe:
         info = dict(p.info)
         assert corpus._distance(p.src, info["antecedent"]) == int(info["distance"])
         ((i, tok),) = p.check
         assert p.tgt[i] == tok == info["antecedent"]
-        assert ("song" in p.src) == (tok == "秋蝉") and ("shade" in p.src) == (tok == "树")
+        assert ("song" in p.src) == (tok in SINGERS) and ("shade" in p.src) == (tok in TREES)
     assert max(int(dict(p.info)["distance"]) for p in probe) >= 40
     custom = longrange_probe(seed=1, distances=(44,), n_per=4)
     assert [dict(p.info)["distance"] for p in custom] == ["44"] * 4
