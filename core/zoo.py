@@ -46,7 +46,9 @@ class ZooError(RuntimeError):
     the shell command that rebuilds it.
     """
 
-    def __init__(self, filename: str, reason: str, detail: str = "", command: str = REBUILD_COMMAND):
+    def __init__(
+        self, filename: str, reason: str, detail: str = "", command: str = REBUILD_COMMAND
+    ):
         self.filename = filename
         self.reason = reason
         self.detail = detail
@@ -82,5 +84,101 @@ def model_info(name: str, manifest: dict[str, Any] | None = None) -> dict[str, A
     """The manifest entry of one model (config, params, metrics, ...)."""
     manifest = load_manifest() if manifest is None else manifest
     if name not in manifest["models"]:
-        raise ZooError(_rel(MANIFEST_PATH), "unknown_model", name, command=f"python -m core.train --model {name}")
+        raise ZooError(
+            _rel(MANIFEST_PATH),
+            "unknown_model",
+            name,
+            command=f"python -m core.train --model {name}",
+        )
     return manifest["models"][name]
+
+
+# --- building and loading models -----------------------------------------------------------
+
+
+def _families() -> dict[str, tuple[type, type]]:
+    """family name → (config dataclass, module class). Imported lazily: torch is heavy."""
+    from core.models.cnn_seq2seq import CNNSeq2Seq, CNNSeq2SeqConfig
+    from core.models.lm import GRULanguageModel, GRULMConfig
+    from core.models.probes import DistanceProbe, ProbeConfig
+    from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
+    from core.models.transformer import Transformer, TransformerConfig
+
+    return {
+        "rnn_seq2seq": (RNNSeq2SeqConfig, RNNSeq2Seq),
+        "cnn_seq2seq": (CNNSeq2SeqConfig, CNNSeq2Seq),
+        "transformer": (TransformerConfig, Transformer),
+        "lm_gru": (GRULMConfig, GRULanguageModel),
+        "probe": (ProbeConfig, DistanceProbe),
+    }
+
+
+def build_model(family: str, config: dict[str, Any]):
+    """A freshly initialised model of ``family`` from a plain config dict."""
+    fams = _families()
+    if family not in fams:
+        raise ValueError(f"unknown model family {family!r}; known: {', '.join(sorted(fams))}")
+    cfg_cls, model_cls = fams[family]
+    return model_cls(cfg_cls(**config))
+
+
+def sha256_of(path: Path) -> str:
+    import hashlib
+
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _checked_file(entry_file: str, sha256: str, cmd: str, models_dir: Path) -> Path:
+    path = models_dir / entry_file
+    if not path.is_file():
+        raise ZooError(_rel(path), "missing", command=cmd)
+    if sha256_of(path) != sha256:
+        raise ZooError(_rel(path), "checksum", "the file differs from the manifest", command=cmd)
+    return path
+
+
+def load_model(name: str, models_dir: Path = ASSETS_DIR):
+    """Load a pretrained model by name, checksum verified, in ``eval()`` mode.
+
+    Raises ``ZooError`` (naming the file and the rebuild command) when the manifest or the
+    weights are missing, corrupted or do not match their checksum.
+    """
+    import torch
+
+    manifest = load_manifest(models_dir / "manifest.json")
+    entry = model_info(name, manifest)
+    path = _checked_file(
+        entry["file"], entry["sha256"], f"python -m core.train --model {name}", models_dir
+    )
+    model = build_model(entry["family"], entry["config"])
+    try:
+        state = torch.load(path, map_location="cpu", weights_only=True)
+        model.load_state_dict(state)
+    except Exception as exc:  # a truncated zip, a wrong shape, a pickle error, ...
+        raise ZooError(
+            _rel(path), "corrupt", type(exc).__name__, f"python -m core.train --model {name}"
+        ) from exc
+    model.eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+def load_vocabs(models_dir: Path = ASSETS_DIR):
+    """The source (English) and target (Chinese) vocabularies the models were trained with."""
+    from core.vocab import Vocab
+
+    manifest = load_manifest(models_dir / "manifest.json")
+    out = []
+    for side in ("src", "tgt"):
+        entry = manifest["vocab"][side]
+        path = _checked_file(entry["file"], entry["sha256"], REBUILD_COMMAND, models_dir)
+        try:
+            out.append(Vocab.from_json(json.loads(path.read_text(encoding="utf-8"))))
+        except (ValueError, TypeError) as exc:
+            raise ZooError(_rel(path), "corrupt", str(exc)) from exc
+    return out[0], out[1]

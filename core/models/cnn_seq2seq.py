@@ -1,0 +1,137 @@
+"""A convolutional encoder-decoder in the style of ConvS2S (Gehring et al. 2017,
+"Convolutional Sequence to Sequence Learning").
+
+The encoder is a stack of 1-D convolutions with gated linear units (GLU) and residual
+connections: each layer sees ``kernel`` neighbours, so a word's view of the sentence, its
+receptive field, is ``1 + layers * (kernel - 1)`` words wide and grows only with depth.
+Every encoder layer's states are returned, so a page can measure that field.
+
+The decoder stacks causal convolutions (each output sees only earlier target words) and,
+as in ConvS2S, every decoder layer attends to the encoder output with dot-product
+attention ("multi-step attention"). The attention maps are returned per layer.
+
+Shapes: B batch, S source, T target, E embedding, C channels.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from core.models.decoding import greedy_redecode
+
+PAD_ID = 0
+_SQRT_HALF = math.sqrt(0.5)  # keeps the variance of a residual sum constant (paper, sec. 3.4)
+
+
+@dataclass(frozen=True)
+class CNNSeq2SeqConfig:
+    src_vocab: int  # source vocabulary size, specials included
+    tgt_vocab: int  # target vocabulary size, specials included
+    emb_dim: int = 128  # word + position embedding size
+    channels: int = 192  # convolution width C
+    enc_layers: int = 6  # encoder depth: receptive field 1 + 6 * (3 - 1) = 13 words
+    dec_layers: int = 4  # decoder depth
+    kernel: int = 3  # convolution window
+    dropout: float = 0.1  # on embeddings and before each convolution, training only
+    max_len: int = 128  # longest sequence the learned position table covers
+
+
+class GLUConv(nn.Module):
+    """Conv1d to 2C channels, then GLU: A * sigmoid(B). ``causal`` pads on the left only."""
+
+    def __init__(self, channels: int, kernel: int, causal: bool):
+        super().__init__()
+        self.conv = nn.Conv1d(channels, 2 * channels, kernel)
+        self.kernel, self.causal = kernel, causal
+
+    def forward(self, x):  # x: (B, C, L)
+        k = self.kernel
+        pad = (k - 1, 0) if self.causal else ((k - 1) // 2, k // 2)
+        return F.glu(self.conv(F.pad(x, pad)), dim=1)  # (B, C, L)
+
+
+class CNNSeq2Seq(nn.Module):
+    def __init__(self, cfg: CNNSeq2SeqConfig):
+        super().__init__()
+        self.cfg = cfg
+        E, C = cfg.emb_dim, cfg.channels
+        self.src_embed = nn.Embedding(cfg.src_vocab, E, padding_idx=PAD_ID)
+        self.tgt_embed = nn.Embedding(cfg.tgt_vocab, E, padding_idx=PAD_ID)
+        self.src_pos = nn.Embedding(cfg.max_len, E)
+        self.tgt_pos = nn.Embedding(cfg.max_len, E)
+        self.enc_in, self.enc_out = nn.Linear(E, C), nn.Linear(C, E)
+        self.enc_convs = nn.ModuleList(
+            GLUConv(C, cfg.kernel, causal=False) for _ in range(cfg.enc_layers)
+        )
+        self.dec_in = nn.Linear(E, C)
+        self.dec_convs = nn.ModuleList(
+            GLUConv(C, cfg.kernel, causal=True) for _ in range(cfg.dec_layers)
+        )
+        self.attn_in = nn.ModuleList(nn.Linear(C, E) for _ in range(cfg.dec_layers))
+        self.attn_out = nn.ModuleList(nn.Linear(E, C) for _ in range(cfg.dec_layers))
+        self.dec_out = nn.Linear(C, E)
+        self.out = nn.Linear(E, cfg.tgt_vocab)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def _embed(self, table, pos_table, ids, embedded=None):
+        x = table(ids) if embedded is None else embedded  # (B, L, E)
+        pos = torch.arange(ids.size(1), device=ids.device)
+        return self.drop(x + pos_table(pos))
+
+    def encode(self, src: torch.Tensor, embedded: torch.Tensor | None = None) -> dict:
+        """Returns ``keys`` z (B,S,E), ``values`` z+e (B,S,E), ``mask`` (B,S) and
+        ``layers``: the state after every encoder layer, each (B,S,C)."""
+        mask = src != PAD_ID  # (B, S)
+        e = self._embed(self.src_embed, self.src_pos, src, embedded)  # (B, S, E)
+        x = self.enc_in(e).transpose(1, 2)  # (B, C, S)
+        keep = mask.unsqueeze(1).to(x.dtype)  # (B, 1, S): padding stays zero between layers
+        layers = []
+        for conv in self.enc_convs:
+            x = (conv(self.drop(x) * keep) + x) * _SQRT_HALF  # (B, C, S)
+            layers.append(x.transpose(1, 2))  # (B, S, C)
+        z = self.enc_out(x.transpose(1, 2))  # (B, S, E)
+        return {"keys": z, "values": (z + e) * _SQRT_HALF, "mask": mask, "layers": layers}
+
+    def decode(self, memory: dict, tgt_in: torch.Tensor):
+        g = self._embed(self.tgt_embed, self.tgt_pos, tgt_in)  # (B, T, E)
+        h = self.dec_in(g).transpose(1, 2)  # (B, C, T)
+        attn_layers = []
+        key_mask = memory["mask"].unsqueeze(1)  # (B, 1, S)
+        for conv, a_in, a_out in zip(self.dec_convs, self.attn_in, self.attn_out):
+            h_conv = conv(self.drop(h))  # (B, C, T)
+            d = (a_in(h_conv.transpose(1, 2)) + g) * _SQRT_HALF  # (B, T, E): query
+            energy = d @ memory["keys"].transpose(1, 2)  # (B, T, S)
+            attn_weights = torch.softmax(
+                energy.masked_fill(~key_mask, float("-inf")), -1
+            )  # (B,T,S)
+            context = attn_weights @ memory["values"]  # (B, T, E)
+            h_att = (h_conv + a_out(context).transpose(1, 2)) * _SQRT_HALF  # (B, C, T)
+            h = (h_att + h) * _SQRT_HALF
+            attn_layers.append(attn_weights)
+        logits = self.out(self.drop(self.dec_out(h.transpose(1, 2))))  # (B, T, V)
+        return logits, attn_layers
+
+    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor):
+        """Logits (B,T,V) and attention: ``cross_layers`` per decoder layer (B,T,S), ``cross``
+        their mean, ``enc_layers`` the encoder states per layer."""
+        memory = self.encode(src)
+        logits, attn_layers = self.decode(memory, tgt_in)
+        cross = torch.stack(attn_layers, 0).mean(0)
+        return logits, {"cross": cross, "cross_layers": attn_layers, "enc_layers": memory["layers"]}
+
+    def greedy(self, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int):
+        """Greedy decoding (the decoder re-reads the prefix each step). Returns ids (B,L),
+        chosen-token probabilities (B,L) and the layer-mean attention (B,L,S)."""
+        with torch.no_grad():
+            memory = self.encode(src)
+
+            def step(prefix):
+                logits, attn_layers = self.decode(memory, prefix)
+                return logits, torch.stack(attn_layers, 0).mean(0)
+
+            return greedy_redecode(step, src.size(0), max_len, bos_id, eos_id, src.device)

@@ -1,0 +1,196 @@
+"""GRU encoder-decoder, with or without attention.
+
+Two papers, one file, because the second is the first plus one idea:
+
+* **RNN Encoder-Decoder** (Cho et al. 2014, "Learning Phrase Representations using RNN
+  Encoder-Decoder for Statistical Machine Translation"; Sutskever et al. 2014). The encoder
+  reads the source and keeps only its final hidden state, the fixed-length context vector
+  ``C``. The decoder starts from ``C`` and sees ``C`` again at every step (Cho's variant,
+  the stronger of the two), but nothing else of the source: ``C`` is the only bridge.
+* **RNNsearch** (Bahdanau, Cho & Bengio 2015, "Neural Machine Translation by Jointly
+  Learning to Align and Translate"). A bidirectional encoder keeps one annotation ``h_j``
+  per source word; before writing word ``i`` the decoder scores every annotation against
+  its previous state, ``energy_ij = v^T tanh(W s_{i-1} + U h_j)``, turns the scores into
+  weights with a softmax, and reads the weighted sum ``context_i``. The weights are
+  returned, never stored on the module.
+
+Shapes: B batch, S source length, T target length, E embedding, H hidden, A attention.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+PAD_ID = 0
+
+
+@dataclass(frozen=True)
+class RNNSeq2SeqConfig:
+    src_vocab: int  # source vocabulary size, specials included
+    tgt_vocab: int  # target vocabulary size, specials included
+    emb_dim: int = 128  # word embedding size, both sides
+    hidden: int = 256  # size of C and of the decoder state (bidirectional: H/2 per direction)
+    attention: bool = False  # Bahdanau attention (RNNsearch) or the plain bridge C (RNNencdec)
+    bidirectional: bool = False  # RNNsearch reads both ways; RNNencdec reads left to right
+    attn_dim: int = 128  # size of the additive-attention hidden layer (A)
+
+
+class Encoder(nn.Module):
+    """Embeds the source and runs a (bi)GRU over it.
+
+    Returns the annotations ``(B, S, H)`` (one per source word) and the final state
+    ``C`` ``(B, H)``: the last forward state, joined with the first backward state when
+    the encoder is bidirectional.
+    """
+
+    def __init__(self, cfg: RNNSeq2SeqConfig):
+        super().__init__()
+        per_dir = cfg.hidden // 2 if cfg.bidirectional else cfg.hidden
+        self.embed = nn.Embedding(cfg.src_vocab, cfg.emb_dim, padding_idx=PAD_ID)
+        self.rnn = nn.GRU(cfg.emb_dim, per_dir, batch_first=True, bidirectional=cfg.bidirectional)
+
+    def forward(self, src: torch.Tensor, embedded: torch.Tensor | None = None):
+        lengths = (src != PAD_ID).sum(1).clamp(min=1).cpu()  # (B,)
+        x = self.embed(src) if embedded is None else embedded  # (B, S, E)
+        packed = nn.utils.rnn.pack_padded_sequence(
+            x, lengths, batch_first=True, enforce_sorted=False
+        )
+        out, h_n = self.rnn(packed)
+        hidden, _ = nn.utils.rnn.pad_packed_sequence(
+            out, batch_first=True, total_length=src.size(1)
+        )
+        # hidden: (B, S, H); h_n: (num_directions, B, H/num_directions)
+        context = torch.cat(list(h_n), dim=-1)  # (B, H): fwd last (+ bwd first)
+        return hidden, context
+
+
+class BahdanauAttention(nn.Module):
+    """Additive attention: ``energy_ij = v^T tanh(W s_{i-1} + U h_j)``."""
+
+    def __init__(self, query_dim: int, key_dim: int, attn_dim: int):
+        super().__init__()
+        self.W = nn.Linear(query_dim, attn_dim, bias=False)
+        self.U = nn.Linear(key_dim, attn_dim, bias=True)
+        self.v = nn.Linear(attn_dim, 1, bias=False)
+
+    def project_keys(self, keys: torch.Tensor) -> torch.Tensor:
+        return self.U(keys)  # (B, S, A): computed once per sentence
+
+    def forward(
+        self,
+        query: torch.Tensor,
+        projected_keys: torch.Tensor,
+        values: torch.Tensor,
+        mask: torch.Tensor,
+    ):
+        # query: (B, H_dec); projected_keys: (B, S, A); values: (B, S, H)
+        # mask: (B, S), True on real words
+        energy = self.v(torch.tanh(self.W(query).unsqueeze(1) + projected_keys)).squeeze(
+            -1
+        )  # (B, S)
+        energy = energy.masked_fill(~mask, float("-inf"))
+        attn_weights = torch.softmax(energy, dim=-1)  # (B, S), each row sums to 1, zero on padding
+        context = torch.bmm(attn_weights.unsqueeze(1), values).squeeze(1)  # (B, H)
+        return context, attn_weights
+
+
+class RNNSeq2Seq(nn.Module):
+    """The encoder-decoder; ``attention`` in the config chooses RNNsearch or RNNencdec."""
+
+    def __init__(self, cfg: RNNSeq2SeqConfig):
+        super().__init__()
+        self.cfg = cfg
+        H, E = cfg.hidden, cfg.emb_dim
+        self.encoder = Encoder(cfg)
+        self.tgt_embed = nn.Embedding(cfg.tgt_vocab, E, padding_idx=PAD_ID)
+        self.init_state = nn.Linear(H, H)  # s_0 = tanh(W_init C)
+        if cfg.attention:
+            self.attention = BahdanauAttention(H, H, cfg.attn_dim)
+            self.cell = nn.GRUCell(E + H, H)  # input: [y_{i-1}; context_i]
+        else:
+            self.attention = None
+            self.rnn = nn.GRU(E + H, H, batch_first=True)  # input: [y_{i-1}; C] at every step
+        self.readout = nn.Linear(H + H + E, E)  # from [s_i; context_i; y_{i-1}]
+        self.out = nn.Linear(E, cfg.tgt_vocab)
+
+    # -- encoder side ---------------------------------------------------------------------
+    def encode(self, src: torch.Tensor, embedded: torch.Tensor | None = None) -> dict:
+        """Run the encoder once: annotations ``hidden`` (B,S,H), ``context`` C (B,H), mask (B,S)."""
+        hidden, context = self.encoder(src, embedded)
+        memory = {"hidden": hidden, "context": context, "mask": src != PAD_ID}
+        if self.attention is not None:
+            memory["keys"] = self.attention.project_keys(hidden)  # (B, S, A)
+        return memory
+
+    def _logits(self, state, context, y_emb):
+        feats = torch.tanh(self.readout(torch.cat([state, context, y_emb], dim=-1)))
+        return self.out(feats)
+
+    # -- decoder side -----------------------------------------------------------------------
+    def decode(self, memory: dict, tgt_in: torch.Tensor):
+        """Teacher-forced decoding. tgt_in (B,T) starts with BOS.
+
+        Returns logits (B,T,V) and the attention weights (B,T,S) (``None`` without attention).
+        """
+        y_emb = self.tgt_embed(tgt_in)  # (B, T, E)
+        C = memory["context"]  # (B, H)
+        state = torch.tanh(self.init_state(C))  # (B, H)
+        if self.attention is None:
+            T = tgt_in.size(1)
+            C_rep = C.unsqueeze(1).expand(-1, T, -1)  # (B, T, H)
+            states, _ = self.rnn(torch.cat([y_emb, C_rep], dim=-1), state.unsqueeze(0))  # (B, T, H)
+            return self._logits(states, C_rep, y_emb), None
+        logits, weights = [], []
+        for i in range(tgt_in.size(1)):
+            context, attn_weights = self.attention(
+                state, memory["keys"], memory["hidden"], memory["mask"]
+            )
+            state = self.cell(torch.cat([y_emb[:, i], context], dim=-1), state)  # (B, H)
+            logits.append(self._logits(state, context, y_emb[:, i]))
+            weights.append(attn_weights)
+        return torch.stack(logits, 1), torch.stack(weights, 1)  # (B,T,V), (B,T,S)
+
+    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor):
+        """Logits (B,T,V) and a dict of attention maps (``cross``: (B,T,S) or absent)."""
+        logits, cross = self.decode(self.encode(src), tgt_in)
+        return logits, ({} if cross is None else {"cross": cross})
+
+    @torch.no_grad()
+    def greedy(self, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int):
+        """Greedy decoding, one token at a time, each fed back in.
+
+        Returns ids (B,L), the chosen tokens' probabilities (B,L) and attention (B,L,S)
+        (zeros for the plain model). Rows stop changing after EOS.
+        """
+        memory = self.encode(src)
+        B = src.size(0)
+        C = memory["context"]
+        state = torch.tanh(self.init_state(C))
+        y = torch.full((B,), bos_id, dtype=torch.long, device=src.device)
+        done = torch.zeros(B, dtype=torch.bool, device=src.device)
+        ids, probs, attns = [], [], []
+        for _ in range(max_len):
+            y_emb = self.tgt_embed(y)  # (B, E)
+            if self.attention is None:
+                context = C
+                state = self.rnn(torch.cat([y_emb, C], -1).unsqueeze(1), state.unsqueeze(0))[1][0]
+                attn_weights = torch.zeros_like(memory["mask"], dtype=C.dtype)
+            else:
+                context, attn_weights = self.attention(
+                    state, memory["keys"], memory["hidden"], memory["mask"]
+                )
+                state = self.cell(torch.cat([y_emb, context], -1), state)
+            p = F.softmax(self._logits(state, context, y_emb), -1)  # (B, V)
+            best_p, y = p.max(-1)
+            y = torch.where(done, torch.full_like(y, PAD_ID), y)
+            ids.append(y)
+            probs.append(best_p)
+            attns.append(attn_weights)
+            done = done | (y == eos_id)
+            if bool(done.all()):
+                break
+        return torch.stack(ids, 1), torch.stack(probs, 1), torch.stack(attns, 1)

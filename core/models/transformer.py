@@ -1,0 +1,207 @@
+"""A small Transformer encoder-decoder (Vaswani et al. 2017, "Attention Is All You Need").
+
+Read top to bottom like the paper: scaled dot-product attention, multi-head attention,
+the position-wise feed-forward net, sinusoidal positions, then the encoder and decoder
+stacks. Layers are pre-norm (LayerNorm before each sub-layer), which trains more reliably
+at this size than the paper's post-norm. Embeddings are scaled by sqrt(d_model), so they are
+initialised with std d_model^-0.5: with the default N(0, 1) they would be sqrt(d_model)
+times larger than the positions and drown them.
+
+Every attention map is returned (encoder self-, decoder self-, cross-attention; per layer
+and head), never stored on a module. Shapes: B batch, S source, T target, D d_model,
+h heads, d = D/h.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from core.models.decoding import greedy_redecode
+
+PAD_ID = 0
+
+
+@dataclass(frozen=True)
+class TransformerConfig:
+    src_vocab: int  # source vocabulary size, specials included
+    tgt_vocab: int  # target vocabulary size, specials included
+    d_model: int = 128  # width of every token representation
+    n_heads: int = 4  # attention heads per layer (d_model / n_heads = 32 per head)
+    d_ff: int = 512  # hidden width of the position-wise feed-forward net
+    enc_layers: int = 2  # encoder layers
+    dec_layers: int = 2  # decoder layers
+    dropout: float = 0.1  # on sub-layer outputs and attention weights, training only
+    max_len: int = 128  # longest sequence the position table covers
+
+
+def scaled_dot_product_attention(query, keys, values, mask=None, dropout_p: float = 0.0):
+    """softmax(Q K^T / sqrt(d)) V, written out so the weights can be shown.
+
+    query (..., T, d), keys (..., S, d), values (..., S, d); mask broadcastable to (..., T, S),
+    True where attending is allowed. Returns context (..., T, d) and attn_weights (..., T, S).
+    """
+    energy = query @ keys.transpose(-2, -1) / math.sqrt(query.size(-1))  # (..., T, S)
+    if mask is not None:
+        energy = energy.masked_fill(~mask, float("-inf"))
+    attn_weights = torch.softmax(energy, dim=-1)  # (..., T, S), rows sum to 1
+    dropped = F.dropout(attn_weights, dropout_p) if dropout_p > 0 else attn_weights
+    return dropped @ values, attn_weights  # (..., T, d)
+
+
+class MultiHeadAttention(nn.Module):
+    def __init__(self, d_model: int, n_heads: int, dropout: float):
+        super().__init__()
+        assert d_model % n_heads == 0, "d_model must be divisible by n_heads"
+        self.h, self.d = n_heads, d_model // n_heads
+        self.q_proj = nn.Linear(d_model, d_model)
+        self.k_proj = nn.Linear(d_model, d_model)
+        self.v_proj = nn.Linear(d_model, d_model)
+        self.o_proj = nn.Linear(d_model, d_model)
+        self.dropout = dropout
+
+    def _split(self, x):  # (B, L, D) -> (B, h, L, d)
+        B, L, _ = x.shape
+        return x.view(B, L, self.h, self.d).transpose(1, 2)
+
+    def forward(self, x, memory, mask):
+        q = self._split(self.q_proj(x))  # (B, h, T, d)
+        k = self._split(self.k_proj(memory))  # (B, h, S, d)
+        v = self._split(self.v_proj(memory))  # (B, h, S, d)
+        p = self.dropout if self.training else 0.0
+        context, attn_weights = scaled_dot_product_attention(
+            q, k, v, mask, p
+        )  # (B,h,T,d), (B,h,T,S)
+        B, _, T, _ = context.shape
+        context = context.transpose(1, 2).reshape(B, T, self.h * self.d)  # (B, T, D)
+        return self.o_proj(context), attn_weights
+
+
+class FeedForward(nn.Module):
+    def __init__(self, d_model: int, d_ff: int):
+        super().__init__()
+        self.net = nn.Sequential(nn.Linear(d_model, d_ff), nn.ReLU(), nn.Linear(d_ff, d_model))
+
+    def forward(self, x):
+        return self.net(x)
+
+
+def sinusoidal_positions(max_len: int, d_model: int) -> torch.Tensor:
+    """PE(pos, 2i) = sin(pos / 10000^(2i/D)), PE(pos, 2i+1) = cos(...); (max_len, D)."""
+    pos = torch.arange(max_len, dtype=torch.float32).unsqueeze(1)  # (L, 1)
+    div = torch.exp(
+        torch.arange(0, d_model, 2, dtype=torch.float32) * (-math.log(10000.0) / d_model)
+    )
+    pe = torch.zeros(max_len, d_model)
+    pe[:, 0::2] = torch.sin(pos * div)
+    pe[:, 1::2] = torch.cos(pos * div)
+    return pe
+
+
+class EncoderLayer(nn.Module):
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        self.norm1, self.norm2 = nn.LayerNorm(cfg.d_model), nn.LayerNorm(cfg.d_model)
+        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
+        self.ff = FeedForward(cfg.d_model, cfg.d_ff)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, x, mask):
+        h = self.norm1(x)
+        a, w = self.self_attn(h, h, mask)
+        x = x + self.drop(a)
+        x = x + self.drop(self.ff(self.norm2(x)))
+        return x, w
+
+
+class DecoderLayer(nn.Module):
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        self.norm1, self.norm2, self.norm3 = (nn.LayerNorm(cfg.d_model) for _ in range(3))
+        self.self_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
+        self.cross_attn = MultiHeadAttention(cfg.d_model, cfg.n_heads, cfg.dropout)
+        self.ff = FeedForward(cfg.d_model, cfg.d_ff)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def forward(self, y, memory, self_mask, cross_mask):
+        h = self.norm1(y)
+        a, w_self = self.self_attn(h, h, self_mask)
+        y = y + self.drop(a)
+        a, w_cross = self.cross_attn(self.norm2(y), memory, cross_mask)
+        y = y + self.drop(a)
+        y = y + self.drop(self.ff(self.norm3(y)))
+        return y, w_self, w_cross
+
+
+class Transformer(nn.Module):
+    def __init__(self, cfg: TransformerConfig):
+        super().__init__()
+        self.cfg = cfg
+        D = cfg.d_model
+        self.src_embed = nn.Embedding(cfg.src_vocab, D, padding_idx=PAD_ID)
+        self.tgt_embed = nn.Embedding(cfg.tgt_vocab, D, padding_idx=PAD_ID)
+        for emb in (self.src_embed, self.tgt_embed):
+            nn.init.normal_(emb.weight, std=D**-0.5)
+            with torch.no_grad():
+                emb.weight[PAD_ID].zero_()
+        self.register_buffer("positions", sinusoidal_positions(cfg.max_len, D), persistent=False)
+        self.enc_layers = nn.ModuleList(EncoderLayer(cfg) for _ in range(cfg.enc_layers))
+        self.dec_layers = nn.ModuleList(DecoderLayer(cfg) for _ in range(cfg.dec_layers))
+        self.enc_norm, self.dec_norm = nn.LayerNorm(D), nn.LayerNorm(D)
+        self.out = nn.Linear(D, cfg.tgt_vocab)
+        self.drop = nn.Dropout(cfg.dropout)
+
+    def _embed(self, table: nn.Embedding, ids: torch.Tensor, embedded=None):
+        x = table(ids) if embedded is None else embedded  # (B, L, D)
+        return self.drop(x * math.sqrt(self.cfg.d_model) + self.positions[: ids.size(1)])
+
+    def encode(self, src: torch.Tensor, embedded: torch.Tensor | None = None) -> dict:
+        """Encoder states (B,S,D), the source mask and self-attention per layer (B,h,S,S)."""
+        src_mask = (src != PAD_ID)[:, None, None, :]  # (B, 1, 1, S)
+        x = self._embed(self.src_embed, src, embedded)
+        enc_self = []
+        for layer in self.enc_layers:
+            x, w = layer(x, src_mask)
+            enc_self.append(w)
+        return {"hidden": self.enc_norm(x), "src_mask": src_mask, "enc_self": enc_self}
+
+    def decode(self, memory: dict, tgt_in: torch.Tensor):
+        T = tgt_in.size(1)
+        causal = torch.ones(T, T, dtype=torch.bool, device=tgt_in.device).tril()  # (T, T)
+        self_mask = causal[None, None] & (tgt_in != PAD_ID)[:, None, None, :]  # (B, 1, T, T)
+        self_mask = self_mask | torch.eye(T, dtype=torch.bool, device=tgt_in.device)  # never empty
+        y = self._embed(self.tgt_embed, tgt_in)
+        dec_self, cross = [], []
+        for layer in self.dec_layers:
+            y, w_self, w_cross = layer(y, memory["hidden"], self_mask, memory["src_mask"])
+            dec_self.append(w_self)
+            cross.append(w_cross)
+        return self.out(self.dec_norm(y)), {"dec_self": dec_self, "cross_layers": cross}
+
+    def forward(self, src: torch.Tensor, tgt_in: torch.Tensor):
+        """Logits (B,T,V) and attention: enc_self / dec_self / cross_layers are lists per layer of
+        (B,h,·,·); ``cross`` is the last layer's cross-attention averaged over heads (B,T,S)."""
+        memory = self.encode(src)
+        logits, attn = self.decode(memory, tgt_in)
+        attn["enc_self"] = memory["enc_self"]
+        attn["cross"] = attn["cross_layers"][-1].mean(1)
+        return logits, attn
+
+    def greedy(self, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int):
+        """Greedy decoding; the decoder re-reads the whole prefix at each step.
+
+        Returns ids (B,L), chosen-token probabilities (B,L) and the last layer's cross
+        attention averaged over heads (B,L,S).
+        """
+        with torch.no_grad():
+            memory = self.encode(src)
+
+            def step(prefix):
+                logits, attn = self.decode(memory, prefix)
+                return logits, attn["cross_layers"][-1].mean(1)
+
+            return greedy_redecode(step, src.size(0), max_len, bos_id, eos_id, src.device)

@@ -1,0 +1,373 @@
+"""Train the model zoo: ``python -m core.train --all`` or ``--model NAME``.
+
+One training loop serves every model (``train_loop``); what differs is the batch source
+and the loss, given by the model's task (translation, language model, distance probe).
+Seeds and step budgets (not time budgets) are fixed per model, so a retrain reproduces
+the metrics. Each model trains in its own process with one thread; ``--jobs 2`` trains
+two at once on a 2-core machine. The weights go to ``assets/models/NAME.pt`` and the
+manifest (config, parameter count, data seed, steps, time, metrics, sha256) to
+``assets/models/manifest.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DATA_SEED = 1234  # the corpus seed: train/dev/test splits and vocabularies
+
+
+@dataclass(frozen=True)
+class TrainSpec:
+    family: str  # key of core.zoo's family table
+    task: str  # "translation" | "lm" | "probe"
+    config: dict[str, Any]  # model config, vocabulary sizes filled in at build time
+    steps: int  # optimizer steps (the budget)
+    batch_size: int = 64
+    lr: float = 1e-3  # peak learning rate (Adam)
+    warmup: int = 200  # linear warm-up steps, then linear decay to lr/10
+    clip: float = 1.0  # gradient-norm clipping
+    seed: int = 0  # initialisation and batch-order seed
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+SPECS: dict[str, TrainSpec] = {
+    "gru_plain_32": TrainSpec(
+        "rnn_seq2seq", "translation", {"hidden": 32, "emb_dim": 64}, 3000, lr=3e-3
+    ),
+    "gru_plain_128": TrainSpec("rnn_seq2seq", "translation", {"hidden": 128}, 3000, lr=2e-3),
+    "gru_plain_256": TrainSpec("rnn_seq2seq", "translation", {"hidden": 256}, 3000),
+    "gru_attention": TrainSpec(
+        "rnn_seq2seq",
+        "translation",
+        {"hidden": 256, "attention": True, "bidirectional": True},
+        3000,
+    ),
+    "cnn_s2s": TrainSpec("cnn_seq2seq", "translation", {}, 3000),
+    "transformer": TrainSpec("transformer", "translation", {}, 4000, warmup=400),
+    "lm_gru": TrainSpec("lm_gru", "lm", {}, 1500, batch_size=64, lr=2e-3),
+    "probe_rnn": TrainSpec("probe", "probe", {"kind": "rnn"}, 3000, batch_size=64, lr=1e-3),
+    "probe_lstm": TrainSpec("probe", "probe", {"kind": "lstm"}, 3000, batch_size=64, lr=2e-3),
+    "probe_gru": TrainSpec("probe", "probe", {"kind": "gru"}, 3000, batch_size=64, lr=2e-3),
+    "probe_cnn2": TrainSpec(
+        "probe", "probe", {"kind": "cnn", "layers": 2, "hidden": 32}, 1500, batch_size=64, lr=2e-3
+    ),
+    "probe_cnn4": TrainSpec(
+        "probe", "probe", {"kind": "cnn", "layers": 4, "hidden": 32}, 1500, batch_size=64, lr=2e-3
+    ),
+    "probe_cnn8": TrainSpec(
+        "probe", "probe", {"kind": "cnn", "layers": 8, "hidden": 32}, 1500, batch_size=64, lr=2e-3
+    ),
+    "probe_attention": TrainSpec(
+        "probe", "probe", {"kind": "attention"}, 1500, batch_size=64, lr=2e-3
+    ),
+}
+
+
+# --- the one training loop -----------------------------------------------------------------
+
+
+Callback = Callable[[int, int, float, float], None]  # (step, steps, loss, acc)
+
+
+def train_loop(
+    model,
+    batches: Iterator,
+    loss_fn: Callable,
+    *,
+    steps: int,
+    lr: float,
+    warmup: int = 0,
+    clip: float = 1.0,
+    callback: Callback | None = None,
+    curve_points: int = 50,
+) -> list[list[float]]:
+    """Adam with linear warm-up and linear decay; returns the curve [[step, loss, acc], ...]
+    (means over the steps since the previous point)."""
+    import torch
+
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+
+    def schedule(step: int) -> float:
+        if warmup and step < warmup:
+            return (step + 1) / warmup
+        return 1.0 - 0.9 * (step - warmup) / max(1, steps - warmup)
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    every = max(1, steps // curve_points)
+    curve, sum_loss, sum_acc, k = [], 0.0, 0.0, 0
+    model.train()
+    for step in range(1, steps + 1):
+        loss, acc = loss_fn(model, next(batches))
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        sched.step()
+        sum_loss, sum_acc, k = sum_loss + float(loss.detach()), sum_acc + acc, k + 1
+        if step % every == 0 or step == steps:
+            curve.append([step, round(sum_loss / k, 4), round(sum_acc / k, 4)])
+            sum_loss, sum_acc, k = 0.0, 0.0, 0
+        if callback is not None:
+            callback(step, steps, float(loss.detach()), acc)
+    model.eval()
+    return curve
+
+
+# --- tasks: batches and losses -------------------------------------------------------------
+
+
+def _masked_ce(logits, target, pad_id: int = 0):
+    import torch.nn.functional as F
+
+    loss = F.cross_entropy(
+        logits.reshape(-1, logits.size(-1)), target.reshape(-1), ignore_index=pad_id
+    )
+    mask = target != pad_id
+    acc = float(((logits.argmax(-1) == target) & mask).sum()) / max(1, int(mask.sum()))
+    return loss, acc
+
+
+def translation_loss(model, batch):
+    src, tgt = batch
+    logits, _ = model(src, tgt[:, :-1])  # teacher forcing: (B, T-1, V)
+    return _masked_ce(logits, tgt[:, 1:])
+
+
+def lm_loss(model, batch):
+    logits, _, _ = model(batch[:, :-1])  # (B, T-1, V)
+    return _masked_ce(logits, batch[:, 1:])
+
+
+def probe_loss(model, batch):
+    import torch.nn.functional as F
+
+    x, y, _ = batch
+    logits, _ = model(x)  # (B, n_keys)
+    return F.cross_entropy(logits, y), float((logits.argmax(-1) == y).float().mean())
+
+
+def _probe_batches(batch_size: int, seed: int) -> Iterator:
+    import torch
+
+    from core import probes_data
+
+    gen = torch.Generator().manual_seed(seed)
+    while True:
+        yield probes_data.make_batch(gen, batch_size)
+
+
+def _lm_batches(rows: list[list[int]], batch_size: int, seed: int) -> Iterator:
+    from core.data import sorted_batches
+
+    for src, _ in sorted_batches(rows, rows, batch_size, seed):
+        yield src
+
+
+# --- one model, end to end -----------------------------------------------------------------
+
+
+def prepare_data(data_seed: int = DATA_SEED):
+    """The corpus splits and the vocabularies built from the training split."""
+    from core import corpus
+    from core.vocab import Vocab
+
+    splits = corpus.build_splits(data_seed)
+    src_vocab = Vocab.build(p.src for p in splits.train)
+    tgt_vocab = Vocab.build(p.tgt for p in splits.train)
+    return splits, src_vocab, tgt_vocab
+
+
+def full_config(spec: TrainSpec, src_vocab, tgt_vocab) -> dict[str, Any]:
+    from core import probes_data
+
+    cfg = dict(spec.config)
+    if spec.task == "translation":
+        cfg.update(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab))
+    elif spec.task == "lm":
+        cfg.update(vocab=len(src_vocab))
+    else:
+        cfg.update(n_symbols=probes_data.N_SYMBOLS, n_keys=probes_data.N_KEYS)
+    return cfg
+
+
+def train_one(
+    name: str,
+    spec: TrainSpec,
+    out_dir: Path,
+    data=None,
+    steps: int | None = None,
+    callback: Callback | None = None,
+    evaluate: bool = True,
+) -> dict[str, Any]:
+    """Train one model from its spec, save its weights, return its manifest entry."""
+    import torch
+
+    from core import evaluate as ev
+    from core import zoo
+    from core.data import encode_pairs, sorted_batches
+
+    splits, src_vocab, tgt_vocab = data if data is not None else prepare_data()
+    steps = spec.steps if steps is None else steps
+    cfg = full_config(spec, src_vocab, tgt_vocab)
+    torch.manual_seed(spec.seed)
+    model = zoo.build_model(spec.family, cfg)
+    if spec.task == "translation":
+        src, tgt = encode_pairs(splits.train, src_vocab, tgt_vocab)
+        batches, loss_fn = sorted_batches(src, tgt, spec.batch_size, spec.seed), translation_loss
+    elif spec.task == "lm":
+        rows = [src_vocab.encode(p.src, bos=True, eos=True) for p in splits.train]
+        batches, loss_fn = _lm_batches(rows, spec.batch_size, spec.seed), lm_loss
+    else:
+        batches, loss_fn = _probe_batches(spec.batch_size, spec.seed), probe_loss
+    t0 = time.perf_counter()
+    curve = train_loop(
+        model,
+        batches,
+        loss_fn,
+        steps=steps,
+        lr=spec.lr,
+        warmup=spec.warmup,
+        clip=spec.clip,
+        callback=callback,
+    )
+    train_time = time.perf_counter() - t0
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"{name}.pt"
+    torch.save(model.state_dict(), path)
+    metrics: dict[str, Any] = {}
+    if evaluate:
+        with torch.inference_mode():
+            if spec.task == "translation":
+                metrics = ev.translation_metrics(model, splits, src_vocab, tgt_vocab)
+            elif spec.task == "lm":
+                metrics = ev.lm_metrics(model, src_vocab, splits.test)
+            else:
+                metrics = {"distance": ev.distance_accuracy(model)}
+    return {
+        "family": spec.family,
+        "task": spec.task,
+        "file": path.name,
+        "sha256": zoo.sha256_of(path),
+        "params": sum(p.numel() for p in model.parameters()),
+        "config": cfg,
+        "data_seed": DATA_SEED,
+        "seed": spec.seed,
+        "steps": steps,
+        "batch_size": spec.batch_size,
+        "lr": spec.lr,
+        "train_time_s": round(train_time, 1),
+        "metrics": metrics,
+        "curve": curve,
+    }
+
+
+def _worker(name: str, out_dir: str, position: int) -> tuple[str, dict]:
+    import torch
+
+    torch.set_num_threads(1)
+    from tqdm import tqdm
+
+    bar = tqdm(
+        total=SPECS[name].steps, desc=f"{name:16s}", position=position, leave=True, mininterval=2
+    )
+
+    def cb(step, steps, loss, acc):
+        bar.update(1)
+        if step % 50 == 0:
+            bar.set_postfix(loss=f"{loss:.3f}", acc=f"{acc:.3f}")
+
+    entry = train_one(name, SPECS[name], Path(out_dir), callback=cb)
+    bar.close()
+    return name, entry
+
+
+def write_manifest(entries: dict[str, dict], out_dir: Path, data) -> Path:
+    """Merge entries into the manifest (models not retrained keep their entry)."""
+    from core import zoo
+
+    splits, src_vocab, tgt_vocab = data
+    path = out_dir / "manifest.json"
+    manifest: dict[str, Any] = {}
+    if path.is_file():
+        try:
+            manifest = json.loads(path.read_text(encoding="utf-8"))
+        except json.JSONDecodeError:
+            manifest = {}
+    vocab = {}
+    for side, v in (("src", src_vocab), ("tgt", tgt_vocab)):
+        vpath = out_dir / f"vocab_{side}.json"
+        vpath.write_text(json.dumps(v.to_json(), ensure_ascii=False), encoding="utf-8")
+        vocab[side] = {"file": vpath.name, "sha256": zoo.sha256_of(vpath), "size": len(v)}
+    manifest["format"] = 1
+    manifest["command"] = "python -m core.train --all"
+    manifest["corpus"] = {
+        "seed": DATA_SEED,
+        "train": len(splits.train),
+        "dev": len(splits.dev),
+        "test": len(splits.test),
+        "note": "synthetic English→Chinese grammar, core/corpus.py",
+    }
+    manifest["vocab"] = vocab
+    models = manifest.get("models", {})
+    models.update(entries)
+    from core.zoo import MODEL_NAMES
+
+    manifest["models"] = {k: models[k] for k in MODEL_NAMES if k in models}
+    path.write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="Train the pretrained model zoo.")
+    group = parser.add_mutually_exclusive_group(required=True)
+    group.add_argument("--all", action="store_true", help="train every model")
+    group.add_argument(
+        "--model", action="append", choices=sorted(SPECS), help="train this model (repeatable)"
+    )
+    parser.add_argument(
+        "--jobs", type=int, default=min(2, os.cpu_count() or 1), help="models trained at once"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help="output folder (default assets/models)"
+    )
+    args = parser.parse_args(argv)
+    from core import zoo
+
+    out_dir = args.out or zoo.ASSETS_DIR
+    names = list(SPECS) if args.all else args.model
+    # the longest jobs first, so two workers finish at about the same time
+    names.sort(key=lambda n: -SPECS[n].steps * (4 if SPECS[n].task == "translation" else 1))
+    data = prepare_data()
+    t0 = time.perf_counter()
+    entries: dict[str, dict] = {}
+    with ProcessPoolExecutor(max_workers=max(1, args.jobs), mp_context=_spawn()) as pool:
+        futures = [
+            pool.submit(_worker, n, str(out_dir), i % max(1, args.jobs))
+            for i, n in enumerate(names)
+        ]
+        for fut in as_completed(futures):
+            name, entry = fut.result()
+            entries[name] = entry
+            write_manifest(entries, out_dir, data)
+    path = write_manifest(entries, out_dir, data)
+    print(f"trained {len(entries)} models in {time.perf_counter() - t0:.0f} s; manifest: {path}")
+    return 0
+
+
+def _spawn():
+    import multiprocessing
+
+    return multiprocessing.get_context("spawn")
+
+
+if __name__ == "__main__":
+    sys.exit(main())
