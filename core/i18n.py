@@ -1,9 +1,11 @@
 """Translation catalogues for the app's two languages (no streamlit here).
 
-Every visible string lives in ``assets/i18n/<lang>.json`` as a flat ``key -> text`` table
-(keys are dotted, e.g. ``"home.title"``). Texts may contain ``str.format`` placeholders
-(``"{file}"``); both catalogues must use the same placeholders for the same key, which
-``tests/test_i18n.py`` checks.
+Every visible string lives in a flat ``key -> text`` JSON table (keys are dotted, e.g.
+``"home.title"``): the shell's in ``assets/i18n/<lang>.json``, each lesson page's in
+``assets/i18n/pages/<slug>.<lang>.json`` (so pages can be written side by side). A
+language's catalogue is the union; a key defined twice is an error. Texts may contain
+``str.format`` placeholders (``"{file}"``); both catalogues must use the same placeholders
+for the same key, which ``tests/test_i18n.py`` checks.
 """
 
 from __future__ import annotations
@@ -24,13 +26,23 @@ def load_catalogue(lang: str) -> dict[str, str]:
     """The ``key -> text`` table of one language (read once, then cached; read-only)."""
     if lang not in LANGS:
         raise ValueError(f"unknown language {lang!r}; use one of {LANGS}")
-    path = I18N_DIR / f"{lang}.json"
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if not isinstance(data, dict) or not all(
-        isinstance(k, str) and isinstance(v, str) for k, v in data.items()
-    ):
-        raise ValueError(f"{path} must be a flat JSON object of strings")
-    return data
+    merged: dict[str, str] = {}
+    for path in catalogue_files(lang):
+        data = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(data, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in data.items()
+        ):
+            raise ValueError(f"{path} must be a flat JSON object of strings")
+        twice = sorted(set(merged) & set(data))
+        if twice:
+            raise ValueError(f"{path} defines keys already defined elsewhere: {twice[:5]}")
+        merged.update(data)
+    return merged
+
+
+def catalogue_files(lang: str) -> list[Path]:
+    """The JSON files that make up one language's catalogue: the shell's, then each page's."""
+    return [I18N_DIR / f"{lang}.json", *sorted((I18N_DIR / "pages").glob(f"*.{lang}.json"))]
 
 
 def placeholders(text: str) -> set[str]:

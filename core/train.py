@@ -40,35 +40,38 @@ class TrainSpec:
 
 
 SPECS: dict[str, TrainSpec] = {
+    # the bottleneck family: C of 32, 128 and 256 numbers (256 = the attention model's state)
     "gru_plain_32": TrainSpec(
         "rnn_seq2seq", "translation", {"hidden": 32, "emb_dim": 64}, 3000, lr=3e-3
     ),
     "gru_plain_128": TrainSpec("rnn_seq2seq", "translation", {"hidden": 128}, 3000, lr=2e-3),
-    "gru_plain_256": TrainSpec("rnn_seq2seq", "translation", {"hidden": 256}, 3000),
+    "gru_plain_256": TrainSpec("rnn_seq2seq", "translation", {"hidden": 256}, 2500, lr=2e-3),
     "gru_attention": TrainSpec(
         "rnn_seq2seq",
         "translation",
         {"hidden": 256, "attention": True, "bidirectional": True},
         3000,
+        lr=2e-3,
     ),
-    "cnn_s2s": TrainSpec("cnn_seq2seq", "translation", {}, 3000),
-    "transformer": TrainSpec("transformer", "translation", {}, 4000, warmup=400),
-    "lm_gru": TrainSpec("lm_gru", "lm", {}, 1500, batch_size=64, lr=2e-3),
-    "probe_rnn": TrainSpec("probe", "probe", {"kind": "rnn"}, 3000, batch_size=64, lr=1e-3),
-    "probe_lstm": TrainSpec("probe", "probe", {"kind": "lstm"}, 3000, batch_size=64, lr=2e-3),
-    "probe_gru": TrainSpec("probe", "probe", {"kind": "gru"}, 3000, batch_size=64, lr=2e-3),
+    "cnn_s2s": TrainSpec("cnn_seq2seq", "translation", {"channels": 128}, 2000, lr=2e-3),
+    "transformer": TrainSpec(
+        "transformer", "translation", {"dropout": 0.0}, 4000, lr=1.5e-3, warmup=400
+    ),
+    "lm_gru": TrainSpec("lm_gru", "lm", {}, 1500, lr=2e-3),
+    # distance probes: same task, same budget per family, only the architecture differs
+    "probe_rnn": TrainSpec("probe", "probe", {"kind": "rnn"}, 3000),
+    "probe_lstm": TrainSpec("probe", "probe", {"kind": "lstm"}, 3000, lr=2e-3),
+    "probe_gru": TrainSpec("probe", "probe", {"kind": "gru"}, 3000, lr=2e-3),
     "probe_cnn2": TrainSpec(
-        "probe", "probe", {"kind": "cnn", "layers": 2, "hidden": 32}, 1500, batch_size=64, lr=2e-3
+        "probe", "probe", {"kind": "cnn", "layers": 2, "hidden": 32}, 1500, lr=2e-3
     ),
     "probe_cnn4": TrainSpec(
-        "probe", "probe", {"kind": "cnn", "layers": 4, "hidden": 32}, 1500, batch_size=64, lr=2e-3
+        "probe", "probe", {"kind": "cnn", "layers": 4, "hidden": 32}, 1500, lr=2e-3
     ),
     "probe_cnn8": TrainSpec(
-        "probe", "probe", {"kind": "cnn", "layers": 8, "hidden": 32}, 1500, batch_size=64, lr=2e-3
+        "probe", "probe", {"kind": "cnn", "layers": 8, "hidden": 32}, 1500, lr=2e-3
     ),
-    "probe_attention": TrainSpec(
-        "probe", "probe", {"kind": "attention"}, 1500, batch_size=64, lr=2e-3
-    ),
+    "probe_attention": TrainSpec("probe", "probe", {"kind": "attention"}, 1500, lr=2e-3),
 }
 
 
@@ -345,7 +348,7 @@ def main(argv: list[str] | None = None) -> int:
     out_dir = args.out or zoo.ASSETS_DIR
     names = list(SPECS) if args.all else args.model
     # the longest jobs first, so two workers finish at about the same time
-    names.sort(key=lambda n: -SPECS[n].steps * (4 if SPECS[n].task == "translation" else 1))
+    names.sort(key=lambda n: -_cost(SPECS[n]))
     data = prepare_data()
     t0 = time.perf_counter()
     entries: dict[str, dict] = {}
@@ -361,6 +364,17 @@ def main(argv: list[str] | None = None) -> int:
     path = write_manifest(entries, out_dir, data)
     print(f"trained {len(entries)} models in {time.perf_counter() - t0:.0f} s; manifest: {path}")
     return 0
+
+
+# rough seconds per step on one core, only used to start the longest jobs first
+_COST = {"rnn_seq2seq": 0.25, "transformer": 0.22, "cnn_seq2seq": 0.25, "lm_gru": 0.04}
+
+
+def _cost(spec: TrainSpec) -> float:
+    per_step = _COST.get(spec.family, 0.03)
+    if spec.family == "rnn_seq2seq":
+        per_step *= spec.config.get("hidden", 256) / 256
+    return spec.steps * per_step
 
 
 def _spawn():

@@ -11,7 +11,16 @@ from ui.nav import LESSON_MAP, PAGES
 
 
 def _raw(lang: str) -> dict[str, str]:
-    return json.loads((i18n.I18N_DIR / f"{lang}.json").read_text(encoding="utf-8"))
+    return i18n.load_catalogue(lang)
+
+
+def test_every_page_catalogue_has_both_languages_with_the_same_keys():
+    for en_path in (i18n.I18N_DIR / "pages").glob("*.en.json"):
+        zh_path = en_path.with_name(en_path.name.replace(".en.json", ".zh.json"))
+        assert zh_path.is_file(), f"{zh_path.name} is missing"
+        en = json.loads(en_path.read_text(encoding="utf-8"))
+        zh = json.loads(zh_path.read_text(encoding="utf-8"))
+        assert set(en) == set(zh), en_path.name
 
 
 def test_same_keys_in_both_languages():

@@ -33,7 +33,7 @@ class CNNSeq2SeqConfig:
     src_vocab: int  # source vocabulary size, specials included
     tgt_vocab: int  # target vocabulary size, specials included
     emb_dim: int = 128  # word + position embedding size
-    channels: int = 192  # convolution width C
+    channels: int = 128  # convolution width C
     enc_layers: int = 6  # encoder depth: receptive field 1 + 6 * (3 - 1) = 13 words
     dec_layers: int = 4  # decoder depth
     kernel: int = 3  # convolution window

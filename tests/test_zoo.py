@@ -1,0 +1,206 @@
+"""The shipped model zoo: files, checksums, clear errors, and the manifest's own numbers."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from core import corpus, zoo
+from core import evaluate as ev
+
+ROOT = Path(__file__).resolve().parent.parent
+needs_zoo = pytest.mark.skipif(
+    not zoo.MANIFEST_PATH.is_file(), reason="no trained zoo: run python -m core.train --all"
+)
+
+
+@pytest.fixture(scope="module")
+def manifest():
+    return zoo.load_manifest()
+
+
+@pytest.fixture(scope="module")
+def vocabs():
+    return zoo.load_vocabs()
+
+
+@needs_zoo
+def test_every_model_is_shipped_with_a_complete_manifest_entry(manifest):
+    assert set(manifest["models"]) == set(zoo.MODEL_NAMES)
+    total = 0
+    for name, entry in manifest["models"].items():
+        for key in ("family", "task", "file", "sha256", "params", "config", "data_seed", "steps"):
+            assert key in entry, (name, key)
+        assert entry["metrics"], name
+        assert entry["curve"] and entry["curve"][-1][0] == entry["steps"], name
+        path = zoo.ASSETS_DIR / entry["file"]
+        assert zoo.sha256_of(path) == entry["sha256"], name
+        total += path.stat().st_size
+    assert total < 40 * 2**20, f"weights take {total / 2**20:.1f} MiB (limit 40)"
+
+
+@needs_zoo
+@pytest.mark.parametrize("name", zoo.MODEL_NAMES)
+def test_every_model_loads_ready_for_inference(name, manifest):
+    model = zoo.load_model(name)
+    assert not model.training
+    assert sum(p.numel() for p in model.parameters()) == manifest["models"][name]["params"]
+
+
+def _copy_zoo(tmp_path: Path) -> Path:
+    out = tmp_path / "models"
+    shutil.copytree(zoo.ASSETS_DIR, out)
+    return out
+
+
+@needs_zoo
+def test_a_corrupted_weight_file_names_the_file_and_the_rebuild_command(tmp_path):
+    models = _copy_zoo(tmp_path)
+    target = models / "gru_attention.pt"
+    data = bytearray(target.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    target.write_bytes(bytes(data))
+    with pytest.raises(zoo.ZooError) as info:
+        zoo.load_model("gru_attention", models_dir=models)
+    assert info.value.reason == "checksum"
+    assert "gru_attention.pt" in str(info.value)
+    assert "python -m core.train --model gru_attention" in str(info.value)
+
+
+@needs_zoo
+def test_a_truncated_file_with_a_matching_checksum_is_reported_corrupt(tmp_path):
+    models = _copy_zoo(tmp_path)
+    target = models / "transformer.pt"
+    target.write_bytes(target.read_bytes()[:1000])
+    manifest = json.loads((models / "manifest.json").read_text(encoding="utf-8"))
+    manifest["models"]["transformer"]["sha256"] = zoo.sha256_of(target)
+    (models / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    with pytest.raises(zoo.ZooError) as info:
+        zoo.load_model("transformer", models_dir=models)
+    assert info.value.reason == "corrupt" and "transformer.pt" in str(info.value)
+
+
+@needs_zoo
+def test_missing_weights_and_missing_or_broken_manifest(tmp_path):
+    models = _copy_zoo(tmp_path)
+    (models / "cnn_s2s.pt").unlink()
+    with pytest.raises(zoo.ZooError) as info:
+        zoo.load_model("cnn_s2s", models_dir=models)
+    assert info.value.reason == "missing" and "cnn_s2s.pt" in str(info.value)
+    (models / "manifest.json").write_text("{not json", encoding="utf-8")
+    with pytest.raises(zoo.ZooError) as info:
+        zoo.load_model("gru_attention", models_dir=models)
+    assert info.value.reason == "corrupt" and "manifest.json" in str(info.value)
+    (models / "manifest.json").unlink()
+    with pytest.raises(zoo.ZooError) as info:
+        zoo.load_vocabs(models_dir=models)
+    assert info.value.reason == "missing" and info.value.command == "python -m core.train --all"
+
+
+def test_unknown_model_name_is_a_zoo_error(tmp_path):
+    (tmp_path / "manifest.json").write_text('{"models": {}}', encoding="utf-8")
+    with pytest.raises(zoo.ZooError) as info:
+        zoo.load_model("gpt5", models_dir=tmp_path)
+    assert info.value.reason == "unknown_model"
+
+
+@needs_zoo
+@pytest.mark.parametrize("name", zoo.TRANSLATION_MODELS)
+def test_shipped_weights_reproduce_their_manifest_metrics_on_a_fixed_slice(name, manifest, vocabs):
+    splits = corpus.build_splits(manifest["corpus"]["seed"])
+    test_slice = list(splits.test[: ev.SLICE_SIZE])
+    outputs = ev.translate(zoo.load_model(name), test_slice, *vocabs)
+    got = ev.score(outputs, [p.tgt for p in test_slice])
+    want = manifest["models"][name]["metrics"]["slice"]
+    assert got["n"] == want["n"] == ev.SLICE_SIZE
+    assert got["exact"] == pytest.approx(want["exact"], abs=0.011)
+    assert got["token_acc"] == pytest.approx(want["token_acc"], abs=0.011)
+
+
+@needs_zoo
+@pytest.mark.parametrize("name", zoo.PROBE_MODELS)
+def test_probes_reproduce_their_manifest_distance_curve(name, manifest):
+    got = ev.distance_accuracy(zoo.load_model(name))
+    want = manifest["models"][name]["metrics"]["distance"]
+    assert got.keys() == want.keys()
+    for d in got:
+        assert got[d] == pytest.approx(want[d], abs=0.011), d
+
+
+@needs_zoo
+@pytest.mark.parametrize("name", ["gru_attention", "transformer"])
+def test_the_lessons_sentences_translate_exactly(name, vocabs):
+    model = zoo.load_model(name)
+    pairs = list(corpus.LESSON_PAIRS)
+    outputs = ev.translate(model, pairs, *vocabs)
+    for p, out in zip(pairs, outputs):
+        assert tuple(out) == p.tgt, (" ".join(p.src), out)
+
+
+@needs_zoo
+def test_the_language_model_continues_you_should(vocabs):
+    lm = zoo.load_model("lm_gru")
+    assert ev.greedy_continue(lm, vocabs[0], ["you", "should"]) == ["wear", "shoes", "<eos>"]
+
+
+@needs_zoo
+def test_manifest_claims_match_the_issue(manifest):
+    """The measured behaviour the lesson's argument rests on, as recorded at training time."""
+    m = {k: v["metrics"] for k, v in manifest["models"].items()}
+    for bucket in corpus.BUCKETS:
+        assert m["gru_attention"]["by_length"][bucket]["exact"] >= 0.97, bucket
+    assert m["gru_plain_256"]["by_length"]["1-10"]["exact"] >= 0.90
+    assert m["gru_plain_256"]["by_length"]["31-40"]["exact"] <= 0.30
+    assert m["gru_plain_32"]["by_length"]["11-20"]["exact"] < m["gru_plain_256"]["by_length"]["11-20"]["exact"]
+    for bucket in ("31-40", "41+"):
+        attn = m["gru_attention"]["by_length"][bucket]["exact"]
+        assert m["transformer"]["by_length"][bucket]["exact"] >= attn - 0.02, bucket
+    for name in ("gru_attention", "transformer"):
+        assert m[name]["coref"] >= 0.95 and m[name]["sense"] >= 0.95, name
+    dist = {k: m[k]["distance"] for k in zoo.PROBE_MODELS}
+    assert min(dist["probe_attention"].values()) >= 0.95
+
+    def reach(curve):  # the largest distance still at 0.9 or above
+        return max((int(d) for d, a in curve.items() if a >= 0.9), default=0)
+
+    assert reach(dist["probe_cnn2"]) < reach(dist["probe_cnn4"]) < reach(dist["probe_cnn8"])
+    longest = str(max(int(d) for d in dist["probe_gru"]))
+    assert dist["probe_rnn"][longest] <= dist["probe_gru"][longest] - 0.2
+
+
+@needs_zoo
+def test_translate_cli_prints_json_and_refuses_unknown_words():
+    run = [sys.executable, "-m", "core.translate", "--model", "gru_attention"]
+    ok = subprocess.run(run + ["How are you?"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert ok.returncode == 0, ok.stderr
+    out = json.loads(ok.stdout)
+    assert out == {"source": ["how", "are", "you"], "output": ["你", "好", "吗"], "text": "你好吗"}
+    bad = subprocess.run(run + ["you should wear shoez"], capture_output=True, text=True, cwd=ROOT, timeout=120)
+    assert bad.returncode == 2
+    assert "shoez" in bad.stderr and "shoes" in bad.stderr
+
+
+def test_translation_scores_are_what_they_say():
+    assert ev.score([["a", "b"]], [["a", "b"]]) == {"token_acc": 1.0, "exact": 1.0, "edit_acc": 1.0, "n": 1}
+    # one inserted token: position-wise accuracy collapses, edit accuracy does not
+    s = ev.score([["x", "a", "b", "c"]], [["a", "b", "c"]])
+    assert s["exact"] == 0.0 and s["token_acc"] == 0.0 and s["edit_acc"] == 0.75
+    assert ev.edit_distance("kitten", "sitting") == 3
+
+
+def test_probe_task_places_the_key_at_the_requested_distance():
+    from core import probes_data as pd
+
+    x, y = pd.eval_set(17, n=50)
+    assert x.shape == (50, pd.SEQ_LEN)
+    keys = x < pd.N_KEYS
+    assert bool((keys.sum(1) == 1).all())
+    assert bool((keys[:, pd.SEQ_LEN - 1 - 17]).all())
+    assert bool((x[torch.arange(50), pd.SEQ_LEN - 1 - 17] == y).all())
+    assert bool((x[:, -1] == pd.QUERY_ID).all())
