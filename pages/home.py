@@ -71,11 +71,30 @@ def _task_of(name: str) -> str:
     return next(k for k, v in MODELS_BY_TASK.items() if name in v)
 
 
-def _metrics(entry: dict) -> str:
-    items = entry.get("metrics") or {}
-    return ", ".join(
-        f"{k}: {v:.3g}" if isinstance(v, int | float) else f"{k}: {v}" for k, v in items.items()
-    )
+def _score(name: str, entry: dict) -> str:
+    """One headline score per model, from the manifest (the details are on the pages)."""
+    m = entry.get("metrics") or {}
+    try:
+        if name in zoo.TRANSLATION_MODELS:
+            by = m["by_length"]
+            return t(
+                "home.zoo.score.translation",
+                short=f"{by['1-10']['exact']:.0%}",
+                long=f"{by['41+']['exact']:.0%}",
+            )
+        if name in zoo.PROBE_MODELS:
+            dist = m["distance"]
+            d_near, d_far = min(dist, key=int), max(dist, key=int)
+            return t(
+                "home.zoo.score.probe",
+                d_near=d_near,
+                near=f"{dist[d_near]:.0%}",
+                d_far=d_far,
+                far=f"{dist[d_far]:.0%}",
+            )
+        return t("home.zoo.score.lm", ppl=f"{m['test_ppl']:.2f}", cont=" ".join(m["you_should"]))
+    except (KeyError, TypeError, ValueError):
+        return "—"
 
 
 rows = []
@@ -94,7 +113,7 @@ for name in names:
         )
         row[t("home.zoo.col.steps")] = entry.get("steps")
         row[t("home.zoo.col.time")] = entry.get("train_time_s")
-        row[t("home.zoo.col.metrics")] = _metrics(entry)
+        row[t("home.zoo.col.metrics")] = _score(name, entry)
     rows.append(row)
 # st.table wraps long descriptions and scales with the presenter stylesheet.
 st.table(pd.DataFrame(rows), hide_index=True)

@@ -1,0 +1,86 @@
+"""The README's table of shipped models, generated from the manifest:
+``python -m core.report`` (prints Markdown). ``tests/test_readme.py`` checks the README
+still shows exactly this table, so the numbers there are the manifest's."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from core import corpus, zoo
+
+START, END = "<!-- models:start -->", "<!-- models:end -->"
+
+
+def _pct(x: float) -> str:
+    return f"{100 * x:.0f}"
+
+
+def models_table(manifest: dict[str, Any]) -> str:
+    """Markdown: translation models by length bucket, then the probes and the language model."""
+    models = manifest["models"]
+    lines = [
+        "Exact match (%) on the held-out test split, greedy decoding, by source length "
+        f"({manifest['corpus']['test']} sentences, {len(corpus.BUCKETS)} buckets of equal size):",
+        "",
+        "| model | parameters | steps | train time (s) | "
+        + " | ".join(corpus.BUCKETS)
+        + " | all | coref | sense |",
+        "|---|---:|---:|---:|" + "---:|" * (len(corpus.BUCKETS) + 3),
+    ]
+    for name in zoo.TRANSLATION_MODELS:
+        if name not in models:
+            continue
+        e = models[name]
+        m = e["metrics"]
+        cells = [_pct(m["by_length"][b]["exact"]) for b in corpus.BUCKETS]
+        cells += [_pct(m["all"]["exact"]), _pct(m["coref"]), _pct(m["sense"])]
+        lines.append(
+            f"| `{name}` | {e['params']:,} | {e['steps']:,} | {e['train_time_s']:.0f} | "
+            + " | ".join(cells)
+            + " |"
+        )
+    probes = [n for n in zoo.PROBE_MODELS if n in models]
+    if probes:
+        dists = list(models[probes[0]]["metrics"]["distance"])
+        lines += [
+            "",
+            "Distance probes: accuracy (%) at recalling a key d symbols back (chance 10%):",
+            "",
+            "| probe | parameters | steps | " + " | ".join(f"d={d}" for d in dists) + " |",
+            "|---|---:|---:|" + "---:|" * len(dists),
+        ]
+        for name in probes:
+            e = models[name]
+            accs = [_pct(e["metrics"]["distance"][d]) for d in dists]
+            lines.append(
+                f"| `{name}` | {e['params']:,} | {e['steps']:,} | " + " | ".join(accs) + " |"
+            )
+    if "lm_gru" in models:
+        e = models["lm_gru"]
+        cont = " ".join(e["metrics"]["you_should"])
+        lines += [
+            "",
+            f"`lm_gru` ({e['params']:,} parameters, {e['steps']:,} steps): test perplexity "
+            f"{e['metrics']['test_ppl']:.2f}; greedy continuation of “you should”: {cont}.",
+        ]
+    total = sum(e["train_time_s"] for e in models.values())
+    lines += [
+        "",
+        f"Training time summed over models: {total / 60:.1f} min of one CPU core each "
+        "(`--jobs 2` runs two at once).",
+    ]
+    return "\n".join(lines)
+
+
+def main() -> int:
+    try:
+        print(models_table(zoo.load_manifest()))
+    except zoo.ZooError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,52 @@
+"""The README keeps its promises: the two set-up commands first, the manifest's own table."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from core import report, zoo
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_readme_opens_with_the_two_setup_commands():
+    block = README.split("```bash", 1)[1].split("```", 1)[0]
+    commands = [line.split("#")[0].strip() for line in block.strip().splitlines()]
+    assert commands == [
+        "pip install -r requirements.txt && streamlit run app.py",
+        "pip install -r requirements-dev.txt && python -m pytest",
+    ]
+    assert README.index("```bash") < README.index("## ")
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="no trained zoo")
+def test_readme_models_table_is_the_manifests():
+    assert report.START in README and report.END in README, "README lacks the models table"
+    shown = README.split(report.START, 1)[1].split(report.END, 1)[0].strip()
+    assert shown == report.models_table(zoo.load_manifest()).strip(), (
+        "README's model table differs from the manifest: paste `python -m core.report` output"
+    )
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="no trained zoo")
+def test_evaluate_json_matches_the_manifest_for_a_small_and_a_probe_model():
+    names = ["gru_plain_32", "probe_cnn4"]
+    cmd = [sys.executable, "-m", "core.evaluate", "--json"] + [f"--model={n}" for n in names]
+    run = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT, timeout=600)
+    assert run.returncode == 0, run.stderr
+    result = json.loads(run.stdout)
+    manifest = zoo.load_manifest()["models"]
+    got = result["models"]["gru_plain_32"]
+    assert got["params"] == manifest["gru_plain_32"]["params"]
+    assert got["by_length"] == manifest["gru_plain_32"]["metrics"]["by_length"]
+    assert set(got["by_length"]) == {"1-10", "11-20", "21-30", "31-40", "41+"}
+    assert result["probes"]["coref"]["gru_plain_32"] == manifest["gru_plain_32"]["metrics"]["coref"]
+    assert (
+        result["probes"]["distance"]["probe_cnn4"] == manifest["probe_cnn4"]["metrics"]["distance"]
+    )
