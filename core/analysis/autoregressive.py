@@ -1,0 +1,324 @@
+"""Autoregressive generation, one token at a time (lesson 1.2–1.3).
+
+A model predicts a distribution over the next token, one token is chosen (greedy: the most
+probable; sampling: drawn at a temperature among the ``top_k`` most probable, from a seeded
+``torch.Generator`` so the same seed replays the same tokens) and appended, and the longer
+sequence is fed back in. Everything here is a pure function of a model and plain id lists;
+nothing is stored on the model. Ids: PAD 0, BOS 1, EOS 2 (``core.data``).
+
+Shapes: B batch, T target length, S source length, V vocabulary, k shown alternatives.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import torch
+import torch.nn.functional as F
+
+from core.data import BOS_ID, EOS_ID, PAD_ID, pad
+from core.evaluate import edit_distance
+
+MODES: tuple[str, ...] = ("greedy", "sample")
+
+
+@dataclass(frozen=True)
+class Step:
+    """One generation step: what the model read, what it considered, what it chose."""
+
+    context: tuple[int, ...]  # the ids the model read (BOS first), the prefix of this step
+    top_ids: tuple[int, ...]  # the k most probable next ids, most probable first
+    top_probs: tuple[float, ...]  # their probabilities (the distribution the choice used)
+    chosen: int  # the id appended at this step
+    chosen_prob: float  # its probability in that distribution
+
+
+def next_distribution(logits: torch.Tensor, temperature: float = 1.0, top_k: int = 0):
+    """The distribution a next token is chosen from. logits (V,) -> probabilities (V,).
+
+    ``temperature`` divides the logits (below 1 sharpens, above 1 flattens); ``top_k`` > 0
+    keeps only the k most probable tokens and renormalises (0 keeps all).
+    """
+    if temperature <= 0:
+        raise ValueError(f"temperature must be > 0, got {temperature}; use greedy for T→0")
+    probs = F.softmax(logits.float() / temperature, dim=-1)  # (V,)
+    if 0 < top_k < probs.numel():
+        keep = torch.zeros_like(probs, dtype=torch.bool)
+        keep[torch.topk(probs, top_k).indices] = True  # exactly k, even with ties
+        probs = torch.where(keep, probs, torch.zeros_like(probs))
+        probs = probs / probs.sum()
+    return probs
+
+
+def choose(probs: torch.Tensor, mode: str, generator: torch.Generator | None = None) -> int:
+    """Greedy: the most probable id; sample: one draw from ``probs`` with ``generator``."""
+    if mode == "greedy":
+        return int(probs.argmax())
+    if mode == "sample":
+        return int(torch.multinomial(probs, 1, generator=generator))
+    raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+
+
+def _step(
+    context: Sequence[int], probs: torch.Tensor, chosen: int, k_show: int
+) -> Step:  # probs (V,)
+    k = min(k_show, probs.numel())
+    top = torch.topk(probs, k)
+    return Step(
+        context=tuple(context),
+        top_ids=tuple(int(i) for i in top.indices),
+        top_probs=tuple(round(float(p), 5) for p in top.values),
+        chosen=chosen,
+        chosen_prob=round(float(probs[chosen]), 5),
+    )
+
+
+@torch.inference_mode()
+def lm_generate(
+    lm,
+    prefix_ids: Sequence[int],
+    *,
+    max_new: int = 12,
+    mode: str = "greedy",
+    temperature: float = 1.0,
+    top_k: int = 0,
+    seed: int = 0,
+    k_show: int = 8,
+) -> list[Step]:
+    """Generate with a next-word language model until EOS or ``max_new`` tokens.
+
+    ``prefix_ids`` are the prompt's word ids *without* BOS (an empty prompt starts from
+    BOS alone). At every step the whole sequence so far, BOS first, is fed back in
+    (``lm(ids) -> (logits (1,T,V), ...)``) and the next id is chosen from the last
+    position's distribution. Greedy ignores ``temperature``/``top_k``; sampling uses a
+    ``torch.Generator`` seeded with ``seed``, so the same arguments give the same steps.
+    """
+    if mode not in MODES:
+        raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    gen = torch.Generator().manual_seed(int(seed))
+    ids = [BOS_ID, *prefix_ids]
+    steps: list[Step] = []
+    for _ in range(max_new):
+        logits, _, _ = lm(torch.tensor([ids]))  # (1, T, V)
+        if mode == "greedy":
+            probs = F.softmax(logits[0, -1].float(), -1)  # (V,)
+        else:
+            probs = next_distribution(logits[0, -1], temperature, top_k)
+        nxt = choose(probs, mode, gen)
+        steps.append(_step(ids, probs, nxt, k_show))
+        if nxt == EOS_ID:
+            break
+        ids.append(nxt)
+    return steps
+
+
+# --- conditional generation (translation) ---------------------------------------------------
+
+
+@torch.inference_mode()
+def continue_greedy(
+    model, src_ids: Sequence[int], prefix: Sequence[int], max_len: int
+) -> list[int]:
+    """Greedy output ids after a forced ``prefix`` (ids without BOS), EOS included if reached.
+
+    ``model(src (1,S), tgt_in (1,t)) -> logits (1,t,V)`` reads the source and the prefix
+    (teacher forcing); the most probable next id is appended and the longer prefix is fed
+    back in, until EOS or ``max_len`` output tokens. ``src_ids`` end with EOS.
+    """
+    src = torch.tensor([list(src_ids)])  # (1, S)
+    out = list(prefix)
+    while len(out) < max_len and (not out or out[-1] != EOS_ID):
+        logits, _ = model(src, torch.tensor([[BOS_ID, *out]]))  # (1, t, V)
+        out.append(int(logits[0, -1].argmax()))
+    return out
+
+
+@dataclass(frozen=True)
+class Decoded:
+    """A translation output with each step's alternatives and attention."""
+
+    ids: tuple[int, ...]  # output ids, EOS included when the model produced it
+    steps: tuple[Step, ...]  # one per output id
+    attention: tuple[tuple[float, ...], ...] | None  # (T, S) cross-attention rows, or None
+
+
+@torch.inference_mode()
+def explain_output(model, src_ids: Sequence[int], out_ids: Sequence[int], k_show: int = 8):
+    """Each step's distribution and attention row for a given output, in one forward pass.
+
+    Teacher forcing ``[BOS] + out_ids[:-1]`` gives the distribution the model had at every
+    step (B=1): logits (1,T,V) and, for attention models, ``attn["cross"]`` (1,T,S).
+    """
+    if not out_ids:
+        raise ValueError("out_ids is empty; decode at least one token first")
+    src = torch.tensor([list(src_ids)])  # (1, S)
+    tgt_in = torch.tensor([[BOS_ID, *out_ids[:-1]]])  # (1, T)
+    logits, attn = model(src, tgt_in)
+    probs = F.softmax(logits[0].float(), -1)  # (T, V)
+    steps = tuple(
+        _step([BOS_ID, *out_ids[:t]], probs[t], int(out_ids[t]), k_show)
+        for t in range(len(out_ids))
+    )
+    cross = attn.get("cross") if isinstance(attn, dict) else None
+    rows = None
+    if cross is not None:
+        rows = tuple(tuple(round(float(a), 5) for a in row) for row in cross[0])  # (T, S)
+    return Decoded(tuple(int(i) for i in out_ids), steps, rows)
+
+
+def strip_eos(ids: Sequence[int]) -> list[int]:
+    """The ids before the first EOS (or PAD)."""
+    out = []
+    for i in ids:
+        if i in (EOS_ID, PAD_ID):
+            break
+        out.append(int(i))
+    return out
+
+
+# --- "one wrong step": forcing an error on held-out sentences ---------------------------------
+
+
+@dataclass(frozen=True)
+class WrongStepResult:
+    """How often the rest of a sentence survives one forced wrong token, per position."""
+
+    positions: tuple[int, ...]  # output positions p (0 = the first output token)
+    n: tuple[int, ...]  # sentences measured at p (correct unforced, longer than p + 1)
+    rest_exact: tuple[float, ...]  # share whose tokens after p all equal the reference
+    rest_edit: tuple[float, ...]  # mean edit accuracy of the tokens after p
+    n_sentences: int  # sentences sampled
+    n_correct: int  # of which the unforced greedy output was exactly right
+
+
+@torch.inference_mode()
+def _batched_continue(model, src: torch.Tensor, prefix: torch.Tensor, max_len: int):
+    """Greedy continuation for a batch. src (B,S), prefix (B,t) without BOS -> (B, L) ids."""
+    B = src.size(0)
+    out = prefix
+    done = (prefix == EOS_ID).any(1)  # (B,)
+    while out.size(1) < max_len and not bool(done.all()):
+        tgt_in = torch.cat([torch.full((B, 1), BOS_ID), out], 1)  # (B, t+1)
+        logits, _ = model(src, tgt_in)  # (B, t+1, V)
+        nxt = logits[:, -1].argmax(-1)  # (B,)
+        nxt = torch.where(done, torch.full_like(nxt, PAD_ID), nxt)
+        out = torch.cat([out, nxt.unsqueeze(1)], 1)
+        done = done | (nxt == EOS_ID)
+    return out
+
+
+@torch.inference_mode()
+def wrong_step_effect(
+    model,
+    src_rows: Sequence[Sequence[int]],
+    ref_rows: Sequence[Sequence[int]],
+    positions: Sequence[int] = (0, 1, 2, 4, 8),
+    extra: int = 5,
+) -> WrongStepResult:
+    """Force one wrong token at output position p and check the rest against the reference.
+
+    ``src_rows``: source ids ending with EOS; ``ref_rows``: reference output ids (no BOS,
+    no EOS). Only sentences the model translates exactly right on its own count (found with
+    one teacher-forced pass: every step's argmax equals the reference, EOS included), so a
+    later error is caused by the forced token. The wrong token at p is the model's most
+    probable token other than the reference one there (its likeliest slip). The output
+    then continues greedily up to ``len(ref) + extra`` tokens. "rest exact": every token
+    after p (and the end) equals the reference after p; "rest edit": 1 − edit distance /
+    max length over those tokens.
+    """
+    if len(src_rows) != len(ref_rows) or not src_rows:
+        raise ValueError("src_rows and ref_rows must be non-empty and of the same length")
+    src = pad(src_rows)  # (B, S)
+    tgt = pad([[BOS_ID, *r, EOS_ID] for r in ref_rows])  # (B, T+1)
+    logits, _ = model(src, tgt[:, :-1])  # (B, T, V)
+    gold = tgt[:, 1:]  # (B, T)
+    mask = gold != PAD_ID
+    correct = ((logits.argmax(-1) == gold) | ~mask).all(1)  # (B,)
+    ok = [i for i in range(len(ref_rows)) if bool(correct[i])]
+    exact_share, edit_share, counts = [], [], []
+    for p in positions:
+        idx = [i for i in ok if len(ref_rows[i]) > p + 1]
+        counts.append(len(idx))
+        if not idx:
+            exact_share.append(0.0)
+            edit_share.append(0.0)
+            continue
+        step_logits = logits[idx, p].clone()  # (b, V)
+        ref_tok = gold[idx, p]  # (b,)
+        step_logits[torch.arange(len(idx)), ref_tok] = float("-inf")
+        for special in (PAD_ID, BOS_ID, EOS_ID):
+            step_logits[:, special] = float("-inf")
+        wrong = step_logits.argmax(-1)  # (b,)
+        prefix = torch.stack(
+            [torch.tensor([*ref_rows[i][:p], int(w)]) for i, w in zip(idx, wrong)]
+        )  # (b, p+1)
+        max_len = max(len(ref_rows[i]) for i in idx) + extra
+        out = _batched_continue(model, src[idx], prefix, max_len)  # (b, L)
+        ex = ed = 0.0
+        for row, i in zip(out.tolist(), idx):
+            rest = strip_eos(row[p + 1 :])
+            ref_rest = list(ref_rows[i][p + 1 :])
+            ended = EOS_ID in row[p + 1 :]
+            ex += ended and rest == ref_rest
+            ed += 1 - edit_distance(rest, ref_rest) / max(len(rest), len(ref_rest), 1)
+        exact_share.append(round(ex / len(idx), 4))
+        edit_share.append(round(ed / len(idx), 4))
+    return WrongStepResult(
+        positions=tuple(positions),
+        n=tuple(counts),
+        rest_exact=tuple(exact_share),
+        rest_edit=tuple(edit_share),
+        n_sentences=len(ref_rows),
+        n_correct=len(ok),
+    )
+
+
+# --- serial cost -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Measured wall-clock times (median over repetitions), in milliseconds."""
+
+    lengths: tuple[int, ...]  # numbers of tokens
+    generate_ms: tuple[float, ...]  # writing N tokens, one model call per token
+    read_ms: tuple[float, ...]  # reading N given tokens in one model call
+    repeats: int
+
+
+@torch.inference_mode()
+def time_generation(
+    lm, lengths: Sequence[int] = (4, 8, 16, 32, 64), repeats: int = 5, start: int = BOS_ID
+) -> Timing:
+    """Time a language model writing N tokens vs reading N tokens, for each N.
+
+    Writing: N calls ``lm(one token, state)``, each waiting for the previous token (the
+    recurrent state is carried, so every call does the same work); the next token is the
+    argmax, EOS or not, so exactly N tokens are produced. Reading: one call on N tokens
+    (teacher forcing, as in training). ``time.perf_counter``; median of ``repeats``.
+    """
+    if repeats < 1 or not lengths or min(lengths) < 1:
+        raise ValueError("need repeats >= 1 and lengths >= 1")
+    gen_ms, read_ms = [], []
+    for n in lengths:
+        g, r = [], []
+        for _ in range(repeats):
+            tok = torch.tensor([[start]])  # (1, 1)
+            state = None
+            t0 = time.perf_counter()
+            written = []
+            for _ in range(n):
+                logits, _, state = lm(tok, state)  # (1, 1, V)
+                tok = logits[:, -1].argmax(-1, keepdim=True)  # (1, 1)
+                written.append(tok)
+            g.append((time.perf_counter() - t0) * 1000)
+            seq = torch.cat([torch.tensor([[start]]), *written], 1)[:, :n]  # (1, n)
+            t0 = time.perf_counter()
+            lm(seq)
+            r.append((time.perf_counter() - t0) * 1000)
+        gen_ms.append(round(statistics.median(g), 4))
+        read_ms.append(round(statistics.median(r), 4))
+    return Timing(tuple(lengths), tuple(gen_ms), tuple(read_ms), repeats)

@@ -1,0 +1,213 @@
+"""Figures of the autoregressive page, on the app's template (``core.charts``).
+
+Builders take plain lists, check them and raise a ``ValueError`` that says how to fix the
+call; they never read models. Titles and axis names come from the page (translated).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core import charts
+
+
+def _unique(labels: Sequence[object]) -> list[str]:
+    """Keep repeated tokens as separate bars (zero-width suffixes; plotly merges equal labels)."""
+    seen: dict[str, int] = {}
+    out = []
+    for lab in labels:
+        lab = str(lab)
+        k = seen.get(lab, 0)
+        seen[lab] = k + 1
+        out.append(lab + "\u200b" * k)
+    return out
+
+
+def next_token_bars(
+    tokens: Sequence[str],
+    probs: Sequence[float],
+    chosen: int | None,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Horizontal bars of the top-k next-token probabilities, most probable on top.
+
+    ``chosen`` is the index (into ``tokens``) of the token that was appended, drawn in the
+    highlight colour with its probability written on the bar; ``None`` if it is not among
+    them.
+    """
+    p = np.asarray(probs, dtype=float)
+    if p.ndim != 1 or p.size == 0:
+        raise ValueError("probs must be a non-empty 1-D list, one probability per token")
+    if len(tokens) != p.size:
+        raise ValueError(f"{len(tokens)} tokens but {p.size} probabilities; pass one each")
+    if not np.all(np.isfinite(p)) or p.min() < 0 or p.max() > 1 + 1e-6:
+        raise ValueError("probs must be probabilities in [0, 1]")
+    if chosen is not None and not 0 <= chosen < p.size:
+        raise ValueError(f"chosen={chosen} is not an index into the {p.size} tokens")
+    s = charts.scale(presenter)
+    labels = _unique(tokens)
+    colors = [s.palette[1] if i == chosen else s.palette[2] for i in range(p.size)]
+    text = [f"{v:.0%}" if v >= 0.005 else f"{v:.1%}" for v in p]
+    fig = go.Figure(
+        go.Bar(
+            x=p,
+            y=labels,
+            orientation="h",
+            marker_color=colors,
+            text=text,
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        height=max(s.height - 60, 70 + p.size * (s.font * 2 + 8)),
+        showlegend=False,
+    )
+    fig.update_xaxes(range=[0, 1.15], tickformat=".0%")
+    fig.update_yaxes(type="category", autorange="reversed")
+    return fig
+
+
+def attention_row(
+    source: Sequence[str],
+    weights: Sequence[float],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """One decoder step's attention over the source tokens (bars in sentence order)."""
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError("weights must be a non-empty 1-D list, one weight per source token")
+    if len(source) != w.size:
+        raise ValueError(f"{len(source)} source tokens but {w.size} weights; pass one each")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights contain NaN or infinity")
+    s = charts.scale(presenter)
+    top = int(w.argmax())
+    colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
+    fig = go.Figure(
+        go.Bar(
+            x=_unique(source),
+            y=w,
+            marker_color=colors,
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        showlegend=False,
+    )
+    fig.update_xaxes(type="category", tickangle=-45 if w.size > 8 else 0)
+    fig.update_yaxes(range=[0, max(1e-9, float(w.max())) * 1.1])
+    return fig
+
+
+def wrong_step_chart(
+    positions: Sequence[int],
+    series: dict[str, Sequence[float]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Share still right after one forced error, one line per measure, by error position.
+
+    Positions are shown 1-based ("the 1st output token").
+    """
+    if not positions:
+        raise ValueError("positions is empty; measure at least one position")
+    fig = charts.line_chart(
+        [p + 1 for p in positions],
+        series,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        presenter=presenter,
+    )
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
+    fig.update_xaxes(tickmode="array", tickvals=[p + 1 for p in positions])
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    return fig
+
+
+def timing_chart(
+    lengths: Sequence[int],
+    series: dict[str, Sequence[float]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Measured time (ms) against the number of tokens, one line per way of computing."""
+    fig = charts.line_chart(
+        lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    )
+    fig.update_yaxes(rangemode="tozero")
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    return fig
+
+
+def ngram_growth_chart(
+    n: Sequence[int],
+    series: dict[str, Sequence[float]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Counts against n on a log axis (possible V^n vs seen vs available windows)."""
+    fig = charts.line_chart(
+        n, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter, log_y=True
+    )
+    fig.update_yaxes(exponentformat="power")
+    fig.update_xaxes(tickmode="array", tickvals=list(n))
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    return fig
+
+
+def unseen_chart(
+    n: Sequence[int],
+    share: Sequence[float],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Share of held-out n-grams never seen in training, one bar per n."""
+    fig = charts.bar_chart(
+        [str(k) for k in n],
+        share,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        presenter=presenter,
+    )
+    fig.update_traces(
+        text=[f"{v:.0%}" if v >= 0.01 else f"{v:.1%}" for v in share],
+        textposition="outside",
+        cliponaxis=False,
+    )
+    fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
+    return fig
