@@ -1,0 +1,223 @@
+"""Figures of the CNN receptive-field page: growing windows, measured gradients, probes.
+
+Builders take arrays, token lists and already-translated labels, check them, and return
+plotly figures styled with the app template (``core.charts``). No streamlit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core import charts
+
+
+def _tokens_axis(fig: go.Figure, tokens: Sequence[str], presenter: bool, **where) -> None:
+    """Word positions on x, labelled with the words (repeated words stay distinct)."""
+    n = len(tokens)
+    s = charts.scale(presenter)
+    fig.update_xaxes(
+        tickmode="array",
+        tickvals=list(range(n)),
+        ticktext=[str(t) for t in tokens],
+        range=[-0.6, n - 0.4],
+        tickangle=-60 if n > 12 else 0,
+        tickfont=dict(size=max(10, s.font - (4 if n > 24 else 0))),
+        showgrid=False,
+        **where,
+    )
+
+
+def _check_tokens(tokens: Sequence[str]) -> list[str]:
+    tokens = [str(t) for t in tokens]
+    if not tokens:
+        raise ValueError("tokens is empty; pass the words of a sentence")
+    return tokens
+
+
+def window_figure(
+    tokens: Sequence[str],
+    wins: Sequence[tuple[int, int]],
+    pair: tuple[int, int],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    hover: str,
+    pair_label: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """The window of one position at layers ``0..L`` as stacked bars, the word pair marked.
+
+    ``wins``: ``(lo, hi)`` per layer (inclusive positions, layer 0 first). Bars whose window
+    holds both words of ``pair`` get the highlight colour. ``hover`` is a format string with
+    ``{layer}``, ``{lo}``, ``{hi}``, ``{width}``.
+    """
+    tokens = _check_tokens(tokens)
+    n = len(tokens)
+    if not wins:
+        raise ValueError("wins is empty; pass one (lo, hi) window per layer, layer 0 first")
+    for lo, hi in wins:
+        if not 0 <= lo <= hi < n:
+            raise ValueError(f"window ({lo}, {hi}) does not fit a sentence of {n} words")
+    a, b = pair
+    if not (0 <= a < n and 0 <= b < n):
+        raise ValueError(f"pair {pair} is outside the sentence (0..{n - 1})")
+    s = charts.scale(presenter)
+    both = [lo <= min(a, b) and max(a, b) <= hi for lo, hi in wins]
+    colors = [s.palette[1] if ok else s.palette[2] for ok in both]
+    layers = list(range(len(wins)))
+    fig = go.Figure(
+        go.Bar(
+            y=layers,
+            x=[hi - lo + 1 for lo, hi in wins],
+            base=[lo - 0.5 for lo, _ in wins],
+            orientation="h",
+            marker_color=colors,
+            width=0.7,
+            hovertext=[
+                hover.format(layer=l_, lo=tokens[lo], hi=tokens[hi], width=hi - lo + 1)
+                for l_, (lo, hi) in enumerate(wins)
+            ],
+            hoverinfo="text",
+            showlegend=False,
+        )
+    )
+    for p in sorted({a, b}):
+        fig.add_vline(x=p, line_dash="dash", line_width=s.line, line_color=s.palette[4])
+    fig.add_annotation(
+        x=max(a, b),
+        y=1.0,
+        yref="paper",
+        yanchor="bottom",
+        text=pair_label,
+        showarrow=False,
+        font=dict(color=s.palette[4], size=s.font),
+    )
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        bargap=0.2,
+        height=max(s.height, 120 + len(wins) * (34 if presenter else 24)),
+    )
+    _tokens_axis(fig, tokens, presenter)
+    fig.update_yaxes(tickmode="linear", dtick=1 if len(wins) <= 12 else 2, range=[-0.6, None])
+    return fig
+
+
+def gradient_heatmap(
+    field: np.ndarray,
+    tokens: Sequence[str],
+    wins: Sequence[tuple[int, int]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    colorbar: str,
+    window_label: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Measured field (L, S) as a heatmap, layer 1 at the bottom, with the theoretical
+    window of each layer (``wins``: (lo, hi) for layers 1..L) drawn as its outline."""
+    z = np.asarray(field, dtype=float)
+    tokens = _check_tokens(tokens)
+    if z.ndim != 2 or z.shape[1] != len(tokens):
+        raise ValueError(f"field must be (layers, {len(tokens)}) for these tokens, got {z.shape}")
+    if len(wins) != z.shape[0]:
+        raise ValueError(f"pass one window per layer: {z.shape[0]} layers, {len(wins)} windows")
+    if not np.all(np.isfinite(z)):
+        raise ValueError("field contains NaN or infinity")
+    s = charts.scale(presenter)
+    L = z.shape[0]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=list(range(len(tokens))),
+            y=list(range(1, L + 1)),
+            zmin=0,
+            zmax=1,
+            colorscale="Cividis",
+            colorbar=dict(title=dict(text=colorbar, side="right"), thickness=14),
+            customdata=np.array([tokens] * L, dtype=object),
+            hovertemplate="%{customdata} · %{y}: %{z:.2f}<extra></extra>",
+        )
+    )
+    xs, ys = [], []
+    for layer, (lo, hi) in enumerate(wins, start=1):
+        xs += [lo - 0.5, lo - 0.5, hi + 0.5, hi + 0.5, None]
+        ys += [layer - 0.5, layer + 0.5, layer + 0.5, layer - 0.5, None]
+    fig.add_trace(
+        go.Scatter(
+            x=xs,
+            y=ys,
+            mode="lines",
+            line=dict(color=s.palette[4], width=s.line),
+            name=window_label,
+            hoverinfo="skip",
+        )
+    )
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+        height=max(s.height, 160 + L * (48 if presenter else 36)),
+    )
+    _tokens_axis(fig, tokens, presenter)
+    fig.update_yaxes(tickmode="linear", dtick=1, range=[0.5, L + 0.5])
+    return fig
+
+
+def probe_chart(
+    distances: Sequence[float],
+    series: Mapping[str, Sequence[float]],
+    *,
+    fields: Mapping[str, int] | None = None,
+    chance: float | None = None,
+    title: str,
+    x_title: str,
+    y_title: str,
+    field_label: str = "",
+    chance_label: str = "",
+    presenter: bool = False,
+) -> go.Figure:
+    """Accuracy against distance, one line per probe.
+
+    ``fields`` maps a series to its receptive field: a dashed line in the same colour marks
+    the farthest distance it can see (field - 1). ``field_label`` may use ``{d}``.
+    ``chance`` draws the guessing level.
+    """
+    fig = charts.line_chart(
+        distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    )
+    s = charts.scale(presenter)
+    names = list(series)
+    for name, rf in (fields or {}).items():
+        if name not in series:
+            raise ValueError(f"fields has {name!r}, which is not one of the series {names}")
+        color = s.palette[names.index(name) % len(s.palette)]
+        fig.add_vline(
+            x=rf - 1,
+            line_dash="dash",
+            line_width=max(1.0, s.line - 1),
+            line_color=color,
+            annotation_text=field_label.format(d=rf - 1),
+            annotation_position="top",
+            annotation_font=dict(color=color, size=max(10, s.font - 2)),
+        )
+    if chance is not None:
+        fig.add_hline(
+            y=chance,
+            line_dash="dot",
+            line_color="#777777",
+            annotation_text=chance_label,
+            annotation_position="bottom right",
+        )
+    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0))
+    return fig

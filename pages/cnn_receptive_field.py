@@ -1,0 +1,336 @@
+"""CNN receptive field (lesson 2.2): a convolution sees its neighbours; depth widens the view.
+
+1. The formula: the window of one position at every layer over a real sentence, and the
+   layer at which two distant words first share a window.
+2. The measurement: gradients of the trained ``cnn_s2s`` encoder, next to the formula.
+3. The distance probes ``probe_cnnL``: accuracy collapses where the receptive field ends.
+"""
+
+import streamlit as st
+
+import ui
+from core import charts, zoo
+from core.analysis import receptive_field as rf
+from core.figures import cnn_receptive_field as figs
+from core.models.probes import ProbeConfig
+from core.probes_data import N_KEYS
+from core.translate import InputError, prepare
+from ui.models import get_manifest, get_model, get_vocabs, show_zoo_error
+from ui.params import safe_value
+
+SLUG = "cnn_receptive_field"
+ui.begin_page(SLUG)
+t = ui.t
+P = f"{SLUG}."
+present = ui.presenter()
+
+MAX_DEPTH = 16
+KERNELS = (2, 3, 4, 5, 7)
+CNN_PROBES = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
+EFFECTIVE_SHARE = 0.9  # the effective field: the fewest words that hold 90% of the gradient
+
+
+@st.cache_data(show_spinner=False)
+def sentence(kind: str, text: str) -> tuple[tuple[str, ...], tuple[int, int], str]:
+    return rf.choose_sentence(kind, text)
+
+
+@st.cache_data(show_spinner=False)
+def measured_field(src_ids: tuple[int, ...], position: int):
+    """(L, S) gradient norms of the shipped cnn_s2s encoder (cached by plain values)."""
+    return rf.gradient_field(get_model("cnn_s2s"), src_ids, position)
+
+
+def _clear_pair() -> None:
+    """A new sentence: its own default pair and position (stale indices would mislead)."""
+    for name in ("a", "b", "pos", "mpos"):
+        if name in st.query_params:
+            del st.query_params[name]
+
+
+def _on_sentence() -> None:
+    st.query_params["sent"] = st.session_state["cnn_rf_sent"]
+    _clear_pair()
+
+
+def _on_text() -> None:
+    st.query_params["text"] = st.session_state["cnn_rf_text"]
+    _clear_pair()
+
+
+# --- controls ----------------------------------------------------------------------------
+lang = ui.current_lang()
+kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
+text = ui.params.get_text("text", "", max_len=300)
+depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
+kernel = ui.params.get_choice("k", KERNELS, default=3)
+dilated = ui.params.get_bool("dil", default=False)
+
+with ui.secondary():
+    kw = ui.params.bound("sent", kind, key="cnn_rf_sent")
+    kw.update(on_change=_on_sentence, args=())
+    kind = st.segmented_control(
+        t(P + "sentence"),
+        rf.SENTENCE_KINDS,
+        format_func=ui.labeler(P + "sentence."),
+        required=True,
+        **kw,
+    )
+    if kind == "own":
+        kw = ui.params.bound("text", text, key="cnn_rf_text")
+        kw.update(on_change=_on_text, args=())
+        text = st.text_input(
+            t(P + "own_text"), max_chars=300, placeholder=t(P + "own_placeholder"), **kw
+        )
+    c1, c2 = st.columns(2)
+    with c1:
+        kernel = st.select_slider(
+            t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+        )
+    with c2:
+        dilated = st.toggle(
+            t(P + "dilation"),
+            help=t(P + "dilation_help"),
+            **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
+        )
+
+tokens, (pair_a, pair_b), problem = sentence(kind, text if kind == "own" else "")
+n = len(tokens)
+if problem == "empty":
+    st.warning(t(P + "own_empty"), icon=":material/edit_off:")
+elif problem == "truncated":
+    st.info(t(P + "own_truncated", limit=rf.MAX_TOKENS), icon=":material/content_cut:")
+if kind == "own" and problem != "empty":
+    st.caption(t(P + "own_shown", words=safe_value(" ".join(tokens))))
+
+
+def word_label(i: int) -> str:
+    return f"{i + 1} · {tokens[i]}"
+
+
+a = ui.params.get_int("a", 0, n - 1, default=pair_a)
+b = ui.params.get_int("b", 0, n - 1, default=pair_b)
+# By default follow the node where the pair's two paths meet (the lesson's top window, C1).
+meet = rf.meeting_path(a, b, kernel, base=2 if dilated else 1)
+pos = ui.params.get_int("pos", 0, n - 1, default=meet[0][-1] if meet else (a + b) // 2)
+
+col_depth, col_pos = st.columns(2)
+with col_depth:
+    depth = st.slider(
+        t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+    )
+with col_pos:
+    pos = st.selectbox(
+        t(P + "position"),
+        range(n),
+        format_func=word_label,
+        **ui.params.bound("pos", pos, key="cnn_rf_pos"),
+    )
+with ui.secondary():
+    c1, c2 = st.columns(2)
+    with c1:
+        a = st.selectbox(
+            t(P + "word_a"),
+            range(n),
+            format_func=word_label,
+            **ui.params.bound("a", a, key="cnn_rf_a"),
+        )
+    with c2:
+        b = st.selectbox(
+            t(P + "word_b"),
+            range(n),
+            format_func=word_label,
+            **ui.params.bound("b", b, key="cnn_rf_b"),
+        )
+ui.params.set_params(sent=kind, depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
+if kind == "own":
+    ui.params.set_params(text=text)
+
+# --- 1. the formula ------------------------------------------------------------------------
+st.header(t(P + "theory.header"))
+base = 2 if dilated else 1
+wins = rf.windows(pos, depth, kernel, n, base=base)
+shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
+formula = t(P + "formula.dilated" if dilated else P + "formula.contiguous")
+field_now = rf.theoretical_field(depth, kernel, base)
+
+m1, m2, m3 = st.columns(3)
+m1.metric(t(P + "metric.field", depth=depth), t(P + "metric.words", n=field_now))
+m2.metric(
+    t(P + "metric.shared"),
+    t(P + "metric.layer", layer=shared) if shared is not None else t(P + "metric.never"),
+)
+m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=abs(a - b)))
+
+fig = figs.window_figure(
+    tokens,
+    wins,
+    (a, b),
+    title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
+    x_title=t(P + "theory.x"),
+    y_title=t(P + "theory.y"),
+    hover=t(P + "theory.hover"),
+    pair_label=t(P + "theory.pair"),
+    presenter=present,
+)
+ui.chart(fig, key="cnn_rf_windows")
+st.caption(t(P + "theory.caption", formula=formula, k=kernel, field=field_now, depth=depth))
+if shared is None:
+    st.markdown(t(P + "theory.never", gap=abs(a - b), max=MAX_DEPTH))
+elif shared <= depth:
+    st.markdown(t(P + "theory.shared_yes", layer=shared, gap=abs(a - b)))
+else:
+    st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=abs(a - b)))
+st.markdown(t(P + "theory.indirect"))
+
+# --- 2. the measurement --------------------------------------------------------------------
+st.header(t(P + "measured.header"))
+model_ok = True
+try:
+    sv, _ = get_vocabs()
+    model = get_model("cnn_s2s")
+except zoo.ZooError as err:
+    show_zoo_error(err)
+    model_ok = False
+
+if model_ok:
+    en_tokens: tuple[str, ...] | None = None
+    if kind == "en":
+        en_tokens = tokens
+    elif kind == "own" and problem != "empty":
+        try:
+            en_tokens = tuple(prepare(" ".join(tokens), sv))
+        except InputError as err:
+            if rf.has_chinese(" ".join(tokens)):
+                st.info(t(P + "measured.own_zh"), icon=":material/translate:")
+            elif err.reason == "unknown":
+                words = ", ".join(
+                    t(
+                        P + "measured.suggest",
+                        word=safe_value(o.word),
+                        options=" / ".join(o.suggestions),
+                    )
+                    if o.suggestions
+                    else f"`{safe_value(o.word)}`"
+                    for o in err.unknown[:8]
+                )
+                st.info(t(P + "measured.own_unknown", words=words), icon=":material/spellcheck:")
+            else:
+                st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
+    same = en_tokens is not None
+    if not same:
+        en_tokens = rf.english_counterpart()
+        st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
+    labels = [*en_tokens, "EOS"]
+    if same:
+        mpos = pos
+    else:
+        mpos = ui.params.get_int("mpos", 0, len(en_tokens) - 1, default=en_tokens.index("their"))
+        mpos = st.selectbox(
+            t(P + "measured.position"),
+            range(len(en_tokens)),
+            format_func=lambda i: f"{i + 1} · {en_tokens[i]}",
+            **ui.params.bound("mpos", mpos, key="cnn_rf_mpos"),
+        )
+        ui.params.set_params(mpos=mpos)
+    src_ids = tuple(sv.encode(list(en_tokens), eos=True))
+    raw = measured_field(src_ids, mpos)
+    field = rf.normalise_rows(raw)
+    cfg = model.cfg
+    L = raw.shape[0]
+    mwins = rf.windows(mpos, L, cfg.kernel, len(labels))[1:]
+    ui.chart(
+        figs.gradient_heatmap(
+            field,
+            labels,
+            mwins,
+            title=t(P + "measured.title", word=labels[mpos]),
+            x_title=t(P + "measured.x"),
+            y_title=t(P + "measured.y"),
+            colorbar=t(P + "measured.colorbar"),
+            window_label=t(P + "measured.window", k=cfg.kernel),
+            presenter=present,
+        ),
+        key="cnn_rf_measured",
+    )
+    theo = [hi - lo + 1 for lo, hi in mwins]
+    eff = [rf.mass_width(row, EFFECTIVE_SHARE) for row in raw]
+    inside = min(rf.share_inside(row, lo, hi) for row, (lo, hi) in zip(raw, mwins, strict=True))
+    ui.chart(
+        charts.line_chart(
+            list(range(1, L + 1)),
+            {t(P + "widths.theory"): theo, t(P + "widths.effective"): eff},
+            title=t(P + "widths.title"),
+            x_title=t(P + "measured.y"),
+            y_title=t(P + "widths.y"),
+            presenter=present,
+        ),
+        key="cnn_rf_widths",
+    )
+    st.caption(
+        t(
+            P + "measured.caption",
+            layers=L,
+            k=cfg.kernel,
+            field=rf.theoretical_field(L, cfg.kernel),
+            inside=f"{inside:.0%}",
+            eff=eff[-1],
+            theo=theo[-1],
+        )
+    )
+
+# --- 3. the probes -------------------------------------------------------------------------
+st.header(t(P + "probes.header"))
+try:
+    manifest = get_manifest()
+except zoo.ZooError as err:
+    show_zoo_error(err)
+    manifest = {"models": {}}
+series, fields, missing = {}, {}, []
+distances: list[int] | None = None
+for name in CNN_PROBES:
+    entry = manifest["models"].get(name) or {}
+    dist = (entry.get("metrics") or {}).get("distance")
+    cfg = entry.get("config") or {}
+    if not dist or "layers" not in cfg:
+        missing.append(name)
+        continue
+    ds = sorted(int(d) for d in dist)
+    if distances is None:
+        distances = ds
+    if ds != distances:
+        missing.append(name)
+        continue
+    label = t(P + "probes.series", layers=cfg["layers"])
+    series[label] = [float(dist[str(d)]) for d in ds]
+    try:
+        fields[label] = ProbeConfig(**cfg).receptive_field
+    except TypeError:  # a config this code does not know: show the curve without its field
+        pass
+if missing:
+    st.info(
+        t(P + "probes.missing", models=", ".join(f"`{m}`" for m in missing)),
+        icon=":material/hourglass:",
+    )
+if series and distances:
+    ui.chart(
+        figs.probe_chart(
+            distances,
+            series,
+            fields=fields,
+            chance=1 / N_KEYS,
+            title=t(P + "probes.title"),
+            x_title=t(P + "probes.x"),
+            y_title=t(P + "probes.y"),
+            field_label=t(P + "probes.field"),
+            chance_label=t(P + "probes.chance"),
+            presenter=present,
+        ),
+        key="cnn_rf_probes",
+    )
+    st.caption(t(P + "probes.caption", chance=f"{1 / N_KEYS:.0%}"))
+
+# --- takeaway ------------------------------------------------------------------------------
+st.header(t(P + "takeaway.header"))
+st.success(t(P + "takeaway"), icon=":material/lightbulb:")
+st.markdown(t(P + "try"))

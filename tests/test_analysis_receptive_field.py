@@ -1,0 +1,180 @@
+"""core.analysis.receptive_field: the formulas, the windows, and the gradient measurement."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from core.analysis import receptive_field as rf
+from core.models.cnn_seq2seq import CNNSeq2Seq, CNNSeq2SeqConfig
+from core.models.probes import ProbeConfig
+
+
+@pytest.mark.parametrize("layers", range(0, 10))
+@pytest.mark.parametrize("k", [2, 3, 5, 7])
+def test_theoretical_field_formulas(layers, k):
+    assert rf.theoretical_field(layers, k) == 1 + layers * (k - 1)
+    assert rf.theoretical_field(layers, k, base=2) == 1 + (k - 1) * (2**layers - 1)
+    assert rf.theoretical_field(layers, k, base=k) == k**layers  # the log_k n of Table 1
+
+
+def test_field_matches_the_models_own_statements():
+    assert rf.theoretical_field(6, 3) == 13  # the cnn_s2s default comment
+    for layers, field in ((2, 9), (4, 17), (8, 33)):
+        cfg = ProbeConfig(kind="cnn", n_symbols=21, n_keys=10, layers=layers, kernel=5)
+        assert cfg.receptive_field == field == rf.theoretical_field(layers, 5)
+
+
+def test_windows_grow_by_the_formula_and_clip_at_the_edges():
+    ws = rf.windows(50, 6, 3, 200)
+    assert ws[0] == (50, 50) and ws[-1] == (44, 56)
+    assert [hi - lo + 1 for lo, hi in ws] == [rf.theoretical_field(i, 3) for i in range(7)]
+    dil = rf.windows(100, 5, 3, 400, base=2)
+    assert [hi - lo + 1 for lo, hi in dil] == [rf.theoretical_field(i, 3, 2) for i in range(6)]
+    assert rf.windows(1, 4, 3, 5)[-1] == (0, 4)  # clipped on both sides
+    even = rf.windows(10, 2, 4, 30)  # kernel 4 pads 1 on the left, 2 on the right
+    assert even[-1] == (8, 14)
+    causal = rf.windows(10, 2, 5, 30, causal=True)
+    assert causal[-1] == (2, 10)
+    with pytest.raises(ValueError, match="outside"):
+        rf.windows(5, 1, 3, 5)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("base", [1, 2])
+def test_first_shared_layer_is_the_first_window_holding_both(k, base):
+    n = 80
+    for i, j in ((0, 1), (3, 40), (0, 79), (10, 11), (5, 5)):
+        layer = rf.first_shared_layer(i, j, k, base, max_layers=100)
+        assert layer is not None
+
+        def holds(layers: int) -> bool:
+            return any(
+                (w := rf.windows(p, layers, k, n, base)[-1])[0] <= min(i, j) and max(i, j) <= w[1]
+                for p in range(n)
+            )
+
+        assert holds(layer)
+        assert layer == 0 or not holds(layer - 1)
+
+
+def test_lesson_pair_meets_at_layer_13_with_kernel_3():
+    words = rf.LESSON_WORDS_ZH
+    a, b = words.index("秋蝉"), words.index("它们")
+    assert b - a == 26
+    assert rf.first_shared_layer(a, b, 3) == 13 == math.ceil(26 / 2)
+    assert rf.first_shared_layer(a, b, 3, base=2) == 4  # 1 + 2 * 15 = 31 >= 27
+    assert rf.first_shared_layer(a, b, 1) is None
+    assert rf.first_shared_layer(0, 100, 3, max_layers=10) is None
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5])
+@pytest.mark.parametrize("base", [1, 2, 3])
+def test_meeting_path_steps_stay_inside_each_layers_window(k, base):
+    left, right = rf.side_reach(k)
+    for i, j in ((0, 26), (4, 9), (7, 8), (3, 3)):
+        from_i, from_j, layers = rf.meeting_path(i, j, k, base)
+        assert layers == rf.first_shared_layer(i, j, k, base)
+        assert from_i[0] == i and from_j[0] == j and from_i[-1] == from_j[-1]
+        for t, r in enumerate(rf.dilations(layers, base), start=1):
+            for path in (from_i, from_j):
+                # the node at layer t sees the node below it
+                assert path[t] - left * r <= path[t - 1] <= path[t] + right * r
+
+
+def test_layers_to_reach():
+    assert rf.layers_to_reach(26, 0, 3) == 26  # one word per layer on each side
+    assert rf.layers_to_reach(13, 0, 3) == 13
+    assert rf.layers_to_reach(10, 12, 5, causal=True) is None  # causal never looks ahead
+    assert rf.layers_to_reach(10, 2, 5, causal=True) == 2
+
+
+def test_mass_width_and_share_inside():
+    assert rf.mass_width([0, 0, 1, 0, 0]) == 1
+    assert rf.mass_width([1, 1, 1, 1]) == 4
+    assert rf.mass_width([1, 8, 1], share=0.8) == 1
+    assert rf.mass_width([0, 0]) == 0
+    assert rf.share_inside([1, 2, 3, 4], 1, 2) == pytest.approx(0.5)
+    assert rf.normalise_rows(np.array([[1.0, 2.0], [0.0, 0.0]])).tolist() == [[0.5, 1], [0, 0]]
+
+
+def _model(layers: int = 4, kernel: int = 3) -> CNNSeq2Seq:
+    torch.manual_seed(0)
+    cfg = CNNSeq2SeqConfig(30, 20, emb_dim=16, channels=8, enc_layers=layers, kernel=kernel)
+    model = CNNSeq2Seq(cfg).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+@pytest.mark.parametrize("kernel", [3, 5])
+def test_gradient_field_is_zero_outside_the_theoretical_window(kernel):
+    model = _model(kernel=kernel)
+    src = [5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 2]
+    pos = 8
+    field = rf.gradient_field(model, src, pos)
+    assert field.shape == (4, len(src))
+    for layer, (lo, hi) in enumerate(rf.windows(pos, 4, kernel, len(src))[1:]):
+        row = field[layer]
+        assert np.all(row[:lo] == 0) and np.all(row[hi + 1 :] == 0)
+        assert np.all(row[lo : hi + 1] > 0)  # every word inside can move the state
+        assert rf.share_inside(row, lo, hi) == pytest.approx(1.0)
+    assert not any(p.requires_grad for p in model.parameters())  # still frozen
+
+
+def test_gradient_field_is_the_jacobian_norm():
+    model = _model(layers=2)
+    src = [4, 5, 6, 7, 8, 2]
+    field = rf.gradient_field(model, src, 2)
+    ids = torch.tensor([src])
+    emb = model.src_embed(ids)
+
+    def state(e):
+        return model.encode(ids, embedded=e)["layers"][1][0, 2]  # (C,)
+
+    jac = torch.autograd.functional.jacobian(state, emb)  # (C, 1, S, E)
+    expected = jac.pow(2).sum(dim=(0, 1, 3)).sqrt().numpy()
+    np.testing.assert_allclose(field[1], expected, rtol=1e-4, atol=1e-7)
+    with pytest.raises(ValueError, match="outside"):
+        rf.gradient_field(model, src, 6)
+
+
+def test_shipped_cnn_s2s_measured_field_respects_its_window():
+    """The shipped encoder, when present: the measured field ends where the formula says."""
+    from core import zoo
+
+    try:
+        model = zoo.load_model("cnn_s2s")
+        sv, _ = zoo.load_vocabs()
+    except zoo.ZooError:
+        pytest.skip("cnn_s2s is not trained yet (python -m core.train --model cnn_s2s)")
+    words = rf.english_counterpart()
+    src = sv.encode(list(words), eos=True)
+    pos = words.index("their")
+    field = rf.gradient_field(model, src, pos)
+    cfg = model.cfg
+    assert field.shape == (cfg.enc_layers, len(src))
+    wins = rf.windows(pos, cfg.enc_layers, cfg.kernel, len(src))[1:]
+    for row, (lo, hi) in zip(field, wins, strict=True):
+        assert rf.share_inside(row, lo, hi) == pytest.approx(1.0)
+    lo, hi = wins[-1]
+    assert rf.mass_width(field[-1], 0.9) <= hi - lo + 1
+
+
+def test_sentences():
+    words, pair, problem = rf.choose_sentence("zh")
+    assert (words[pair[0]], words[pair[1]], problem) == ("秋蝉", "它们", "")
+    words, pair, _ = rf.choose_sentence("en")
+    assert (words[pair[0]], words[pair[1]]) == ("cicadas", "their")
+    assert words == rf.english_counterpart()  # deterministic
+    words, pair, problem = rf.choose_sentence("own", "Hi, <b>you</b> 秋蝉!")
+    assert words == ("hi", "b", "you", "b", "秋", "蝉") and pair == (0, 5) and problem == ""
+    words, _, problem = rf.choose_sentence("own", "🎉 !!")
+    assert problem == "empty" and words == rf.LESSON_WORDS_ZH
+    words, _, problem = rf.choose_sentence("own", "a " * 100)
+    assert problem == "truncated" and len(words) == rf.MAX_TOKENS
+    with pytest.raises(ValueError):
+        rf.choose_sentence("fr")

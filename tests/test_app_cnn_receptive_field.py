@@ -1,0 +1,233 @@
+"""The CNN receptive-field page: controls, deep links, bad input, the measured and probe parts.
+
+The ``fake_zoo`` fixture stands in for the shipped weights (a randomly initialised
+``cnn_s2s`` and a manifest with distance results), so these tests run before training;
+with the real weights the page reads the same API.
+"""
+
+from __future__ import annotations
+
+import pytest
+import streamlit as st
+
+from core.analysis import receptive_field as rf
+from tests.conftest import make_app
+
+PAGE = "pages/cnn_receptive_field.py"
+DISTANCES = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60)
+
+
+def _fake_manifest() -> dict:
+    models = {}
+    for name, kind, layers in (
+        ("probe_rnn", "rnn", 1),
+        ("probe_lstm", "lstm", 1),
+        ("probe_gru", "gru", 1),
+        ("probe_cnn2", "cnn", 2),
+        ("probe_cnn4", "cnn", 4),
+        ("probe_cnn8", "cnn", 8),
+        ("probe_attention", "attention", 1),
+    ):
+        reach = 4 * layers if kind == "cnn" else 40 if kind == "rnn" else 99
+        cfg = {"kind": kind, "n_symbols": 21, "n_keys": 10, "layers": layers, "kernel": 5}
+        models[name] = {
+            "family": "probe",
+            "task": "probe",
+            "params": 1000,
+            "config": cfg,
+            "metrics": {"distance": {str(d): 0.99 if d <= reach else 0.1 for d in DISTANCES}},
+        }
+    models["cnn_s2s"] = {"family": "cnn_seq2seq", "task": "translation", "config": {}}
+    return {"models": models}
+
+
+@pytest.fixture
+def fake_zoo(monkeypatch):
+    """A random cnn_s2s (6 layers, kernel 3), a small vocabulary and a probe manifest."""
+    import torch
+
+    import core.zoo as zoo
+    from core.models.cnn_seq2seq import CNNSeq2Seq, CNNSeq2SeqConfig
+    from core.vocab import Vocab
+
+    words = set(rf.english_counterpart()) | set("the cat drank milk because it was hungry".split())
+    sv = Vocab.build([sorted(words)])
+    tv = Vocab.build([["猫", "喝", "牛奶"]])
+    torch.manual_seed(0)
+    model = CNNSeq2Seq(CNNSeq2SeqConfig(len(sv), len(tv), emb_dim=16, channels=16)).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    manifest = _fake_manifest()
+
+    def load_model(name, *_a, **_k):
+        if name != "cnn_s2s":
+            raise zoo.ZooError(f"assets/models/{name}.pt", "missing")
+        return model
+
+    monkeypatch.setattr(zoo, "load_model", load_model)
+    monkeypatch.setattr(zoo, "load_vocabs", lambda *_a, **_k: (sv, tv))
+    monkeypatch.setattr(zoo, "load_manifest", lambda *_a, **_k: manifest)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield manifest
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+@pytest.fixture
+def no_zoo(monkeypatch):
+    import core.zoo as zoo
+
+    def missing(*_a, **_k):
+        raise zoo.ZooError("assets/models/manifest.json", "missing")
+
+    for name in ("load_model", "load_vocabs", "load_manifest"):
+        monkeypatch.setattr(zoo, name, missing)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def _chart(at, key: str) -> dict:
+    """The plotly figure (as JSON) of the chart with this key."""
+    import json
+
+    for el in at.get("plotly_chart"):
+        if el.proto.id and key in el.proto.id:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no chart {key}")
+
+
+def _window_bars(at) -> list[float]:
+    fig = _chart(at, "cnn_rf_windows")
+    return fig["data"][0]["x"]  # window width per layer
+
+
+def _text(at) -> str:
+    return "\n".join(str(m.value) for m in at.main.markdown) + "\n".join(
+        str(c.value) for c in at.main.caption
+    )
+
+
+def test_all_four_charts_with_the_model(fake_zoo):
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    keys = [el.proto.id for el in at.get("plotly_chart")]
+    for key in ("cnn_rf_windows", "cnn_rf_measured", "cnn_rf_widths", "cnn_rf_probes"):
+        assert any(key in k for k in keys), keys
+    # English default: the corpus counterpart, pair cicadas/their, 20 words apart -> layer 10
+    assert at.query_params["sent"] == "en"
+    assert "layer 10" in _text(at)
+    assert not at.main.error
+
+
+def test_depth_and_kernel_and_dilation_change_the_windows(fake_zoo):
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    widths = _window_bars(at)
+    # follows the node where cicadas (2) and their (22) meet: position 12
+    assert at.selectbox(key="cnn_rf_pos").value == 12
+    assert len(widths) == 9 and widths[-1] == 17  # 1 + 8 * (3 - 1), inside 24 words
+    at.slider(key="cnn_rf_depth").set_value(3).run()
+    assert _window_bars(at) == [1, 3, 5, 7] and at.query_params["depth"] == "3"
+    at.select_slider(key="cnn_rf_k").set_value(5).run()
+    assert _window_bars(at)[-1] == 13 and at.query_params["k"] == "5"  # clipped: 1+3*4
+    at.toggle(key="cnn_rf_dil").set_value(True).run()
+    assert at.query_params["dil"] == "1"
+    assert _window_bars(at)[1:] == [5, 13, 24]  # 1 + 4 * (1, 3, 7) = 29 > the 24 words
+
+
+def test_deep_link_restores_state(fake_zoo):
+    at = make_app(PAGE, lang="zh", sent="zh", depth="13", k="3", a="0", b="26", pos="13")
+    at.run(timeout=120)
+    assert not at.exception
+    assert at.slider(key="cnn_rf_depth").value == 13
+    assert at.selectbox(key="cnn_rf_pos").value == 13
+    assert "第 13 层" in _text(at)
+    widths = _window_bars(at)
+    assert widths[-1] == 27  # 1 + 13 * 2, covers 秋蝉 ... 它们
+    fig = _chart(at, "cnn_rf_windows")
+    assert fig["layout"]["xaxis"]["ticktext"][0] == "秋蝉"
+
+
+def test_bad_params_fall_back_with_a_notice(fake_zoo):
+    at = make_app(PAGE, lang="en", depth="99", k="6", sent="klingon", a="-3", dil="yes")
+    at.run(timeout=120)
+    assert not at.exception
+    shown = "\n".join(w.value for w in at.warning)
+    for raw in ("99", "klingon", "-3", "yes"):
+        assert raw in shown
+    assert at.query_params["depth"] == "8" and at.query_params["k"] == "3"
+
+
+def test_own_sentence_is_drawn_and_measured(fake_zoo):
+    at = make_app(PAGE, lang="en", sent="own", text="the cat drank the milk because it was hungry")
+    at.run(timeout=120)
+    assert not at.exception
+    fig = _chart(at, "cnn_rf_windows")
+    assert fig["layout"]["xaxis"]["ticktext"][1] == "cat"
+    measured = _chart(at, "cnn_rf_measured")
+    assert measured["layout"]["xaxis"]["ticktext"][-2:] == ["hungry", "EOS"]
+
+
+@pytest.mark.parametrize(
+    ("text", "expect"),
+    [
+        ("🎉🎉 !!! <>", "no words to draw"),
+        ("<script>alert(1)</script> zorglub", "does not know these words"),
+        ("秋天的北平到处都能听见蝉鸣", "reads English only"),
+    ],
+)
+def test_bad_own_text_gets_a_message(fake_zoo, text, expect):
+    at = make_app(PAGE, lang="en", sent="own", text=text).run(timeout=120)
+    assert not at.exception
+    messages = "\n".join(str(m.value) for m in [*at.warning, *at.info])
+    assert expect in messages
+    assert len(at.get("plotly_chart")) == 4  # the page keeps working
+    assert not any("<script>" in str(m.value) for m in at.main.markdown)
+
+
+def test_long_own_text_is_cut(fake_zoo):
+    at = make_app(PAGE, lang="zh", sent="own", text=" ".join(["cat"] * 70)).run(timeout=120)
+    assert not at.exception
+    assert any(str(rf.MAX_TOKENS) in i.value for i in at.info)
+
+
+def test_switching_sentence_resets_the_pair(fake_zoo):
+    at = make_app(PAGE, lang="en", a="3", b="5").run(timeout=120)
+    at.segmented_control(key="cnn_rf_sent").set_value("zh").run()
+    assert not at.exception
+    assert at.query_params["a"] == "0" and at.query_params["b"] == "26"
+
+
+def test_measured_position_for_the_chinese_sentence(fake_zoo):
+    at = make_app(PAGE, lang="zh", sent="zh").run(timeout=120)
+    sel = at.selectbox(key="cnn_rf_mpos")
+    en = rf.english_counterpart()
+    assert sel.value == en.index("their")
+    sel.set_value(3).run()
+    assert at.query_params["mpos"] == "3"
+    fig = _chart(at, "cnn_rf_measured")
+    xs = [x for x in fig["data"][1]["x"] if x is not None]
+    # outlines of the 6 layers' windows around word 3: from word 0 (clipped) to word 3 + 6
+    assert min(xs) == pytest.approx(-0.5) and max(xs) == pytest.approx(3 + 6 + 0.5)
+
+
+def test_probe_chart_marks_each_field(fake_zoo):
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    fig = _chart(at, "cnn_rf_probes")
+    assert [tr["name"] for tr in fig["data"]] == [
+        "CNN, 2 layers",
+        "CNN, 4 layers",
+        "CNN, 8 layers",
+    ]
+    lines = sorted(s["x0"] for s in fig["layout"]["shapes"] if s.get("x0") == s.get("x1"))
+    assert lines == [8, 16, 32]
+
+
+def test_without_weights_the_formula_still_works(no_zoo):
+    at = make_app(PAGE, lang="zh").run(timeout=120)
+    assert not at.exception
+    assert len(at.get("plotly_chart")) == 1
+    assert any("python -m core.train" in e.value for e in at.main.error)
