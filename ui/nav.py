@@ -25,7 +25,10 @@ class PageSpec:
 # The pages that exist, in navigation order. One line per page.
 # (No page icons: Streamlit turns a page's material icon into a favicon fetched from the
 # internet, which fails in an offline classroom and logs a console error.)
-PAGES: tuple[PageSpec, ...] = (PageSpec("home"),)
+PAGES: tuple[PageSpec, ...] = (
+    PageSpec("home"),
+    PageSpec("rnn_gradients"),
+)
 
 
 @dataclass(frozen=True)

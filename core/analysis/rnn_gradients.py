@@ -1,0 +1,373 @@
+"""Why an RNN forgets: gradients through a recurrence shrink or grow with distance.
+
+Back-propagation through time multiplies one Jacobian per step,
+
+    ∂h_T/∂h_t = Π_{k=t+1..T} ∂h_k/∂h_{k-1} = Π diag(tanh'(·)) W_hh   (vanilla tanh RNN),
+
+so its norm behaves like ρ^(T−t), ρ the spectral radius of ``W_hh``: it vanishes below 1
+and can explode above it (Pascanu, Mikolov & Bengio 2013, "On the difficulty of training
+recurrent neural networks"). Because |tanh'| ≤ 1, σ₁^(T−t) (σ₁ the largest singular value
+of ``W_hh``) is a strict upper bound for the tanh RNN. LSTM and GRU add gated, additive
+paths (Hochreiter & Schmidhuber 1997; Cho et al. 2014) that training can open.
+
+Everything here is a pure function in float64 (tiny norms such as 1e-30 stay exact):
+cells are written out step by step with the same equations and gate order as
+``torch.nn.RNN`` / ``LSTM`` / ``GRU``, so a trained ``nn`` module can be analysed too.
+Shapes: L sequence length, E input size, H hidden size, S state size (H, or 2H for the
+LSTM whose state is (h, c)), G gates (1 rnn, 4 lstm, 3 gru).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from torch import nn
+
+KINDS: tuple[str, ...] = ("rnn", "lstm", "gru")  # the cells the page compares
+GATES = {"linear": 1, "rnn": 1, "lstm": 4, "gru": 3}  # blocks stacked in W_ih / W_hh
+
+
+@dataclass(frozen=True)
+class Cell:
+    """The weights of one recurrent layer, PyTorch layout, float64.
+
+    ``kind``: "rnn" (tanh), "lstm", "gru", or "linear" (h' = W_hh h + W_ih x + b: the
+    theory case with no nonlinearity). ``w_ih`` (G·H, E), ``w_hh`` (G·H, H), biases (G·H,).
+    """
+
+    kind: str
+    w_ih: torch.Tensor
+    w_hh: torch.Tensor
+    b_ih: torch.Tensor
+    b_hh: torch.Tensor
+
+    @property
+    def hidden(self) -> int:
+        return self.w_hh.shape[1]
+
+    @property
+    def state_size(self) -> int:
+        return 2 * self.hidden if self.kind == "lstm" else self.hidden
+
+    def recurrent_blocks(self) -> list[np.ndarray]:
+        """The (H, H) recurrent matrix of each gate, in PyTorch's gate order."""
+        H = self.hidden
+        return [self.w_hh[i * H : (i + 1) * H].numpy() for i in range(GATES[self.kind])]
+
+
+# --- recurrent matrices with a chosen spectral radius ----------------------------------------
+
+
+def spectral_radius(w: np.ndarray) -> float:
+    """max |λ| over the eigenvalues of a square matrix."""
+    return float(np.max(np.abs(np.linalg.eigvals(w))))
+
+
+def largest_singular_value(w: np.ndarray) -> float:
+    """σ₁ = ‖W‖₂, the largest stretch W applies to any vector."""
+    return float(np.linalg.norm(w, 2))
+
+
+def recurrent_matrix(hidden: int, radius: float, seed: int) -> np.ndarray:
+    """A seeded Gaussian (H, H) matrix rescaled so that its spectral radius is ``radius``.
+
+    The same seed gives the same matrix at every radius (only the scale changes), so a
+    slider over ``radius`` shows one matrix growing, not a new random draw each time.
+    """
+    if hidden < 1 or not radius > 0:
+        raise ValueError(f"need hidden >= 1 and radius > 0, got hidden={hidden}, radius={radius}")
+    rng = np.random.default_rng(seed)
+    w = rng.standard_normal((hidden, hidden)) / np.sqrt(hidden)
+    return w * (radius / spectral_radius(w))
+
+
+def fresh_cell(
+    kind: str, radius: float, *, hidden: int = 64, input_size: int = 32, seed: int = 0
+) -> Cell:
+    """A freshly initialised cell whose every recurrent gate block has spectral radius
+    ``radius``. Input weights and biases follow PyTorch's default U(−1/√H, 1/√H), seeded."""
+    if kind not in GATES:
+        raise ValueError(f"unknown cell kind {kind!r}; use one of {', '.join(GATES)}")
+    G, H = GATES[kind], hidden
+    gen = torch.Generator().manual_seed(seed)
+    bound = 1.0 / np.sqrt(H)
+
+    def uniform(*shape: int) -> torch.Tensor:
+        return (torch.rand(*shape, generator=gen, dtype=torch.float64) * 2 - 1) * bound
+
+    blocks = [recurrent_matrix(H, radius, seed * 10 + g) for g in range(G)]
+    w_hh = torch.from_numpy(np.concatenate(blocks, 0))  # (G·H, H)
+    w_ih = uniform(G * H, input_size)  # (G·H, E)
+    b_ih, b_hh = uniform(G * H), uniform(G * H)
+    if kind == "linear":
+        b_ih, b_hh = torch.zeros(H, dtype=torch.float64), torch.zeros(H, dtype=torch.float64)
+    return Cell(kind, w_ih, w_hh, b_ih, b_hh)
+
+
+def cell_from_module(module: nn.Module) -> Cell:
+    """The first layer of a trained ``nn.RNN`` (tanh) / ``nn.LSTM`` / ``nn.GRU`` as a Cell."""
+    if isinstance(module, nn.LSTM):
+        kind = "lstm"
+    elif isinstance(module, nn.GRU):
+        kind = "gru"
+    elif isinstance(module, nn.RNN) and module.nonlinearity == "tanh":
+        kind = "rnn"
+    else:
+        raise ValueError(f"need an nn.RNN (tanh), nn.LSTM or nn.GRU, got {type(module).__name__}")
+    if not module.batch_first or module.bidirectional or module.num_layers != 1:
+        raise ValueError("need a one-layer, unidirectional, batch_first recurrence")
+
+    def get(name: str) -> torch.Tensor:
+        p = getattr(module, name, None)
+        return (
+            p.detach().to(torch.float64).clone()
+            if p is not None
+            else torch.zeros(GATES[kind] * module.hidden_size, dtype=torch.float64)
+        )
+
+    return Cell(
+        kind, get("weight_ih_l0"), get("weight_hh_l0"), get("bias_ih_l0"), get("bias_hh_l0")
+    )
+
+
+# --- the recurrence, one step at a time ----------------------------------------------------
+
+
+def step(cell: Cell, state: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
+    """One step of the recurrence: state (S,), x (E,) → next state (S,)."""
+    H = cell.hidden
+    h = state[:H]
+    gi = cell.w_ih @ x + cell.b_ih  # (G·H,)
+    gh = cell.w_hh @ h + cell.b_hh  # (G·H,)
+    if cell.kind == "linear":
+        return gi + gh
+    if cell.kind == "rnn":
+        return torch.tanh(gi + gh)
+    if cell.kind == "lstm":
+        c = state[H:]
+        i, f, g, o = (gi + gh).split(H)  # PyTorch order: input, forget, cell, output
+        c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
+        h_new = torch.sigmoid(o) * torch.tanh(c_new)
+        return torch.cat([h_new, c_new])  # (2H,)
+    # gru, PyTorch order: reset, update, new
+    ir, iz, in_ = gi.split(H)
+    hr, hz, hn = gh.split(H)
+    r, z = torch.sigmoid(ir + hr), torch.sigmoid(iz + hz)
+    n = torch.tanh(in_ + r * hn)
+    return (1 - z) * n + z * h
+
+
+def unroll(cell: Cell, xs: torch.Tensor) -> torch.Tensor:
+    """Run the cell from a zero state over xs (L, E); returns the states (L+1, S), the
+    first row being the zero start state h_0 and row t the state after input t."""
+    state = torch.zeros(cell.state_size, dtype=torch.float64)
+    states = [state]
+    for x in xs.to(torch.float64):
+        state = step(cell, state, x)
+        states.append(state)
+    return torch.stack(states)
+
+
+# --- what the page measures ------------------------------------------------------------------
+
+
+def state_jacobian_norms(cell: Cell, xs: torch.Tensor) -> np.ndarray:
+    """‖∂h_T/∂s_t‖₂ (spectral norm) for t = T, T−1, …, 1: index k is the distance T − t.
+
+    xs (L, E) is one input sequence (T = L). s_t is the whole state at time t (for the
+    LSTM both h_t and its memory cell c_t, so the gated highway through c is included).
+    Distance 0 is ∂h_T/∂h_T, norm 1. Returns (L,) float64.
+    """
+    xs = xs.detach().to(torch.float64)
+    states = unroll(cell, xs)  # (L+1, S)
+    jac = torch.func.vmap(torch.func.jacrev(lambda s, x: step(cell, s, x)))
+    steps = jac(states[:-1], xs)  # (L, S, S): steps[t] = ∂s_{t+1}/∂s_t
+    H, S, L = cell.hidden, cell.state_size, xs.shape[0]
+    g = torch.eye(S, dtype=torch.float64)[:H]  # (H, S) = ∂h_T/∂s_T
+    chain = [g]
+    for t in range(L - 1, 0, -1):  # ∂h_T/∂s_t = ∂h_T/∂s_{t+1} · ∂s_{t+1}/∂s_t
+        g = g @ steps[t]  # (H, S)
+        chain.append(g)
+    return torch.linalg.matrix_norm(torch.stack(chain), ord=2).numpy()  # (L,)
+
+
+def input_gradient_norms(
+    cell: Cell, xs: torch.Tensor, readout: torch.Tensor | None = None
+) -> np.ndarray:
+    """‖∂L/∂x_t‖ for a linear read-out L = w · h_T; index k is the distance T − t.
+
+    xs (L, E); ``readout`` w (H,) (default: a fixed unit vector). Returns (L,) float64,
+    element 0 for the last input (it enters h_T directly), element L−1 for the first.
+    """
+    xs = xs.detach().to(torch.float64).clone().requires_grad_(True)
+    if readout is None:
+        readout = torch.ones(cell.hidden, dtype=torch.float64) / np.sqrt(cell.hidden)
+    with torch.enable_grad():
+        h_last = unroll(cell, xs)[-1, : cell.hidden]  # (H,)
+        (grad,) = torch.autograd.grad(readout.to(torch.float64) @ h_last, xs)  # (L, E)
+    return grad.norm(dim=1).flip(0).numpy()  # (L,) by distance
+
+
+def sequence_inputs(length: int, input_size: int = 32, seed: int = 0) -> torch.Tensor:
+    """A seeded Gaussian input sequence (L, E) for the freshly initialised cells."""
+    gen = torch.Generator().manual_seed(seed)
+    return torch.randn(length, input_size, generator=gen, dtype=torch.float64)
+
+
+def decay_slope(distances: np.ndarray, norms: np.ndarray, start: int = 0) -> float:
+    """Least-squares slope of ln‖·‖ against distance over ``distances >= start``: the
+    measured per-step rate (exp(slope) is the factor per step; ln ρ for a linear RNN)."""
+    d, n = np.asarray(distances, float), np.asarray(norms, float)
+    keep = (d >= start) & (n > 0) & np.isfinite(n)
+    if keep.sum() < 2:
+        raise ValueError("need at least two positive norms at distances >= start to fit a slope")
+    return float(np.polyfit(d[keep], np.log(n[keep]), 1)[0])
+
+
+def fresh_decay(
+    kind: str, radius: float, *, length: int = 60, hidden: int = 64, seed: int = 0
+) -> dict[str, np.ndarray]:
+    """Both measurements for a freshly initialised cell on a seeded input sequence.
+
+    Returns ``distance`` (L,) = 0..L−1, ``state`` ‖∂h_T/∂s_t‖ (L,), ``input`` ‖∂L/∂x_t‖ (L,).
+    """
+    cell = fresh_cell(kind, radius, hidden=hidden, seed=seed)
+    xs = sequence_inputs(length, cell.w_ih.shape[1], seed)
+    return {
+        "distance": np.arange(length),
+        "state": state_jacobian_norms(cell, xs),
+        "input": input_gradient_norms(cell, xs),
+    }
+
+
+def geometric_mean(rows: np.ndarray, axis: int = 0) -> np.ndarray:
+    """exp(mean(log x)): the average that suits quantities spanning many decades."""
+    rows = np.asarray(rows, float)
+    tiny = np.finfo(float).tiny
+    return np.exp(np.mean(np.log(np.maximum(rows, tiny)), axis=axis))
+
+
+def probe_decay(probe, x: torch.Tensor, y: torch.Tensor, n_state: int = 8) -> dict[str, np.ndarray]:
+    """The same two measurements for a trained recurrent distance probe on task sequences.
+
+    ``probe`` a ``DistanceProbe`` of kind rnn/lstm/gru (frozen parameters are fine);
+    x (B, L) symbol ids, y (B,) answers. ``input``: ‖∂loss/∂e_t‖ of the cross-entropy with
+    respect to each input embedding, geometric mean over the B sequences; ``state``:
+    ‖∂h_T/∂s_t‖ averaged the same way over the first ``n_state`` sequences. Index k is the
+    distance from the query (the last position). Call outside ``torch.inference_mode()``.
+    """
+    import torch.nn.functional as F
+
+    with torch.enable_grad():
+        emb = probe.embed(x).detach().requires_grad_(True)  # (B, L, E)
+        logits, _ = probe(x, embedded=emb)  # (B, n_keys)
+        loss = F.cross_entropy(logits, y, reduction="sum")  # per-sequence losses, summed
+        (grad,) = torch.autograd.grad(loss, emb)  # (B, L, E): row b only from sequence b
+    cell = cell_from_module(probe.rnn)
+    emb64 = emb.detach().to(torch.float64)
+    states = np.stack([state_jacobian_norms(cell, emb64[b]) for b in range(min(n_state, len(x)))])
+    return {
+        "distance": np.arange(x.shape[1]),
+        "input": geometric_mean(grad.norm(dim=2).flip(1).numpy()),  # (L,)
+        "state": geometric_mean(states),  # (L,)
+    }
+
+
+def eigenvalues(w: np.ndarray) -> np.ndarray:
+    """The eigenvalues of a square matrix (complex, (H,))."""
+    return np.linalg.eigvals(np.asarray(w, float))
+
+
+# --- exploding gradients: one training step, with and without clipping ---------------------
+
+
+@dataclass(frozen=True)
+class TrainingStep:
+    """One SGD step of a fresh tanh-RNN distance probe (all norms are L2 over all weights)."""
+
+    radius: float  # spectral radius of W_hh
+    grad_norm: float  # ‖g‖ before clipping
+    weight_norm: float  # ‖θ‖ before the step
+    loss_before: float
+    update_plain: float  # ‖Δθ‖ = lr·‖g‖
+    update_clipped: float  # ‖Δθ‖ = lr·min(‖g‖, clip)
+    loss_after_plain: float  # loss on the same batch after the unclipped step
+    loss_after_clipped: float  # ... after the clipped step
+    grad_after_plain: float  # ‖g‖ on the same batch after the unclipped step
+    grad_after_clipped: float  # ... after the clipped step
+
+
+def fresh_probe(radius: float, *, hidden: int = 32, seed: int = 0):
+    """A freshly initialised (untrained) tanh-RNN ``DistanceProbe`` of its own, W_hh rescaled
+    to spectral radius ``radius``. Never a shared model: the caller may train it."""
+    from core import probes_data
+    from core.models.probes import DistanceProbe, ProbeConfig
+
+    cfg = ProbeConfig("rnn", probes_data.N_SYMBOLS, probes_data.N_KEYS, hidden=hidden)
+    model = DistanceProbe(cfg)
+    # Re-draw every weight from a private generator, with PyTorch's default laws
+    # (embeddings N(0, 1), the rest U(−1/√fan_in, 1/√fan_in)): seeded, and without touching
+    # the global RNG that other sessions' threads share.
+    gen = torch.Generator().manual_seed(seed)
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "embed" in name:
+                p.copy_(torch.randn(p.shape, generator=gen))
+            else:
+                fan_in = p.shape[1] if p.dim() > 1 else hidden
+                p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) / fan_in**0.5)
+        model.rnn.weight_hh_l0.copy_(torch.from_numpy(recurrent_matrix(hidden, radius, seed)))
+    return model
+
+
+def training_step(
+    radius: float,
+    *,
+    clip: float = 1.0,
+    lr: float = 0.1,
+    hidden: int = 32,
+    batch_size: int = 64,
+    seed: int = 0,
+) -> TrainingStep:
+    """One plain-SGD step on a batch of the distance task, from the same fresh probe, once
+    without and once with gradient-norm clipping at ``clip`` (``clip_grad_norm_``)."""
+    import torch.nn.functional as F
+
+    from core import probes_data
+
+    if not clip > 0 or not lr > 0:
+        raise ValueError(f"clip and lr must be positive, got clip={clip}, lr={lr}")
+    gen = torch.Generator().manual_seed(seed)
+    x, y, _ = probes_data.make_batch(gen, batch_size)  # (B, L), (B,)
+
+    def loss_of(model) -> torch.Tensor:
+        logits, _ = model(x)  # (B, n_keys)
+        return F.cross_entropy(logits, y)
+
+    out: dict[str, float] = {}
+    with torch.enable_grad():
+        for clipped in (False, True):
+            model = fresh_probe(radius, hidden=hidden, seed=seed)
+            params = list(model.parameters())
+            loss = loss_of(model)
+            model.zero_grad()
+            loss.backward()
+            # clip_grad_norm_ returns the norm before clipping
+            norm = float(torch.nn.utils.clip_grad_norm_(params, clip if clipped else float("inf")))
+            before = torch.cat([p.detach().flatten().clone() for p in params])
+            with torch.no_grad():
+                for p in params:
+                    p -= lr * p.grad
+                after = torch.cat([p.detach().flatten() for p in params])
+            loss_after = loss_of(model)
+            grads_after = torch.autograd.grad(loss_after, params)
+            key = "clipped" if clipped else "plain"
+            out[f"update_{key}"] = float((after - before).norm())
+            out[f"loss_after_{key}"] = float(loss_after.detach())
+            out[f"grad_after_{key}"] = float(torch.cat([g.flatten() for g in grads_after]).norm())
+            out.update(
+                grad_norm=norm, weight_norm=float(before.norm()), loss_before=float(loss.detach())
+            )
+    return TrainingStep(radius=radius, **out)
