@@ -1,0 +1,299 @@
+"""Figures of the attention page, built on ``core.charts`` (template, palette, presenter scale).
+
+Builders take arrays and token lists, check them, and raise ``ValueError`` saying how to
+fix the call. Every hover label text is passed in by the page, so it is translated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core import charts
+
+
+def _matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    z = np.asarray(m, dtype=float)
+    if z.ndim != 2 or 0 in z.shape:
+        raise ValueError(f"{name} must be a non-empty 2-D array (rows, cols), got {z.shape}")
+    if not np.all(np.isfinite(z)):
+        raise ValueError(f"{name} contains NaN or infinity; pass finite attention weights")
+    return z
+
+
+def attention_heatmap(
+    weights: Sequence[Sequence[float]] | np.ndarray,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    hover: Mapping[str, str],
+    presenter: bool = False,
+    highlight_row: int | None = None,
+    show_values: bool = False,
+) -> go.Figure:
+    """Attention weights (rows = the attending words, columns = the attended words).
+
+    ``hover`` gives the translated words for ``row``, ``col``, ``weight`` and ``sum``; the
+    hover shows each cell's weight and its row's sum (1 for a softmax row).
+    ``highlight_row`` draws a frame around one row (the current decoding step).
+    """
+    z = _matrix("weights", weights)
+    missing = {"row", "col", "weight", "sum"} - set(hover)
+    if missing:
+        raise ValueError(f"hover needs the labels {sorted(missing)}")
+    fig = charts.heatmap(
+        z,
+        x_labels,
+        y_labels,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        presenter=presenter,
+        zmin=0.0,
+        zmax=1.0,
+        show_values=show_values,
+    )
+    sums = np.repeat(z.sum(1, keepdims=True), z.shape[1], axis=1)
+    fig.update_traces(
+        customdata=sums,
+        hovertemplate=(
+            f"{hover['row']}: %{{y}}<br>{hover['col']}: %{{x}}<br>"
+            f"{hover['weight']}: %{{z:.3f}}<br>{hover['sum']}: %{{customdata:.3f}}<extra></extra>"
+        ),
+        colorbar=dict(title=dict(text=hover["weight"])),
+    )
+    if highlight_row is not None:
+        if not 0 <= highlight_row < z.shape[0]:
+            raise ValueError(f"highlight_row {highlight_row} is outside 0..{z.shape[0] - 1}")
+        s = charts.scale(presenter)
+        fig.add_shape(
+            type="rect",
+            xref="x",
+            yref="y",
+            x0=-0.5,
+            x1=z.shape[1] - 0.5,
+            y0=highlight_row - 0.5,
+            y1=highlight_row + 0.5,
+            line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+        )
+    return fig
+
+
+def weight_bars(
+    labels: Sequence[str],
+    weights: Sequence[float] | np.ndarray,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+    reference: Sequence[float] | np.ndarray | None = None,
+    reference_name: str = "",
+    bars_name: str = "",
+    signed: bool = False,
+) -> go.Figure:
+    """One bar per word (an attention row, a score vector or a difference of rows).
+
+    The largest bar is coloured; ``reference`` adds markers (e.g. the model's own
+    weights) over the bars; ``signed`` colours positive and negative bars apart.
+    """
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"weights must be a non-empty 1-D sequence, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights contain NaN or infinity")
+    if len(labels) != w.size:
+        raise ValueError(f"{len(labels)} labels for {w.size} bars; pass one label per bar")
+    s = charts.scale(presenter)
+    xl = _unique([str(x) for x in labels])
+    if signed:
+        colors = [s.palette[1] if v > 0 else s.palette[2] for v in w]
+    else:
+        top = int(np.argmax(w))
+        colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
+    fig = go.Figure(
+        go.Bar(x=xl, y=w, marker_color=colors, name=bars_name, showlegend=bool(reference_name))
+    )
+    if reference is not None:
+        r = np.asarray(reference, dtype=float)
+        if r.shape != w.shape:
+            raise ValueError(f"reference has shape {r.shape} but weights have {w.shape}")
+        fig.add_trace(
+            go.Scatter(
+                x=xl,
+                y=r,
+                mode="markers",
+                name=reference_name,
+                marker=dict(symbol="diamond", size=s.marker + 4, color=s.palette[0]),
+            )
+        )
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+    )
+    fig.update_xaxes(type="category", tickangle=-45 if w.size > 8 else 0)
+    return fig
+
+
+def _unique(labels: list[str]) -> list[str]:
+    """Repeated words stay separate bars (zero-width-space suffixes, as core.charts does)."""
+    seen: dict[str, int] = {}
+    out = []
+    for lab in labels:
+        k = seen.get(lab, 0)
+        seen[lab] = k + 1
+        out.append(lab + "\u200b" * k)
+    return out
+
+
+_WIDTH_BINS = (0.05, 0.1, 0.2, 0.4, 0.7)  # weights below the first bin get no line
+
+
+def attention_lines(
+    weights: Sequence[Sequence[float]] | np.ndarray,
+    tokens: Sequence[str],
+    *,
+    title: str,
+    presenter: bool = False,
+    selected: int | None = None,
+    left_title: str = "",
+    right_title: str = "",
+) -> go.Figure:
+    """Self-attention drawn as BertViz does: each word twice (left: attending, right:
+    attended), a line from left i to right j whose width and darkness grow with weight
+    (i, j). Weights under 0.05 are not drawn. ``selected`` highlights one word's lines.
+    """
+    z = _matrix("weights", weights)
+    n = len(tokens)
+    if z.shape != (n, n):
+        raise ValueError(f"weights must be ({n}, {n}) for {n} tokens, got {z.shape}")
+    if selected is not None and not 0 <= selected < n:
+        raise ValueError(f"selected {selected} is outside 0..{n - 1}")
+    s = charts.scale(presenter)
+    y = -np.arange(n, dtype=float)
+    accent = s.palette[1] if presenter else "#EE6677"
+    fig = go.Figure()
+    edges = list(_WIDTH_BINS) + [1.01]
+    for b in range(len(_WIDTH_BINS)):
+        lo, hi = edges[b], edges[b + 1]
+        for chosen in (False, True):
+            xs: list[float | None] = []
+            ys: list[float | None] = []
+            for i in range(n):
+                if selected is not None and (i == selected) != chosen:
+                    continue
+                if selected is None and chosen:
+                    continue
+                for j in range(n):
+                    if lo <= z[i, j] < hi:
+                        xs += [0.0, 1.0, None]
+                        ys += [y[i], y[j], None]
+            if not xs:
+                continue
+            faint = selected is not None and not chosen
+            fig.add_trace(
+                go.Scatter(
+                    x=xs,
+                    y=ys,
+                    mode="lines",
+                    hoverinfo="skip",
+                    showlegend=False,
+                    line=dict(
+                        width=(1 + 2.5 * b) * (1.6 if presenter else 1.0),
+                        color=accent if chosen else ("#BBBBBB" if faint else s.palette[2]),
+                    ),
+                    opacity=0.25 if faint else min(1.0, 0.35 + 0.15 * b),
+                )
+            )
+    bold = ["<b>" + t + "</b>" if i == selected else t for i, t in enumerate(tokens)]
+    for x, anchor in ((0.0, "right"), (1.0, "left")):
+        fig.add_trace(
+            go.Scatter(
+                x=[x] * n,
+                y=y,
+                mode="text",
+                text=bold,
+                textposition=f"middle {anchor}",
+                textfont=dict(size=s.font + 2),
+                hoverinfo="skip",
+                showlegend=False,
+            )
+        )
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        height=max(s.height, int(70 + n * (s.font + 12))),
+    )
+    fig.update_xaxes(visible=False, range=[-0.9, 1.9], fixedrange=True)
+    fig.update_yaxes(visible=False, range=[-n + 0.4, 0.8], fixedrange=True)
+    for x, text in ((0.0, left_title), (1.0, right_title)):
+        if text:
+            fig.add_annotation(
+                x=x, y=0.75, text=f"<i>{text}</i>", showarrow=False, font=dict(size=s.font)
+            )
+    return fig
+
+
+def saturation_figure(
+    dims: Sequence[int],
+    curves: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+    marker_d: int | None = None,
+    ceiling: float | None = None,
+    ceiling_label: str = "",
+) -> go.Figure:
+    """Entropy (or largest weight) against d on a log axis, one line per score kind;
+    ``marker_d`` draws the slider's d, ``ceiling`` a dashed line (e.g. log2(S) bits)."""
+    fig = charts.line_chart(
+        np.asarray(dims, dtype=float),
+        curves,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        presenter=presenter,
+    )
+    fig.update_xaxes(type="log", tickvals=list(dims), ticktext=[str(d) for d in dims])
+    s = charts.scale(presenter)
+    if marker_d is not None:
+        fig.add_vline(x=marker_d, line=dict(color=s.palette[4], width=s.line, dash="dot"))
+    if ceiling is not None:
+        fig.add_hline(
+            y=ceiling,
+            line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
+            annotation_text=ceiling_label,
+            annotation_position="bottom right",
+        )
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0))
+    return fig
+
+
+def bucket_lines(
+    buckets: Sequence[str],
+    series: Mapping[str, Sequence[float]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Accuracy per source-length bucket, one line per model (buckets as category labels)."""
+    x = np.arange(len(buckets), dtype=float)
+    fig = charts.line_chart(
+        x, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    )
+    fig.update_xaxes(tickvals=list(x), ticktext=list(buckets))
+    fig.update_yaxes(range=[-0.03, 1.03])
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0))
+    return fig

@@ -1,0 +1,194 @@
+"""core.analysis.attention: the plotted weights are the ones the decoder used, rows are
+distributions, scores become the model's weights, and the sqrt(d) argument holds."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from core import corpus
+from core.analysis import attention as A
+from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
+from core.models.transformer import Transformer, TransformerConfig
+
+V = 40
+SRC = [5, 9, 7, 11, 6, 8, 2]  # six words + EOS
+TOKENS = ["w5", "w9", "w7", "w11", "w6", "w8"]
+ITOS = ["<pad>", "<bos>", "<eos>", "<unk>", *[f"t{i}" for i in range(4, V)]]
+
+
+@pytest.fixture(scope="module")
+def gru():
+    torch.manual_seed(0)
+    cfg = RNNSeq2SeqConfig(
+        V, V, emb_dim=16, hidden=32, attention=True, bidirectional=True, attn_dim=16
+    )
+    return RNNSeq2Seq(cfg).eval()
+
+
+@pytest.fixture(scope="module")
+def transformer():
+    torch.manual_seed(1)
+    cfg = TransformerConfig(V, V, d_model=32, n_heads=4, d_ff=64, dropout=0.0)
+    return Transformer(cfg).eval()
+
+
+@pytest.fixture(scope="module")
+def runs(gru, transformer):
+    return {
+        "gru": A.run_attention(gru, SRC, TOKENS, ITOS),
+        "transformer": A.run_attention(transformer, SRC, TOKENS, ITOS),
+    }
+
+
+def _own_logits(model, out_ids):
+    with torch.inference_mode():
+        return model(torch.tensor([SRC]), torch.tensor([[1, *out_ids[:-1]]]))[0][0].numpy()
+
+
+@pytest.mark.parametrize("name", ["gru", "transformer"])
+def test_run_shapes_labels_and_rows_are_distributions(runs, name):
+    run = runs[name]
+    L, h, T, S = run.cross.shape
+    assert S == len(SRC) and run.source == (*TOKENS, "<eos>")
+    assert T == len(run.output) == len(run.out_ids) == run.probs.shape[0]
+    assert (L, h) == ((1, 1) if name == "gru" else (2, 4))
+    np.testing.assert_allclose(run.cross.sum(-1), 1.0, atol=1e-5)
+    assert (run.cross >= 0).all()
+    if name == "transformer":
+        assert run.enc_self.shape == (2, 4, S, S)
+        np.testing.assert_allclose(run.enc_self.sum(-1), 1.0, atol=1e-5)
+    assert run.consistent  # teacher-forced on its own output, the model picks the same words
+
+
+@pytest.mark.parametrize("name", ["gru", "transformer"])
+def test_teacher_forced_weights_equal_what_greedy_returned(runs, name):
+    run = runs[name]
+    shown = run.cross[0, 0] if name == "gru" else run.cross[-1].mean(0)
+    np.testing.assert_allclose(shown, run.greedy_cross, atol=1e-5)
+
+
+def test_context_rebuilt_from_plotted_weights_is_the_gru_decoders_own(gru, runs):
+    run = runs["gru"]
+    own = A.gru_own_contexts(gru, SRC, run.out_ids)  # (T, H) from the model's own module
+    rebuilt = A.context_from_weights(run.cross[0, 0], A.encoder_states(gru, SRC))
+    assert own.shape == rebuilt.shape == (len(run.out_ids), 32)
+    np.testing.assert_allclose(rebuilt, own, atol=1e-5)
+    # a plausible-looking but wrong heatmap (uniform weights) does not reproduce it
+    uniform = np.full_like(run.cross[0, 0], 1 / len(SRC))
+    wrong = A.context_from_weights(uniform, A.encoder_states(gru, SRC))
+    assert np.abs(wrong - own).max() > 1e-3
+
+
+@pytest.mark.parametrize("name", ["gru", "transformer"])
+def test_replay_from_plotted_weights_reproduces_the_logits(gru, transformer, runs, name):
+    model, run = (gru, runs["gru"]) if name == "gru" else (transformer, runs["transformer"])
+    own = _own_logits(model, run.out_ids)
+    if name == "gru":
+        replay = A.replay_gru_logits(model, SRC, run.out_ids, run.cross[0, 0])
+        shuffled = A.replay_gru_logits(model, SRC, run.out_ids, run.cross[0, 0, :, ::-1])
+    else:
+        replay = A.replay_transformer_logits(model, SRC, run.out_ids, run.cross)
+        shuffled = A.replay_transformer_logits(model, SRC, run.out_ids, run.cross[..., ::-1])
+    np.testing.assert_allclose(replay, own, atol=1e-4)
+    assert np.abs(shuffled - own).max() > 1e-3  # the check can fail
+    assert A.logit_gap(model, SRC, run) < 1e-4
+
+
+def test_padding_gets_no_weight(gru):
+    run = A.run_attention(gru, [*SRC, 0, 0], [*TOKENS, "<pad>"], ITOS)
+    assert np.allclose(run.cross[..., -2:], 0.0)
+
+
+def test_transformer_queries_and_keys_give_its_self_attention(transformer, runs):
+    run = runs["transformer"]
+    for layer in range(2):
+        q, k = A.transformer_qk(transformer, SRC, layer)
+        assert q.shape == k.shape == (4, len(SRC), 8)
+        for head in range(4):
+            for word in range(len(SRC)):
+                w = A.softmax(A.scores(q[head, word], k[head], "scaled"))
+                np.testing.assert_allclose(w, run.enc_self[layer, head, word], atol=1e-5)
+    with pytest.raises(ValueError, match="layer"):
+        A.transformer_qk(transformer, SRC, 2)
+
+
+def test_additive_energies_give_the_gru_attention_rows(gru, runs):
+    run = runs["gru"]
+    for step in range(len(run.out_ids)):
+        e = A.additive_energy(gru, SRC, run.out_ids, step)
+        np.testing.assert_allclose(A.softmax(e), run.cross[0, 0, step], atol=1e-5)
+
+
+def test_hand_attention_equals_torch_scaled_dot_product_attention():
+    g = torch.Generator().manual_seed(3)
+    q, k, v = (torch.randn(5, 16, generator=g) for _ in range(3))
+    ref = F.scaled_dot_product_attention(q[None], k[None], v[None])[0].numpy()
+    w = np.stack([A.softmax(A.scores(q[i].numpy(), k.numpy(), "scaled")) for i in range(5)])
+    np.testing.assert_allclose(A.context_from_weights(w, v.numpy()), ref, atol=1e-5)
+
+
+def test_score_functions_softmax_temperature_and_entropy():
+    q = np.array([1.0, 2.0, 0.0, -1.0])
+    keys = np.array([[1, 0, 0, 0], [0, 1, 0, 0], [0, 0, 0, 1.0]])
+    np.testing.assert_allclose(A.scores(q, keys, "dot"), [1, 2, -1])
+    np.testing.assert_allclose(A.scores(q, keys, "scaled"), [0.5, 1, -0.5])
+    np.testing.assert_allclose(A.toy_additive(q, keys), np.tanh(q + keys).sum(1))
+    s = np.array([1.0, 2.0, 3.0])
+    p = A.softmax(s)
+    np.testing.assert_allclose(p, np.exp(s) / np.exp(s).sum())
+    assert A.entropy_bits(A.softmax(s, 0.05)) < A.entropy_bits(p) < A.entropy_bits(A.softmax(s, 20))
+    assert A.entropy_bits(np.ones(8) / 8) == pytest.approx(3.0)
+    assert A.entropy_bits(np.array([1.0, 0.0, 0.0])) == 0.0
+    assert np.isfinite(A.softmax(np.array([1000.0, 0.0]))).all()
+    with pytest.raises(ValueError, match="temperature"):
+        A.softmax(s, 0.0)
+    with pytest.raises(ValueError, match="share d"):
+        A.scores(q, keys[:, :3], "dot")
+    with pytest.raises(ValueError, match="kind"):
+        A.scores(q, keys, "additive")
+
+
+def test_unscaled_softmax_saturates_with_d_and_scaling_prevents_it():
+    dims = (1, 4, 16, 64, 256)
+    c = A.saturation_curve(dims, n_keys=10, trials=300)
+    assert np.all(np.diff(c["ent_dot"]) < 0)  # sharper and sharper
+    assert c["max_dot"][-1] > 0.9 and c["ent_dot"][-1] < 0.5
+    assert np.ptp(c["ent_scaled"]) < 0.25 and c["ent_scaled"].min() > 2.0
+    assert c["ent_scaled"].max() <= math.log2(10) + 1e-9
+    np.testing.assert_allclose(c["ent_dot"][0], c["ent_scaled"][0])  # d = 1: same scores
+    with pytest.raises(ValueError):
+        A.saturation_curve(dims, n_keys=1)
+
+
+def test_select_heads_and_token_step():
+    cross = np.random.default_rng(0).random((2, 3, 4, 5))
+    np.testing.assert_allclose(A.select_heads(cross, 1, None), cross[1].mean(0))
+    np.testing.assert_allclose(A.select_heads(cross, 0, 2), cross[0, 2])
+    with pytest.raises(ValueError):
+        A.select_heads(cross, 2, None)
+    with pytest.raises(ValueError):
+        A.select_heads(cross, 0, 3)
+    out = ("猫", "喝", "了", "牛奶", "因为", "猫", "饿", "了")
+    assert A.token_step(out, "猫", 5) == 5
+    assert A.token_step(out, "猫", 3) == 0
+    assert A.token_step(out, "狗", 5) is None
+
+
+def test_examples_and_pairs_are_real_corpus_sentences():
+    test = {p.src: p for p in corpus.build_splits().test}
+    lesson = {p.src: p for p in corpus.LESSON_PAIRS}
+    # held-out test sentences, the lesson's own, or probe sentences (held out as well)
+    for en, zh in A.EXAMPLES:
+        p = test.get(tuple(en.split())) or lesson.get(tuple(en.split())) or A.corpus_pair(en)
+        assert p is not None, en
+        assert p.tgt == tuple(zh.split()), en
+    for mp in A.MINIMAL_PAIRS:
+        a, b = A.corpus_pair(mp.a), A.corpus_pair(mp.b)
+        assert a is not None and b is not None, mp.key
+        assert a.check[0][1] != b.check[0][1], "a minimal pair needs two different words"
+        assert (mp.source == "lesson") == (a.kind == "lesson")
