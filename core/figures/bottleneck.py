@@ -1,0 +1,256 @@
+"""Figures of the bottleneck page, on the app's one template (``core.charts``).
+
+Every builder takes plain arrays and labels, checks them, and raises a ``ValueError`` that
+says how to fix the call; text (titles, axis names, legend names) comes in already
+translated. No streamlit here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import plotly.graph_objects as go
+
+from core import charts
+
+GREY = "#9E9E9E"
+# One colour per model on every chart of the page (indices into the palette in use).
+_COLOR_INDEX = {"gru_attention": 1, "gru_plain_256": 0, "gru_plain_128": 2, "gru_plain_32": 5}
+
+
+def model_color(name: str, presenter: bool = False) -> str:
+    """The colour of a model on this page's charts (grey for models not in the comparison)."""
+    palette = charts.scale(presenter).palette
+    return palette[_COLOR_INDEX[name]] if name in _COLOR_INDEX else GREY
+
+
+def _unique(labels: Sequence[object]) -> list[str]:
+    # plotly merges equal category labels: make repeats distinct with zero-width spaces
+    seen: dict[str, int] = {}
+    out = []
+    for lab in map(str, labels):
+        k = seen.get(lab, 0)
+        seen[lab] = k + 1
+        out.append(lab + "\u200b" * k)
+    return out
+
+
+def _layout(fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str) -> None:
+    fig.update_layout(
+        template=charts.template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+    )
+
+
+def states_heatmap(
+    hidden: np.ndarray,
+    words: Sequence[str],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    context_label: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """The encoder's hidden states, one column per word read: (H, S) as dimensions x words.
+
+    ``hidden`` is (S, H) as the encoder returns it; the last column (after EOS) is C and
+    gets a frame labelled ``context_label``.
+    """
+    h = np.asarray(hidden, dtype=float)
+    if h.ndim != 2 or 0 in h.shape:
+        raise ValueError(f"hidden must be a non-empty (S, H) array, got shape {h.shape}")
+    if len(words) != h.shape[0]:
+        raise ValueError(f"{len(words)} words for {h.shape[0]} states; pass one word per state")
+    if not np.all(np.isfinite(h)):
+        raise ValueError("hidden contains NaN or infinity")
+    s = charts.scale(presenter)
+    x = _unique(words)
+    fig = go.Figure(
+        go.Heatmap(
+            z=h.T,  # (H, S)
+            x=x,
+            y=np.arange(1, h.shape[1] + 1),
+            zmin=-1,
+            zmax=1,
+            colorscale="RdBu_r",
+            colorbar=dict(thickness=12 if not presenter else 20),
+            hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
+        )
+    )
+    _layout(fig, presenter, title, x_title, y_title)
+    fig.update_xaxes(type="category", tickangle=-60 if len(words) > 12 else 0)
+    fig.update_yaxes(autorange="reversed")
+    last = len(x) - 1
+    fig.add_shape(
+        type="rect",
+        x0=last - 0.5,
+        x1=last + 0.5,
+        y0=0.5,
+        y1=h.shape[1] + 0.5,
+        line=dict(color="#000000", width=s.line + 1),
+    )
+    fig.add_annotation(
+        x=x[last],
+        y=0.5,
+        text=f"<b>{context_label}</b>",
+        showarrow=False,
+        yanchor="bottom",
+        font=dict(size=s.font + 2),
+    )
+    fig.update_layout(height=s.height + (80 if presenter else 40))
+    return fig
+
+
+def context_strip(
+    context: np.ndarray, *, title: str, x_title: str, presenter: bool = False
+) -> go.Figure:
+    """C as one strip of H cells: the same size whatever the sentence's length."""
+    c = np.asarray(context, dtype=float)
+    if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
+        raise ValueError(f"context must be a finite 1-D vector (H,), got shape {c.shape}")
+    fig = go.Figure(
+        go.Heatmap(
+            z=c[None, :],
+            x=np.arange(1, c.size + 1),
+            y=["C"],
+            zmin=-1,
+            zmax=1,
+            colorscale="RdBu_r",
+            showscale=False,
+            hovertemplate="C[%{x}] = %{z:.2f}<extra></extra>",
+        )
+    )
+    _layout(fig, presenter, title, x_title, "")
+    fig.update_layout(height=200 if presenter else 150, margin=dict(t=60 if presenter else 45))
+    return fig
+
+
+def length_figure(
+    buckets: Sequence[str],
+    curves: Mapping[str, Sequence[float]],
+    *,
+    focus: Sequence[str],
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """A score per source-length bucket, one line per model (the Figure-2 analogue).
+
+    Models in ``focus`` get their page colour; the others are drawn grey and dashed.
+    """
+    if not curves:
+        raise ValueError("curves is empty; pass {model name: [score per bucket]}")
+    s = charts.scale(presenter)
+    fig = go.Figure()
+    order = [n for n in curves if n not in focus] + [n for n in curves if n in focus]
+    for name in order:
+        ys = np.asarray(curves[name], dtype=float)
+        if ys.shape != (len(buckets),):
+            raise ValueError(f"curves[{name!r}] has {ys.size} values for {len(buckets)} buckets")
+        on = name in focus
+        fig.add_trace(
+            go.Scatter(
+                x=list(buckets),
+                y=ys,
+                name=name,
+                mode="lines+markers",
+                line=dict(
+                    color=model_color(name, presenter) if on else GREY,
+                    width=s.line if on else max(1.0, s.line / 2),
+                    dash="solid" if on else "dot",
+                ),
+                opacity=1.0 if on else 0.7,
+                hovertemplate=f"{name} · %{{x}}: %{{y:.2f}}<extra></extra>",
+            )
+        )
+    _layout(fig, presenter, title, x_title, y_title)
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(range=[-0.03, 1.03])
+    return fig
+
+
+def lines_by_position(
+    positions: Sequence[int] | np.ndarray,
+    series: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+    baseline: Sequence[float] | np.ndarray | None = None,
+    baseline_name: str = "",
+) -> go.Figure:
+    """Shares in [0, 1] against a position, one line per model (NaN leaves a gap).
+
+    ``baseline`` (optional) is drawn grey and dashed, e.g. the chance level of a probe.
+    """
+    xs = np.asarray(positions, dtype=float)
+    if xs.ndim != 1 or xs.size == 0:
+        raise ValueError(f"positions must be a non-empty 1-D sequence, got shape {xs.shape}")
+    if not series:
+        raise ValueError("series is empty; pass {model name: values}")
+    s = charts.scale(presenter)
+    fig = go.Figure()
+    for name, ys in series.items():
+        arr = np.asarray(ys, dtype=float)
+        if arr.shape != xs.shape:
+            raise ValueError(f"series[{name!r}] has shape {arr.shape}, positions {xs.shape}")
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=arr,
+                name=name,
+                mode="lines+markers",
+                line=dict(color=model_color(name, presenter), width=s.line),
+            )
+        )
+    if baseline is not None:
+        base = np.asarray(baseline, dtype=float)
+        if base.shape != xs.shape:
+            raise ValueError(f"baseline has shape {base.shape}, positions {xs.shape}")
+        fig.add_trace(
+            go.Scatter(
+                x=xs,
+                y=base,
+                name=baseline_name,
+                mode="lines",
+                line=dict(color=GREY, width=s.line, dash="dash"),
+            )
+        )
+    _layout(fig, presenter, title, x_title, y_title)
+    fig.update_yaxes(range=[-0.03, 1.03])
+    return fig
+
+
+def influence_bars(
+    words: Sequence[str],
+    values: Sequence[float] | np.ndarray,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    color: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """One bar per source word (repeated words stay separate bars)."""
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim != 1 or vals.size == 0 or not np.all(np.isfinite(vals)):
+        raise ValueError(f"values must be a finite non-empty 1-D array, got shape {vals.shape}")
+    if len(words) != vals.size:
+        raise ValueError(f"{len(words)} words for {vals.size} values; pass one word per value")
+    fig = go.Figure(
+        go.Bar(
+            x=_unique(words),
+            y=vals,
+            marker_color=color,
+            hovertemplate="%{x}: %{y:.3g}<extra></extra>",
+        )
+    )
+    _layout(fig, presenter, title, x_title, y_title)
+    fig.update_xaxes(type="category", tickangle=-60 if len(words) > 12 else 0)
+    return fig

@@ -1,0 +1,206 @@
+"""core.analysis.bottleneck and core.figures.bottleneck: properties and known results."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from core import corpus
+from core.analysis import bottleneck as bn
+from core.figures import bottleneck as figs
+from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
+
+
+def _model(bidirectional: bool, hidden: int = 16) -> RNNSeq2Seq:
+    torch.manual_seed(0)
+    cfg = RNNSeq2SeqConfig(
+        src_vocab=30,
+        tgt_vocab=20,
+        emb_dim=8,
+        hidden=hidden,
+        attention=bidirectional,
+        bidirectional=bidirectional,
+        attn_dim=8,
+    )
+    return RNNSeq2Seq(cfg).eval()
+
+
+# --- encoder states -------------------------------------------------------------------------
+
+
+def test_unidirectional_context_is_the_last_state():
+    hidden, context = bn.encoder_states(_model(False), [5, 6, 7, 8, 2])
+    assert hidden.shape == (5, 16) and context.shape == (16,)
+    np.testing.assert_allclose(context, hidden[-1], atol=1e-6)
+
+
+def test_bidirectional_context_joins_last_forward_and_first_backward():
+    hidden, context = bn.encoder_states(_model(True), [5, 6, 7, 8, 2])
+    half = 8
+    np.testing.assert_allclose(context[:half], hidden[-1, :half], atol=1e-6)
+    np.testing.assert_allclose(context[half:], hidden[0, half:], atol=1e-6)
+
+
+def test_batched_contexts_ignore_padding():
+    model = _model(False)
+    rows = [[5, 6, 2], [7, 8, 9, 10, 11, 2], [4, 2]]
+    batch = bn.contexts(model, rows, batch_size=2)
+    assert batch.shape == (3, 16)
+    for row, c in zip(rows, batch):
+        np.testing.assert_allclose(c, bn.encoder_states(model, row)[1], atol=1e-5)
+
+
+def test_encoder_states_rejects_empty_input():
+    with pytest.raises(ValueError, match="empty"):
+        bn.encoder_states(_model(False), [])
+
+
+# --- sentences and scoring -------------------------------------------------------------------
+
+
+def test_sample_sentences_is_seeded_distinct_and_in_range():
+    a = bn.sample_sentences(3, 20, 12, 15)
+    assert a == bn.sample_sentences(3, 20, 12, 15)
+    assert a != bn.sample_sentences(4, 20, 12, 15)
+    assert all(12 <= len(p.src) <= 15 for p in a)
+    assert len({p.src for p in a}) == 20
+    with pytest.raises(ValueError):
+        bn.sample_sentences(3, 5, 10, 2)
+
+
+def test_error_marks_align_instead_of_shifting():
+    ref = list("我爱你们")
+    assert bn.error_marks(ref, ref) == [False] * 4
+    # one inserted token is the only error, not everything after it
+    assert bn.error_marks(list("我很爱你们"), ref) == [False, True, False, False, False]
+    assert bn.error_marks(list("他爱你们"), ref) == [True, False, False, False]
+    assert bn.error_marks([], ref) == []
+    assert bn.error_marks(list("好"), []) == [True]
+
+
+def test_correct_prefix_and_on_track():
+    assert bn.correct_prefix("abcd", "abxd") == 2
+    assert bn.correct_prefix("ab", "abc") == 2
+    outs = ["abc", "abd", "a"]
+    refs = ["abc", "abc", "ab"]
+    got = bn.on_track(outs, refs, 4)
+    np.testing.assert_allclose(got[:3], [1.0, 2 / 3, 1 / 2])
+    assert math.isnan(got[3])  # no reference has 4 tokens
+    with pytest.raises(ValueError):
+        bn.on_track(outs, refs[:2], 3)
+
+
+# --- length curves from the manifest --------------------------------------------------------
+
+
+def _manifest() -> dict:
+    by_length = {
+        b: {"exact": 1 - i / 10, "token_acc": 0.5, "edit_acc": 0.6, "n": 100 + i}
+        for i, b in enumerate(corpus.BUCKETS)
+    }
+    return {
+        "models": {
+            "gru_plain_32": {"metrics": {"by_length": by_length}},
+            "gru_attention": {"metrics": {"by_length": by_length, "all": {}}},
+            "cnn_s2s": {"metrics": {}},  # not evaluated yet
+        }
+    }
+
+
+def test_length_curves_reads_the_metric_in_bucket_order():
+    curves = bn.length_curves(_manifest(), ("gru_plain_32", "gru_attention", "cnn_s2s", "x"))
+    assert list(curves) == ["gru_plain_32", "gru_attention"]
+    assert curves["gru_plain_32"] == [1.0, 0.9, 0.8, 0.7, 0.6]
+    edit = bn.length_curves(_manifest(), ("gru_attention",), "edit_acc")
+    assert edit["gru_attention"] == [0.6] * len(corpus.BUCKETS)
+    assert bn.bucket_counts(_manifest(), "gru_attention") == [100, 101, 102, 103, 104]
+    assert bn.bucket_counts(_manifest(), "cnn_s2s") == [0] * len(corpus.BUCKETS)
+    with pytest.raises(ValueError, match="unknown metric"):
+        bn.length_curves(_manifest(), ("gru_attention",), "bleu")
+
+
+# --- linear probes ----------------------------------------------------------------------------
+
+
+def test_linear_probe_reads_what_is_linearly_there_and_nothing_else():
+    rng = np.random.default_rng(0)
+    n, d, k = 1500, 32, 12
+    labels = rng.integers(0, k, size=(n, 2))
+    codes = rng.normal(size=(k, d))
+    x = 2 * codes[labels[:, 0]] + rng.normal(size=(n, d))  # only column 0 is encoded
+    acc, chance, lam = bn.linear_probe(x[:1000], labels[:1000], x[1000:], labels[1000:])
+    assert acc.shape == chance.shape == (2,)
+    assert acc[0] > 0.95
+    assert abs(acc[1] - 1 / k) < 0.06  # the random column stays near chance
+    values, counts = np.unique(labels[:1000, 1], return_counts=True)
+    expected = float((labels[1000:, 1] == values[counts.argmax()]).mean())
+    assert chance[1] == pytest.approx(expected)
+    assert lam > 0
+
+
+def test_linear_probe_checks_shapes():
+    with pytest.raises(ValueError):
+        bn.linear_probe(np.zeros((10, 3)), np.zeros((10, 1)), np.zeros((5, 4)), np.zeros((5, 1)))
+
+
+def test_probe_positions_shapes_and_short_sentences():
+    model = _model(False)
+    rng = np.random.default_rng(1)
+    rows = [list(rng.integers(4, 30, size=6)) + [2] for _ in range(120)]
+    result = bn.probe_positions(model, rows[:100], rows[100:], 4)
+    assert list(result.positions) == [1, 2, 3, 4]
+    assert result.accuracy.shape == result.chance.shape == (4,)
+    assert (result.n_train, result.n_test) == (100, 20)
+    assert np.all((0 <= result.accuracy) & (result.accuracy <= 1))
+    with pytest.raises(ValueError, match="fewer than"):
+        bn.probe_positions(model, rows[:100], [[5, 2]], 4)
+
+
+def test_probe_finds_the_last_word_in_a_plain_encoder_state():
+    """Known result: the state after the last word keeps that word best (a random GRU too)."""
+    model = _model(False, hidden=32)
+    rng = np.random.default_rng(2)
+    rows = [list(rng.integers(4, 12, size=8)) + [2] for _ in range(900)]
+    result = bn.probe_positions(model, rows[:700], rows[700:], 8)
+    assert result.accuracy[-1] > result.accuracy[0]
+    assert result.accuracy[-1] > result.chance[-1] + 0.3
+
+
+# --- figures --------------------------------------------------------------------------------
+
+
+def test_figures_build_and_check_their_input():
+    h = np.zeros((4, 6))
+    fig = figs.states_heatmap(
+        h, ["a", "b", "a", "<eos>"], title="t", x_title="x", y_title="y", context_label="C"
+    )
+    assert fig.data[0].z.shape == (6, 4) and len(set(fig.data[0].x)) == 4
+    with pytest.raises(ValueError, match="one word per state"):
+        figs.states_heatmap(h, ["a"], title="t", x_title="x", y_title="y", context_label="C")
+    strip = figs.context_strip(np.ones(6), title="t", x_title="x")
+    assert strip.data[0].z.shape == (1, 6)
+    curves = {"gru_attention": [1.0] * 5, "cnn_s2s": [0.5] * 5}
+    fig = figs.length_figure(
+        corpus.BUCKETS, curves, focus=("gru_attention",), title="t", x_title="x", y_title="y"
+    )
+    colors = {tr.name: tr.line.color for tr in fig.data}
+    assert colors["cnn_s2s"] == figs.GREY and colors["gru_attention"] != figs.GREY
+    with pytest.raises(ValueError, match="buckets"):
+        figs.length_figure(
+            corpus.BUCKETS, {"m": [1.0]}, focus=(), title="t", x_title="x", y_title="y"
+        )
+    fig = figs.lines_by_position(
+        [1, 2],
+        {"gru_plain_32": [0.5, np.nan]},
+        title="t",
+        x_title="x",
+        y_title="y",
+        baseline=[0.1, 0.1],
+        baseline_name="chance",
+    )
+    assert [tr.name for tr in fig.data] == ["gru_plain_32", "chance"]
+    with pytest.raises(ValueError):
+        figs.influence_bars(["a"], [1.0, 2.0], title="t", x_title="x", y_title="y", color="#000")
