@@ -1,0 +1,524 @@
+"""Model arena: the same sentence through every pretrained translation model, side by side.
+
+Who gets it right (token by token, against the reference), how sure each model is, how
+big it is and how fast it decodes on this server now; then the held-out evidence behind
+the verdict (accuracy against length, memory against distance) and a link to the page
+that explains each model's behaviour.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+
+import pandas as pd
+import streamlit as st
+
+import core.zoo as zoo
+import ui
+import ui.models
+from core import corpus, probes_data
+from core.analysis import arena as A
+from core.figures import arena as F
+from core.translate import MAX_WORDS, InputError, prepare, translate_tokens
+from core.vocab import detokenize_zh
+from ui.nav import is_built, page_spec
+
+ui.begin_page("arena")
+t = ui.t
+lang = ui.current_lang()
+present = ui.presenter()
+
+MODELS = zoo.TRANSLATION_MODELS
+INPUTS = ("lesson", "grammar", "typed")
+MODES = ("show", "predict")
+VIEWS = ("edit", "position")
+METRICS = ("exact", "edit_acc", "token_acc")
+LESSON_LABELS = [" ".join(p.src) for p in corpus.LESSON_PAIRS]
+DEFAULT_LESSON = 5  # "the cat drank the milk because it was hungry": the lesson's "it"
+DEFAULT_TEXT = "the cat drank the milk because it was sweet"
+MAX_SEED = 999_999
+LATENCY_RUNS = 3
+# The page that explains each model's behaviour (lesson order).
+WHY: dict[str, tuple[str, ...]] = {
+    "gru_plain_32": ("bottleneck", "rnn_gradients"),
+    "gru_plain_128": ("bottleneck", "rnn_gradients"),
+    "gru_plain_256": ("bottleneck", "rnn_gradients"),
+    "gru_attention": ("attention",),
+    "cnn_s2s": ("cnn_receptive_field", "attention"),
+    "transformer": ("attention",),
+}
+# Non-colour marks (projector, print-outs, colour-blind viewers).
+SYMBOLS = {A.OK: " ✓", A.WRONG: " ✗", A.EXTRA: " +"}
+BACKGROUND = {A.OK: "green", A.WRONG: "red", A.EXTRA: "orange", None: "gray"}
+
+
+# --- cached computation --------------------------------------------------------------------
+
+
+@st.cache_data(show_spinner=False, max_entries=2048)
+def _translate(name: str, tokens: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """Greedy output tokens and their probabilities (deterministic: cached for everyone)."""
+    sv, tv = ui.models.get_vocabs()
+    result = translate_tokens(ui.models.get_model(name), tokens, sv, tv)
+    return result.output, result.probs
+
+
+@st.cache_data(show_spinner=False, max_entries=512)
+def _latency(name: str, tokens: tuple[str, ...], nonce: int) -> dict[str, object]:
+    """Live timing of the greedy decode; ``nonce`` changes when the user asks to re-measure."""
+    sv, _ = ui.models.get_vocabs()
+    timing = A.greedy_latency(
+        ui.models.get_model(name), sv.encode(tokens, eos=True), runs=LATENCY_RUNS
+    )
+    return {**timing, "at": dt.datetime.now(dt.UTC).strftime("%H:%M:%S")}
+
+
+@st.cache_data(show_spinner=False)
+def _params(name: str) -> int:
+    return A.count_params(ui.models.get_model(name))
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _grammar(seed: int, length: int) -> corpus.Pair:
+    return A.grammar_pair(seed, length)
+
+
+# --- which models are here -----------------------------------------------------------------
+
+try:
+    src_vocab, tgt_vocab = ui.models.get_vocabs()
+except zoo.ZooError as err:
+    ui.models.show_zoo_error(err)
+    st.stop()
+available, missing = [], []
+for name in MODELS:
+    try:
+        ui.models.get_model(name)
+        available.append(name)
+    except zoo.ZooError:
+        missing.append(name)
+if not available:
+    ui.models.require(*MODELS)  # names the first missing file and the rebuild command
+    st.stop()
+if missing:
+    st.warning(
+        t("arena.missing", models=", ".join(missing), command=zoo.REBUILD_COMMAND),
+        icon=":material/inventory_2:",
+    )
+try:
+    manifest = ui.models.get_manifest()
+except zoo.ZooError:
+    manifest = {"models": {}}
+
+# --- the sentence --------------------------------------------------------------------------
+
+st.header(t("arena.input.header"))
+source = ui.params.get_choice("input", INPUTS, default="lesson")
+source = st.segmented_control(
+    t("arena.input.source"),
+    INPUTS,
+    format_func=ui.labeler("arena.input.source."),
+    required=True,
+    **ui.params.bound("input", source, key="arena_input"),
+)
+ui.params.set_params(input=source)
+
+reference: corpus.Pair | None = None
+tokens: list[str] | None = None
+raw_text = ""
+if source == "lesson":
+    idx = ui.params.get_int("lesson", 0, len(LESSON_LABELS) - 1, DEFAULT_LESSON)
+    idx = st.selectbox(
+        t("arena.input.lesson"),
+        range(len(LESSON_LABELS)),
+        format_func=LESSON_LABELS.__getitem__,
+        **ui.params.bound("lesson", idx, key="arena_lesson"),
+    )
+    ui.params.set_params(lesson=idx)
+    reference = corpus.LESSON_PAIRS[idx]
+    raw_text = LESSON_LABELS[idx]
+elif source == "grammar":
+    length = ui.params.get_int("len", 1, corpus.MAX_LEN, 30)
+    seed = ui.params.get_int("seed", 0, MAX_SEED, 1)
+
+    def _draw() -> None:
+        # a new sentence of the same length; the URL keeps the seed, so the link reproduces it
+        st.query_params["seed"] = str(random.randint(0, MAX_SEED))
+
+    c1, c2, c3 = st.columns([3, 2, 2], vertical_alignment="bottom")
+    with c1:
+        length = st.slider(
+            t("arena.input.length"),
+            1,
+            corpus.MAX_LEN,
+            **ui.params.bound("len", length, key="arena_len"),
+        )
+    with c2:
+        seed = st.number_input(
+            t("arena.input.seed"),
+            0,
+            MAX_SEED,
+            step=1,
+            help=t("arena.input.seed_help"),
+            **ui.params.bound("seed", seed, key="arena_seed"),
+        )
+    with c3:
+        st.button(t("arena.input.draw"), on_click=_draw, icon=":material/casino:")
+    ui.params.set_params(len=length, seed=seed)
+    reference = _grammar(int(seed), int(length))
+    raw_text = " ".join(reference.src)
+else:
+    raw_text = ui.params.get_text("text", DEFAULT_TEXT)
+    raw_text = st.text_input(
+        t("arena.input.text"),
+        max_chars=300,
+        help=t("arena.input.text_help", limit=MAX_WORDS),
+        **ui.params.bound("text", raw_text, key="arena_text"),
+    )
+    ui.params.set_params(text=raw_text)
+
+try:
+    tokens = prepare(raw_text, src_vocab)
+except InputError as err:
+    if err.reason == "unknown":
+        words = "; ".join(
+            f"`{ui.params.safe_value(o.word)}` → "
+            + (", ".join(f"`{s}`" for s in o.suggestions) if o.suggestions else "—")
+            for o in err.unknown
+        )
+        st.error(t("arena.error.unknown", words=words), icon=":material/spellcheck:")
+    elif err.reason == "too_long":
+        st.error(t("arena.error.too_long", limit=err.limit), icon=":material/straighten:")
+    else:
+        st.error(t("arena.error.empty"), icon=":material/edit_note:")
+    tokens = None
+if tokens is not None and source == "typed":
+    reference = A.find_reference(tokens)
+
+if tokens is not None:
+    st.markdown(t("arena.input.source_line", text=" ".join(tokens), n=len(tokens)))
+    if reference is not None:
+        st.markdown(t("arena.input.reference", text=detokenize_zh(reference.tgt)))
+        st.caption(t("arena.input.reference_note"))
+    else:
+        st.info(t("arena.input.no_reference"), icon=":material/help:")
+
+# --- mode: everything at once, or predict then reveal -------------------------------------
+
+mode = ui.params.get_choice("mode", MODES, default="show")
+n_models = len(available)
+revealed_url = ui.params.get_int("reveal", 0, len(MODELS), 0)
+c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+with c1:
+    mode = st.segmented_control(
+        t("arena.mode"),
+        MODES,
+        format_func=ui.labeler("arena.mode."),
+        required=True,
+        help=t("arena.mode_help"),
+        **ui.params.bound("mode", mode, key="arena_mode"),
+    )
+with ui.secondary():
+    view = ui.params.get_choice("view", VIEWS, default="edit")
+    view = st.segmented_control(
+        t("arena.view"),
+        VIEWS,
+        format_func=ui.labeler("arena.view."),
+        required=True,
+        help=t("arena.view_help"),
+        **ui.params.bound("view", view, key="arena_view"),
+    )
+
+# A new sentence in predict mode hides every output again.
+signature = (source, tuple(tokens or ()))
+if st.session_state.get("arena_signature") not in (None, signature) and mode == "predict":
+    revealed_url = 0
+st.session_state["arena_signature"] = signature
+revealed = n_models if mode == "show" else min(revealed_url, n_models)
+st.session_state["arena_reveal"] = revealed
+
+
+def _set_reveal(k: int) -> None:
+    st.session_state["arena_reveal"] = k
+    st.query_params["reveal"] = str(k)
+
+
+if mode == "predict":
+    with c2:
+        b1, b2 = st.columns(2)
+        b1.button(
+            t("arena.reveal_next"),
+            on_click=_set_reveal,
+            args=(min(revealed + 1, n_models),),
+            disabled=revealed >= n_models,
+            type="primary",
+            icon=":material/visibility:",
+            width="stretch",
+        )
+        b2.button(
+            t("arena.hide_all"),
+            on_click=_set_reveal,
+            args=(0,),
+            disabled=revealed == 0,
+            icon=":material/visibility_off:",
+            width="stretch",
+        )
+    st.caption(t("arena.predict_note", shown=revealed, total=n_models))
+ui.params.set_params(mode=mode, view=view, reveal=revealed if mode == "predict" else 0)
+
+# --- the models on this sentence -----------------------------------------------------------
+
+if tokens is None:
+    st.stop()
+
+key = tuple(tokens)
+outputs = {name: _translate(name, key) for name in available}
+nonce = int(st.session_state.get("arena_measure", 0))
+with st.spinner(t("arena.latency.measuring")):
+    latency = {name: _latency(name, key, nonce) for name in available}
+
+
+def _entry(name: str) -> dict:
+    return (manifest.get("models") or {}).get(name) or {}
+
+
+def _why_text(name: str) -> str:
+    cfg = _entry(name).get("config") or {}
+    if name.startswith("gru_plain"):
+        return t("arena.why.gru_plain", hidden=cfg.get("hidden", "?"))
+    if name == "cnn_s2s":
+        layers, kernel = cfg.get("enc_layers"), cfg.get("kernel")
+        if isinstance(layers, int) and isinstance(kernel, int):
+            return t("arena.why.cnn_s2s", layers=layers, rf=1 + layers * (kernel - 1))
+        return t("arena.why.cnn_s2s_plain")
+    return t(f"arena.why.{name}")
+
+
+def _clean(token: str) -> str:
+    """A vocabulary token made inert inside markdown (no brackets, no markup)."""
+    return "".join(ch for ch in token if ch not in "[]\\*_`~:<>$#|") or "·"
+
+
+def _strip(out: tuple[str, ...], marks: tuple[str, ...] | None) -> str:
+    if not out:
+        return t("arena.empty_output")
+    cells = []
+    for i, tok in enumerate(out):
+        mark = marks[i] if marks is not None else None
+        sym = SYMBOLS.get(mark, "") if mark is not None else ""
+        cells.append(f":{BACKGROUND[mark]}-background[{_clean(tok)}{sym}]")
+    return " ".join(cells)
+
+
+st.header(t("arena.results.header"))
+if reference is not None:
+    st.caption(t(f"arena.legend.{view}"))
+rows = []
+grid_models, grid_tokens, grid_probs, grid_marks = [], [], [], []
+for i, name in enumerate(available):
+    out, probs = outputs[name]
+    verdict = None
+    scores = None
+    if reference is not None:
+        verdict = (A.edit_alignment if view == "edit" else A.positionwise)(out, reference.tgt)
+        scores = A.sentence_scores(out, reference.tgt)
+    shown = i < revealed
+    lat = latency[name]
+    params = _params(name)
+    with st.container(border=True):
+        left, mid, right = st.columns([2, 5, 2], vertical_alignment="center")
+        with left:
+            st.markdown(f"**{name}**")
+            st.caption(t("arena.card.meta", params=f"{params:,}", ms=f"{lat['median_ms']:.0f}"))
+        with mid:
+            if shown:
+                st.markdown(_strip(out, verdict.marks if verdict else None))
+                if verdict is not None and scores is not None:
+                    key_ = "arena.card.exact" if scores["exact"] == 1 else "arena.card.score"
+                    st.caption(
+                        t(
+                            key_,
+                            correct=verdict.correct,
+                            n=len(reference.tgt),
+                            missing=verdict.missing,
+                            conf=f"{sum(probs) / max(1, len(probs)):.0%}",
+                        )
+                    )
+                else:
+                    st.caption(t("arena.card.conf", conf=f"{sum(probs) / max(1, len(probs)):.0%}"))
+            else:
+                st.markdown(t("arena.card.hidden"))
+        with right:
+            st.caption(_why_text(name))
+            for slug in WHY[name]:
+                spec = page_spec(slug)
+                if spec is not None and is_built(slug):
+                    st.page_link(
+                        spec.path,
+                        label=t(f"page.{slug}.title"),
+                        icon=":material/arrow_forward:",
+                        query_params={"lang": lang, "present": int(present)},
+                    )
+                else:
+                    st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
+    row = {
+        t("arena.col.model"): name,
+        t("arena.col.output"): detokenize_zh(out) if shown else "?",
+        t("arena.col.exact"): (
+            ("✓" if scores["exact"] == 1 else "✗")
+            if shown and scores
+            else ("?" if not shown else "—")
+        ),
+        t("arena.col.token_acc"): f"{scores['token_acc']:.0%}" if shown and scores else "—",
+        t("arena.col.edit_acc"): f"{scores['edit_acc']:.0%}" if shown and scores else "—",
+        t("arena.col.conf"): f"{sum(probs) / max(1, len(probs)):.0%}" if shown and probs else "—",
+        t("arena.col.min_conf"): f"{min(probs):.0%}" if shown and probs else "—",
+        t("arena.col.params"): params,
+        t("arena.col.latency"): round(float(lat["median_ms"]), 1),
+    }
+    rows.append(row)
+    if shown:
+        grid_models.append(name)
+        grid_tokens.append(list(out))
+        grid_probs.append(list(probs))
+        grid_marks.append(list(verdict.marks) if verdict else ["none"] * len(out))
+
+stamp = max(str(v["at"]) for v in latency.values())
+st.caption(t("arena.latency.note", runs=LATENCY_RUNS, at=stamp))
+
+
+def _remeasure() -> None:
+    st.session_state["arena_measure"] = int(st.session_state.get("arena_measure", 0)) + 1
+
+
+# --- confidence ----------------------------------------------------------------------------
+
+if grid_models and any(grid_tokens):
+    fig_conf = F.confidence_grid(
+        grid_models,
+        grid_tokens,
+        grid_probs,
+        grid_marks if reference is not None else None,
+        title=t("arena.conf.title"),
+        x_title=t("arena.conf.x"),
+        presenter=present,
+        mark_symbols=SYMBOLS,
+    )
+    ui.chart(fig_conf, key="arena_conf_chart")
+    st.caption(t("arena.conf.caption"))
+    with ui.secondary():
+        st.download_button(
+            t("arena.conf.html"),
+            data=lambda: F.standalone_html(fig_conf),
+            file_name="arena_confidence.html",
+            mime="text/html",
+            on_click="ignore",
+            icon=":material/download:",
+            key="arena_conf_html",
+        )
+else:
+    fig_conf = None
+
+# --- the table, for slides -----------------------------------------------------------------
+
+st.subheader(t("arena.table.header"))
+table = pd.DataFrame(rows)
+st.table(table, hide_index=True)
+with ui.secondary():
+    d1, d2 = st.columns(2)
+    d1.download_button(
+        t("arena.table.csv"),
+        data=table.to_csv(index=False).encode("utf-8-sig"),  # BOM: Excel opens Chinese right
+        file_name="arena.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        key="arena_csv",
+    )
+    d2.button(
+        t("arena.latency.again"),
+        on_click=_remeasure,
+        icon=":material/timer:",
+        key="arena_remeasure",
+    )
+
+# --- the held-out evidence -----------------------------------------------------------------
+
+st.header(t("arena.evidence.header"))
+if mode == "predict" and revealed < n_models:
+    st.info(t("arena.evidence.after_reveal"), icon=":material/visibility_off:")
+else:
+    with ui.secondary():
+        metric = ui.params.get_choice("metric", METRICS, default="exact")
+        metric = st.segmented_control(
+            t("arena.metric"),
+            METRICS,
+            format_func=ui.labeler("arena.metric."),
+            required=True,
+            **ui.params.bound("metric", metric, key="arena_metric"),
+        )
+    ui.params.set_params(metric=metric)
+    by_length = A.exact_by_length(manifest, MODELS, metric=metric)
+    if by_length:
+        fig_len = F.accuracy_by_length(
+            corpus.BUCKETS,
+            by_length,
+            title=t("arena.len.title", metric=t(f"arena.metric.{metric}")),
+            x_title=t("arena.len.x"),
+            y_title=t(f"arena.metric.{metric}"),
+            presenter=present,
+        )
+        ui.chart(fig_len, key="arena_len_chart")
+        sizes = [
+            (((_entry(n).get("metrics") or {}).get("by_length") or {}).get(b) or {}).get("n")
+            for n in by_length
+            for b in corpus.BUCKETS
+        ]
+        sizes = [s for s in sizes if isinstance(s, int)]
+        st.caption(t("arena.len.caption", n=min(sizes) if sizes else "?"))
+        st.download_button(
+            t("arena.html"),
+            data=lambda: F.standalone_html(fig_len),
+            file_name=f"arena_accuracy_by_length_{metric}.html",
+            mime="text/html",
+            on_click="ignore",
+            icon=":material/download:",
+            key="arena_len_html",
+        )
+    else:
+        st.info(t("arena.len.none"), icon=":material/hourglass_empty:")
+
+    distances, by_distance = A.distance_accuracy(manifest, zoo.PROBE_MODELS)
+    if by_distance:
+        fig_dist = F.accuracy_by_distance(
+            distances,
+            by_distance,
+            title=t("arena.dist.title"),
+            x_title=t("arena.dist.x"),
+            y_title=t("arena.dist.y"),
+            chance=1 / probes_data.N_KEYS,
+            chance_label=t("arena.dist.chance"),
+            presenter=present,
+        )
+        ui.chart(fig_dist, key="arena_dist_chart")
+        st.caption(t("arena.dist.caption"))
+        st.download_button(
+            t("arena.html"),
+            data=lambda: F.standalone_html(fig_dist),
+            file_name="arena_memory_by_distance.html",
+            mime="text/html",
+            on_click="ignore",
+            icon=":material/download:",
+            key="arena_dist_html",
+        )
+    else:
+        st.info(t("arena.dist.none"), icon=":material/hourglass_empty:")
+
+# --- takeaway ------------------------------------------------------------------------------
+
+st.header(t("arena.takeaway.header"))
+st.markdown(t("arena.takeaway"))
+st.subheader(t("arena.try.header"))
+for k in ("long", "it", "predict", "typo"):
+    st.markdown(f"- {t(f'arena.try.{k}')}")

@@ -1,0 +1,158 @@
+"""core.analysis.arena and core.figures.arena: verdicts, timing, manifest tables, figures."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from core import corpus
+from core.analysis import arena as A
+from core.evaluate import edit_distance, score
+from core.figures import arena as F
+
+REF = tuple("猫 喝 了 牛奶 因为 猫 饿 了".split())
+
+
+def test_positionwise_known_cases():
+    assert A.positionwise(REF, REF).marks == (A.OK,) * len(REF)
+    # one inserted token: everything after it is shifted and counts as wrong
+    shifted = REF[:2] + ("很",) + REF[2:]
+    v = A.positionwise(shifted, REF)
+    assert v.marks[:2] == (A.OK, A.OK) and v.marks[-1] == A.EXTRA
+    assert v.correct < len(REF) - 1 and v.missing == 0
+    short = A.positionwise(REF[:3], REF)
+    assert short.correct == 3 and short.missing == len(REF) - 3
+
+
+def test_edit_alignment_forgives_one_insertion():
+    shifted = REF[:2] + ("很",) + REF[2:]
+    v = A.edit_alignment(shifted, REF)
+    assert v.marks == (A.OK, A.OK, A.EXTRA) + (A.OK,) * (len(REF) - 2)
+    assert v.missing == 0 and v.edits == 1
+    dropped = A.edit_alignment(REF[:4] + REF[5:], REF)
+    assert dropped.missing == 1 and dropped.correct == len(REF) - 1
+    sub = A.edit_alignment(REF[:5] + ("牛奶",) + REF[6:], REF)
+    assert sub.marks[5] == A.WRONG and sub.edits == 1
+
+
+def test_edit_alignment_cost_equals_edit_distance():
+    rng = random.Random(0)
+    alphabet = "abcd"
+    for _ in range(300):
+        out = [rng.choice(alphabet) for _ in range(rng.randint(0, 9))]
+        ref = [rng.choice(alphabet) for _ in range(rng.randint(0, 9))]
+        v = A.edit_alignment(out, ref)
+        assert len(v.marks) == len(out)
+        assert v.edits == edit_distance(out, ref)
+        # every reference token is either matched/substituted or missing
+        assert sum(m != A.EXTRA for m in v.marks) + v.missing == len(ref)
+
+
+def test_empty_output_and_reference():
+    assert A.edit_alignment((), REF).missing == len(REF)
+    assert A.edit_alignment(("x",), ()).marks == (A.EXTRA,)
+    assert A.positionwise((), ()).marks == ()
+
+
+def test_sentence_scores_match_evaluate():
+    out = REF[:2] + ("很",) + REF[2:]
+    s = A.sentence_scores(out, REF)
+    full = score([list(out)], [list(REF)])
+    assert s == {k: full[k] for k in ("exact", "token_acc", "edit_acc")}
+    assert A.sentence_scores(REF, REF)["exact"] == 1
+
+
+def test_find_reference_and_grammar_pair():
+    assert A.find_reference("how are you".split()).tgt == ("你", "好", "吗")
+    assert A.find_reference(["how", "are", "we"]) is None
+    a, b = A.grammar_pair(7, 23), A.grammar_pair(7, 23)
+    assert a == b and len(a.src) == 23
+    assert A.grammar_pair(8, 23) != a
+
+
+def test_time_runs_and_latency():
+    calls = []
+    times = A.time_runs(lambda: calls.append(1), runs=4, warmup=2)
+    assert len(times) == 4 and len(calls) == 6 and all(t >= 0 for t in times)
+    with pytest.raises(ValueError, match="runs"):
+        A.time_runs(lambda: None, runs=0)
+
+
+def test_greedy_latency_and_params_on_a_real_architecture():
+    import torch
+
+    from core import zoo
+
+    torch.manual_seed(0)
+    cfg = {"src_vocab": 20, "tgt_vocab": 20, "hidden": 16, "emb_dim": 8}
+    model = zoo.build_model("rnn_seq2seq", cfg).eval()
+    lat = A.greedy_latency(model, [5, 6, 7, 2], runs=3)
+    assert lat["runs"] == 3 and 0 < lat["min_ms"] <= lat["median_ms"] <= lat["max_ms"]
+    assert A.count_params(model) == sum(p.numel() for p in model.parameters()) > 0
+
+
+def _manifest():
+    return {
+        "models": {
+            "gru_attention": {
+                "metrics": {
+                    "by_length": {
+                        b: {"exact": 0.9 - 0.1 * i, "edit_acc": 0.95, "n": 10}
+                        for i, b in enumerate(corpus.BUCKETS)
+                    }
+                }
+            },
+            "gru_plain_32": {"metrics": {"by_length": {"1-10": {"exact": 0.5}}}},
+            "transformer": {"metrics": {}},
+            "probe_rnn": {"metrics": {"distance": {"5": 1.0, "10": 0.5}}},
+            "probe_cnn2": {"metrics": {"distance": {"5": 0.9, "60": 0.1}}},
+        }
+    }
+
+
+def test_manifest_tables():
+    m = _manifest()
+    series = A.exact_by_length(m, ["gru_attention", "gru_plain_32", "transformer", "nope"])
+    assert set(series) == {"gru_attention", "gru_plain_32"}
+    assert series["gru_attention"] == pytest.approx([0.9, 0.8, 0.7, 0.6, 0.5])
+    assert series["gru_plain_32"] == [0.5, None, None, None, None]
+    assert A.exact_by_length(m, ["gru_attention"], metric="edit_acc")["gru_attention"] == [0.95] * 5
+    dists, acc = A.distance_accuracy(m, ["probe_rnn", "probe_cnn2", "probe_gru"])
+    assert dists == [5, 10, 60]
+    assert acc == {"probe_rnn": [1.0, 0.5, None], "probe_cnn2": [0.9, None, 0.1]}
+
+
+def test_figures_carry_the_numbers_and_check_inputs():
+    series = {"gru_plain_32": [1.0, 0.5, None, 0.0, 0.0], "transformer": [1, 1, 1, 0.9, 0.8]}
+    fig = F.accuracy_by_length(corpus.BUCKETS, series, title="T", presenter=True)
+    assert [tr.name for tr in fig.data] == list(series)
+    assert fig.data[0].line.dash == "dash" and fig.data[1].line.dash == "solid"
+    assert list(fig.data[1].y) == [1, 1, 1, 0.9, 0.8]
+    with pytest.raises(ValueError, match="one value"):
+        F.accuracy_by_length(corpus.BUCKETS, {"a": [1.0]}, title="T")
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        F.accuracy_by_length(corpus.BUCKETS, {"a": [2.0] * 5}, title="T")
+    dist = F.accuracy_by_distance([5, 10], {"p": [1.0, 0.5]}, title="D", chance=0.1)
+    assert any(s.y0 == 0.1 for s in dist.layout.shapes)
+
+
+def test_confidence_grid_and_html():
+    fig = F.confidence_grid(
+        ["a", "b"],
+        [["猫", "喝"], ["狗"]],
+        [[0.9, 0.8], [0.4]],
+        [["ok", "wrong"], ["extra"]],
+        title="C",
+        mark_symbols={"ok": "✓", "wrong": "✗"},
+    )
+    z = fig.data[0].z
+    assert z[0][1] == 0.8 and z[1][0] == 0.4 and z[1][1] != z[1][1]  # NaN pads short rows
+    assert fig.data[0].text[0] == ["猫✓", "喝✗"]
+    with pytest.raises(ValueError, match="probabilities"):
+        F.confidence_grid(["a"], [["x", "y"]], [[0.5]], title="C")
+    with pytest.raises(ValueError, match="one row"):
+        F.confidence_grid(["a", "b"], [["x"]], [[0.5]], title="C")
+    html = F.standalone_html(fig)
+    assert html.lstrip().lower().startswith("<!doctype html>") and "</html>" in html
+    assert '<script src="http' not in html and len(html) > 1_000_000  # plotly.js inlined

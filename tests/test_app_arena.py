@@ -1,0 +1,277 @@
+"""The model arena page through AppTest.
+
+Most tests run on a small *untrained* zoo written to a temporary folder (random weights,
+real architectures, a vocabulary from the grammar), so they do not depend on the training
+run; one test checks the page against the shipped zoo when it is there.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+import streamlit as st
+
+import core.zoo as zoo
+from core import corpus
+from core.i18n import translate
+from tests.conftest import make_app
+
+ARENA = "pages/arena.py"
+
+
+def _write_dev_zoo(out: Path) -> dict:
+    import torch
+
+    from core import train
+    from core.vocab import Vocab
+
+    pairs = corpus.generate(1500, seed=5) + list(corpus.LESSON_PAIRS)
+    sv = Vocab.build(p.src for p in pairs)
+    tv = Vocab.build(p.tgt for p in pairs)
+    out.mkdir(parents=True, exist_ok=True)
+    vocab = {}
+    for side, v in (("src", sv), ("tgt", tv)):
+        path = out / f"vocab_{side}.json"
+        path.write_text(json.dumps(v.to_json(), ensure_ascii=False), encoding="utf-8")
+        vocab[side] = {"file": path.name, "sha256": zoo.sha256_of(path), "size": len(v)}
+    models = {}
+    for i, name in enumerate(zoo.TRANSLATION_MODELS + zoo.PROBE_MODELS):
+        spec = train.SPECS[name]
+        cfg = train.full_config(spec, sv, tv)
+        torch.manual_seed(i)
+        model = zoo.build_model(spec.family, cfg)
+        path = out / f"{name}.pt"
+        torch.save(model.state_dict(), path)
+        if spec.task == "translation":
+            metrics = {
+                "by_length": {
+                    b: {
+                        "exact": round(max(0.0, 1 - 0.05 * i * k), 3),
+                        "token_acc": 0.9,
+                        "edit_acc": 0.95,
+                        "n": 40,
+                    }
+                    for k, b in enumerate(corpus.BUCKETS)
+                }
+            }
+        else:
+            metrics = {"distance": {str(d): round(max(0.1, 1 - d / 100), 3) for d in (5, 30, 60)}}
+        models[name] = {
+            "family": spec.family,
+            "task": spec.task,
+            "file": path.name,
+            "sha256": zoo.sha256_of(path),
+            "params": sum(p.numel() for p in model.parameters()),
+            "config": cfg,
+            "metrics": metrics,
+        }
+    manifest = {"corpus": {"seed": 1}, "vocab": vocab, "models": models}
+    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
+    return manifest
+
+
+@pytest.fixture(scope="session")
+def dev_zoo_dir(tmp_path_factory) -> Path:
+    out = tmp_path_factory.mktemp("arena_zoo")
+    _write_dev_zoo(out)
+    return out
+
+
+@pytest.fixture
+def dev_zoo(dev_zoo_dir, monkeypatch):
+    """Point the zoo at the untrained dev models (and forget cached models before/after)."""
+    real_model, real_vocabs = zoo.load_model, zoo.load_vocabs
+    monkeypatch.setattr(
+        zoo,
+        "load_manifest",
+        lambda path=None: json.loads((dev_zoo_dir / "manifest.json").read_text()),
+    )
+    monkeypatch.setattr(
+        zoo, "load_model", lambda name, models_dir=None: real_model(name, dev_zoo_dir)
+    )
+    monkeypatch.setattr(zoo, "load_vocabs", lambda models_dir=None: real_vocabs(dev_zoo_dir))
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield json.loads((dev_zoo_dir / "manifest.json").read_text())
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+def _table(at):
+    return at.table[0].value
+
+
+def _charts(at) -> int:
+    return len(at.get("plotly_chart"))
+
+
+def test_default_lesson_sentence_every_model_scored(dev_zoo):
+    at = make_app(ARENA, lang="en").run()
+    assert not at.exception, [e.value for e in at.exception]
+    df = _table(at)
+    assert list(df["Model"]) == list(zoo.TRANSLATION_MODELS)
+    assert (df["Latency (ms)"] > 0).all()
+    assert list(df["Parameters"]) == [
+        dev_zoo["models"][n]["params"] for n in zoo.TRANSLATION_MODELS
+    ]
+    ref = "猫喝了牛奶因为猫饿了"
+    assert any(ref in m.value for m in at.markdown)
+    assert _charts(at) == 3  # confidence, accuracy by length, memory by distance
+    assert at.query_params["input"] == "lesson" and at.query_params["lesson"] == "5"
+
+
+def test_lesson_choice_changes_sentence_and_url(dev_zoo):
+    at = make_app(ARENA, lang="en").run()
+    at.selectbox(key="arena_lesson").set_value(1).run()
+    assert not at.exception
+    assert at.query_params["lesson"] == "1"
+    assert any("你好吗" in m.value for m in at.markdown)
+
+
+def test_grammar_sentence_reproduced_from_seed_and_length(dev_zoo):
+    at = make_app(ARENA, lang="en", input="grammar", seed="42", len="12").run()
+    assert not at.exception, [e.value for e in at.exception]
+    from core.analysis.arena import grammar_pair
+
+    pair = grammar_pair(42, 12)
+    text = "\n".join(m.value for m in at.markdown)
+    assert " ".join(pair.src) in text
+    assert at.slider(key="arena_len").value == 12 and at.number_input(key="arena_seed").value == 42
+    at.button[[b.label for b in at.button].index("Draw another")].click().run()
+    assert at.query_params["seed"] != "42" and at.query_params["len"] == "12"
+
+
+def test_typed_lesson_sentence_finds_its_reference(dev_zoo):
+    at = make_app(ARENA, lang="en", input="typed", text="How are you?").run()
+    assert not at.exception
+    assert any("你好吗" in m.value for m in at.markdown)
+    assert not at.info or all("no reference" not in i.value for i in at.info)
+
+
+def test_typed_new_sentence_has_no_reference(dev_zoo):
+    at = make_app(ARENA, lang="en", input="typed", text="i love the cat").run()
+    assert not at.exception
+    assert any("no reference" in i.value for i in at.info)
+    assert set(_table(at)["Exact"]) == {"—"}
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        ("the catt drank the milk", "catt"),
+        ("🙂 !!! ???", "Type an English sentence"),
+        ("<script>alert(1)</script>", "`script`"),
+        (" ".join(["you"] * 70), "more than 60 words"),
+    ],
+)
+def test_bad_text_gives_a_message_and_page_keeps_working(dev_zoo, text, needle):
+    at = make_app(ARENA, lang="en", input="typed").run()
+    at.text_input(key="arena_text").input(text).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert any(needle in e.value for e in at.error), [e.value for e in at.error]
+    assert not at.table  # nothing translated
+    at.text_input(key="arena_text").input("where are you").run()
+    assert not at.error and len(_table(at)) == len(zoo.TRANSLATION_MODELS)
+
+
+def test_unknown_word_message_in_chinese_names_the_word(dev_zoo):
+    at = make_app(ARENA, lang="zh", input="typed", text="i lovv you").run()
+    msg = at.error[0].value
+    assert "lovv" in msg and "模型从没见过" in msg and "`love`" in msg
+
+
+def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
+    at = make_app(ARENA, lang="en", mode="predict").run()
+    assert not at.exception
+    df = _table(at)
+    assert set(df["Output"]) == {"?"}
+    assert _charts(at) == 0  # held-out charts would give the answer away
+    reveal = [b for b in at.button if b.label == "Reveal next model"][0]
+    reveal.click().run()
+    assert at.query_params["reveal"] == "1"
+    outs = list(_table(at)["Output"])
+    assert outs[0] != "?" or outs[0] == "" and outs[1:] == ["?"] * 5
+    assert outs[1:] == ["?"] * (len(zoo.TRANSLATION_MODELS) - 1)
+    assert _charts(at) == 1  # the confidence grid of the revealed model
+
+
+def test_reveal_deep_link_and_bad_values(dev_zoo):
+    at = make_app(ARENA, lang="en", mode="predict", reveal="6").run()
+    assert "?" not in list(_table(at)["Output"]) and _charts(at) == 3
+    at = make_app(ARENA, lang="en", mode="oops", reveal="99", lesson="x", view="zz").run()
+    assert not at.exception
+    warned = "\n".join(w.value for w in at.warning)
+    for bad in ("oops", "99", "zz"):
+        assert bad in warned
+    assert at.query_params["mode"] == "show" and at.query_params["lesson"] == "5"
+
+
+def test_view_switch_changes_the_marks(dev_zoo):
+    at = make_app(ARENA, lang="en", view="position").run()
+    assert any("position" in c.value.lower() and "strict" in c.value.lower() for c in at.caption)
+    at.segmented_control(key="arena_view").set_value("edit").run()
+    assert at.query_params["view"] == "edit"
+    assert any("best alignment" in c.value for c in at.caption)
+
+
+def test_metric_choice_changes_chart(dev_zoo):
+    at = make_app(ARENA, lang="en", metric="edit_acc").run()
+    fig = json.loads(at.get("plotly_chart")[1].proto.spec)
+    assert "Edit accuracy" in fig["layout"]["title"]["text"]
+    assert fig["data"][0]["y"] == [0.95] * len(corpus.BUCKETS)
+
+
+def test_charts_show_manifest_numbers(dev_zoo):
+    at = make_app(ARENA, lang="zh").run()
+    length, dist = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[1:])
+    for trace in length["data"]:
+        by = dev_zoo["models"][trace["name"]]["metrics"]["by_length"]
+        assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]
+    assert {tr["name"] for tr in dist["data"]} == set(zoo.PROBE_MODELS)
+
+
+def test_partial_zoo_shows_the_rest(dev_zoo, monkeypatch):
+    real = zoo.load_model
+
+    def some_missing(name, models_dir=None):
+        if name == "transformer":
+            raise zoo.ZooError("assets/models/transformer.pt", "missing")
+        return real(name)
+
+    monkeypatch.setattr(zoo, "load_model", some_missing)
+    st.cache_resource.clear()
+    at = make_app(ARENA, lang="en").run()
+    assert not at.exception
+    assert any("transformer" in w.value for w in at.warning)
+    assert "transformer" not in list(_table(at)["Model"])
+
+
+def test_missing_zoo_names_file_and_command(no_manifest):
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = make_app(ARENA, lang="zh").run()
+    assert not at.exception
+    assert at.title[0].value == translate("page.arena.title", "zh")
+    assert any("python -m core.train --all" in e.value for e in at.error)
+
+
+@pytest.mark.skipif(
+    not zoo.MANIFEST_PATH.is_file(),
+    reason="the shipped zoo is not built (python -m core.train --all)",
+)
+def test_shipped_zoo_chart_matches_manifest():
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    manifest = zoo.load_manifest()
+    at = make_app(ARENA, lang="en").run(timeout=180)
+    assert not at.exception, [e.value for e in at.exception]
+    charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    length = next(c for c in charts if "length" in c["layout"]["title"]["text"])
+    for trace in length["data"]:
+        by = manifest["models"][trace["name"]]["metrics"]["by_length"]
+        assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]
+    df = _table(at)
+    for name, params in zip(df["Model"], df["Parameters"]):
+        assert params == manifest["models"][name]["params"]
