@@ -28,6 +28,7 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home"),
     PageSpec("rnn_gradients"),
+    PageSpec("attention"),
     PageSpec("arena"),
 )
 

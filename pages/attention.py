@@ -1,0 +1,615 @@
+"""Attention (lesson 3.1–3.2): alignment, context decides meaning, self-attention, and how a
+score becomes a weight. Every heatmap shows the weights the decoder used for the output
+shown: the models run teacher-forced on their own greedy output, and a replay from the
+plotted weights alone reproduces the model's logits (the check is printed under the chart).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+import ui
+from core import zoo
+from core.analysis import attention as A
+from core.corpus import BUCKETS
+from core.figures import attention as F
+from core.translate import InputError, prepare, translate_tokens
+from core.vocab import detokenize_zh
+from ui import models as M
+from ui.params import safe_value
+
+ui.begin_page("attention")
+t = ui.t
+P = ui.presenter()
+lang = ui.current_lang()
+
+PARTS = ("align", "pairs", "self", "score", "buys")
+ATTN_MODELS = ("gru_attention", "transformer")
+EXAMPLES = tuple(en for en, _ in A.EXAMPLES)
+REFERENCE = dict(A.EXAMPLES)
+PAIR_KEYS = tuple(p.key for p in A.MINIMAL_PAIRS)
+DIMS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512)
+OWN = "__own__"
+HOVER = {
+    "row": t("attention.hover.row"),
+    "col": t("attention.hover.col"),
+    "weight": t("attention.hover.weight"),
+    "sum": t("attention.hover.sum"),
+}
+
+part = ui.params.get_choice("part", PARTS, default="align")
+part = st.segmented_control(
+    t("attention.part"),
+    PARTS,
+    format_func=ui.labeler("attention.part."),
+    required=True,
+    **ui.params.bound("part", part, key="attention_part"),
+)
+ui.params.set_params(part=part)
+st.caption(t(f"attention.part.{part}.lead"))
+
+if not M.require(*ATTN_MODELS):
+    st.stop()
+src_vocab, tgt_vocab = M.get_vocabs()
+manifest = M.get_manifest()
+
+
+def _sha(name: str) -> str:
+    return str(manifest.get("models", {}).get(name, {}).get("sha256", ""))
+
+
+@st.cache_data(show_spinner=False, max_entries=128)
+def run_model(name: str, sha: str, tokens: tuple[str, ...]) -> tuple[A.AttentionRun, float]:
+    """Greedy translation + its attention, and the replay check (max |Δ logit|)."""
+    model = M.get_model(name)
+    ids = src_vocab.encode(tokens, eos=True)
+    run = A.run_attention(model, ids, tokens, tgt_vocab.tokens)
+    return run, A.logit_gap(model, ids, run)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def query_keys(sha: str, tokens: tuple[str, ...], layer: int) -> tuple[np.ndarray, np.ndarray]:
+    model = M.get_model("transformer")
+    return A.transformer_qk(model, src_vocab.encode(tokens, eos=True), layer)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def energies(sha: str, tokens: tuple[str, ...], out_ids: tuple[int, ...], step: int) -> np.ndarray:
+    model = M.get_model("gru_attention")
+    return A.additive_energy(model, src_vocab.encode(tokens, eos=True), out_ids, step)
+
+
+@st.cache_data(show_spinner=False)
+def saturation(n_keys: int) -> dict[str, np.ndarray]:
+    return A.saturation_curve(DIMS, n_keys)
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def translate_with(name: str, sha: str, tokens: tuple[str, ...]) -> str:
+    return translate_tokens(M.get_model(name), tokens, src_vocab, tgt_vocab).text
+
+
+def show_input_error(err: InputError) -> None:
+    """The reason a sentence cannot be translated, naming unknown words and suggestions."""
+    if err.reason == "unknown":
+        words = []
+        for o in err.unknown:
+            word = f"`{safe_value(o.word)}`"
+            if o.suggestions:
+                word += " " + t("attention.input.suggest", words=" / ".join(o.suggestions))
+            words.append(word)
+        st.error(t("attention.input.unknown", words="; ".join(words)), icon=":material/spellcheck:")
+    elif err.reason == "too_long":
+        st.error(t("attention.input.too_long", limit=err.limit), icon=":material/straighten:")
+    else:
+        st.error(t("attention.input.empty"), icon=":material/edit_note:")
+
+
+def _on_example() -> None:
+    choice = st.session_state["attention_example"]
+    if choice != OWN:
+        st.query_params["s"] = choice
+
+
+def sentence_picker(default: str) -> tuple[str, ...] | None:
+    """Example selector + free text, both tied to the URL parameter ``s``."""
+    text = ui.params.get_text("s", default)
+    st.session_state["attention_example"] = text if text in EXAMPLES else OWN
+    left, right = st.columns([1, 1])
+    with left:
+        st.selectbox(
+            t("attention.sentence.example"),
+            (*EXAMPLES, OWN),
+            format_func=lambda s: t("attention.sentence.own") if s == OWN else s,
+            key="attention_example",
+            on_change=_on_example,
+        )
+    with right:
+        text = st.text_input(
+            t("attention.sentence.type"),
+            max_chars=300,
+            help=t("attention.sentence.help"),
+            **ui.params.bound("s", text, key="attention_s"),
+        )
+    try:
+        return tuple(prepare(text, src_vocab))
+    except InputError as err:
+        show_input_error(err)
+        return None
+
+
+def model_picker() -> str:
+    name = ui.params.get_choice("model", ATTN_MODELS, default="gru_attention")
+    name = st.segmented_control(
+        t("attention.model"),
+        ATTN_MODELS,
+        format_func=ui.labeler("attention.model."),
+        required=True,
+        **ui.params.bound("model", name, key="attention_model"),
+    )
+    ui.params.set_params(model=name)
+    return name
+
+
+def layer_head_picker(run: A.AttentionRun, *, allow_avg: bool = True) -> tuple[int, int | None]:
+    """Layer and head selectors for the transformer (``None`` head = mean over heads)."""
+    n_layers, n_heads = run.cross.shape[:2]
+    heads = (("avg",) if allow_avg else ()) + tuple(str(h) for h in range(n_heads))
+    layer = ui.params.get_int("layer", 1, n_layers, default=n_layers)
+    head = ui.params.get_choice("head", heads, default=heads[0])
+    c1, c2 = st.columns(2)
+    with c1:
+        layer = st.select_slider(
+            t("attention.layer"),
+            options=list(range(1, n_layers + 1)),
+            **ui.params.bound("layer", layer, key="attention_layer"),
+        )
+    with c2:
+        head = st.segmented_control(
+            t("attention.head"),
+            heads,
+            format_func=lambda h: t("attention.head.avg") if h == "avg" else str(int(h) + 1),
+            required=True,
+            **ui.params.bound("head", head, key="attention_head"),
+        )
+    ui.params.set_params(layer=layer, head=head)
+    return layer - 1, None if head == "avg" else int(head)
+
+
+def step_picker(run: A.AttentionRun, label: str) -> int:
+    n = len(run.output)
+    step = min(ui.params.get_int("step", 1, 999, default=1), n)
+    step = st.select_slider(
+        label,
+        options=list(range(1, n + 1)),
+        format_func=lambda i: f"{i} · {run.output[i - 1]}",
+        **ui.params.bound("step", step, key="attention_step"),
+    )
+    ui.params.set_params(step=step)
+    return step - 1
+
+
+def model_note(name: str, run: A.AttentionRun, gap: float) -> None:
+    """Translation, and the check that the plotted weights are the ones used."""
+    st.markdown(
+        t("attention.output", model=t(f"attention.model.{name}"), text=detokenize_zh(run.words))
+    )
+    ok = run.consistent and gap < 1e-3
+    st.caption(
+        t("attention.check.ok" if ok else "attention.check.bad", gap=f"{gap:.1e}"),
+    )
+
+
+def where(name: str, layer: int, head: int | None, side: str = "dec") -> str:
+    """Which attention a chart shows, in words (``side``: decoder cross or encoder self)."""
+    if name == "gru_attention":
+        return t("attention.where.gru")
+    if head is None:
+        return t(f"attention.where.{side}_avg", layer=layer + 1)
+    return t(f"attention.where.{side}_head", layer=layer + 1, head=head + 1)
+
+
+# =========================================================================================
+# 1. Alignment
+# =========================================================================================
+if part == "align":
+    tokens = sentence_picker(EXAMPLES[0])
+    name = model_picker()
+    if tokens is None:
+        st.stop()
+    run, gap = run_model(name, _sha(name), tokens)
+    layer, head = 0, None
+    if name == "transformer":
+        with ui.secondary():
+            layer, head = layer_head_picker(run)
+    model_note(name, run, gap)
+    ref = REFERENCE.get(" ".join(tokens))
+    if ref:
+        st.caption(t("attention.reference", text=detokenize_zh(ref.split())))
+    step = step_picker(run, t("attention.step"))
+    weights = A.select_heads(run.cross, layer, head)
+    with ui.secondary():
+        values = st.toggle(
+            t("attention.values"),
+            **ui.params.bound("values", ui.params.get_bool("values", False), key="attention_v"),
+        )
+    fig = F.attention_heatmap(
+        weights,
+        run.source,
+        [f"{i + 1} {tok}" for i, tok in enumerate(run.output)],
+        title=t("attention.align.title", model=t(f"attention.model.{name}")),
+        x_title=t("attention.align.x"),
+        y_title=t("attention.align.y"),
+        hover=HOVER,
+        presenter=P,
+        highlight_row=step,
+        show_values=values,
+    )
+    ui.chart(fig, key="attention_align_heatmap")
+    st.caption(t("attention.align.caption", where=where(name, layer, head)))
+
+    row = weights[step]
+    top = int(np.argmax(row))
+    fig = F.weight_bars(
+        run.source,
+        row,
+        title=t("attention.row.title", step=step + 1, token=run.output[step]),
+        x_title=t("attention.align.x"),
+        y_title=t("attention.hover.weight"),
+        presenter=P,
+    )
+    ui.chart(fig, key="attention_align_row")
+    st.caption(
+        t(
+            "attention.row.caption",
+            token=run.output[step],
+            top=run.source[top],
+            w=f"{row[top]:.2f}",
+            total=f"{row.sum():.3f}",
+        )
+    )
+
+    ent = A.entropy_bits(weights)
+    fig = F.weight_bars(
+        [f"{i + 1} {tok}" for i, tok in enumerate(run.output)],
+        ent,
+        title=t("attention.focus.title"),
+        x_title=t("attention.align.y"),
+        y_title=t("attention.focus.y"),
+        presenter=P,
+    )
+    fig.add_hline(y=math.log2(len(run.source)), line_dash="dash", line_color="#888888")
+    ui.chart(fig, key="attention_align_focus")
+    st.caption(t("attention.focus.caption", max=f"{math.log2(len(run.source)):.2f}"))
+    st.info(t("attention.align.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.align.try"))
+    ui.params.set_params(s=" ".join(tokens))
+
+# =========================================================================================
+# 2. Minimal pairs: context decides
+# =========================================================================================
+elif part == "pairs":
+    key = ui.params.get_choice("pair", PAIR_KEYS, default=PAIR_KEYS[0])
+    key = st.segmented_control(
+        t("attention.pair"),
+        PAIR_KEYS,
+        format_func=ui.labeler("attention.pair."),
+        required=True,
+        **ui.params.bound("pair", key, key="attention_pair"),
+    )
+    ui.params.set_params(pair=key)
+    pair = next(p for p in A.MINIMAL_PAIRS if p.key == key)
+    name = model_picker()
+    layer, head = 0, None
+    rows, runs = [], []
+    for english in (pair.a, pair.b):
+        cp = A.corpus_pair(english)
+        tokens = tuple(english.split())
+        run, gap = run_model(name, _sha(name), tokens)
+        runs.append((english, cp, run, gap))
+    if name == "transformer":
+        with ui.secondary():
+            layer, head = layer_head_picker(runs[0][2])
+    st.caption(t(f"attention.pairs.source.{pair.source}"))
+    cols = st.columns(2)
+    for col, (english, cp, run, gap), tag in zip(cols, runs, "AB"):
+        with col:
+            idx, word = cp.check[0]
+            st.markdown(f"**{tag}** · {english}")
+            model_note(name, run, gap)
+            step = A.token_step(run.output, word, idx)
+            weights = A.select_heads(run.cross, layer, head)
+            if step is None:
+                st.warning(t("attention.pairs.missed", word=word), icon=":material/error:")
+                rows.append(None)
+                continue
+            row = weights[step]
+            rows.append(row)
+            fig = F.weight_bars(
+                run.source,
+                row,
+                title=t("attention.pairs.row", tag=tag, token=word, step=step + 1),
+                x_title=t("attention.align.x"),
+                y_title=t("attention.hover.weight"),
+                presenter=P,
+            )
+            ui.chart(fig, key=f"attention_pair_{tag}")
+            top = int(np.argmax(row))
+            st.caption(
+                t("attention.pairs.peak", token=word, top=run.source[top], w=f"{row[top]:.2f}")
+            )
+    a_run, b_run = runs[0][2], runs[1][2]
+    if all(r is not None for r in rows) and len(a_run.source) == len(b_run.source):
+        labels = [x if x == y else f"{x}/{y}" for x, y in zip(a_run.source, b_run.source)]
+        fig = F.weight_bars(
+            labels,
+            rows[0] - rows[1],
+            title=t("attention.pairs.diff.title"),
+            x_title=t("attention.pairs.diff.x"),
+            y_title=t("attention.pairs.diff.y"),
+            presenter=P,
+            signed=True,
+        )
+        ui.chart(fig, key="attention_pair_diff")
+        st.caption(t("attention.pairs.diff.caption", where=where(name, layer, head)))
+    else:
+        st.caption(t("attention.pairs.nodiff"))
+    st.info(t("attention.pairs.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.pairs.try"))
+
+# =========================================================================================
+# 3. Self-attention
+# =========================================================================================
+elif part == "self":
+    tokens = sentence_picker(EXAMPLES[2])
+    if tokens is None:
+        st.stop()
+    run, gap = run_model("transformer", _sha("transformer"), tokens)
+    layer, head = layer_head_picker(run)
+    n = len(run.source)
+    default_word = tokens.index("it") if "it" in tokens else 0
+    word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
+    word = (
+        st.selectbox(
+            t("attention.self.word"),
+            options=list(range(1, n + 1)),
+            format_func=lambda i: f"{i} · {run.source[i - 1]}",
+            **ui.params.bound("w", word, key="attention_word"),
+        )
+        - 1
+    )
+    ui.params.set_params(w=word + 1)
+    weights = A.select_heads(run.enc_self, layer, head)
+    title_where = where("transformer", layer, head, side="enc")
+    left, right = st.columns([3, 2]) if not P else (st.container(), st.container())
+    with left:
+        fig = F.attention_heatmap(
+            weights,
+            run.source,
+            run.source,
+            title=t("attention.self.title", where=title_where),
+            x_title=t("attention.self.x"),
+            y_title=t("attention.self.y"),
+            hover=HOVER,
+            presenter=P,
+            highlight_row=word,
+        )
+        ui.chart(fig, key="attention_self_heatmap")
+    with right:
+        fig = F.attention_lines(
+            weights,
+            run.source,
+            title=t("attention.self.lines", word=run.source[word]),
+            presenter=P,
+            selected=word,
+            left_title=t("attention.self.y"),
+            right_title=t("attention.self.x"),
+        )
+        ui.chart(fig, key="attention_self_lines")
+    row = weights[word]
+    order = np.argsort(-row)[:3]
+    st.caption(
+        t(
+            "attention.self.caption",
+            word=run.source[word],
+            top=", ".join(f"{run.source[j]} {row[j]:.2f}" for j in order),
+        )
+    )
+    st.info(t("attention.self.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.self.try"))
+    ui.params.set_params(s=" ".join(tokens))
+
+# =========================================================================================
+# 4. How a score becomes a weight
+# =========================================================================================
+elif part == "score":
+    tokens = sentence_picker(EXAMPLES[2])
+    if tokens is None:
+        st.stop()
+    kinds = A.SCORE_KINDS
+    kind = ui.params.get_choice("score", kinds, default="scaled")
+    kind = st.segmented_control(
+        t("attention.score.kind"),
+        kinds,
+        format_func=ui.labeler("attention.score.kind."),
+        required=True,
+        **ui.params.bound("score", kind, key="attention_score"),
+    )
+    temp = ui.params.get_float("temp", 0.1, 5.0, default=1.0)
+    temp = st.slider(
+        t("attention.score.temp"),
+        0.1,
+        5.0,
+        step=0.1,
+        help=t("attention.score.temp_help"),
+        **ui.params.bound("temp", temp, key="attention_temp"),
+    )
+    if kind == "additive":
+        run, gap = run_model("gru_attention", _sha("gru_attention"), tokens)
+        step = step_picker(run, t("attention.score.step"))
+        sc = energies(_sha("gru_attention"), tokens, run.out_ids, step)
+        used = run.cross[0, 0, step]
+        labels = run.source
+        query_name = t("attention.score.query_gru", step=step + 1, token=run.output[step])
+        st.latex(
+            r"e_{ij} = v^\top \tanh(W s_{i-1} + U h_j),\quad "
+            r"\alpha_{ij} = \frac{\exp(e_{ij}/\tau)}{\sum_k \exp(e_{ik}/\tau)}"
+        )
+    else:
+        run, gap = run_model("transformer", _sha("transformer"), tokens)
+        layer, head = layer_head_picker(run, allow_avg=False)
+        n = len(run.source)
+        default_word = tokens.index("it") if "it" in tokens else 0
+        word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
+        word = (
+            st.selectbox(
+                t("attention.score.query"),
+                options=list(range(1, n + 1)),
+                format_func=lambda i: f"{i} · {run.source[i - 1]}",
+                **ui.params.bound("w", word, key="attention_word"),
+            )
+            - 1
+        )
+        ui.params.set_params(w=word + 1)
+        q, k = query_keys(_sha("transformer"), tokens, layer)
+        head = 0 if head is None else head
+        sc = A.scores(q[head, word], k[head], kind)
+        used = run.enc_self[layer, head, word]
+        labels = run.source
+        query_name = t(
+            "attention.score.query_tr", word=run.source[word], layer=layer + 1, head=head + 1
+        )
+        if kind == "dot":
+            st.latex(
+                r"e_j = q \cdot k_j,\quad \alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+            )
+        else:
+            st.latex(
+                r"e_j = \frac{q \cdot k_j}{\sqrt{d}},\quad d = "
+                + str(q.shape[-1])
+                + r",\quad \alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+            )
+    ui.params.set_params(score=kind, temp=temp)
+    weights = A.softmax(sc, temp)
+    c1, c2, c3 = st.columns(3)
+    c1.metric(t("attention.score.entropy"), f"{A.entropy_bits(weights):.2f}")
+    c2.metric(t("attention.score.max"), f"{weights.max():.2f}")
+    c3.metric(t("attention.score.sum"), f"{weights.sum():.3f}")
+    st.caption(t("attention.score.entropy_help", max=f"{math.log2(len(labels)):.2f}"))
+    fig = F.weight_bars(
+        labels,
+        sc,
+        title=t("attention.score.scores_title", query=query_name),
+        x_title=t("attention.score.keys"),
+        y_title=t("attention.score.scores_y"),
+        presenter=P,
+        signed=False,
+    )
+    ui.chart(fig, key="attention_score_scores")
+    fig = F.weight_bars(
+        labels,
+        weights,
+        title=t("attention.score.weights_title", temp=f"{temp:g}"),
+        x_title=t("attention.score.keys"),
+        y_title=t("attention.hover.weight"),
+        presenter=P,
+        reference=used,
+        reference_name=t("attention.score.used"),
+        bars_name=t("attention.score.softmax"),
+    )
+    ui.chart(fig, key="attention_score_weights")
+    match = float(np.abs(A.softmax(sc) - used).max())
+    if kind == "dot":
+        st.caption(t("attention.score.caption_dot", gap=f"{match:.2f}"))
+    else:
+        st.caption(t("attention.score.caption_same", gap=f"{match:.1e}"))
+
+    st.subheader(t("attention.score.sqrt.header"))
+    d_now = ui.params.get_choice("d", DIMS, default=32)
+    d_now = st.select_slider(
+        t("attention.score.d"), options=list(DIMS), **ui.params.bound("d", d_now, key="attention_d")
+    )
+    ui.params.set_params(d=d_now)
+    n_keys = len(labels)
+    curves = saturation(n_keys)
+    fig = F.saturation_figure(
+        DIMS,
+        {
+            t("attention.score.sqrt.dot"): curves["ent_dot"],
+            t("attention.score.sqrt.scaled"): curves["ent_scaled"],
+        },
+        title=t("attention.score.sqrt.title", n=n_keys),
+        x_title=t("attention.score.d"),
+        y_title=t("attention.focus.y"),
+        presenter=P,
+        marker_d=d_now,
+        ceiling=math.log2(n_keys),
+        ceiling_label=t("attention.score.sqrt.even"),
+    )
+    ui.chart(fig, key="attention_score_sqrt")
+    i = DIMS.index(d_now)
+    st.caption(
+        t(
+            "attention.score.sqrt.caption",
+            d=d_now,
+            n=n_keys,
+            max_dot=f"{curves['max_dot'][i]:.2f}",
+            max_scaled=f"{curves['max_scaled'][i]:.2f}",
+            std=f"{math.sqrt(d_now):.1f}",
+        )
+    )
+    st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.score.try"))
+    ui.params.set_params(s=" ".join(tokens))
+
+# =========================================================================================
+# 5. What attention buys
+# =========================================================================================
+else:
+    tokens = sentence_picker(EXAMPLES[6])
+    if tokens is not None:
+        rows = []
+        ref = REFERENCE.get(" ".join(tokens))
+        for name in zoo.TRANSLATION_MODELS:
+            try:
+                text = translate_with(name, _sha(name), tokens)
+            except zoo.ZooError:
+                text = None
+            uses = name in ("gru_attention", "cnn_s2s", "transformer")
+            row = {
+                t("attention.buys.col.model"): name,
+                t("attention.buys.col.attention"): t(f"attention.buys.{'yes' if uses else 'no'}"),
+                t("attention.buys.col.output"): t("attention.buys.missing")
+                if text is None
+                else text,
+            }
+            if ref:
+                same = text == detokenize_zh(ref.split())
+                row[t("attention.buys.col.exact")] = t(f"attention.buys.{'yes' if same else 'no'}")
+            rows.append(row)
+        st.table(rows)
+        if ref:
+            st.caption(t("attention.reference", text=detokenize_zh(ref.split())))
+        ui.params.set_params(s=" ".join(tokens))
+    series = {}
+    for name in ("gru_plain_256", "gru_attention", "transformer"):
+        by_len = manifest.get("models", {}).get(name, {}).get("metrics", {}).get("by_length", {})
+        if all(b in by_len for b in BUCKETS):
+            series[name] = [float(by_len[b]["exact"]) for b in BUCKETS]
+    if series:
+        fig = F.bucket_lines(
+            BUCKETS,
+            series,
+            title=t("attention.buys.title"),
+            x_title=t("attention.buys.x"),
+            y_title=t("attention.buys.y"),
+            presenter=P,
+        )
+        ui.chart(fig, key="attention_buys_lengths")
+        st.caption(t("attention.buys.caption"))
+    else:
+        st.caption(t("attention.buys.no_metrics"))
+    st.info(t("attention.buys.takeaway"), icon=":material/lightbulb:")
