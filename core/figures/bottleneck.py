@@ -156,7 +156,7 @@ def length_figure(
         fig.add_trace(
             go.Scatter(
                 x=list(buckets),
-                y=ys,
+                y=ys.tolist(),  # plain numbers in the figure JSON: readable, checkable
                 name=name,
                 mode="lines+markers",
                 line=dict(
