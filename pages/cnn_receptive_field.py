@@ -151,7 +151,7 @@ st.header(t(P + "theory.header"))
 base = 2 if dilated else 1
 wins = rf.windows(pos, depth, kernel, n, base=base)
 shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
-formula = t(P + "formula.dilated" if dilated else P + "formula.contiguous")
+formula = rf.FORMULAS[base]
 field_now = rf.theoretical_field(depth, kernel, base)
 
 m1, m2, m3 = st.columns(3)

@@ -28,6 +28,8 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home"),
     PageSpec("bottleneck"),
+    PageSpec("path_length"),
+    PageSpec("cnn_receptive_field"),
     PageSpec("rnn_gradients"),
     PageSpec("attention"),
     PageSpec("arena"),

@@ -29,6 +29,9 @@ import numpy as np
 
 # --- theory ------------------------------------------------------------------------------
 
+# The window width after L layers, by dilation base (language-neutral maths for the page).
+FORMULAS: dict[int, str] = {1: "1 + L·(k − 1)", 2: "1 + (k − 1)·(2^L − 1)"}
+
 
 def dilations(layers: int, base: int = 1) -> list[int]:
     """Dilation of each layer: ``base ** (l - 1)`` for l = 1..layers (base 1: contiguous)."""

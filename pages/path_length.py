@@ -1,0 +1,275 @@
+"""Path length (lesson 2.1, 2.4): how many steps the signal takes between two words.
+
+1. Table 1 of Vaswani et al. 2017, interactive: cost per layer, sequential steps and
+   maximum path length of self-attention, recurrent and convolutional layers against n.
+2. Two words of a sentence: the path between them in each architecture, steps counted.
+3. Every distance probe on one chart: the three problems of the lesson side by side.
+"""
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from core import zoo
+from core.analysis import path_length as pl
+from core.analysis import receptive_field as rf
+from core.figures import cnn_receptive_field as cnn_figs
+from core.figures import path_length as figs
+from core.models.probes import ProbeConfig
+from core.probes_data import N_KEYS
+from ui.models import get_manifest, show_zoo_error
+from ui.params import safe_value
+
+SLUG = "path_length"
+ui.begin_page(SLUG)
+t = ui.t
+P = f"{SLUG}."
+present = ui.presenter()
+lang = ui.current_lang()
+
+N_MAX, D_CHOICES, K_MAX = 2048, (16, 32, 64, 128, 256, 512, 1024), 9
+PROBES = (
+    "probe_rnn",
+    "probe_lstm",
+    "probe_gru",
+    "probe_cnn2",
+    "probe_cnn4",
+    "probe_cnn8",
+    "probe_attention",
+)
+
+
+@st.cache_data(show_spinner=False)
+def sentence(kind: str, text: str) -> tuple[tuple[str, ...], tuple[int, int], str]:
+    return rf.choose_sentence(kind, text)
+
+
+@st.cache_data(show_spinner=False)
+def table_curves(n_max: int, d: int, k: int) -> tuple[list[int], dict]:
+    ns = sorted({int(x) for x in np.unique(np.geomspace(2, n_max, 160).round())})
+    return ns, pl.curves(ns, d, k)
+
+
+def _clear_pair() -> None:
+    for name in ("a", "b"):
+        if name in st.query_params:
+            del st.query_params[name]
+
+
+def _on_sentence() -> None:
+    st.query_params["sent"] = st.session_state["path_sent"]
+    _clear_pair()
+
+
+def _on_text() -> None:
+    st.query_params["text"] = st.session_state["path_text"]
+    _clear_pair()
+
+
+def arch_names() -> dict[str, str]:
+    return {a: t(P + f"arch.{a}") for a in pl.ARCHITECTURES}
+
+
+# --- 1. Table 1 ----------------------------------------------------------------------------
+st.header(t(P + "table.header"))
+st.markdown(t(P + "table.intro"))
+n = ui.params.get_int("n", 2, N_MAX, default=50)
+d = ui.params.get_choice("d", D_CHOICES, default=512)
+k = ui.params.get_int("k", 2, K_MAX, default=3)
+metric = ui.params.get_choice("metric", pl.METRICS, default="path")
+
+c1, c2 = st.columns(2)
+with c1:
+    n = st.slider(t(P + "n"), 2, N_MAX, **ui.params.bound("n", n, key="path_n"))
+with c2:
+    metric = st.segmented_control(
+        t(P + "metric"),
+        pl.METRICS,
+        format_func=ui.labeler(P + "metric."),
+        required=True,
+        **ui.params.bound("metric", metric, key="path_metric"),
+    )
+with ui.secondary():
+    c1, c2 = st.columns(2)
+    with c1:
+        d = st.select_slider(t(P + "d"), D_CHOICES, **ui.params.bound("d", d, key="path_d"))
+    with c2:
+        k = st.slider(t(P + "k"), 2, K_MAX, **ui.params.bound("k", k, key="path_k"))
+ui.params.set_params(n=n, d=d, k=k, metric=metric)
+
+names = arch_names()
+table = pl.costs(n, d, k)
+rows = []
+for arch in pl.ARCHITECTURES:
+    row = {t(P + "col.layer"): names[arch]}
+    for m in ("complexity", "sequential", "path"):
+        row[t(P + f"col.{m}")] = f"{pl.BIG_O[arch][m]} = {table[arch][m]:,}"
+    rows.append(row)
+st.table(pd.DataFrame(rows), hide_index=True)
+st.caption(t(P + "table.caption", n=n, d=d, k=k))
+
+ns, curves = table_curves(max(64, min(N_MAX, 4 * n)), d, k)
+ui.chart(
+    figs.table_chart(
+        ns,
+        {names[a]: curves[metric][a] for a in pl.ARCHITECTURES},
+        current_n=n,
+        current_label=t(P + "chart.current", n=n),
+        title=t(P + f"chart.title.{metric}", d=d, k=k),
+        x_title=t(P + "chart.x"),
+        y_title=t(P + f"chart.y.{metric}"),
+        log_y=metric == "complexity",
+        presenter=present,
+    ),
+    key="path_table_chart",
+)
+if metric == "complexity":
+    cheaper = t(P + "cheaper.yes") if n < d else t(P + "cheaper.no")
+    st.caption(t(P + "chart.caption.complexity", d=d, n=n, cheaper=cheaper))
+else:
+    st.caption(t(P + f"chart.caption.{metric}", k=k))
+
+# --- 2. Two words, four paths --------------------------------------------------------------
+st.header(t(P + "pair.header"))
+kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
+text = ui.params.get_text("text", "", max_len=300)
+with ui.secondary():
+    kw = ui.params.bound("sent", kind, key="path_sent")
+    kw.update(on_change=_on_sentence, args=())
+    kind = st.segmented_control(
+        t(P + "sentence"),
+        rf.SENTENCE_KINDS,
+        format_func=ui.labeler(P + "sentence."),
+        required=True,
+        **kw,
+    )
+    if kind == "own":
+        kw = ui.params.bound("text", text, key="path_text")
+        kw.update(on_change=_on_text, args=())
+        text = st.text_input(
+            t(P + "own_text"), max_chars=300, placeholder=t(P + "own_placeholder"), **kw
+        )
+tokens, (pair_a, pair_b), problem = sentence(kind, text if kind == "own" else "")
+count = len(tokens)
+if problem == "empty":
+    st.warning(t(P + "own_empty"), icon=":material/edit_off:")
+elif problem == "truncated":
+    st.info(t(P + "own_truncated", limit=rf.MAX_TOKENS), icon=":material/content_cut:")
+if kind == "own" and problem != "empty":
+    st.caption(t(P + "own_shown", words=safe_value(" ".join(tokens))))
+if count < 2:
+    st.warning(t(P + "own_short"), icon=":material/edit_off:")
+    tokens, (pair_a, pair_b), _ = sentence("zh", "")
+    count = len(tokens)
+
+
+def word_label(i: int) -> str:
+    return f"{i + 1} · {tokens[i]}"
+
+
+a = ui.params.get_int("a", 0, count - 1, default=pair_a)
+b = ui.params.get_int("b", 0, count - 1, default=pair_b)
+c1, c2 = st.columns(2)
+with c1:
+    a = st.selectbox(
+        t(P + "word_a"),
+        range(count),
+        format_func=word_label,
+        **ui.params.bound("a", a, key="path_a"),
+    )
+with c2:
+    b = st.selectbox(
+        t(P + "word_b"),
+        range(count),
+        format_func=word_label,
+        **ui.params.bound("b", b, key="path_b"),
+    )
+ui.params.set_params(sent=kind, a=a, b=b)
+if kind == "own":
+    ui.params.set_params(text=text)
+
+if a == b:
+    st.info(t(P + "same_word"), icon=":material/info:")
+else:
+    steps = pl.pair_steps(a, b, k)
+    paths = pl.pair_paths(a, b, k)
+    cols = st.columns(len(pl.ARCHITECTURES))
+    for col, arch in zip(cols, pl.ARCHITECTURES, strict=True):
+        col.metric(t(P + "steps_label", arch=names[arch]), steps[arch])
+    titles = {arch: t(P + f"panel.{arch}", steps=steps[arch], k=k) for arch in pl.ARCHITECTURES}
+    ui.chart(
+        figs.paths_figure(
+            tokens,
+            paths,
+            titles,
+            (a, b),
+            title=t(P + "pair.title", first=tokens[min(a, b)], second=tokens[max(a, b)]),
+            layer_title=t(P + "pair.y"),
+            presenter=present,
+        ),
+        key="path_pair_chart",
+    )
+    st.caption(t(P + "pair.caption", gap=abs(a - b), k=k))
+
+# --- 3. The probes ---------------------------------------------------------------------------
+st.header(t(P + "probes.header"))
+try:
+    manifest = get_manifest()
+except zoo.ZooError as err:
+    show_zoo_error(err)
+    manifest = {"models": {}}
+series: dict[str, list[float]] = {}
+fields: dict[str, int] = {}
+missing: list[str] = []
+distances: list[int] | None = None
+for name in PROBES:
+    entry = manifest["models"].get(name) or {}
+    dist = (entry.get("metrics") or {}).get("distance")
+    cfg = entry.get("config") or {}
+    ds = sorted(int(x) for x in dist) if dist else []
+    if not ds or (distances is not None and ds != distances):
+        missing.append(name)
+        continue
+    distances = distances or ds
+    kind_ = cfg.get("kind", name.removeprefix("probe_").rstrip("0123456789"))
+    label = t(P + f"probe.{kind_}", layers=cfg.get("layers", ""))
+    series[label] = [float(dist[str(x)]) for x in ds]
+    try:
+        field = ProbeConfig(**cfg).receptive_field if cfg else None
+    except TypeError:
+        field = None
+    if field is not None:
+        fields[label] = field
+if missing:
+    st.info(
+        t(P + "probes.missing", models=", ".join(f"`{m}`" for m in missing)),
+        icon=":material/hourglass:",
+    )
+if series and distances:
+    ui.chart(
+        cnn_figs.probe_chart(
+            distances,
+            series,
+            fields=fields,
+            chance=1 / N_KEYS,
+            title=t(P + "probes.title"),
+            x_title=t(P + "probes.x"),
+            y_title=t(P + "probes.y"),
+            field_label=t(P + "probes.field"),
+            chance_label=t(P + "probes.chance"),
+            presenter=present,
+        ),
+        key="path_probes_chart",
+    )
+    far = distances[-1]
+    ranked = sorted(series, key=lambda s: -series[s][-1])
+    summary = " · ".join(t(P + "probes.item", name=s, acc=f"{series[s][-1]:.0%}") for s in ranked)
+    st.caption(t(P + "probes.caption", far=far, summary=summary, chance=f"{1 / N_KEYS:.0%}"))
+
+# --- the three problems, and the takeaway --------------------------------------------------
+st.header(t(P + "problems.header"))
+for key in ("alignment", "state", "distance"):
+    st.markdown(f"- {t(P + f'problems.{key}')}")
+st.success(t(P + "takeaway"), icon=":material/lightbulb:")
+st.markdown(t(P + "try"))
