@@ -305,7 +305,10 @@ if entries:
 st.header(t("rnn_gradients.words.header"))
 st.markdown(t("rnn_gradients.words.intro"))
 encoder = ui.params.get_choice("model", ENCODERS, default="gru_plain_256")
-text = ui.params.get_text("text", DEFAULT_TEXT)
+if (st.query_params.get("text") or "x").strip():
+    text = ui.params.get_text("text", DEFAULT_TEXT, max_len=300)
+else:
+    text = ""  # the user cleared the box: say so below, do not bring the example back
 encoder = st.segmented_control(
     t("rnn_gradients.words.model"),
     ENCODERS,

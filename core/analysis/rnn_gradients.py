@@ -306,10 +306,12 @@ def fresh_probe(radius: float, *, hidden: int = 32, seed: int = 0):
     from core.models.probes import DistanceProbe, ProbeConfig
 
     cfg = ProbeConfig("rnn", probes_data.N_SYMBOLS, probes_data.N_KEYS, hidden=hidden)
-    model = DistanceProbe(cfg)
-    # Re-draw every weight from a private generator, with PyTorch's default laws
-    # (embeddings N(0, 1), the rest U(−1/√fan_in, 1/√fan_in)): seeded, and without touching
-    # the global RNG that other sessions' threads share.
+    # Built on the meta device (no memory, no draws), then every weight is drawn from a
+    # private generator with PyTorch's default laws (embeddings N(0, 1), the rest
+    # U(−1/√fan_in, 1/√fan_in)): seeded, and the global RNG other sessions share is untouched.
+    with torch.device("meta"):
+        model = DistanceProbe(cfg)
+    model = model.to_empty(device="cpu")
     gen = torch.Generator().manual_seed(seed)
     with torch.no_grad():
         for name, p in model.named_parameters():

@@ -1,0 +1,177 @@
+"""core.analysis.rnn_gradients: the measured decay follows the theory (Pascanu et al. 2013)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch import nn
+
+from core import probes_data
+from core.analysis import rnn_gradients as rg
+from core.figures import rnn_gradients as figs
+from core.models.probes import DistanceProbe, ProbeConfig
+
+
+@pytest.mark.parametrize("radius", [0.5, 0.8, 1.2, 1.5])
+def test_recurrent_matrix_has_the_requested_spectral_radius(radius):
+    w = rg.recurrent_matrix(64, radius, seed=3)
+    assert rg.spectral_radius(w) == pytest.approx(radius, rel=1e-9)
+    # the same seed gives the same matrix, only scaled
+    np.testing.assert_allclose(w / radius, rg.recurrent_matrix(64, 1.0, seed=3), atol=1e-12)
+    # a random Gaussian matrix is far from normal: its largest singular value is about 2ρ
+    assert rg.largest_singular_value(w) > 1.5 * radius
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
+def test_every_gate_block_of_a_fresh_cell_has_radius_rho(kind):
+    cell = rg.fresh_cell(kind, 1.3, hidden=16, input_size=8, seed=1)
+    blocks = cell.recurrent_blocks()
+    assert len(blocks) == rg.GATES[kind]
+    for w in blocks:
+        assert rg.spectral_radius(w) == pytest.approx(1.3, rel=1e-9)
+
+
+@pytest.mark.parametrize("radius", [0.5, 0.8, 1.2, 1.5])
+def test_linear_recurrence_slope_is_log_spectral_radius(radius):
+    """The issue's first law: for h' = W h + U x, log‖∂h_T/∂h_t‖ falls (or rises) by
+    ln ρ per step of distance, within 5%."""
+    cell = rg.fresh_cell("linear", radius, hidden=64, seed=0)
+    norms = rg.state_jacobian_norms(cell, rg.sequence_inputs(60, 32, seed=0))
+    slope = rg.decay_slope(np.arange(60), norms, start=20)
+    assert slope == pytest.approx(np.log(radius), rel=0.05)
+
+
+def test_linear_recurrence_jacobian_is_the_matrix_power():
+    cell = rg.fresh_cell("linear", 0.9, hidden=12, input_size=4, seed=2)
+    norms = rg.state_jacobian_norms(cell, rg.sequence_inputs(10, 4, seed=2))
+    w = cell.w_hh.numpy()
+    for k in range(10):
+        assert norms[k] == pytest.approx(np.linalg.norm(np.linalg.matrix_power(w, k), 2))
+
+
+def test_tanh_at_half_vanishes_within_30_steps():
+    """The issue's second law: at scale 0.5 the tanh RNN's norm drops below 1e-3 of its
+    start (distance 0) within 30 steps."""
+    for seed in range(3):
+        d = rg.fresh_decay("rnn", 0.5, length=60, seed=seed)
+        for key in ("state", "input"):
+            norms = d[key]
+            assert np.any(norms[:31] < 1e-3 * norms[0]), (seed, key, norms[:31])
+
+
+@pytest.mark.parametrize("radius", [0.7, 1.0, 1.4])
+def test_tanh_rnn_stays_under_the_singular_value_bound(radius):
+    """|tanh'| ≤ 1, so ‖∂h_T/∂h_t‖ ≤ σ₁^(T−t) for the vanilla RNN, whatever the inputs."""
+    cell = rg.fresh_cell("rnn", radius, hidden=32, input_size=8, seed=4)
+    norms = rg.state_jacobian_norms(cell, rg.sequence_inputs(40, 8, seed=4))
+    sigma = rg.largest_singular_value(cell.w_hh.numpy())
+    assert np.all(norms <= sigma ** np.arange(40) * (1 + 1e-9))
+
+
+def test_vanishing_below_one_growing_above_one_with_weak_inputs():
+    weak = 0.1
+    cell_lo = rg.fresh_cell("rnn", 0.7, seed=0)
+    cell_hi = rg.fresh_cell("rnn", 1.5, seed=0)
+    xs = rg.sequence_inputs(60, 32, seed=0) * weak
+    lo = rg.state_jacobian_norms(cell_lo, xs)
+    hi = rg.state_jacobian_norms(cell_hi, xs)
+    assert lo[-1] < 1e-6 and hi[-1] > 10
+
+
+@pytest.mark.parametrize("cls", [nn.RNN, nn.LSTM, nn.GRU])
+def test_step_by_step_cell_matches_torch_module(cls):
+    torch.manual_seed(0)
+    module = cls(5, 7, batch_first=True).double()
+    xs = torch.randn(1, 11, 5, dtype=torch.float64)
+    with torch.no_grad():
+        ref, _ = module(xs)  # (1, L, H)
+    cell = rg.cell_from_module(module)
+    states = rg.unroll(cell, xs[0])  # (L+1, S)
+    torch.testing.assert_close(states[1:, :7], ref[0])
+
+
+@pytest.mark.parametrize("kind", ["rnn", "lstm", "gru"])
+def test_state_jacobian_matches_brute_force_autograd(kind):
+    cell = rg.fresh_cell(kind, 1.1, hidden=6, input_size=3, seed=5)
+    xs = rg.sequence_inputs(8, 3, seed=5)
+    norms = rg.state_jacobian_norms(cell, xs)
+    states = rg.unroll(cell, xs)
+    H = cell.hidden
+    for t in (8, 5, 1):  # distance 0, 3, 7
+
+        def from_t(s, t=t):
+            for x in xs[t:]:
+                s = rg.step(cell, s, x)
+            return s[:H]
+
+        jac = torch.autograd.functional.jacobian(from_t, states[t])  # (H, S)
+        assert norms[8 - t] == pytest.approx(float(torch.linalg.matrix_norm(jac, 2)), rel=1e-9)
+
+
+def test_input_gradient_of_last_input_is_readout_through_input_weights():
+    cell = rg.fresh_cell("linear", 0.9, hidden=10, input_size=4, seed=6)
+    w = torch.randn(10, dtype=torch.float64)
+    norms = rg.input_gradient_norms(cell, rg.sequence_inputs(5, 4), readout=w)
+    assert norms[0] == pytest.approx(float((cell.w_ih.T @ w).norm()))
+    assert norms[1] == pytest.approx(float((cell.w_ih.T @ cell.w_hh.T @ w).norm()))
+
+
+def test_cell_from_module_rejects_what_it_cannot_read():
+    with pytest.raises(ValueError, match="tanh"):
+        rg.cell_from_module(nn.RNN(3, 4, nonlinearity="relu", batch_first=True))
+    with pytest.raises(ValueError, match="one-layer"):
+        rg.cell_from_module(nn.GRU(3, 4, num_layers=2, batch_first=True))
+    with pytest.raises(ValueError, match="unknown cell kind"):
+        rg.fresh_cell("transformer", 1.0)
+
+
+def test_probe_decay_on_task_sequences():
+    cfg = ProbeConfig("gru", probes_data.N_SYMBOLS, probes_data.N_KEYS, hidden=16)
+    probe = DistanceProbe(cfg).eval()
+    for p in probe.parameters():
+        p.requires_grad_(False)  # like the shipped models
+    x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(0), 4)
+    out = rg.probe_decay(probe, x, y, n_state=2)
+    L = probes_data.SEQ_LEN
+    assert out["input"].shape == out["state"].shape == (L,)
+    assert np.all(out["input"] > 0) and out["state"][0] == pytest.approx(1.0)
+
+
+def test_one_training_step_explodes_and_clipping_caps_it():
+    lr, clip = 0.1, 1.0
+    calm = rg.training_step(1.0, clip=clip, lr=lr)
+    wild = rg.training_step(3.0, clip=clip, lr=lr)
+    assert wild.grad_norm > 1e3 * calm.grad_norm
+    assert wild.update_plain == pytest.approx(lr * wild.grad_norm, rel=1e-3)
+    assert wild.update_clipped == pytest.approx(lr * clip, rel=1e-3)
+    assert wild.update_plain > 100 * wild.weight_norm  # one step dwarfs the weights
+    # below the threshold clipping changes nothing
+    assert calm.grad_norm < clip and calm.update_clipped == pytest.approx(calm.update_plain)
+    # seeded: the same call gives the same numbers
+    assert rg.training_step(3.0, clip=clip, lr=lr) == wild
+
+
+def test_fresh_probe_does_not_touch_the_global_rng():
+    state = torch.random.get_rng_state()
+    rg.fresh_probe(2.0)
+    assert torch.equal(state, torch.random.get_rng_state())
+
+
+def test_decay_figure_is_log_and_refuses_non_positive_values():
+    d = np.arange(5)
+    f = figs.decay_figure(
+        d, {"a": 0.5**d}, title="t", x_title="x", y_title="y", bound=("b", 0.5**d)
+    )
+    assert f.layout.yaxis.type == "log" and len(f.data) == 2
+    with pytest.raises(ValueError, match="positive"):
+        figs.decay_figure(d, {"a": d.astype(float)}, title="t", x_title="x", y_title="y")
+    with pytest.raises(ValueError, match="values but distance"):
+        figs.decay_figure(d, {"a": [1.0, 2.0]}, title="t", x_title="x", y_title="y")
+
+
+def test_influence_strip_checks_lengths():
+    with pytest.raises(ValueError, match="one value per word"):
+        figs.influence_strip(["a", "b"], [1.0], title="t", colorbar_title="c")
+    f = figs.influence_strip(["a", "a", "b"], [1e-3, 1e-1, 1.0], title="t", colorbar_title="c")
+    assert len(set(f.data[0].x)) == 3  # repeated words stay separate cells
