@@ -318,7 +318,7 @@ elif part == "pairs":
     for col, (english, cp, run, gap), tag in zip(cols, runs, "AB"):
         with col:
             idx, word = cp.check[0]
-            st.markdown(f"**{tag}** · {english}")
+            st.markdown(f"**{tag}** · `{english}`")
             model_note(name, run, gap)
             step = A.token_step(run.output, word, idx)
             weights = A.select_heads(run.cross, layer, head)
@@ -415,7 +415,7 @@ elif part == "self":
         t(
             "attention.self.caption",
             word=run.source[word],
-            top=", ".join(f"{run.source[j]} {row[j]:.2f}" for j in order),
+            top=", ".join(f"`{run.source[j]}` {row[j]:.2f}" for j in order),
         )
     )
     st.info(t("attention.self.takeaway"), icon=":material/lightbulb:")
