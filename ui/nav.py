@@ -27,6 +27,7 @@ class PageSpec:
 # internet, which fails in an offline classroom and logs a console error.)
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home"),
+    PageSpec("autoregressive"),
     PageSpec("bottleneck"),
     PageSpec("path_length"),
     PageSpec("cnn_receptive_field"),
