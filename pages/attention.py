@@ -108,15 +108,16 @@ def show_input_error(err: InputError) -> None:
         st.error(t("attention.input.empty"), icon=":material/edit_note:")
 
 
-def _on_example() -> None:
+def _on_example(param: str) -> None:
     choice = st.session_state["attention_example"]
     if choice != OWN:
-        st.query_params["s"] = choice
+        st.query_params[param] = choice
 
 
-def sentence_picker(default: str) -> tuple[str, ...] | None:
-    """Example selector + free text, both tied to the URL parameter ``s``."""
-    text = ui.params.get_text("s", default)
+def sentence_picker(default: str, param: str = "s") -> tuple[str, ...] | None:
+    """Example selector + free text, both tied to the URL parameter ``param`` (alignment
+    and the model comparison share ``s``; self-attention and scores share ``q``)."""
+    text = ui.params.get_text(param, default)
     st.session_state["attention_example"] = text if text in EXAMPLES else OWN
     left, right = st.columns([1, 1])
     with left:
@@ -126,13 +127,14 @@ def sentence_picker(default: str) -> tuple[str, ...] | None:
             format_func=lambda s: t("attention.sentence.own") if s == OWN else s,
             key="attention_example",
             on_change=_on_example,
+            args=(param,),
         )
     with right:
         text = st.text_input(
             t("attention.sentence.type"),
             max_chars=300,
             help=t("attention.sentence.help"),
-            **ui.params.bound("s", text, key="attention_s"),
+            **ui.params.bound(param, text, key="attention_s"),
         )
     try:
         return tuple(prepare(text, src_vocab))
@@ -157,6 +159,8 @@ def model_picker() -> str:
 def layer_head_picker(run: A.AttentionRun, *, allow_avg: bool = True) -> tuple[int, int | None]:
     """Layer and head selectors for the transformer (``None`` head = mean over heads)."""
     n_layers, n_heads = run.cross.shape[:2]
+    if not allow_avg and st.query_params.get("head") == "avg":
+        st.query_params["head"] = "0"  # coming from a view that averages: not a bad link
     heads = (("avg",) if allow_avg else ()) + tuple(str(h) for h in range(n_heads))
     layer = ui.params.get_int("layer", 1, n_layers, default=n_layers)
     head = ui.params.get_choice("head", heads, default=heads[0])
@@ -364,7 +368,7 @@ elif part == "pairs":
 # 3. Self-attention
 # =========================================================================================
 elif part == "self":
-    tokens = sentence_picker(EXAMPLES[2])
+    tokens = sentence_picker(EXAMPLES[2], "q")
     if tokens is None:
         st.stop()
     run, gap = run_model("transformer", _sha("transformer"), tokens)
@@ -420,13 +424,13 @@ elif part == "self":
     )
     st.info(t("attention.self.takeaway"), icon=":material/lightbulb:")
     st.markdown(t("attention.self.try"))
-    ui.params.set_params(s=" ".join(tokens))
+    ui.params.set_params(q=" ".join(tokens))
 
 # =========================================================================================
 # 4. How a score becomes a weight
 # =========================================================================================
 elif part == "score":
-    tokens = sentence_picker(EXAMPLES[2])
+    tokens = sentence_picker(EXAMPLES[2], "q")
     if tokens is None:
         st.stop()
     kinds = A.SCORE_KINDS
@@ -563,7 +567,7 @@ elif part == "score":
     )
     st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
     st.markdown(t("attention.score.try"))
-    ui.params.set_params(s=" ".join(tokens))
+    ui.params.set_params(q=" ".join(tokens))
 
 # =========================================================================================
 # 5. What attention buys

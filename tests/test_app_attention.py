@@ -192,13 +192,15 @@ def test_self_attention_selects_it_and_follows_the_word(tiny_zoo):
     assert at.selectbox(key="attention_word").value == 7  # "it" in the lesson sentence
     figs = _figs(at)
     assert figs[0]["data"][0]["type"] == "heatmap" and len(figs) == 2
+    assert at.query_params["q"] == A.EXAMPLES[2][0]  # its own sentence, not the alignment's
     at.selectbox(key="attention_word").set_value(2).run()
     assert at.query_params["w"] == "2"
     assert "<b>cat</b>" in json.dumps(_figs(at)[1], ensure_ascii=False)
 
 
 def test_score_kind_temperature_and_d(tiny_zoo):
-    at = _run(part="score")
+    at = _run(part="score", head="avg")  # a link from an averaged view: no complaint
+    assert not at.warning and at.query_params["head"] == "0"
     assert at.metric[2].value == "1.000"  # weights sum to 1
     sharp = float(at.metric[0].value)
     at.slider(key="attention_temp").set_value(0.2).run()
