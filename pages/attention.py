@@ -284,6 +284,7 @@ if part == "align":
         x_title=t("attention.align.y"),
         y_title=t("attention.focus.y"),
         presenter=P,
+        highlight=step,
     )
     fig.add_hline(y=math.log2(len(run.source)), line_dash="dash", line_color="#888888")
     ui.chart(fig, key="attention_align_focus")

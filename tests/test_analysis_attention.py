@@ -192,3 +192,40 @@ def test_examples_and_pairs_are_real_corpus_sentences():
         assert a is not None and b is not None, mp.key
         assert a.check[0][1] != b.check[0][1], "a minimal pair needs two different words"
         assert (mp.source == "lesson") == (a.kind == "lesson")
+
+
+def test_figure_builders_check_their_input_and_keep_the_tokens():
+    from core.figures import attention as FA
+
+    w = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
+    hover = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
+    fig = FA.attention_heatmap(
+        w,
+        ["猫", "the", "the"],
+        ["a", "b"],
+        title="t",
+        x_title="x",
+        y_title="y",
+        hover=hover,
+        highlight_row=1,
+    )
+    assert [x.replace("\u200b", "") for x in fig.data[0].x] == ["猫", "the", "the"]
+    assert fig.layout.shapes[0].y0 == 0.5
+    np.testing.assert_allclose(fig.data[0].customdata[:, 0], w.sum(1))
+    with pytest.raises(ValueError, match="hover"):
+        FA.attention_heatmap(w, "abc", "ab", title="t", x_title="", y_title="", hover={})
+    with pytest.raises(ValueError, match="highlight_row"):
+        FA.attention_heatmap(
+            w, "abc", "ab", title="t", x_title="", y_title="", hover=hover, highlight_row=2
+        )
+    with pytest.raises(ValueError, match="NaN"):
+        FA.attention_lines(np.full((2, 2), np.nan), ["a", "b"], title="t")
+    with pytest.raises(ValueError, match="labels"):
+        FA.weight_bars(["a"], [0.5, 0.5], title="t", x_title="", y_title="")
+    lines = FA.attention_lines(np.eye(3), ["a", "b", "c"], title="t", selected=1)
+    assert any("<b>b</b>" in list(tr.text or []) for tr in lines.data)
+    bars = FA.weight_bars(
+        ["a", "b", "c"], [0.1, 0.5, 0.4], title="t", x_title="", y_title="", highlight=2
+    )
+    colors = list(bars.data[0].marker.color)
+    assert colors[2] != colors[1] and colors[0] == colors[1]

@@ -96,11 +96,12 @@ def weight_bars(
     reference_name: str = "",
     bars_name: str = "",
     signed: bool = False,
+    highlight: int | None = None,
 ) -> go.Figure:
     """One bar per word (an attention row, a score vector or a difference of rows).
 
-    The largest bar is coloured; ``reference`` adds markers (e.g. the model's own
-    weights) over the bars; ``signed`` colours positive and negative bars apart.
+    The largest bar is coloured (or bar ``highlight``); ``reference`` adds markers (e.g. the
+    model's own weights) over the bars; ``signed`` colours positive and negative bars apart.
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:
@@ -114,7 +115,9 @@ def weight_bars(
     if signed:
         colors = [s.palette[1] if v > 0 else s.palette[2] for v in w]
     else:
-        top = int(np.argmax(w))
+        top = int(np.argmax(w)) if highlight is None else highlight
+        if not 0 <= top < w.size:
+            raise ValueError(f"highlight {highlight} is outside 0..{w.size - 1}")
         colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
     fig = go.Figure(
         go.Bar(x=xl, y=w, marker_color=colors, name=bars_name, showlegend=bool(reference_name))

@@ -1,0 +1,81 @@
+"""The attention page in a real Chromium: every part draws its charts without console errors,
+the controls write the URL, and a copied link reopens the same view in the other language."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import zoo
+from tests.browser.conftest import DESKTOP, PHONE, open_tab, screenshot, wait_idle
+
+pytestmark = pytest.mark.browser
+PARTS = {"align": 3, "pairs": 2, "self": 2, "score": 3, "buys": 1}
+
+
+def _need_models() -> None:
+    try:
+        for name in ("gru_attention", "transformer"):
+            zoo.load_model(name)
+    except zoo.ZooError as err:
+        pytest.skip(f"attention models not trained yet: {err}")
+
+
+def _charts(page) -> int:
+    return page.locator('[data-testid="stMain"] .js-plotly-plot').count()
+
+
+@pytest.mark.parametrize("part", list(PARTS))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_part_draws_its_charts(server, browser, part, lang):
+    _need_models()
+    vp, tag = (DESKTOP, "desktop") if lang == "en" else (PHONE, "phone")
+    tab = open_tab(browser, server.url(f"/attention?lang={lang}&present=0&part={part}"), vp)
+    try:
+        wait_idle(tab.page)
+        assert _charts(tab.page) >= PARTS[part]
+        overflow = tab.page.evaluate(
+            "() => document.documentElement.scrollWidth - window.innerWidth"
+        )
+        assert overflow <= 1, f"page scrolls sideways by {overflow}px"
+        screenshot(tab.page, f"attention_{part}_{lang}_{tag}")
+        assert tab.real_errors() == []
+    finally:
+        tab.page.context.close()
+
+
+def test_controls_write_the_url_and_the_link_reopens_the_view(server, browser):
+    _need_models()
+    url = "/attention?lang=en&present=0&part=align&model=transformer&head=1&step=3"
+    tab = open_tab(browser, server.url(url), DESKTOP)
+    page = tab.page
+    try:
+        main = page.locator('[data-testid="stMain"]')
+        assert "Transformer" in main.inner_text()
+        page.locator("[data-testid=stButtonGroup] button", has_text="3 · Self-attention").click()
+        page.wait_for_url("**part=self**", timeout=15_000)
+        wait_idle(page)
+        assert _charts(page) >= 2
+        again = open_tab(browser, page.url.replace("lang=en", "lang=zh"), DESKTOP)
+        try:
+            text = again.page.locator('[data-testid="stMain"]').inner_text()
+            assert "编码器自注意力" in text or _charts(again.page) >= 2
+            screenshot(again.page, "attention_self_zh_from_link_desktop")
+            assert again.real_errors() == []
+        finally:
+            again.page.context.close()
+        assert tab.real_errors() == []
+    finally:
+        page.context.close()
+
+
+def test_presenter_mode_pairs(server, browser):
+    _need_models()
+    url = "/attention?lang=zh&present=1&part=pairs&pair=transformer_clause"
+    tab = open_tab(browser, server.url(url), DESKTOP)
+    try:
+        wait_idle(tab.page)
+        assert _charts(tab.page) >= 2
+        screenshot(tab.page, "attention_pairs_zh_presenter_desktop")
+        assert tab.real_errors() == []
+    finally:
+        tab.page.context.close()
