@@ -209,7 +209,7 @@ if tokens is not None:
 mode = ui.params.get_choice("mode", MODES, default="show")
 n_models = len(available)
 revealed_url = ui.params.get_int("reveal", 0, len(MODELS), 0)
-c1, c2 = st.columns([3, 2], vertical_alignment="bottom")
+c1, c2 = st.columns(2, vertical_alignment="bottom")
 with c1:
     mode = st.segmented_control(
         t("arena.mode"),
@@ -219,7 +219,7 @@ with c1:
         help=t("arena.mode_help"),
         **ui.params.bound("mode", mode, key="arena_mode"),
     )
-with ui.secondary():
+with c2 if not present else ui.secondary():
     view = ui.params.get_choice("view", VIEWS, default="edit")
     view = st.segmented_control(
         t("arena.view"),
@@ -245,26 +245,23 @@ def _set_reveal(k: int) -> None:
 
 
 if mode == "predict":
-    with c2:
-        b1, b2 = st.columns(2)
-        b1.button(
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
             t("arena.reveal_next"),
             on_click=_set_reveal,
             args=(min(revealed + 1, n_models),),
             disabled=revealed >= n_models,
             type="primary",
             icon=":material/visibility:",
-            width="stretch",
         )
-        b2.button(
+        st.button(
             t("arena.hide_all"),
             on_click=_set_reveal,
             args=(0,),
             disabled=revealed == 0,
             icon=":material/visibility_off:",
-            width="stretch",
         )
-    st.caption(t("arena.predict_note", shown=revealed, total=n_models))
+        st.caption(t("arena.predict_note", shown=revealed, total=n_models))
 ui.params.set_params(mode=mode, view=view, reveal=revealed if mode == "predict" else 0)
 
 # --- the models on this sentence -----------------------------------------------------------
@@ -424,7 +421,11 @@ else:
 
 st.subheader(t("arena.table.header"))
 table = pd.DataFrame(rows)
-st.table(table, hide_index=True)
+st.table(
+    table.style.format({t("arena.col.params"): "{:,}", t("arena.col.latency"): "{:.1f}"}).hide(
+        axis="index"
+    )
+)
 with ui.secondary():
     d1, d2 = st.columns(2)
     d1.download_button(

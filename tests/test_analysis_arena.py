@@ -153,6 +153,8 @@ def test_confidence_grid_and_html():
         F.confidence_grid(["a"], [["x", "y"]], [[0.5]], title="C")
     with pytest.raises(ValueError, match="one row"):
         F.confidence_grid(["a", "b"], [["x"]], [[0.5]], title="C")
+    wide = F.confidence_grid(["a"], [["x"] * 40], [[0.5] * 40], title="C")
+    assert wide.data[0].texttemplate == "" and fig.data[0].texttemplate == "%{text}"
     html = F.standalone_html(fig)
     assert html.lstrip().lower().startswith("<!doctype html>") and "</html>" in html
     assert '<script src="http' not in html and len(html) > 1_000_000  # plotly.js inlined

@@ -16,6 +16,9 @@ from core import charts
 # Plain (attention-free) encoder-decoders are dashed, so the two families differ without
 # colour too (print-outs, colour-blind viewers, a washed-out projector).
 _DASHED_PREFIX = "gru_plain"
+# Widest output whose words are still written inside the confidence cells.
+MAX_TEXT_COLUMNS = 24
+MAX_TEXT_COLUMNS_PRESENTER = 14
 
 
 def _check_series(x: Sequence[object], series: Mapping[str, Sequence[float | None]]) -> None:
@@ -173,13 +176,15 @@ def confidence_grid(
             z[r, c] = p
             text[r][c] = tok + (symbols.get(marks[r][c], "") if marks is not None else "")
     s = charts.scale(presenter)
+    # Words inside the cells only while they fit; longer outputs keep them in the hover.
+    show_text = width <= (MAX_TEXT_COLUMNS_PRESENTER if presenter else MAX_TEXT_COLUMNS)
     fig = go.Figure(
         go.Heatmap(
             z=z,
             x=list(range(1, width + 1)),
             y=list(models),
             text=text,
-            texttemplate="%{text}",
+            texttemplate="%{text}" if show_text else "",
             textfont=dict(size=max(10, s.font - 2)),
             zmin=0,
             zmax=1,
@@ -195,7 +200,7 @@ def confidence_grid(
         xaxis_title=x_title,
         height=max(s.height // 2, 90 + len(models) * s.font * 3),
     )
-    fig.update_xaxes(side="top", dtick=1 if width <= 30 else 5)
+    fig.update_xaxes(dtick=1 if width <= 30 else 5)
     fig.update_yaxes(type="category", autorange="reversed")
     return fig
 
