@@ -27,7 +27,7 @@ DEFAULT_EXAMPLE = 32
 STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, 40
 PROBE_POSITIONS = 20  # probe the first 20 words of sentences of 20-30 words
-PROBE_TRAIN, PROBE_TEST = 2000, 500
+PROBE_TRAIN, PROBE_TEST = 1500, 400  # ~1 s per model on an idle core
 PROBE_SEEDS = (101, 202)  # train / held-out sentence samples
 
 t = ui.t
@@ -91,7 +91,7 @@ def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, positions: i
     seen = {p.src for p in train}
     test = [
         p
-        for p in bn.sample_sentences(PROBE_SEEDS[1], n_test * 2, positions, positions + 10)
+        for p in bn.sample_sentences(PROBE_SEEDS[1], n_test + 50, positions, positions + 10)
         if p.src not in seen
     ][:n_test]
     train_rows = [src_vocab.encode(p.src, eos=True) for p in train]
@@ -261,6 +261,10 @@ if tokens is not None:
             role = "attn" if name == ATTN else "plain"
             st.markdown(f"**{t(f'bottleneck.side.{role}')}** `{name}`")
             st.markdown(marked(outs[name], reference))
+            note = "attn_note" if name == ATTN else "plain_note"
+            st.caption(
+                t(f"bottleneck.side.{note}", n=len(ids), size=models.get_model(name).cfg.hidden)
+            )
             if reference is not None:
                 wrong = sum(bn.error_marks(outs[name], reference))
                 s = score([outs[name]], [reference])
