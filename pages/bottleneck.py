@@ -26,7 +26,7 @@ EXAMPLE_SEED = 2015  # Bahdanau et al.'s year: any fixed seed gives fixed exampl
 DEFAULT_EXAMPLE = 32
 STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, 40
-PROBE_POSITIONS = 20  # probe the first 20 words of sentences of 20-30 words
+PROBE_LEN = 25  # probe every word of 25-word sentences: the start, the middle, the end
 PROBE_TRAIN, PROBE_TEST = 1500, 400  # ~1 s per model on an idle core
 PROBE_SEEDS = (101, 202)  # train / held-out sentence samples
 
@@ -85,19 +85,19 @@ def stretch_batch(length: int, seed: int) -> list[tuple[tuple[str, ...], tuple[s
 
 
 @st.cache_data(show_spinner=False)
-def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, positions: int) -> dict:
+def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> dict:
     """Linear probes on C for each model: {name: ProbeResult}, same sentences for all."""
-    train = bn.sample_sentences(PROBE_SEEDS[0], n_train, positions, positions + 10)
+    train = bn.sample_sentences(PROBE_SEEDS[0], n_train, length, length)
     seen = {p.src for p in train}
     test = [
         p
-        for p in bn.sample_sentences(PROBE_SEEDS[1], n_test + 50, positions, positions + 10)
+        for p in bn.sample_sentences(PROBE_SEEDS[1], n_test + 50, length, length)
         if p.src not in seen
     ][:n_test]
     train_rows = [src_vocab.encode(p.src, eos=True) for p in train]
     test_rows = [src_vocab.encode(p.src, eos=True) for p in test]
     return {
-        name: bn.probe_positions(models.get_model(name), train_rows, test_rows, positions)
+        name: bn.probe_positions(models.get_model(name), train_rows, test_rows, length)
         for name in names
     }
 
@@ -192,16 +192,16 @@ with st.container(border=True):
         help=t("bottleneck.text.help"),
         **ui.params.bound("text", text, key="bn_text"),
     )
-    with ui.secondary():
+    # the examples stay visible in presenter mode: they are the teacher's quickest control
+    with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
         st.caption(t("bottleneck.examples"))
-        cols = st.columns(len(EXAMPLE_LENGTHS))
-        for col, n in zip(cols, EXAMPLE_LENGTHS):
-            col.button(
+        for n in EXAMPLE_LENGTHS:
+            st.button(
                 t("bottleneck.example", n=n),
                 key=f"bn_ex_{n}",
                 on_click=_use_example,
                 args=(n,),
-                width="stretch",
+                width="content",
             )
 ui.params.set_params(plain=plain, text=text)
 
@@ -385,7 +385,7 @@ with st.expander(t("bottleneck.stretch.sentences"), icon=":material/list:"):
 st.header(t("bottleneck.probe.header"))
 st.markdown(t("bottleneck.probe.intro"))
 with st.spinner(t("bottleneck.probe.spinner")):
-    probes = probe_curves((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_POSITIONS)
+    probes = probe_curves((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
 first = probes[PLAIN[0]]
 ui.chart(
     figs.lines_by_position(
@@ -400,13 +400,21 @@ ui.chart(
     ),
     key="bn_probe",
 )
+kept = "; ".join(
+    t(
+        "bottleneck.probe.kept",
+        model=name,
+        where=bn.ranges_text(bn.kept_positions(probes[name])) or t("bottleneck.probe.none"),
+    )
+    for name in (*PLAIN, ATTN)
+)
 st.caption(
     t(
         "bottleneck.probe.caption",
         n_train=first.n_train,
         n_test=first.n_test,
-        lo=PROBE_POSITIONS,
-        hi=PROBE_POSITIONS + 10,
+        length=PROBE_LEN,
+        kept=kept,
     )
 )
 
@@ -433,9 +441,16 @@ if tokens is not None:
     if log_y:
         fig.update_yaxes(type="log")
     ui.chart(fig, key="bn_grad")
-    ratio = float(norms[0] / norms[-2]) if len(norms) > 1 and norms[-2] > 0 else float("nan")
-    key = "bottleneck.grad.caption" if ratio < 1 else "bottleneck.grad.caption_kept"
-    st.caption(t(key, first=tokens[0], last=tokens[-1], ratio=f"{ratio:.2g}"))
+    ratio = bn.early_late_ratio(norms)
+    if not np.isfinite(ratio):
+        key = "bottleneck.grad.caption_short"
+    elif ratio < 0.67:
+        key = "bottleneck.grad.caption_fade"
+    elif ratio <= 1.5:
+        key = "bottleneck.grad.caption_even"
+    else:
+        key = "bottleneck.grad.caption_early"
+    st.caption(t(key, ratio=f"{ratio:.2g}"))
 else:
     st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
 

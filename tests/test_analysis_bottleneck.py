@@ -204,3 +204,24 @@ def test_figures_build_and_check_their_input():
     assert [tr.name for tr in fig.data] == ["gru_plain_32", "chance"]
     with pytest.raises(ValueError):
         figs.influence_bars(["a"], [1.0, 2.0], title="t", x_title="x", y_title="y", color="#000")
+
+
+def test_kept_positions_and_ranges():
+    result = bn.ProbeResult(
+        positions=np.arange(1, 7),
+        accuracy=np.array([0.9, 0.5, 0.2, 0.2, 0.31, 0.6]),
+        chance=np.array([0.5, 0.1, 0.2, 0.15, 0.2, 0.1]),
+        ridge=1.0,
+        n_train=10,
+        n_test=5,
+    )
+    assert bn.kept_positions(result) == [1, 2, 5, 6]
+    assert bn.ranges_text([1, 2, 5, 6]) == "1–2, 5–6"
+    assert bn.ranges_text([7, 1, 2, 3, 9, 10]) == "1–3, 7, 9–10"
+    assert bn.ranges_text([]) == ""
+
+
+def test_early_late_ratio():
+    # six words and EOS: first third (2 words) over last third (2 words), EOS ignored
+    assert bn.early_late_ratio(np.array([1, 1, 5, 5, 2, 2, 100.0])) == pytest.approx(0.5)
+    assert math.isnan(bn.early_late_ratio(np.array([1.0, 2.0, 3.0])))

@@ -266,3 +266,37 @@ def probe_positions(
         n_train=len(train_rows),
         n_test=len(test_rows),
     )
+
+
+def kept_positions(result: ProbeResult, margin: float = 0.1) -> list[int]:
+    """Positions where the probe beats chance by more than ``margin`` (C still holds the word)."""
+    above = result.accuracy - result.chance > margin
+    return [int(p) for p, ok in zip(result.positions, above) if ok]
+
+
+def ranges_text(positions: Sequence[int]) -> str:
+    """Sorted integers as compact ranges: [1, 2, 3, 7, 9, 10] -> "1–3, 7, 9–10"."""
+    out: list[str] = []
+    items = sorted(set(int(p) for p in positions))
+    i = 0
+    while i < len(items):
+        j = i
+        while j + 1 < len(items) and items[j + 1] == items[j] + 1:
+            j += 1
+        out.append(str(items[i]) if i == j else f"{items[i]}–{items[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def early_late_ratio(influence: np.ndarray) -> float:
+    """Mean influence of the first third of the words over that of the last third.
+
+    ``influence`` is (S,) per source token with EOS last (EOS is left out). Below 1: early
+    words move C less than late ones. NaN for fewer than 3 words.
+    """
+    words = np.asarray(influence, dtype=float)[:-1]
+    k = len(words) // 3
+    if k == 0:
+        return float("nan")
+    late = words[-k:].mean()
+    return float(words[:k].mean() / late) if late > 0 else float("nan")
