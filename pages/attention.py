@@ -362,6 +362,37 @@ elif part == "pairs":
         st.caption(t("attention.pairs.diff.caption", where=where(name, layer, head)))
     else:
         st.caption(t("attention.pairs.nodiff"))
+
+    # Inside the encoder: what the ambiguous word itself reads (Transformer self-attention).
+    st.subheader(t("attention.pairs.enc.header"))
+    enc_runs = [
+        run_model("transformer", _sha("transformer"), tuple(e.split()))[0] for e, *_ in runs
+    ]
+    n_enc = enc_runs[0].enc_self.shape[0]
+    elayer = ui.params.get_int("elayer", 1, n_enc, default=1)
+    elayer = st.select_slider(
+        t("attention.pairs.enc.layer"),
+        options=list(range(1, n_enc + 1)),
+        **ui.params.bound("elayer", elayer, key="attention_elayer"),
+    )
+    ui.params.set_params(elayer=elayer)
+    cols = st.columns(2)
+    for col, (english, cp, *_), erun, tag in zip(cols, runs, enc_runs, "AB"):
+        with col:
+            word = dict(cp.info).get("word", "it")
+            i = erun.source.index(word)
+            row = erun.enc_self[elayer - 1].mean(0)[i]
+            fig = F.weight_bars(
+                erun.source,
+                row,
+                title=t("attention.pairs.enc.title", tag=tag, word=word),
+                x_title=t("attention.self.x"),
+                y_title=t("attention.hover.weight"),
+                presenter=P,
+                highlight=int(np.argmax(np.where(np.arange(row.size) == i, -1, row))),
+            )
+            ui.chart(fig, key=f"attention_pair_enc_{tag}")
+    st.caption(t("attention.pairs.enc.caption", layer=elayer))
     st.info(t("attention.pairs.takeaway"), icon=":material/lightbulb:")
     st.markdown(t("attention.pairs.try"))
 

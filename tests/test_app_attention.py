@@ -68,7 +68,9 @@ def tiny_zoo(monkeypatch):
 
 def _run(**params):
     lang = params.pop("lang", "en")
-    at = make_app(PAGE, lang=lang, **params).run(timeout=120)
+    at = make_app(PAGE, lang=lang, **params)
+    at.default_timeout = 240  # reruns too: the class machine may be busy training
+    at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
 
