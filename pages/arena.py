@@ -68,8 +68,9 @@ def _translate(name: str, tokens: tuple[str, ...]) -> tuple[tuple[str, ...], tup
 def _latency(name: str, tokens: tuple[str, ...], nonce: int) -> dict[str, object]:
     """Live timing of the greedy decode; ``nonce`` changes when the user asks to re-measure."""
     sv, _ = ui.models.get_vocabs()
+    # no extra warm-up: _translate has just run this very decode
     timing = A.greedy_latency(
-        ui.models.get_model(name), sv.encode(tokens, eos=True), runs=LATENCY_RUNS
+        ui.models.get_model(name), sv.encode(tokens, eos=True), runs=LATENCY_RUNS, warmup=0
     )
     return {**timing, "at": dt.datetime.now(dt.UTC).strftime("%H:%M:%S")}
 
@@ -114,7 +115,7 @@ except zoo.ZooError:
 # --- the sentence --------------------------------------------------------------------------
 
 st.header(t("arena.input.header"))
-source = ui.params.get_choice("input", INPUTS, default="lesson")
+source = ui.params.get_choice("input", INPUTS, default="grammar")
 source = st.segmented_control(
     t("arena.input.source"),
     INPUTS,
@@ -138,6 +139,7 @@ if source == "lesson":
     ui.params.set_params(lesson=idx)
     reference = corpus.LESSON_PAIRS[idx]
     raw_text = LESSON_LABELS[idx]
+    st.caption(t("arena.input.lesson_note"))
 elif source == "grammar":
     length = ui.params.get_int("len", 1, corpus.MAX_LEN, 30)
     seed = ui.params.get_int("seed", 0, MAX_SEED, 1)
@@ -168,6 +170,7 @@ elif source == "grammar":
     ui.params.set_params(len=length, seed=seed)
     reference = _grammar(int(seed), int(length))
     raw_text = " ".join(reference.src)
+    st.caption(t("arena.input.grammar_note"))
 else:
     raw_text = ui.params.get_text("text", DEFAULT_TEXT)
     raw_text = st.text_input(

@@ -25,9 +25,11 @@ def _write_dev_zoo(out: Path) -> dict:
     import torch
 
     from core import train
+    from core.analysis.arena import grammar_pair
     from core.vocab import Vocab
 
-    pairs = corpus.generate(1500, seed=5) + list(corpus.LESSON_PAIRS)
+    extra = [grammar_pair(1, 30), grammar_pair(42, 12)]  # the default and a deep-linked one
+    pairs = corpus.generate(1500, seed=5) + list(corpus.LESSON_PAIRS) + extra
     sv = Vocab.build(p.src for p in pairs)
     tv = Vocab.build(p.tgt for p in pairs)
     out.mkdir(parents=True, exist_ok=True)
@@ -107,8 +109,8 @@ def _charts(at) -> int:
     return len(at.get("plotly_chart"))
 
 
-def test_default_lesson_sentence_every_model_scored(dev_zoo):
-    at = make_app(ARENA, lang="en").run()
+def test_lesson_sentence_every_model_scored(dev_zoo):
+    at = make_app(ARENA, lang="en", input="lesson").run()
     assert not at.exception, [e.value for e in at.exception]
     df = _table(at)
     assert list(df["Model"]) == list(zoo.TRANSLATION_MODELS)
@@ -122,8 +124,16 @@ def test_default_lesson_sentence_every_model_scored(dev_zoo):
     assert at.query_params["input"] == "lesson" and at.query_params["lesson"] == "5"
 
 
-def test_lesson_choice_changes_sentence_and_url(dev_zoo):
+def test_default_is_a_grammar_sentence(dev_zoo):
     at = make_app(ARENA, lang="en").run()
+    assert not at.exception
+    assert at.query_params["input"] == "grammar"
+    assert at.query_params["len"] == "30" and at.query_params["seed"] == "1"
+    assert len(_table(at)) == len(zoo.TRANSLATION_MODELS)
+
+
+def test_lesson_choice_changes_sentence_and_url(dev_zoo):
+    at = make_app(ARENA, lang="en", input="lesson").run()
     at.selectbox(key="arena_lesson").set_value(1).run()
     assert not at.exception
     assert at.query_params["lesson"] == "1"
@@ -200,7 +210,9 @@ def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
 def test_reveal_deep_link_and_bad_values(dev_zoo):
     at = make_app(ARENA, lang="en", mode="predict", reveal="6").run()
     assert "?" not in list(_table(at)["Output"]) and _charts(at) == 3
-    at = make_app(ARENA, lang="en", mode="oops", reveal="99", lesson="x", view="zz").run()
+    at = make_app(
+        ARENA, lang="en", input="lesson", mode="oops", reveal="99", lesson="x", view="zz"
+    ).run()
     assert not at.exception
     warned = "\n".join(w.value for w in at.warning)
     for bad in ("oops", "99", "zz"):
