@@ -295,9 +295,9 @@ def _why_text(name: str) -> str:
     return t(f"arena.why.{name}")
 
 
-def _clean(token: str) -> str:
-    """A vocabulary token made inert inside markdown (no brackets, no markup)."""
-    return "".join(ch for ch in token if ch not in "[]\\*_`~:<>$#|") or "·"
+def _chip(token: str) -> str:
+    """One token as a markdown code span (shown literally), safe inside a colour directive."""
+    return "`" + "".join(ch for ch in token if ch not in "`[]") + "`"
 
 
 def _strip(out: tuple[str, ...], marks: tuple[str, ...] | None) -> str:
@@ -307,7 +307,7 @@ def _strip(out: tuple[str, ...], marks: tuple[str, ...] | None) -> str:
     for i, tok in enumerate(out):
         mark = marks[i] if marks is not None else None
         sym = SYMBOLS.get(mark, "") if mark is not None else ""
-        cells.append(f":{BACKGROUND[mark]}-background[{_clean(tok)}{sym}]")
+        cells.append(f":{BACKGROUND[mark]}-background[{_chip(tok)}{sym}]")
     return " ".join(cells)
 
 
