@@ -16,6 +16,7 @@ from core import charts
 # Plain (attention-free) encoder-decoders are dashed, so the two families differ without
 # colour too (print-outs, colour-blind viewers, a washed-out projector).
 _DASHED_PREFIX = "gru_plain"
+_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "hexagon")
 # Widest output whose words are still written inside the confidence cells.
 MAX_TEXT_COLUMNS = 24
 MAX_TEXT_COLUMNS_PRESENTER = 14
@@ -48,7 +49,11 @@ def _lines(
 ) -> go.Figure:
     s = charts.scale(presenter)
     fig = go.Figure()
+    n = len(series)
     for k, (name, ys) in enumerate(series.items()):
+        # Equal curves (several models at 100%) would hide each other: earlier lines are
+        # drawn wider and every model has its own marker, so each stays visible.
+        width = s.line * (1 + 1.5 * (n - 1 - k) / max(1, n - 1))
         fig.add_trace(
             go.Scatter(
                 x=list(x),
@@ -57,10 +62,13 @@ def _lines(
                 mode="lines+markers",
                 line=dict(
                     color=s.palette[k % len(s.palette)],
-                    width=s.line,
+                    width=width,
                     dash="dash" if name.startswith(_DASHED_PREFIX) else "solid",
                 ),
-                marker=dict(size=s.marker),
+                marker=dict(
+                    size=s.marker + round(6 * (n - 1 - k) / max(1, n - 1)),
+                    symbol=_SYMBOLS[k % len(_SYMBOLS)],
+                ),
                 hovertemplate=f"{name}<br>%{{x}}: %{{y:.0%}}<extra></extra>",
             )
         )
@@ -129,7 +137,7 @@ def accuracy_by_distance(
                 color="#777777", dash="dot", width=max(1.0, charts.scale(presenter).line / 2)
             ),
             annotation_text=chance_label,
-            annotation_position="top right",
+            annotation_position="bottom left",
         )
     return fig
 
