@@ -36,7 +36,7 @@ class TrainSpec:
     warmup: int = 200  # linear warm-up steps, then linear decay to lr/10
     clip: float = 1.0  # gradient-norm clipping
     seed: int = 0  # initialisation and batch-order seed
-    extra: dict[str, Any] = field(default_factory=dict)
+    oversample: dict[str, int] = field(default_factory=dict)  # corpus kind → copies in training
 
 
 SPECS: dict[str, TrainSpec] = {
@@ -224,7 +224,10 @@ def train_one(
     torch.manual_seed(spec.seed)
     model = zoo.build_model(spec.family, cfg)
     if spec.task == "translation":
-        src, tgt = encode_pairs(splits.train, src_vocab, tgt_vocab)
+        train = list(splits.train)
+        for kind, copies in sorted(spec.oversample.items()):  # rare constructions, more often
+            train += [p for p in splits.train if p.kind == kind] * (copies - 1)
+        src, tgt = encode_pairs(train, src_vocab, tgt_vocab)
         batches, loss_fn = sorted_batches(src, tgt, spec.batch_size, spec.seed), translation_loss
     elif spec.task == "lm":
         rows = [src_vocab.encode(p.src, bos=True, eos=True) for p in splits.train]
@@ -267,6 +270,7 @@ def train_one(
         "steps": steps,
         "batch_size": spec.batch_size,
         "lr": spec.lr,
+        "oversample": dict(spec.oversample),
         "train_time_s": round(train_time, 1),
         "metrics": metrics,
         "curve": curve,

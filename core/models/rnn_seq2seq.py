@@ -144,15 +144,18 @@ class RNNSeq2Seq(nn.Module):
             C_rep = C.unsqueeze(1).expand(-1, T, -1)  # (B, T, H)
             states, _ = self.rnn(torch.cat([y_emb, C_rep], dim=-1), state.unsqueeze(0))  # (B, T, H)
             return self._logits(states, C_rep, y_emb), None
-        logits, weights = [], []
+        states, contexts, weights = [], [], []
         for i in range(tgt_in.size(1)):
             context, attn_weights = self.attention(
                 state, memory["keys"], memory["hidden"], memory["mask"]
             )
             state = self.cell(torch.cat([y_emb[:, i], context], dim=-1), state)  # (B, H)
-            logits.append(self._logits(state, context, y_emb[:, i]))
+            states.append(state)
+            contexts.append(context)
             weights.append(attn_weights)
-        return torch.stack(logits, 1), torch.stack(weights, 1)  # (B,T,V), (B,T,S)
+        # the readout does not feed back into the recurrence: one batched call after the loop
+        logits = self._logits(torch.stack(states, 1), torch.stack(contexts, 1), y_emb)  # (B,T,V)
+        return logits, torch.stack(weights, 1)  # (B,T,V), (B,T,S)
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor):
         """Logits (B,T,V) and a dict of attention maps (``cross``: (B,T,S) or absent)."""
