@@ -1,0 +1,119 @@
+"""ui.inputs: the one validation path for text boxes (empty, too long, unknown, hostile)."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from core.translate import MAX_WORDS, InputError, prepare
+from core.vocab import OOV, Vocab
+
+HOSTILE = ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>")
+
+
+def _app() -> None:  # runs inside AppTest: imports are local on purpose
+    import streamlit as st
+
+    from core.vocab import Vocab
+    from ui import inputs
+
+    vocab = Vocab(["the", "cat", "drank", "milk", "because", "it", "was", "hungry"])
+    text, tokens = inputs.sentence_input(
+        "sentence", param="text", default="the cat drank the milk", key="t", src_vocab=vocab
+    )
+    st.session_state["out_tokens"] = tokens
+    if tokens:
+        st.caption(inputs.tokens_caption(tokens))
+
+
+def run(**query: str) -> AppTest:
+    at = AppTest.from_function(_app, default_timeout=30)
+    for k, v in query.items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def errors(at: AppTest) -> list[str]:
+    return [str(e.value) for e in at.error]
+
+
+def test_default_sentence_is_read_and_shown():
+    at = run()
+    assert not at.exception
+    assert at.session_state["out_tokens"] == ["the", "cat", "drank", "the", "milk"]
+    assert at.text_input[0].max_chars == 300
+    assert "300" in at.text_input[0].help and str(MAX_WORDS) in at.text_input[0].help
+    assert "`the cat drank the milk`" in at.caption[0].value
+
+
+def test_unknown_words_are_named_with_suggestions():
+    at = run(text="the catt drank the mlik")
+    assert at.session_state["out_tokens"] is None
+    (msg,) = errors(at)
+    assert "`catt`" in msg and "`cat`" in msg
+    assert "`mlik`" in msg and "`milk`" in msg
+
+
+@pytest.mark.parametrize("hostile", HOSTILE)
+def test_hostile_text_is_named_literally_inside_code_spans(hostile):
+    at = run(text=hostile)
+    assert not at.exception
+    (msg,) = errors(at)
+    # only the words survive tokenization; markup never reaches the message
+    assert "<" not in msg and ">" not in msg
+    assert "`alert`" in msg
+
+
+def test_emptied_box_is_explained_not_refilled():
+    at = run(text="   ")
+    assert at.text_input[0].value == ""
+    assert at.session_state["out_tokens"] is None
+    (msg,) = errors(at)
+    assert "Type an English sentence" in msg
+
+
+def test_symbols_and_emoji_only_count_as_empty():
+    at = run(text="😀 !!! ??? <> ``` \u202e")
+    (msg,) = errors(at)
+    assert "Type an English sentence" in msg
+
+
+def test_typing_in_the_box_updates_the_url_and_the_message():
+    at = run()
+    at.text_input[0].input("the cat drank wine").run()
+    assert at.query_params["text"] in ("the cat drank wine", ["the cat drank wine"])
+    (msg,) = errors(at)
+    assert "`wine`" in msg
+
+
+def test_too_long_in_the_url_falls_back_with_notice():
+    at = run(text="the cat " * 400)
+    assert not at.exception
+    assert at.warning, "a bad link gets a notice"
+    assert at.session_state["out_tokens"] == ["the", "cat", "drank", "the", "milk"]
+
+
+def test_too_many_words_says_the_limit():
+    words = " ".join(["cat"] * (MAX_WORDS + 1))
+    at = run(text=words)
+    (msg,) = errors(at)
+    assert str(MAX_WORDS) in msg
+
+
+def test_message_in_chinese():
+    from core.i18n import translate
+
+    err = InputError("unknown", [OOV("xyz", ("cat",))])
+    assert "xyz" in translate("inputs.unknown", "zh", words="`xyz`")
+    assert err.unknown[0].word == "xyz"
+
+
+def test_many_unknown_words_are_listed_up_to_a_cap():
+    vocab = Vocab(["cat"])
+    with pytest.raises(InputError) as info:
+        prepare(" ".join(f"w{i}" for i in range(30)), vocab)
+    from ui.inputs import MAX_LISTED, input_message
+
+    msg = input_message(info.value)
+    assert msg.count("`w") == MAX_LISTED
+    assert str(30 - MAX_LISTED) in msg
