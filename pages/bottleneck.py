@@ -27,7 +27,7 @@ DEFAULT_EXAMPLE = 32
 STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, 40
 PROBE_LEN = 25  # probe every word of 25-word sentences: the start, the middle, the end
-PROBE_TRAIN, PROBE_TEST = 1500, 400  # ~1 s per model on an idle core
+PROBE_TRAIN, PROBE_TEST = 1000, 300  # about 1 s per model on an idle core
 PROBE_SEEDS = (101, 202)  # train / held-out sentence samples
 
 t = ui.t

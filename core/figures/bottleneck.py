@@ -37,12 +37,20 @@ def _unique(labels: Sequence[object]) -> list[str]:
 
 
 def _layout(fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str) -> None:
+    s = charts.scale(presenter)
     fig.update_layout(
         template=charts.template(presenter),
         title_text=title,
         xaxis_title=x_title,
         yaxis_title=y_title,
+        # The sizes again on the figure itself, not only in the template: Streamlit's chart
+        # theme writes its own (small) layout fonts over the template's in the browser.
+        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        title_font=dict(size=s.title),
+        legend_font=dict(size=s.font),
     )
+    fig.update_xaxes(tickfont_size=s.font, title_font_size=s.font + 2)
+    fig.update_yaxes(tickfont_size=s.font, title_font_size=s.font + 2)
 
 
 def states_heatmap(
