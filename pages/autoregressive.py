@@ -44,9 +44,9 @@ MAX_NEW = 12  # tokens the language model may add
 K_SHOW = 8  # alternatives shown per step
 DEFAULT_PREFIX = "you should"
 DEFAULT_SOURCE = "the cat drank the milk because it was hungry"
-WRONG_SAMPLE = 200  # held-out sentences in the "one wrong step" statistic
+WRONG_SAMPLE = 120  # held-out sentences in the "one wrong step" statistic
 WRONG_POSITIONS = (0, 1, 2, 4, 8)  # output positions where a wrong token is forced
-WRONG_LENGTHS = (8, 20)  # source lengths of the sampled sentences
+WRONG_LENGTHS = (8, 16)  # source lengths of the sampled sentences
 TIMING_LENGTHS = (4, 8, 16, 32, 64)
 NGRAM_MAX = 6
 

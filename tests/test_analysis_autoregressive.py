@@ -49,7 +49,17 @@ class FlatLM(nn.Module):
         return logits, torch.zeros(*ids.shape, 4), state
 
 
-class CopyTranslator(nn.Module):
+class Translator(nn.Module):
+    """encode/decode as the zoo's translation models have them, around ``forward``."""
+
+    def encode(self, src):
+        return {"src": src}
+
+    def decode(self, memory, tgt_in):
+        return self(memory["src"], tgt_in)
+
+
+class CopyTranslator(Translator):
     """Output position t copies source position t (source ends with EOS): ignores the prefix."""
 
     def forward(self, src, tgt_in):
@@ -61,7 +71,7 @@ class CopyTranslator(nn.Module):
         return _one_hot_logits(target), {"cross": cross}
 
 
-class ChainTranslator(nn.Module):
+class ChainTranslator(Translator):
     """First output = first source word, then previous output + 1, EOS after S-1 words."""
 
     def forward(self, src, tgt_in):
@@ -150,6 +160,31 @@ def test_wrong_step_effect_known_results():
     assert bad.n_correct == 2
     with pytest.raises(ValueError):
         ar.wrong_step_effect(CopyTranslator(), srcs, refs[:2])
+
+
+def test_rnn_state_carrying_equals_rereading_the_prefix():
+    from core import zoo
+
+    torch.manual_seed(0)
+    cfg = {"src_vocab": V, "tgt_vocab": V, "hidden": 16, "emb_dim": 8, "attention": True}
+    rnn = zoo.build_model("rnn_seq2seq", cfg).eval()
+
+    class Reread(Translator):  # hides the recurrent cell: the generic path re-reads
+        def forward(self, src, tgt_in):
+            return rnn(src, tgt_in)
+
+        def encode(self, src):
+            return rnn.encode(src)
+
+        def decode(self, memory, tgt_in):
+            return rnn.decode(memory, tgt_in)
+
+    assert ar._is_bahdanau_rnn(rnn) and not ar._is_bahdanau_rnn(Reread())
+    src = torch.tensor([[4, 5, 6, 7, EOS_ID], [8, 9, 10, EOS_ID, 0]])
+    prefix = torch.tensor([[5, 6], [7, 3]])
+    fast = ar._batched_continue(rnn, src, prefix, max_len=9)
+    slow = ar._batched_continue(Reread(), src, prefix, max_len=9)
+    assert torch.equal(fast, slow) and fast.shape[1] >= 3
 
 
 def test_time_generation_writes_n_tokens_and_grows_with_n():

@@ -194,15 +194,44 @@ class WrongStepResult:
     n_correct: int  # of which the unforced greedy output was exactly right
 
 
+def _is_bahdanau_rnn(model) -> bool:
+    """An RNNsearch decoder (core.models.rnn_seq2seq with attention): it can carry its state."""
+    return all(hasattr(model, a) for a in ("cell", "attention", "init_state", "_logits")) and (
+        model.attention is not None
+    )
+
+
 @torch.inference_mode()
 def _batched_continue(model, src: torch.Tensor, prefix: torch.Tensor, max_len: int):
-    """Greedy continuation for a batch. src (B,S), prefix (B,t) without BOS -> (B, L) ids."""
+    """Greedy continuation for a batch. src (B,S), prefix (B,t) without BOS -> (B, L) ids.
+
+    The source is encoded once. An RNNsearch decoder carries its state from step to step
+    (the same computation as its teacher-forced ``decode``); any other decoder re-reads
+    the growing prefix with ``decode(memory, tgt_in)`` at every step.
+    """
     B = src.size(0)
+    memory = model.encode(src)
     out = prefix
     done = (prefix == EOS_ID).any(1)  # (B,)
+    if _is_bahdanau_rnn(model):
+        state = torch.tanh(model.init_state(memory["context"]))  # (B, H)
+        feed = torch.cat([torch.full((B, 1), BOS_ID), prefix], 1)  # (B, t+1)
+        for i in range(feed.size(1)):
+            y_emb = model.tgt_embed(feed[:, i])  # (B, E)
+            context, _ = model.attention(state, memory["keys"], memory["hidden"], memory["mask"])
+            state = model.cell(torch.cat([y_emb, context], -1), state)  # (B, H)
+        while out.size(1) < max_len and not bool(done.all()):
+            nxt = model._logits(state, context, y_emb).argmax(-1)  # (B,)
+            nxt = torch.where(done, torch.full_like(nxt, PAD_ID), nxt)
+            out = torch.cat([out, nxt.unsqueeze(1)], 1)
+            done = done | (nxt == EOS_ID)
+            y_emb = model.tgt_embed(nxt)
+            context, _ = model.attention(state, memory["keys"], memory["hidden"], memory["mask"])
+            state = model.cell(torch.cat([y_emb, context], -1), state)
+        return out
     while out.size(1) < max_len and not bool(done.all()):
         tgt_in = torch.cat([torch.full((B, 1), BOS_ID), out], 1)  # (B, t+1)
-        logits, _ = model(src, tgt_in)  # (B, t+1, V)
+        logits, _ = model.decode(memory, tgt_in)  # (B, t+1, V)
         nxt = logits[:, -1].argmax(-1)  # (B,)
         nxt = torch.where(done, torch.full_like(nxt, PAD_ID), nxt)
         out = torch.cat([out, nxt.unsqueeze(1)], 1)
