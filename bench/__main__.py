@@ -1,0 +1,271 @@
+"""``python -m bench --json``: cold start, every page's render and rerun, memory, models.
+
+Starts its own Streamlit servers on 127.0.0.1 (the app, ``streamlit hello`` and the bare
+page ``bench/bare_app.py``), drives Debian's Chromium through Playwright and prints one JSON
+object (issue 10). Every budget is a ratio against a baseline measured in the same run.
+
+    python -m bench --json                       # the full run (~10+ minutes on 2 cores)
+    python -m bench --json --reps 3 --cold-reps 1 --sessions 3   # a quick look
+    python -m bench --dry-run --json             # the bare page only (used by the tests)
+    python -m bench --table bench/results/2026-11-29.json   # the README table
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from bench import browser as B
+from bench import procs
+from bench.schema import budget, markdown_table, validate
+from bench.stats import median, summary_ms
+
+ROOT = Path(__file__).resolve().parent.parent
+BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
+RESULTS = Path(__file__).resolve().parent / "results"
+LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
+
+# The control changed on each page: (kind, index among that kind in the main area).
+# Chosen by hand from the page in its default state (a control whose change redraws a
+# chart); a page missing from here gets its first slider, else its first segmented control.
+CONTROLS: dict[str, tuple[str, int]] = {}
+
+
+def log(msg: str) -> None:
+    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+
+
+def page_slugs() -> list[str]:
+    from ui.nav import PAGES, is_built
+
+    return [p.slug for p in PAGES if is_built(p.slug)]
+
+
+def page_url(server: procs.Server, slug: str) -> str:
+    return server.url(("/" if slug == "home" else f"/{slug}") + "?lang=en")
+
+
+def measure_interactive(
+    browser, url: str, reps: int, prefer=None, errors: list[str] | None = None
+) -> dict:
+    """First render of ``url`` in a new session, then ``reps`` reruns of one control."""
+    tab = B.new_tab(browser, errors)
+    try:
+        out: dict = {"first_render_s": round(B.render(tab, url), 3)}
+        control = B.pick_control(tab, prefer)
+        out["control"] = control.describe()
+        times = [B.rerun(tab, control) for _ in range(reps)]
+        out.update(summary_ms(times))
+        out["reruns"] = len(times)
+        return out
+    finally:
+        tab.context.close()
+
+
+def cold_start(browser, target: str, cwd: Path, need_title: bool = True) -> float:
+    """Seconds from spawning the server to its home page rendered in a fresh session."""
+    server = procs.start_server(target, cwd, LOGS / f"cold_{Path(target).stem}.log")
+    try:
+        tab = B.new_tab(browser)
+        try:
+            goto = time.monotonic()
+            rendered = B.render(tab, server.url("/"), need_title=need_title)
+            return round(goto - server.launched + rendered, 3)
+        finally:
+            tab.context.close()
+    finally:
+        procs.stop_server(server)
+
+
+def run_cold(browser, reps: int, errors: list[str]) -> dict:
+    app, hello = [], []
+    for i in range(reps):  # alternating, so a change of load hits both alike
+        for name, bucket, target, cwd in (
+            ("app", app, "app.py", ROOT),
+            ("hello", hello, "hello", LOGS),
+        ):
+            try:
+                bucket.append(cold_start(browser, target, cwd))
+                log(f"cold start {name} #{i + 1}: {bucket[-1]:.2f} s")
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"cold start {name}: {exc}")
+    return {
+        "app_home": round(median(app), 3) if app else None,
+        "hello": round(median(hello), 3) if hello else None,
+        "runs": {"app_home": app, "hello": hello},
+    }
+
+
+def run_bare(browser, reps: int, errors: list[str]) -> dict:
+    server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare.log")
+    try:
+        out = measure_interactive(browser, server.url("/"), reps, errors=errors)
+        out["rss_mb"] = procs.rss_mb(server.pid)
+        return out
+    finally:
+        procs.stop_server(server)
+
+
+def _visit(tab, server, slug: str) -> None:
+    """Switch an open session to ``slug`` through the sidebar (keeps the session), or
+    load the URL when the link is not there."""
+    link = tab.locator(f'[data-testid="stSidebarNav"] a[href$="/{slug}"]')
+    if slug != "home" and link.count():
+        link.first.click()
+    else:
+        tab.goto(page_url(server, slug), wait_until="commit")
+
+
+def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, errors) -> dict:
+    """``n`` concurrent sessions, each visiting every page; RSS with them open and after."""
+    tabs = [B.new_tab(browser) for _ in range(n)]
+    peak = 0.0
+    try:
+        for slug in slugs:
+            for tab in tabs:
+                _visit(tab, server, slug)
+            deadline = time.monotonic() + timeout_s
+            settled = 0
+            for tab in tabs:
+                left = deadline - time.monotonic()
+                try:
+                    B.wait_settled(tab, max(left, 1.0))
+                    settled += 1
+                except B.BenchTimeout:
+                    pass
+            peak = max(peak, procs.rss_mb(server.pid))
+            log(f"{n} sessions on {slug}: {settled} settled, RSS {procs.rss_mb(server.pid)} MB")
+            if settled < n:
+                errors.append(f"sessions: only {settled}/{n} settled on {slug} in {timeout_s} s")
+        with_sessions = procs.rss_mb(server.pid)
+    finally:
+        for tab in tabs:
+            tab.context.close()
+    time.sleep(5)  # let the server notice the closed websockets and drop the sessions
+    return {"sessions_20": with_sessions, "sessions_peak": peak, "after_close": None}
+
+
+def run_app(browser, reps: int, sessions: int, session_timeout: float, errors) -> tuple:
+    server = procs.start_server("app.py", ROOT, LOGS / "app.log")
+    pages: dict[str, dict] = {}
+    rss: dict = {}
+    try:
+        rss["after_start"] = procs.rss_mb(server.pid)
+        warm = B.new_tab(browser)  # the server is warm: home has run once (st.navigation)
+        B.render(warm, page_url(server, "home"))
+        warm.context.close()
+        rss["after_home"] = procs.rss_mb(server.pid)
+        slugs = page_slugs()
+        for slug in slugs:
+            try:
+                pages[slug] = measure_interactive(
+                    browser, page_url(server, slug), reps, CONTROLS.get(slug), errors
+                )
+                log(f"page {slug}: {pages[slug]}")
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"page {slug}: {exc}")
+                pages[slug] = {k: None for k in ("first_render_s", "rerun_ms_median")}
+                pages[slug]["rerun_ms_p95"] = None
+        rss["after_all_pages"] = procs.rss_mb(server.pid)
+        log(f"RSS after all pages: {rss['after_all_pages']} MB")
+        rss.update(run_sessions(browser, server, slugs, sessions, session_timeout, errors))
+        rss["after_close"] = procs.rss_mb(server.pid)
+        rss["sessions"] = sessions
+        log(f"RSS: {rss}")
+    finally:
+        procs.stop_server(server)
+    return pages, rss
+
+
+def run(args) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    LOGS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    result: dict = {
+        "meta": {
+            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": procs.machine(),
+            "load_start": procs.load_average(),
+            "reps": args.reps,
+            "dry_run": bool(args.dry_run),
+        }
+    }
+    if not args.dry_run and not args.skip_models:
+        from bench import models
+
+        log("zoo load and model latency")
+        result["zoo_load_s"], load_errors = models.zoo_load_s()
+        result["model_ms"], result["meta"]["model_inputs"] = models.model_ms(args.model_reps)
+        errors += [f"zoo: {e}" for e in load_errors.values()]
+    with sync_playwright() as pw:
+        browser = B.launch(pw)
+        try:
+            log("bare page")
+            result["bare"] = run_bare(browser, args.reps, errors)
+            log(f"bare: {result['bare']}")
+            if not args.dry_run:
+                result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)
+                result["pages"], result["rss_mb"] = run_app(
+                    browser, args.reps, args.sessions, args.session_timeout, errors
+                )
+        finally:
+            browser.close()
+    result["meta"]["load_end"] = procs.load_average()
+    result["errors"] = errors
+    if not args.dry_run:
+        result["budget"] = budget(result)
+        pages = page_slugs()
+    else:
+        pages = []
+    result["schema_problems"] = validate(result, pages, full=not args.dry_run)
+    return result
+
+
+def parse(argv=None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
+    p.add_argument("--reps", type=int, default=10, help="reruns per page (default 10)")
+    p.add_argument("--cold-reps", type=int, default=3, help="cold starts of each (default 3)")
+    p.add_argument("--sessions", type=int, default=20, help="concurrent sessions (default 20)")
+    p.add_argument("--session-timeout", type=float, default=300.0, help="s per page round")
+    p.add_argument("--model-reps", type=int, default=10, help="timed translations per cell")
+    p.add_argument("--skip-models", action="store_true", help="no model_ms / zoo_load_s")
+    p.add_argument("--dry-run", action="store_true", help="the bare page only")
+    p.add_argument("--out", type=Path, help="also write the JSON here ('auto': results/<date>)")
+    p.add_argument("--table", type=Path, help="print the README table of a saved result")
+    args = p.parse_args(argv)
+    for name in ("reps", "cold_reps", "sessions", "model_reps"):
+        if getattr(args, name) < 1:
+            p.error(f"--{name.replace('_', '-')} must be at least 1")
+    return args
+
+
+def main(argv=None) -> int:
+    args = parse(argv)
+    if args.table:
+        print(markdown_table(json.loads(args.table.read_text(encoding="utf-8"))))
+        return 0
+    result = run(args)
+    text = json.dumps(result, indent=2, ensure_ascii=False)
+    if args.out:
+        out = args.out
+        if str(out) == "auto":
+            out = RESULTS / f"{result['meta']['date'][:10]}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(text + "\n", encoding="utf-8")
+        log(f"wrote {out}")
+    if args.json:
+        print(text)
+    else:
+        print(markdown_table(result))
+    return 1 if result["schema_problems"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

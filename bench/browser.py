@@ -1,0 +1,198 @@
+"""Playwright helpers: time a page until it has rendered, time a rerun after a real control.
+
+The clock is the page's own ``performance.now()``: an init script (installed before any
+Streamlit code runs) records the time of the user's input and the time of the last DOM
+mutation. A render or rerun counts as finished when Streamlit reports the script is not
+running, no status widget and no stale element remain, every plotly chart has drawn its
+SVG, and the DOM has then stayed quiet for ``QUIET_MS``. The figure reported is the time of
+the last mutation before that quiet spell (so the quiet wait itself is not counted).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CHROMIUM = Path("/usr/bin/chromium")
+# The launch arguments of tests/browser/conftest.py (Debian's Chromium, headless).
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--disable-quic",
+    "--no-first-run",
+]
+VIEWPORT = {"width": 1280, "height": 800}
+QUIET_MS = 500  # the DOM must stay unchanged this long before a run counts as finished
+POLL_MS = 40
+
+INIT_JS = """(() => {
+  if (window.__bench) return;
+  const b = window.__bench = {last: 0, input: 0, runs: 0, mutations: 0};
+  const observe = () => new MutationObserver((records) => {
+    b.last = performance.now();
+    b.mutations += records.length;
+    for (const r of records) {
+      if (r.attributeName === 'data-test-script-state'
+          && r.target.getAttribute('data-test-script-state') === 'running') b.runs += 1;
+    }
+  }).observe(document, {subtree: true, childList: true, attributes: true,
+                        characterData: true});
+  observe();
+  for (const ev of ['keydown', 'pointerdown']) {
+    document.addEventListener(ev, () => { b.input = performance.now(); }, true);
+  }
+})();"""
+
+# Streamlit has finished: script not running, no status widget, no stale element, a title
+# (when asked for) and every plotly chart drawn.
+IDLE_JS = """(needTitle) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
+  if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
+  if (document.querySelector('[data-stale="true"]')) return false;
+  if (document.querySelector('[data-testid="stSkeleton"]')) return false;
+  if (needTitle && !document.querySelector('[data-testid="stMain"] h1')) return false;
+  const plots = document.querySelectorAll('.js-plotly-plot');
+  return [...plots].every(p => p.querySelector('.main-svg'));
+}"""
+
+STATE_JS = "() => ({...window.__bench, now: performance.now()})"
+
+
+class BenchTimeout(RuntimeError):
+    """A page did not settle (or a control did not start a rerun) within the time allowed."""
+
+
+def launch(playwright):
+    """Debian's Chromium with the browser tests' arguments (never a downloaded browser)."""
+    if not CHROMIUM.exists():
+        raise RuntimeError(f"{CHROMIUM} not found: apt-get install chromium")
+    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+
+
+def new_tab(browser, errors: list[str] | None = None):
+    """A fresh context (a new Streamlit session) with the timing script installed."""
+    context = browser.new_context(viewport=VIEWPORT, locale="en-US")
+    context.add_init_script(INIT_JS)
+    page = context.new_page()
+    if errors is not None:
+        page.on("pageerror", lambda exc: errors.append(f"pageerror {exc}"))
+    return page
+
+
+def wait_settled(page, timeout_s: float, need_title: bool = True, min_runs: int = 0) -> dict:
+    """Poll (bounded) until Streamlit is idle and the DOM quiet; return the timing state."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        state = page.evaluate(STATE_JS)
+        if (
+            state["runs"] >= min_runs
+            and state["now"] - state["last"] >= QUIET_MS
+            and page.evaluate(IDLE_JS, need_title)
+        ):
+            return state
+        page.wait_for_timeout(POLL_MS)
+    raise BenchTimeout(f"{page.url} did not settle within {timeout_s:.0f} s")
+
+
+def render(page, url: str, timeout_s: float = 120.0, need_title: bool = True) -> float:
+    """Open ``url`` and return seconds from navigation start to the last DOM change."""
+    page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+    state = wait_settled(page, timeout_s, need_title=need_title)
+    return state["last"] / 1000.0  # performance.now() counts from navigation start
+
+
+# ---- controls ------------------------------------------------------------------------
+
+SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
+SEGMENTED = '[data-testid="stMain"] [data-testid="stButtonGroup"]'
+
+
+@dataclass
+class Control:
+    """One real control of a page and how to change it back and forth."""
+
+    kind: str  # "slider" or "segmented"
+    index: int  # among the page's controls of that kind, in document order
+    label: str = ""
+    flips: int = field(default=0)
+
+    def describe(self) -> str:
+        return f"{self.kind}[{self.index}] {self.label}".strip()
+
+
+def list_controls(page) -> list[Control]:
+    """Every slider and segmented control in the main area, sliders first."""
+    out: list[Control] = []
+    sliders = page.locator(SLIDER)
+    for i in range(sliders.count()):
+        box = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').nth(i)
+        label = box.locator('[data-testid="stWidgetLabel"]').first
+        text = label.inner_text(timeout=2000).strip() if label.count() else ""
+        out.append(Control("slider", i, text))
+    groups = page.locator(SEGMENTED)
+    for i in range(groups.count()):
+        g = groups.nth(i)
+        label = g.locator("label").first
+        text = label.inner_text(timeout=2000).strip() if label.count() else ""
+        out.append(Control("segmented", i, text))
+    return out
+
+
+def pick_control(page, prefer: tuple[str, int] | None = None) -> Control:
+    """The preferred control if the page has it, else the first slider, else the first
+    segmented control."""
+    controls = list_controls(page)
+    if prefer is not None:
+        for c in controls:
+            if (c.kind, c.index) == prefer:
+                return c
+    if not controls:
+        raise BenchTimeout(f"{page.url} has no slider or segmented control to change")
+    return controls[0]
+
+
+def change(page, control: Control) -> None:
+    """Change ``control`` once; alternate so that the value goes back and forth."""
+    if control.kind == "slider":
+        thumb = page.locator(SLIDER).nth(control.index)
+        now, lo, hi = thumb.evaluate("e => [e.valueAsNumber, Number(e.min), Number(e.max)]")
+        up = control.flips % 2 == 0
+        if now >= hi:
+            up = False
+        elif now <= lo:
+            up = True
+        thumb.focus()
+        page.keyboard.press("ArrowRight" if up else "ArrowLeft")
+    else:
+        buttons = page.locator(SEGMENTED).nth(control.index).locator("button")
+        n = buttons.count()
+        if n < 2:
+            raise BenchTimeout(f"segmented control {control.describe()} has < 2 options")
+        # two options used alternately: the first two that are not the current one
+        current = [
+            i for i in range(n) if buttons.nth(i).get_attribute("aria-checked") == "true"
+        ] or [
+            i for i in range(n) if "Active" in (buttons.nth(i).get_attribute("data-testid") or "")
+        ]
+        target = next(i for i in range(n) if i not in current[:1])
+        buttons.nth(target).click()
+    control.flips += 1
+
+
+def rerun(page, control: Control, timeout_s: float = 60.0) -> float:
+    """Change ``control`` and return seconds from the input event to the last DOM change
+    of the rerun it caused."""
+    wait_settled(page, timeout_s)
+    before = page.evaluate(STATE_JS)
+    page.evaluate("() => { window.__bench.input = 0; }")
+    change(page, control)
+    state = wait_settled(page, timeout_s, min_runs=before["runs"] + 1)
+    if not state["input"]:
+        raise BenchTimeout(f"no input event seen for {control.describe()} on {page.url}")
+    return (state["last"] - state["input"]) / 1000.0
