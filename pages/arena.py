@@ -16,11 +16,12 @@ import streamlit as st
 
 import core.zoo as zoo
 import ui
+import ui.inputs
 import ui.models
 from core import corpus, probes_data
 from core.analysis import arena as A
 from core.figures import arena as F
-from core.translate import MAX_WORDS, InputError, prepare, translate_tokens
+from core.translate import translate_tokens
 from core.vocab import detokenize_zh
 from ui.nav import is_built, page_spec
 
@@ -172,30 +173,18 @@ elif source == "grammar":
     raw_text = " ".join(reference.src)
     st.caption(t("arena.input.grammar_note"))
 else:
-    raw_text = ui.params.get_text("text", DEFAULT_TEXT)
-    raw_text = st.text_input(
+    raw_text, tokens = ui.inputs.sentence_input(
         t("arena.input.text"),
-        max_chars=300,
-        help=t("arena.input.text_help", limit=MAX_WORDS),
-        **ui.params.bound("text", raw_text, key="arena_text"),
+        param="text",
+        default=DEFAULT_TEXT,
+        key="arena_text",
+        src_vocab=src_vocab,
+        help=t("arena.input.text_help"),
     )
-    ui.params.set_params(text=raw_text)
-
-try:
-    tokens = prepare(raw_text, src_vocab)
-except InputError as err:
-    if err.reason == "unknown":
-        words = "; ".join(
-            f"`{ui.params.safe_value(o.word)}` → "
-            + (", ".join(f"`{s}`" for s in o.suggestions) if o.suggestions else "—")
-            for o in err.unknown
-        )
-        st.error(t("arena.error.unknown", words=words), icon=":material/spellcheck:")
-    elif err.reason == "too_long":
-        st.error(t("arena.error.too_long", limit=err.limit), icon=":material/straighten:")
-    else:
-        st.error(t("arena.error.empty"), icon=":material/edit_note:")
-    tokens = None
+if source != "typed":
+    # lesson and grammar sentences go through the same check (a word missing from the
+    # training vocabulary would be named, not silently turned into <unk>)
+    tokens = ui.inputs.check(raw_text, src_vocab)
 if tokens is not None and source == "typed":
     reference = A.find_reference(tokens)
 

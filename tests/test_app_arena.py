@@ -172,6 +172,7 @@ def test_typed_new_sentence_has_no_reference(dev_zoo):
     [
         ("the catt drank the milk", "catt"),
         ("🙂 !!! ???", "Type an English sentence"),
+        ("", "Type an English sentence"),
         ("<script>alert(1)</script>", "`script`"),
         (" ".join(["you"] * 70), "more than 60 words"),
     ],
@@ -189,7 +190,7 @@ def test_bad_text_gives_a_message_and_page_keeps_working(dev_zoo, text, needle):
 def test_unknown_word_message_in_chinese_names_the_word(dev_zoo):
     at = make_app(ARENA, lang="zh", input="typed", text="i lovv you").run()
     msg = at.error[0].value
-    assert "lovv" in msg and "模型从没见过" in msg and "`love`" in msg
+    assert "lovv" in msg and "模型不认识" in msg and "`love`" in msg
 
 
 def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
