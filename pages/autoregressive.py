@@ -359,8 +359,8 @@ def lm_part() -> None:
         for n in range(step, len(steps) + 1):
             draw(n)
             time.sleep(0.7)
-        step = len(steps)
-        ui.params.set_params(step=step)
+        ui.params.set_params(step=len(steps))
+        st.rerun()  # redraw the buttons for the last step
     draw(step)
     expected = (get_manifest().get("models", {}).get(LM, {}).get("metrics") or {}).get("you_should")
     if expected and prefix == ["you", "should"] and mode == "greedy":
@@ -456,8 +456,8 @@ def translate_part() -> None:
         for n in range(step, len(dec.ids) + 1):
             draw(n)
             time.sleep(0.7)
-        step = len(dec.ids)
-        ui.params.set_params(tstep=step)
+        ui.params.set_params(tstep=len(dec.ids))
+        st.rerun()  # redraw the buttons for the last step
     draw(step)
     st.markdown(
         t(k("tr.full"), text=detokenize_zh(zh(ar.strip_eos(dec.ids))) or "∅", n=len(dec.ids))
