@@ -19,16 +19,16 @@ def context_influence(model, src_ids: Sequence[int]) -> np.ndarray:
 
     ``model`` is an ``RNNSeq2Seq`` (its frozen parameters are fine: only the input
     embeddings get gradients); ``src_ids`` the source ids of one sentence, EOS included.
-    Returns a float array of shape (S,). One backward pass per dimension of C (H ≤ 256).
+    Returns a float array of shape (S,), from one batched backward pass.
     Call it outside ``torch.inference_mode()`` (inference tensors cannot carry gradients).
     """
-    src = torch.tensor([list(src_ids)], dtype=torch.long)  # (1, S)
+    H = model.cfg.hidden
+    # one backward pass for the whole Jacobian: H copies of the sentence, copy k asks for
+    # the gradient of C_k alone (the copies do not interact, so the sum separates)
+    src = torch.tensor([list(src_ids)] * H, dtype=torch.long)  # (H, S)
     with torch.enable_grad():
-        emb = model.encoder.embed(src).detach().requires_grad_(True)  # (1, S, E)
-        context = model.encode(src, embedded=emb)["context"][0]  # (H,)
-        rows = []
-        for k in range(context.numel()):
-            (g,) = torch.autograd.grad(context[k], emb, retain_graph=k + 1 < context.numel())
-            rows.append(g[0])  # (S, E)
-        jac = torch.stack(rows, 0)  # (H, S, E)
+        emb = model.encoder.embed(src).detach().requires_grad_(True)  # (H, S, E)
+        context = model.encode(src, embedded=emb)["context"]  # (H, H): row k = copy k's C
+        context.diagonal().sum().backward()
+        jac = emb.grad  # (H, S, E): jac[k] = dC_k / de
     return jac.pow(2).sum(dim=(0, 2)).sqrt().numpy()  # (S,)
