@@ -30,7 +30,7 @@ DEFAULT_TEXT = (
 )
 HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
 N_SEQ = 32  # task sequences averaged for the trained probes
-SWEEP = tuple(np.round(np.arange(0.5, 5.01, 0.25), 2))  # W_hh scales for the explosion sweep
+SWEEP = tuple(np.round(np.arange(0.5, 5.01, 0.5), 2))  # W_hh scales for the explosion sweep
 LR = 0.1  # plain SGD: the update is lr times the (clipped) gradient
 
 

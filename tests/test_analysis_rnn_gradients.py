@@ -175,3 +175,9 @@ def test_influence_strip_checks_lengths():
         figs.influence_strip(["a", "b"], [1.0], title="t", colorbar_title="c")
     f = figs.influence_strip(["a", "a", "b"], [1e-3, 1e-1, 1.0], title="t", colorbar_title="c")
     assert len(set(f.data[0].x)) == 3  # repeated words stay separate cells
+
+
+def test_spectral_norms_match_the_svd_even_when_tiny():
+    m = torch.randn(5, 6, 9, dtype=torch.float64) * torch.logspace(-30, 3, 5).view(5, 1, 1)
+    ref = torch.linalg.matrix_norm(m, ord=2)
+    torch.testing.assert_close(rg.spectral_norms(m), ref, rtol=1e-10, atol=0)
