@@ -145,6 +145,9 @@ class Tab:
 def open_tab(browser, url: str, viewport: dict, locale: str = "en-US") -> Tab:
     """Open ``url`` in a fresh context and wait until the app has finished running."""
     context = browser.new_context(viewport=viewport, locale=locale)
+    # generous limits: the first visit to a page loads its models and caches its analyses,
+    # which takes a while on a busy 2-core machine (nothing here is a timing assertion)
+    context.set_default_timeout(180_000)
     page = context.new_page()
     tab = Tab(page)
 
@@ -169,7 +172,7 @@ _IDLE_JS = """() => {
 }"""
 
 
-def wait_idle(page, timeout: float = 60_000) -> None:
+def wait_idle(page, timeout: float = 180_000) -> None:
     """Wait until the app has stopped running (twice in a row, 0.7 s apart: a run can be
     followed by a rerun) and every plotly chart has drawn its SVG."""
     for _ in range(20):
