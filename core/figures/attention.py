@@ -58,6 +58,11 @@ def attention_heatmap(
         zmax=1.0,
         show_values=show_values,
     )
+    # the x axis (source words and its title) sits on top: keep the chart title above it
+    fig.update_layout(
+        margin=dict(t=150 if presenter else 110),
+        title=dict(yref="container", y=0.99, yanchor="top"),
+    )
     sums = np.repeat(z.sum(1, keepdims=True), z.shape[1], axis=1)
     fig.update_traces(
         customdata=sums,
