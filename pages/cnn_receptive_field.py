@@ -27,6 +27,7 @@ present = ui.presenter()
 MAX_DEPTH = 16
 KERNELS = (2, 3, 4, 5, 7)
 CNN_PROBES = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
+SOLVED = 0.5  # a distance counts as solved at this accuracy (chance is 1 / N_KEYS)
 EFFECTIVE_SHARE = 0.9  # the effective field: the fewest words that hold 90% of the gradient
 
 
@@ -328,7 +329,13 @@ if series and distances:
         ),
         key="cnn_rf_probes",
     )
-    st.caption(t(P + "probes.caption", chance=f"{1 / N_KEYS:.0%}"))
+    items = []
+    for label, accs in series.items():
+        solved = [d for d, acc in zip(distances, accs, strict=True) if acc >= SOLVED]
+        seen = fields[label] - 1 if label in fields else "?"
+        best = max(solved) if solved else t(P + "probes.none")
+        items.append(t(P + "probes.item", name=label, solved=best, seen=seen))
+    st.caption(t(P + "probes.caption", chance=f"{1 / N_KEYS:.0%}", summary=" · ".join(items)))
 
 # --- takeaway ------------------------------------------------------------------------------
 st.header(t(P + "takeaway.header"))
