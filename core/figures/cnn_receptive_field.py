@@ -197,18 +197,21 @@ def probe_chart(
     )
     s = charts.scale(presenter)
     names = list(series)
-    for name, rf in (fields or {}).items():
+    for i, (name, rf) in enumerate((fields or {}).items()):
         if name not in series:
             raise ValueError(f"fields has {name!r}, which is not one of the series {names}")
         color = s.palette[names.index(name) % len(s.palette)]
-        fig.add_vline(
+        fig.add_vline(x=rf - 1, line_dash="dash", line_width=max(1.0, s.line - 1), line_color=color)
+        # labels on steps down the chart, so neighbouring lines do not print over each other
+        fig.add_annotation(
             x=rf - 1,
-            line_dash="dash",
-            line_width=max(1.0, s.line - 1),
-            line_color=color,
-            annotation_text=field_label.format(d=rf - 1),
-            annotation_position="top",
-            annotation_font=dict(color=color, size=max(10, s.font - 2)),
+            y=0.62 - 0.14 * (i % 4),
+            text=field_label.format(d=rf - 1),
+            showarrow=False,
+            xanchor="left",
+            xshift=4,
+            bgcolor="rgba(255,255,255,0.85)",
+            font=dict(color=color, size=max(10, s.font - 2)),
         )
     if chance is not None:
         fig.add_hline(
