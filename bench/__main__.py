@@ -33,17 +33,34 @@ LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
 # The control changed on each page: (kind, index among that kind in the main area).
 # Chosen by hand from the page in its default state (a control whose change redraws a
 # chart); a page missing from here gets its first slider, else its first segmented control.
-CONTROLS: dict[str, tuple[str, int]] = {}
+CONTROLS: dict[str, tuple[str, int]] = {
+    "home": ("segmented", 0),  # Show: which task's scores the chart plots
+    "autoregressive": ("slider", 0),  # Temperature of the language model's sampling
+    "bottleneck": ("slider", 0),  # Sentence length of the live stretch
+    "path_length": ("slider", 0),  # Sequence length n
+    "cnn_receptive_field": ("slider", 0),  # Kernel size k
+    "rnn_gradients": ("slider", 0),  # spectral radius of the recurrent weights
+    "attention": ("slider", 0),  # Decoding step
+    "arena": ("slider", 0),  # Length of the sentence every model translates
+}
 
 
 def log(msg: str) -> None:
     print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
-def page_slugs() -> list[str]:
+def page_slugs(only: str | None = None) -> list[str]:
+    """The registered, built pages in navigation order (optionally only some of them)."""
     from ui.nav import PAGES, is_built
 
-    return [p.slug for p in PAGES if is_built(p.slug)]
+    slugs = [p.slug for p in PAGES if is_built(p.slug)]
+    if only:
+        wanted = [s.strip() for s in only.split(",") if s.strip()]
+        unknown = sorted(set(wanted) - set(slugs))
+        if unknown:
+            raise SystemExit(f"unknown pages {unknown}; the registered pages are {slugs}")
+        slugs = [s for s in slugs if s in wanted]
+    return slugs
 
 
 def page_url(server: procs.Server, slug: str) -> str:
@@ -150,7 +167,7 @@ def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, er
     return {"sessions_20": with_sessions, "sessions_peak": peak, "after_close": None}
 
 
-def run_app(browser, reps: int, sessions: int, session_timeout: float, errors) -> tuple:
+def run_app(browser, args, errors) -> tuple:
     server = procs.start_server("app.py", ROOT, LOGS / "app.log")
     pages: dict[str, dict] = {}
     rss: dict = {}
@@ -160,11 +177,11 @@ def run_app(browser, reps: int, sessions: int, session_timeout: float, errors) -
         B.render(warm, page_url(server, "home"))
         warm.context.close()
         rss["after_home"] = procs.rss_mb(server.pid)
-        slugs = page_slugs()
+        slugs = page_slugs(args.pages)
         for slug in slugs:
             try:
                 pages[slug] = measure_interactive(
-                    browser, page_url(server, slug), reps, CONTROLS.get(slug), errors
+                    browser, page_url(server, slug), args.reps, CONTROLS.get(slug), errors
                 )
                 log(f"page {slug}: {pages[slug]}")
             except (B.BenchTimeout, RuntimeError) as exc:
@@ -173,9 +190,11 @@ def run_app(browser, reps: int, sessions: int, session_timeout: float, errors) -
                 pages[slug]["rerun_ms_p95"] = None
         rss["after_all_pages"] = procs.rss_mb(server.pid)
         log(f"RSS after all pages: {rss['after_all_pages']} MB")
-        rss.update(run_sessions(browser, server, slugs, sessions, session_timeout, errors))
+        rss.update(
+            run_sessions(browser, server, slugs, args.sessions, args.session_timeout, errors)
+        )
         rss["after_close"] = procs.rss_mb(server.pid)
-        rss["sessions"] = sessions
+        rss["sessions"] = args.sessions
         log(f"RSS: {rss}")
     finally:
         procs.stop_server(server)
@@ -193,6 +212,9 @@ def run(args) -> dict:
             "machine": procs.machine(),
             "load_start": procs.load_average(),
             "reps": args.reps,
+            "cold_reps": args.cold_reps,
+            "sessions": args.sessions,
+            "pages": args.pages or "all",
             "dry_run": bool(args.dry_run),
         }
     }
@@ -203,6 +225,9 @@ def run(args) -> dict:
         result["zoo_load_s"], load_errors = models.zoo_load_s()
         result["model_ms"], result["meta"]["model_inputs"] = models.model_ms(args.model_reps)
         errors += [f"zoo: {e}" for e in load_errors.values()]
+    elif not args.dry_run:
+        result["zoo_load_s"], result["model_ms"] = None, {}
+        errors.append("model_ms, zoo_load_s: not measured (--skip-models)")
     with sync_playwright() as pw:
         browser = B.launch(pw)
         try:
@@ -211,16 +236,14 @@ def run(args) -> dict:
             log(f"bare: {result['bare']}")
             if not args.dry_run:
                 result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)
-                result["pages"], result["rss_mb"] = run_app(
-                    browser, args.reps, args.sessions, args.session_timeout, errors
-                )
+                result["pages"], result["rss_mb"] = run_app(browser, args, errors)
         finally:
             browser.close()
     result["meta"]["load_end"] = procs.load_average()
     result["errors"] = errors
     if not args.dry_run:
         result["budget"] = budget(result)
-        pages = page_slugs()
+        pages = page_slugs(args.pages)
     else:
         pages = []
     result["schema_problems"] = validate(result, pages, full=not args.dry_run)
@@ -237,6 +260,7 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--model-reps", type=int, default=10, help="timed translations per cell")
     p.add_argument("--skip-models", action="store_true", help="no model_ms / zoo_load_s")
     p.add_argument("--dry-run", action="store_true", help="the bare page only")
+    p.add_argument("--pages", help="comma-separated slugs to measure (default: every page)")
     p.add_argument("--out", type=Path, help="also write the JSON here ('auto': results/<date>)")
     p.add_argument("--table", type=Path, help="print the README table of a saved result")
     args = p.parse_args(argv)

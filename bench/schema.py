@@ -63,7 +63,7 @@ def validate(result: dict, pages: Iterable[str] = (), full: bool = True) -> list
         for k in RERUN_KEYS:
             fig(f"pages.{slug}.{k}", figs.get(k))
     models = result.get("model_ms")
-    if not isinstance(models, dict) or not models:
+    if not isinstance(models, dict) or (not models and not result.get("errors")):
         problems.append("model_ms should be a non-empty object")
     else:
         for name, by_len in models.items():

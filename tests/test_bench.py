@@ -1,0 +1,212 @@
+"""The benchmark harness's own logic (bench/): statistics, /proc memory, the JSON schema,
+the budget arithmetic, the README table, and a dry run on the bare page.
+
+No timed assertion here: benchmark figures never decide whether the suite passes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from bench import procs
+from bench.__main__ import BARE_APP, parse
+from bench.schema import budget, markdown_table, validate
+from bench.stats import median, percentile, ratio, summary_ms
+from tests.conftest import ROOT
+
+PAGES = ("home", "arena")
+
+
+def _result(**over) -> dict:
+    page = {"first_render_s": 1.0, "rerun_ms_median": 300.0, "rerun_ms_p95": 500.0}
+    result = {
+        "cold_start_s": {"app_home": 3.0, "hello": 2.0},
+        "bare": {"first_render_s": 0.8, "rerun_ms_median": 200.0, "rerun_ms_p95": 260.0},
+        "pages": {slug: dict(page) for slug in PAGES},
+        "rss_mb": {"after_all_pages": 500.0, "sessions_20": 700.0, "after_close": 520.0},
+        "model_ms": {"transformer": {"10": 5.0, "30": 31.0, "50": 60.0}},
+        "zoo_load_s": 1.5,
+        "errors": [],
+    }
+    result.update(over)
+    return result
+
+
+# ---- statistics --------------------------------------------------------------------------
+
+
+def test_median_odd_even_and_unsorted():
+    assert median([3.0, 1.0, 2.0]) == 2.0
+    assert median([4.0, 1.0, 3.0, 2.0]) == 2.5
+    assert median([7]) == 7.0
+
+
+def test_percentile_interpolates_between_ranks():
+    values = list(range(1, 21))  # 1..20
+    assert percentile(values, 0) == 1
+    assert percentile(values, 100) == 20
+    assert percentile(values, 50) == median(values)
+    assert percentile(values, 95) == pytest.approx(19.05)
+    assert percentile([5.0], 95) == 5.0
+
+
+@pytest.mark.parametrize("bad", [[], ()])
+def test_statistics_refuse_empty_input(bad):
+    with pytest.raises(ValueError, match="empty"):
+        median(bad)
+    with pytest.raises(ValueError, match="empty"):
+        percentile(bad, 50)
+
+
+def test_percentile_refuses_q_outside_0_100():
+    with pytest.raises(ValueError, match="0..100"):
+        percentile([1.0], 101)
+
+
+def test_summary_ms_converts_seconds():
+    assert summary_ms([0.1, 0.2, 0.3]) == {"rerun_ms_median": 200.0, "rerun_ms_p95": 290.0}
+
+
+def test_ratio_handles_missing_and_zero_baselines():
+    assert ratio(3.0, 2.0) == 1.5
+    assert ratio(None, 2.0) is None
+    assert ratio(1.0, None) is None
+    assert ratio(1.0, 0.0) is None
+
+
+# ---- memory from /proc ---------------------------------------------------------------------
+
+
+def test_vm_rss_parse():
+    status = "Name:\tpython\nVmPeak:\t 9 kB\nVmRSS:\t  204800 kB\nThreads:\t1\n"
+    assert procs.vm_rss_kb(status) == 204800
+    assert procs.vm_rss_kb("Name:\tzombie\n") == 0
+
+
+@pytest.mark.skipif(not procs.PROC.joinpath("self", "status").exists(), reason="no /proc")
+def test_rss_counts_children():
+    child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
+    try:
+        # bounded wait until the child has replaced its forked image (its RSS is then >0)
+        for _ in range(200):
+            if child.pid in procs.descendants(os.getpid()) and procs.rss_mb(child.pid) > 1:
+                break
+            subprocess.run(["sleep", "0.05"], check=True)
+        assert child.pid in procs.descendants(os.getpid())
+        alone = procs.rss_mb(os.getpid(), include_children=False)
+        assert alone > 0
+        assert procs.rss_mb(os.getpid()) > alone
+    finally:
+        child.kill()
+        child.wait()
+
+
+# ---- schema, budget, table ----------------------------------------------------------------
+
+
+def test_a_complete_result_validates():
+    assert validate(_result(), PAGES) == []
+
+
+def test_validate_names_what_is_missing_or_wrong():
+    result = _result()
+    del result["zoo_load_s"]
+    result["pages"].pop("arena")
+    result["bare"]["rerun_ms_p95"] = "fast"
+    result["model_ms"]["transformer"].pop("50")
+    problems = validate(result, PAGES)
+    assert "missing top-level key zoo_load_s" in problems
+    assert "pages.arena is missing" in problems
+    assert any(p.startswith("bare.rerun_ms_p95 should be a non-negative number") for p in problems)
+    assert "model_ms.transformer should have the keys 10, 30, 50" in problems
+
+
+def test_a_missing_figure_needs_an_error_saying_why():
+    result = _result()
+    result["pages"]["home"]["rerun_ms_median"] = None
+    assert validate(result, PAGES) == [
+        "pages.home.rerun_ms_median is missing and no error says why"
+    ]
+    result["errors"] = ["page home: did not settle"]
+    assert validate(result, PAGES) == []
+
+
+def test_dry_run_only_needs_the_bare_page():
+    result = {"bare": _result()["bare"], "errors": []}
+    assert validate(result, full=False) == []
+    assert validate(result, PAGES) != []
+
+
+def test_budget_lines_are_ratios_against_the_same_run():
+    b = budget(_result())
+    assert b["cold_start.home_over_hello"] == {"value": 1.5, "limit": 1.5, "ok": True}
+    assert b["pages.home.rerun_median_over_bare"] == {"value": 1.5, "limit": 1.5, "ok": True}
+    assert b["pages.home.rerun_p95_over_bare_median"] == {"value": 2.5, "limit": 2.0, "ok": False}
+    assert b["pages.arena.first_render_s"]["ok"] is True
+    assert b["rss.after_all_pages_mb"]["ok"] is True
+    assert b["rss.sessions_20_added_mb"] == {"value": 200.0, "limit": 150.0, "ok": False}
+    assert b["model_ms.transformer.30"] == {"value": 31.0, "limit": 30.0, "ok": False}
+
+
+def test_budget_marks_unmeasured_figures_unknown_not_passed():
+    result = _result()
+    result["bare"]["rerun_ms_median"] = None
+    assert budget(result)["pages.home.rerun_median_over_bare"]["ok"] is None
+
+
+def test_markdown_table_has_a_row_per_page_and_model():
+    table = markdown_table(_result())
+    assert "| bare page (baseline) | 0.8 | 200 | 260 | 1 |" in table
+    assert "| home | 1 | 300 | 500 | 1.5 |" in table
+    assert "| transformer | 5 | 31 | 60 |" in table
+    assert "| 3 | 2 | 1.5 |" in table
+
+
+def test_cli_refuses_zero_repetitions(capsys):
+    with pytest.raises(SystemExit):
+        parse(["--reps", "0"])
+    assert "--reps must be at least 1" in capsys.readouterr().err
+
+
+def test_model_sentences_are_fixed_and_have_the_asked_lengths():
+    from bench import models
+
+    first = models.sentences()
+    assert {n: len(s) for n, s in first.items()} == {10: 10, 30: 30, 50: 50}
+    assert models.sentences() == first
+
+
+# ---- a dry run: the bare page only ---------------------------------------------------------
+
+
+def test_bare_app_serves_on_loopback(tmp_path):
+    server = procs.start_server(str(BARE_APP), tmp_path, tmp_path / "bare.log")
+    try:
+        assert server.base.startswith("http://127.0.0.1:")
+        assert server.healthy >= server.launched
+        assert procs.rss_mb(server.pid) > 0
+    finally:
+        procs.stop_server(server)
+    assert server.proc.poll() is not None
+
+
+def test_dry_run_prints_a_valid_bare_result():
+    if not os.path.exists("/usr/bin/chromium"):
+        msg = "/usr/bin/chromium not found: apt-get install chromium"
+        if os.environ.get("CI"):
+            pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
+        pytest.skip(msg)
+    cmd = [sys.executable, "-m", "bench", "--dry-run", "--json", "--reps", "2"]
+    run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=280)
+    assert run.returncode == 0, run.stderr[-3000:]
+    result = json.loads(run.stdout)
+    assert result["schema_problems"] == [] and result["errors"] == []
+    assert validate(result, full=False) == []
+    assert result["bare"]["reruns"] == 2
+    assert result["bare"]["control"].startswith("slider[0]")
+    assert "pages" not in result and "model_ms" not in result
