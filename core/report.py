@@ -1,15 +1,20 @@
-"""The README's table of shipped models, generated from the manifest:
-``python -m core.report`` (prints Markdown). ``tests/test_readme.py`` checks the README
-still shows exactly this table, so the numbers there are the manifest's."""
+"""The README's table of shipped models, generated from the manifest.
+
+``python -m core.report`` prints it as Markdown, ``--readme`` writes it into the README;
+``tests/test_readme.py`` checks the README still shows exactly this table, so the numbers
+there are the manifest's."""
 
 from __future__ import annotations
 
+import argparse
 import sys
+from pathlib import Path
 from typing import Any
 
 from core import corpus, zoo
 
 START, END = "<!-- models:start -->", "<!-- models:end -->"
+README = Path(__file__).resolve().parent.parent / "README.md"
 
 
 def _pct(x: float) -> str:
@@ -73,12 +78,27 @@ def models_table(manifest: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def main() -> int:
+def write_readme(table: str, path: Path = README) -> None:
+    """Replace the README's block between the two markers with ``table``."""
+    text = path.read_text(encoding="utf-8")
+    head, rest = text.split(START, 1)
+    _, tail = rest.split(END, 1)
+    path.write_text(f"{head}{START}\n{table}\n{END}{tail}", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description="The table of shipped models, from the manifest.")
+    parser.add_argument("--readme", action="store_true", help="write it into README.md")
+    args = parser.parse_args(argv)
     try:
-        print(models_table(zoo.load_manifest()))
+        table = models_table(zoo.load_manifest())
     except zoo.ZooError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 2
+    if args.readme:
+        write_readme(table)
+    else:
+        print(table)
     return 0
 
 

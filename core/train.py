@@ -50,12 +50,19 @@ SPECS: dict[str, TrainSpec] = {
         "rnn_seq2seq",
         "translation",
         {"hidden": 256, "attention": True, "bidirectional": True},
-        3000,
+        4500,
         lr=2e-3,
+        oversample={"longrange": 3},
     ),
     "cnn_s2s": TrainSpec("cnn_seq2seq", "translation", {"channels": 128}, 2000, lr=2e-3),
     "transformer": TrainSpec(
-        "transformer", "translation", {"dropout": 0.0}, 4000, lr=1.5e-3, warmup=400
+        "transformer",
+        "translation",
+        {"dropout": 0.0},
+        5000,
+        lr=1.5e-3,
+        warmup=400,
+        oversample={"longrange": 3},
     ),
     "lm_gru": TrainSpec("lm_gru", "lm", {}, 1500, lr=2e-3),
     # distance probes: same task, same budget per family, only the architecture differs

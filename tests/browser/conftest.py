@@ -167,8 +167,11 @@ _IDLE_JS = """() => {
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
     if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
     if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+    // every chart container holds a drawn plotly figure (an SVG root with its layers)
+    const boxes = document.querySelectorAll('[data-testid="stPlotlyChart"]');
     const plots = document.querySelectorAll('.js-plotly-plot');
-    return [...plots].every(p => p.querySelector('.main-svg .plot'));
+    if (plots.length < boxes.length) return false;
+    return [...plots].every(p => p.querySelector('.main-svg'));
 }"""
 
 
