@@ -76,7 +76,15 @@ def measure_interactive(
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
         control = B.pick_control(tab, prefer)
         out["control"] = control.describe()
-        times = [B.rerun(tab, control) for _ in range(reps)]
+        times = []
+        for i in range(reps):
+            try:
+                times.append(B.rerun(tab, control))
+            except B.BenchTimeout as exc:  # one lost interaction must not end the run
+                if errors is not None:
+                    errors.append(f"rerun {i + 1} of {control.describe()}: {exc}")
+        if not times:
+            raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
         out.update(summary_ms(times))
         out["reruns"] = len(times)
         return out
@@ -232,7 +240,12 @@ def run(args) -> dict:
         browser = B.launch(pw)
         try:
             log("bare page")
-            result["bare"] = run_bare(browser, args.reps, errors)
+            try:
+                result["bare"] = run_bare(browser, args.reps, errors)
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"bare page: {exc}")
+                result["bare"] = {"first_render_s": None, "rerun_ms_median": None}
+                result["bare"]["rerun_ms_p95"] = None
             log(f"bare: {result['bare']}")
             if not args.dry_run:
                 result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)

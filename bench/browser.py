@@ -32,16 +32,24 @@ POLL_MS = 40
 
 INIT_JS = """(() => {
   if (window.__bench) return;
-  const b = window.__bench = {last: 0, input: 0, runs: 0, mutations: 0};
+  const b = window.__bench = {last: 0, input: 0, runs: 0, mutations: 0, outside: 0};
   const observe = () => new MutationObserver((records) => {
-    b.last = performance.now();
+    const now = b.last = performance.now();
     b.mutations += records.length;
+    // a change outside the control being used (its own thumb and label do not count)
     for (const r of records) {
-      if (r.attributeName === 'data-test-script-state'
-          && r.target.getAttribute('data-test-script-state') === 'running') b.runs += 1;
+      const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
+      if (el && !el.closest('[data-bench-control]')) { b.outside = now; break; }
+    }
+    // a run starts when the state leaves notRunning (read the old value: a fast run can
+    // go there and back within one batch of records)
+    for (const r of records) {
+      if (r.attributeName === 'data-test-script-state' && r.oldValue === 'notRunning') {
+        b.runs += 1;
+      }
     }
   }).observe(document, {subtree: true, childList: true, attributes: true,
-                        characterData: true});
+                        attributeOldValue: true, characterData: true});
   observe();
   for (const ev of ['keydown', 'pointerdown']) {
     document.addEventListener(ev, () => { b.input = performance.now(); }, true);
@@ -85,19 +93,27 @@ def new_tab(browser, errors: list[str] | None = None):
     return page
 
 
-def wait_settled(page, timeout_s: float, need_title: bool = True, min_runs: int = 0) -> dict:
-    """Poll (bounded) until Streamlit is idle and the DOM quiet; return the timing state."""
+def wait_settled(
+    page, timeout_s: float, need_title: bool = True, min_runs: int = 0, after: float = 0.0
+) -> dict:
+    """Poll (bounded) until Streamlit is idle and the DOM quiet; return the timing state.
+
+    With ``min_runs`` / ``after``: also until a run has started since (Streamlit's script
+    state left notRunning ``min_runs`` times) or the page changed outside the control
+    after the page time ``after`` (a fast rerun may never show the running state).
+    """
     deadline = time.monotonic() + timeout_s
+    state = {}
     while time.monotonic() < deadline:
         state = page.evaluate(STATE_JS)
         if (
-            state["runs"] >= min_runs
+            (state["runs"] >= min_runs or (after and state["outside"] > after))
             and state["now"] - state["last"] >= QUIET_MS
             and page.evaluate(IDLE_JS, need_title)
         ):
             return state
         page.wait_for_timeout(POLL_MS)
-    raise BenchTimeout(f"{page.url} did not settle within {timeout_s:.0f} s")
+    raise BenchTimeout(f"{page.url} did not settle within {timeout_s:.0f} s (state {state})")
 
 
 def render(page, url: str, timeout_s: float = 120.0, need_title: bool = True) -> float:
@@ -189,10 +205,17 @@ def rerun(page, control: Control, timeout_s: float = 60.0) -> float:
     """Change ``control`` and return seconds from the input event to the last DOM change
     of the rerun it caused."""
     wait_settled(page, timeout_s)
+    locator = page.locator(SLIDER if control.kind == "slider" else SEGMENTED).nth(control.index)
+    box = '[data-testid="stSlider"]' if control.kind == "slider" else "*"
+    locator.evaluate(
+        f"(e) => {{ (e.closest('{box}') || e).setAttribute('data-bench-control', ''); }}"
+    )
     before = page.evaluate(STATE_JS)
     page.evaluate("() => { window.__bench.input = 0; }")
     change(page, control)
-    state = wait_settled(page, timeout_s, min_runs=before["runs"] + 1)
+    state = wait_settled(
+        page, timeout_s, min_runs=before["runs"] + 1, after=max(before["now"], 1.0)
+    )
     if not state["input"]:
         raise BenchTimeout(f"no input event seen for {control.describe()} on {page.url}")
     return (state["last"] - state["input"]) / 1000.0
