@@ -343,7 +343,7 @@ for i, name in enumerate(available):
             for slug in WHY[name]:
                 spec = page_spec(slug)
                 if spec is not None and is_built(slug):
-                    st.page_link(
+                    ui.page_link(
                         spec.path,
                         label=t(f"page.{slug}.title"),
                         icon=":material/arrow_forward:",

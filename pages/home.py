@@ -25,7 +25,7 @@ for stop in LESSON_MAP:
         with action:
             spec = page_spec(stop.slug)
             if spec is not None and is_built(stop.slug):
-                st.page_link(
+                ui.page_link(
                     spec.path,
                     label=t("home.map.open"),
                     icon=":material/arrow_forward:",

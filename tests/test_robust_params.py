@@ -117,12 +117,6 @@ def test_page_survives_garbage_params(slug, case, params):
     assert at.query_params.get("present") in ("0", "1", ["0"], ["1"])
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="ui/share.py (shell): segno raises DataOverflowError for a link longer than a QR "
-    "code holds (~2.3 kB, e.g. a 300-character Chinese sentence, URL-encoded); reported in "
-    "issue 11 for the shell's owner",
-)
 def test_share_dialog_survives_a_link_too_long_for_a_qr_code(no_manifest):
     at = make_app(lang="en", present="0", zzz="秋" * 300)
     at.context = {"url": "http://192.168.1.20:8501/"}

@@ -18,6 +18,7 @@ __all__ = [
     "chart",
     "current_lang",
     "labeler",
+    "page_link",
     "params",
     "presenter",
     "secondary",
@@ -30,3 +31,14 @@ def chart(fig: go.Figure, *, key: str | None = None) -> None:
     st.plotly_chart(
         fig, width="stretch", key=key, config={"displaylogo": False, "responsive": True}
     )
+
+
+def page_link(path: str, *, label: str, **kwargs: object) -> None:
+    """``st.page_link`` that degrades to plain text when no navigation is registered (a page
+    file run on its own, outside ``app.py``): the link is then simply not clickable."""
+    from streamlit.errors import StreamlitPageNotFoundError
+
+    try:
+        st.page_link(path, label=label, **kwargs)
+    except StreamlitPageNotFoundError:
+        st.caption(label)

@@ -30,7 +30,12 @@ def _body(url: str) -> None:
     host = urlsplit(url).hostname or ""
     if host in ("localhost", "127.0.0.1", "::1"):
         st.info(t("share.localhost_hint"), icon=":material/wifi:")
-    st.image(qr_png(url), width=520 if presenter() else 360, caption=t("share.qr_caption"))
+    try:
+        png = qr_png(url)
+    except segno.DataOverflowError:  # a link longer than a QR code holds (~2.3 kB)
+        st.warning(t("share.too_long", chars=len(url)), icon=":material/qr_code_2:")
+        return
+    st.image(png, width=520 if presenter() else 360, caption=t("share.qr_caption"))
 
 
 def show_dialog(url: str) -> None:
