@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from core.translate import MAX_WORDS, InputError, prepare
 from core.vocab import OOV, Vocab
+from tests.conftest import ROOT
 
 HOSTILE = ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>")
 
@@ -117,3 +118,42 @@ def test_many_unknown_words_are_listed_up_to_a_cap():
     msg = input_message(info.value)
     assert msg.count("`w") == MAX_LISTED
     assert str(30 - MAX_LISTED) in msg
+
+
+# --- every page, statically: capped boxes, no raw HTML ---------------------------------------
+
+SOURCES = sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")])
+
+
+def _calls(path):
+    import ast
+
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            yield name, node
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.name for p in SOURCES])
+def test_every_text_box_caps_its_length(path):
+    for name, call in _calls(path):
+        if name in ("text_input", "text_area", "chat_input"):
+            keywords = {k.arg for k in call.keywords}
+            assert "max_chars" in keywords, f"{path.name}:{call.lineno}: {name} without max_chars"
+
+
+@pytest.mark.parametrize("path", SOURCES, ids=[p.name for p in SOURCES])
+def test_no_user_text_can_reach_raw_html(path):
+    import ast
+
+    for name, call in _calls(path):
+        for k in call.keywords:
+            if k.arg == "unsafe_allow_html":
+                assert isinstance(k.value, ast.Constant) and not k.value.value, (
+                    f"{path.name}:{call.lineno}: unsafe_allow_html"
+                )
+        if name == "html":  # st.html: only constant stylesheets (ui/style.py)
+            assert path.name == "style.py", f"{path.name}:{call.lineno}: st.html"
+        assert name not in ("iframe", "declare_component"), f"{path.name}:{call.lineno}"

@@ -43,7 +43,7 @@ HOSTILE = ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>")
 # Any text: every Unicode category (controls, surrogates excluded by hypothesis, bidi
 # marks, emoji, CJK), plus markup and the symbols a keyboard produces.
 any_text = st.one_of(
-    st.text(max_size=400),
+    st.text(max_size=160),
     st.text(alphabet=st.characters(codec="utf-8"), max_size=80),
     st.sampled_from(HOSTILE + ("", " ", "\u202e", "don't", "''", "a'b'c", "İstanbul ǅ ß")),
 )
@@ -63,12 +63,14 @@ def real():
     return _zoo()
 
 
-def vocab_sentence(sv, max_words: int):
-    """Sentences mostly of known words, with noise a user adds (case, punctuation, emoji,
-    markup, unknown words)."""
+def vocab_sentence(sv, max_words: int, *, clean: bool = False):
+    """Sentences of known words with the noise a user adds: case, punctuation, emoji and
+    markup (which the tokenizer drops) and, unless ``clean``, unknown words."""
     known = st.sampled_from(sv.tokens[4:])
-    noise = st.sampled_from(["", ",", ".", "!", " 😀", "<b>", "  ", "\n", "THE", "zzz", "’s"])
-    word = st.tuples(known, noise).map(lambda p: p[0] + p[1])
+    harmless = ["", ",", ".", "!", " 😀", "  ", "\n", " <>", " </", "?!"]
+    noise = st.sampled_from(harmless if clean else [*harmless, "<b>", "zzz", "’s"])
+    case = st.sampled_from([str.lower, str.upper, str.capitalize])
+    word = st.tuples(known, noise, case).map(lambda p: p[2](p[0]) + p[1])
     return st.lists(word, min_size=0, max_size=max_words).map(" ".join)
 
 
@@ -132,15 +134,15 @@ def test_prepare_any_text(src_vocab, data):
 def test_translate_prepared_text(real, data):
     sv, tv, models = real
     # mostly short (fast) sentences; the long end is covered by the examples below
-    text = data.draw(st.one_of(vocab_sentence(sv, 14), any_text))
-    # every 8th input also goes through the (slower) transformer
-    name = data.draw(st.sampled_from(["gru_plain_32"] * 7 + ["transformer"]))
+    text = data.draw(st.one_of(vocab_sentence(sv, 12, clean=True), vocab_sentence(sv, 12)))
+    # one input in ten goes through the (slower) transformer instead
+    name = data.draw(st.sampled_from(["gru_plain_32"] * 9 + ["transformer"]))
     try:
         tokens = prepare(text, sv)
     except InputError:
         return
     if name == "transformer":
-        tokens = tokens[:12]
+        tokens = tokens[:8]
     result = translate_tokens(models[name], tokens, sv, tv)
     check_translation(result, tokens, name, tv)
 
@@ -256,7 +258,7 @@ def test_softmax_and_next_distribution(x, temperature, top_k):
 def test_lm_generation_from_any_prompt(real, data):
     """Autoregressive page: the user's prompt, mode, temperature, top-k and seed."""
     sv, _, models = real
-    text = data.draw(st.one_of(vocab_sentence(sv, 10), any_text))
+    text = data.draw(st.one_of(vocab_sentence(sv, 10, clean=True), any_text))
     try:
         prefix = prepare(text, sv)
     except InputError as err:
@@ -270,13 +272,13 @@ def test_lm_generation_from_any_prompt(real, data):
     steps = ar_a.lm_generate(
         models["lm_gru"],
         sv.encode(prefix),
-        max_new=4,
+        max_new=3,
         mode=mode,
         temperature=temperature,
         top_k=top_k,
         seed=seed,
     )
-    assert 1 <= len(steps) <= 4
+    assert 1 <= len(steps) <= 3
     for s in steps:
         assert 0 <= s.chosen < len(sv)
         assert 0.0 <= s.chosen_prob <= 1.0
