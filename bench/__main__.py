@@ -29,13 +29,16 @@ ROOT = Path(__file__).resolve().parent.parent
 BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
 RESULTS = Path(__file__).resolve().parent / "results"
 LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
+RERUN_TIMEOUT_S = 30.0  # a rerun slower than this is reported as lost
 
 # The control changed on each page: (kind, index among that kind in the main area).
 # Chosen by hand from the page in its default state (a control whose change redraws a
 # chart); a page missing from here gets its first slider, else its first segmented control.
 CONTROLS: dict[str, tuple[str, int]] = {
     "home": ("segmented", 0),  # Show: which task's scores the chart plots
-    "autoregressive": ("slider", 0),  # Temperature of the language model's sampling
+    # How the next word is chosen (greedy / sampling); the temperature slider is disabled
+    # while decoding is greedy, the page's default
+    "autoregressive": ("segmented", 1),
     "bottleneck": ("slider", 0),  # Sentence length of the live stretch
     "path_length": ("slider", 0),  # Sequence length n
     "cnn_receptive_field": ("slider", 0),  # Kernel size k
@@ -76,13 +79,17 @@ def measure_interactive(
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
         control = B.pick_control(tab, prefer)
         out["control"] = control.describe()
-        times = []
+        times, lost = [], 0
         for i in range(reps):
             try:
-                times.append(B.rerun(tab, control))
+                times.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
+                lost = 0
             except B.BenchTimeout as exc:  # one lost interaction must not end the run
                 if errors is not None:
-                    errors.append(f"rerun {i + 1} of {control.describe()}: {exc}")
+                    errors.append(f"rerun {i + 1} of {control.describe()} on {url}: {exc}")
+                lost += 1
+                if lost >= 2:  # twice in a row: this control does not rerun the page
+                    break
         if not times:
             raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
         out.update(summary_ms(times))

@@ -136,6 +136,7 @@ class Control:
     kind: str  # "slider" or "segmented"
     index: int  # among the page's controls of that kind, in document order
     label: str = ""
+    disabled: bool = False  # e.g. a sampling temperature while decoding is greedy
     flips: int = field(default=0)
 
     def describe(self) -> str:
@@ -150,20 +151,21 @@ def list_controls(page) -> list[Control]:
         box = page.locator('[data-testid="stMain"] [data-testid="stSlider"]').nth(i)
         label = box.locator('[data-testid="stWidgetLabel"]').first
         text = label.inner_text(timeout=2000).strip() if label.count() else ""
-        out.append(Control("slider", i, text))
+        out.append(Control("slider", i, text, sliders.nth(i).is_disabled()))
     groups = page.locator(SEGMENTED)
     for i in range(groups.count()):
         g = groups.nth(i)
         label = g.locator("label").first
         text = label.inner_text(timeout=2000).strip() if label.count() else ""
-        out.append(Control("segmented", i, text))
+        off = g.locator("button").count() - g.locator("button:disabled").count() < 2
+        out.append(Control("segmented", i, text, off))
     return out
 
 
 def pick_control(page, prefer: tuple[str, int] | None = None) -> Control:
     """The preferred control if the page has it, else the first slider, else the first
-    segmented control."""
-    controls = list_controls(page)
+    segmented control (disabled ones are never picked)."""
+    controls = [c for c in list_controls(page) if not c.disabled]
     if prefer is not None:
         for c in controls:
             if (c.kind, c.index) == prefer:
