@@ -167,6 +167,9 @@ _IDLE_JS = """() => {
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
     if (document.querySelector('[data-testid="stStatusWidget"]')) return false;
     if (!document.querySelector('[data-testid="stMain"] h1')) return false;
+    // lazily loaded elements (charts among them) show a skeleton until their code arrives
+    if (document.querySelector('[data-testid="stSkeleton"], [data-testid="stSkeletonElement"]'))
+        return false;
     // every chart container holds a drawn plotly figure (an SVG root with its layers)
     const boxes = document.querySelectorAll('[data-testid="stPlotlyChart"]');
     const plots = document.querySelectorAll('.js-plotly-plot');
