@@ -251,6 +251,7 @@ curve_col = st.segmented_control(
     required=True,
     **ui.params.bound("curve", curve_col, key="rnng_curve"),
 )
+ui.params.set_params(curve=curve_col)
 if entries:
     col = {"loss": 1, "acc": 2}[curve_col]
     steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
@@ -315,6 +316,7 @@ encoder = st.segmented_control(
     required=True,
     **ui.params.bound("model", encoder, key="rnng_model"),
 )
+ui.params.set_params(model=encoder)  # the sentence joins the URL once it is edited
 text = st.text_area(
     t("rnn_gradients.words.text"),
     max_chars=300,
@@ -386,6 +388,7 @@ big = st.select_slider(
     options=[float(r) for r in SWEEP],
     **ui.params.bound("big", min(SWEEP, key=lambda r: abs(r - big)), key="rnng_big"),
 )
+ui.params.set_params(big=big)
 with st.spinner(t("rnn_gradients.computing")):
     sweep = explosion_sweep(clip)
 chosen = next(s for s in sweep if abs(s.radius - big) < 1e-9)

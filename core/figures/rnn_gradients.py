@@ -31,6 +31,16 @@ def _layout(fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: 
         yaxis_title=y_title,
         legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
     )
+    if "<br>" in title:  # a two-line title (what, then on which model/data) needs room
+        fig.update_layout(margin=dict(t=100 if presenter else 80))
+
+
+def _recolor(fig: go.Figure, presenter: bool) -> None:
+    """Series colours in the order rnn, lstm, gru on every chart of the page."""
+    palette = charts.scale(presenter).palette
+    for i, trace in enumerate(fig.data):
+        color = palette[(i + 1) % len(palette)]
+        trace.update(line=dict(color=color), marker=dict(color=color))
 
 
 def decay_figure(
@@ -168,6 +178,7 @@ def curves_figure(
         if arr.ndim != 2 or arr.shape[1] < 3 or arr.shape[0] == 0:
             raise ValueError(f"curve {name!r} must be rows of [step, loss, acc]")
         fig.add_trace(go.Scatter(x=arr[:, 0], y=arr[:, column], name=str(name), mode="lines"))
+    _recolor(fig, presenter)
     _layout(fig, presenter, title, x_title, y_title)
     if log_y:
         fig.update_yaxes(type="log")
@@ -189,6 +200,7 @@ def accuracy_figure(
     fig = charts.line_chart(
         distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )
+    _recolor(fig, presenter)
     fig.add_hline(
         y=chance,
         line=dict(dash="dot", color="#000000", width=charts.scale(presenter).line / 2),
@@ -196,7 +208,7 @@ def accuracy_figure(
         annotation_position="bottom right",
     )
     fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.2, x=0))
+    _layout(fig, presenter, title, x_title, y_title)
     return fig
 
 
@@ -237,7 +249,7 @@ def influence_strip(
         )
     )
     fig.update_layout(template=charts.template(presenter), title_text=title)
-    fig.update_xaxes(type="category", tickangle=-60, showgrid=False)
+    fig.update_xaxes(type="category", tickangle=-60, showgrid=False, automargin=True)
     fig.update_yaxes(showticklabels=False, showgrid=False)
     fig.update_layout(height=s.height // 2 + 120)
     return fig
