@@ -12,11 +12,11 @@ import ui
 from core import charts, zoo
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
-from core.models.probes import ProbeConfig
 from core.probes_data import N_KEYS
 from core.translate import InputError, prepare
-from ui.models import get_manifest, get_model, get_vocabs, show_zoo_error
+from ui.models import get_model, get_vocabs, show_zoo_error
 from ui.params import safe_value
+from ui.probes import probe_section
 
 SLUG = "cnn_receptive_field"
 ui.begin_page(SLUG)
@@ -282,53 +282,15 @@ if model_ok:
 
 # --- 3. the probes -------------------------------------------------------------------------
 st.header(t(P + "probes.header"))
-try:
-    manifest = get_manifest()
-except zoo.ZooError as err:
-    show_zoo_error(err)
-    manifest = {"models": {}}
-series, fields, missing = {}, {}, []
-distances: list[int] | None = None
-for name in CNN_PROBES:
-    entry = manifest["models"].get(name) or {}
-    dist = (entry.get("metrics") or {}).get("distance")
-    cfg = entry.get("config") or {}
-    if not dist or "layers" not in cfg:
-        missing.append(name)
-        continue
-    ds = sorted(int(d) for d in dist)
-    if distances is None:
-        distances = ds
-    if ds != distances:
-        missing.append(name)
-        continue
-    label = t(P + "probes.series", layers=cfg["layers"])
-    series[label] = [float(dist[str(d)]) for d in ds]
-    try:
-        fields[label] = ProbeConfig(**cfg).receptive_field
-    except TypeError:  # a config this code does not know: show the curve without its field
-        pass
-if missing:
-    st.info(
-        t(P + "probes.missing", models=", ".join(f"`{m}`" for m in missing)),
-        icon=":material/hourglass:",
-    )
-if series and distances:
-    ui.chart(
-        figs.probe_chart(
-            distances,
-            series,
-            fields=fields,
-            chance=1 / N_KEYS,
-            title=t(P + "probes.title"),
-            x_title=t(P + "probes.x"),
-            y_title=t(P + "probes.y"),
-            field_label=t(P + "probes.field"),
-            chance_label=t(P + "probes.chance"),
-            presenter=present,
-        ),
-        key="cnn_rf_probes",
-    )
+
+
+def probe_label(_name: str, cfg) -> str | None:
+    return t(P + "probes.series", layers=cfg["layers"]) if "layers" in cfg else None
+
+
+probes = probe_section(P, CNN_PROBES, probe_label, key="cnn_rf_probes")
+if probes is not None:
+    distances, series, fields = probes.distances, probes.series, probes.fields
     items = []
     for label, accs in series.items():
         solved = [d for d, acc in zip(distances, accs, strict=True) if acc >= SOLVED]

@@ -11,15 +11,12 @@ import pandas as pd
 import streamlit as st
 
 import ui
-from core import zoo
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
-from core.figures import cnn_receptive_field as cnn_figs
 from core.figures import path_length as figs
-from core.models.probes import ProbeConfig
 from core.probes_data import N_KEYS
-from ui.models import get_manifest, show_zoo_error
 from ui.params import safe_value
+from ui.probes import probe_section
 
 SLUG = "path_length"
 ui.begin_page(SLUG)
@@ -214,54 +211,16 @@ else:
 
 # --- 3. The probes ---------------------------------------------------------------------------
 st.header(t(P + "probes.header"))
-try:
-    manifest = get_manifest()
-except zoo.ZooError as err:
-    show_zoo_error(err)
-    manifest = {"models": {}}
-series: dict[str, list[float]] = {}
-fields: dict[str, int] = {}
-missing: list[str] = []
-distances: list[int] | None = None
-for name in PROBES:
-    entry = manifest["models"].get(name) or {}
-    dist = (entry.get("metrics") or {}).get("distance")
-    cfg = entry.get("config") or {}
-    ds = sorted(int(x) for x in dist) if dist else []
-    if not ds or (distances is not None and ds != distances):
-        missing.append(name)
-        continue
-    distances = distances or ds
+
+
+def probe_label(name: str, cfg) -> str:
     kind_ = cfg.get("kind", name.removeprefix("probe_").rstrip("0123456789"))
-    label = t(P + f"probe.{kind_}", layers=cfg.get("layers", ""))
-    series[label] = [float(dist[str(x)]) for x in ds]
-    try:
-        field = ProbeConfig(**cfg).receptive_field if cfg else None
-    except TypeError:
-        field = None
-    if field is not None:
-        fields[label] = field
-if missing:
-    st.info(
-        t(P + "probes.missing", models=", ".join(f"`{m}`" for m in missing)),
-        icon=":material/hourglass:",
-    )
-if series and distances:
-    ui.chart(
-        cnn_figs.probe_chart(
-            distances,
-            series,
-            fields=fields,
-            chance=1 / N_KEYS,
-            title=t(P + "probes.title"),
-            x_title=t(P + "probes.x"),
-            y_title=t(P + "probes.y"),
-            field_label=t(P + "probes.field"),
-            chance_label=t(P + "probes.chance"),
-            presenter=present,
-        ),
-        key="path_probes_chart",
-    )
+    return t(P + f"probe.{kind_}", layers=cfg.get("layers", ""))
+
+
+probes = probe_section(P, PROBES, probe_label, key="path_probes_chart")
+if probes is not None:
+    distances, series = probes.distances, probes.series
     far = distances[-1]
     ranked = sorted(series, key=lambda s: -series[s][-1])
     summary = " · ".join(t(P + "probes.item", name=s, acc=f"{series[s][-1]:.0%}") for s in ranked)
