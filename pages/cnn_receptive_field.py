@@ -14,6 +14,7 @@ from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
 from core.probes_data import N_KEYS
 from core.translate import InputError, prepare
+from ui import word_pair
 from ui.models import get_model, get_vocabs, show_zoo_error
 from ui.params import safe_value
 from ui.probes import probe_section
@@ -32,57 +33,23 @@ EFFECTIVE_SHARE = 0.9  # the effective field: the fewest words that hold 90% of 
 
 
 @st.cache_data(show_spinner=False)
-def sentence(kind: str, text: str) -> tuple[tuple[str, ...], tuple[int, int], str]:
-    return rf.choose_sentence(kind, text)
-
-
-@st.cache_data(show_spinner=False)
 def measured_field(src_ids: tuple[int, ...], position: int):
     """(L, S) gradient norms of the shipped cnn_s2s encoder (cached by plain values)."""
     return rf.gradient_field(get_model("cnn_s2s"), src_ids, position)
 
 
-def _clear_pair() -> None:
-    """A new sentence: its own default pair and position (stale indices would mislead)."""
-    for name in ("a", "b", "pos", "mpos"):
-        if name in st.query_params:
-            del st.query_params[name]
-
-
-def _on_sentence() -> None:
-    st.query_params["sent"] = st.session_state["cnn_rf_sent"]
-    _clear_pair()
-
-
-def _on_text() -> None:
-    st.query_params["text"] = st.session_state["cnn_rf_text"]
-    _clear_pair()
-
-
 # --- controls ----------------------------------------------------------------------------
 lang = ui.current_lang()
 kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
-text = ui.params.get_text("text", "", max_len=300)
+text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
 depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
 kernel = ui.params.get_choice("k", KERNELS, default=3)
 dilated = ui.params.get_bool("dil", default=False)
 
 with ui.secondary():
-    kw = ui.params.bound("sent", kind, key="cnn_rf_sent")
-    kw.update(on_change=_on_sentence, args=())
-    kind = st.segmented_control(
-        t(P + "sentence"),
-        rf.SENTENCE_KINDS,
-        format_func=ui.labeler(P + "sentence."),
-        required=True,
-        **kw,
+    kind, text = word_pair.sentence_controls(
+        P, kind, text, key="cnn_rf", clear=("a", "b", "pos", "mpos")
     )
-    if kind == "own":
-        kw = ui.params.bound("text", text, key="cnn_rf_text")
-        kw.update(on_change=_on_text, args=())
-        text = st.text_input(
-            t(P + "own_text"), max_chars=300, placeholder=t(P + "own_placeholder"), **kw
-        )
     c1, c2 = st.columns(2)
     with c1:
         kernel = st.select_slider(
@@ -95,22 +62,11 @@ with ui.secondary():
             **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
         )
 
-tokens, (pair_a, pair_b), problem = sentence(kind, text if kind == "own" else "")
+tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
 n = len(tokens)
-if problem == "empty":
-    st.warning(t(P + "own_empty"), icon=":material/edit_off:")
-elif problem == "truncated":
-    st.info(t(P + "own_truncated", limit=rf.MAX_TOKENS), icon=":material/content_cut:")
-if kind == "own" and problem != "empty":
-    st.caption(t(P + "own_shown", words=safe_value(" ".join(tokens))))
-
-
-def word_label(i: int) -> str:
-    return f"{i + 1} · {tokens[i]}"
-
-
-a = ui.params.get_int("a", 0, n - 1, default=pair_a)
-b = ui.params.get_int("b", 0, n - 1, default=pair_b)
+word_label = word_pair.word_labeler(tokens)
+a = ui.params.get_int("a", 0, n - 1, default=pair[0])
+b = ui.params.get_int("b", 0, n - 1, default=pair[1])
 # By default follow the node where the pair's two paths meet (the lesson's top window, C1).
 meet = rf.meeting_path(a, b, kernel, base=2 if dilated else 1)
 pos = ui.params.get_int("pos", 0, n - 1, default=meet[0][-1] if meet else (a + b) // 2)
@@ -128,21 +84,7 @@ with col_pos:
         **ui.params.bound("pos", pos, key="cnn_rf_pos"),
     )
 with ui.secondary():
-    c1, c2 = st.columns(2)
-    with c1:
-        a = st.selectbox(
-            t(P + "word_a"),
-            range(n),
-            format_func=word_label,
-            **ui.params.bound("a", a, key="cnn_rf_a"),
-        )
-    with c2:
-        b = st.selectbox(
-            t(P + "word_b"),
-            range(n),
-            format_func=word_label,
-            **ui.params.bound("b", b, key="cnn_rf_b"),
-        )
+    a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
 ui.params.set_params(sent=kind, depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
 if kind == "own":
     ui.params.set_params(text=text)

@@ -11,11 +11,12 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from core import zoo
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
 from core.figures import path_length as figs
 from core.probes_data import N_KEYS
-from ui.params import safe_value
+from ui import word_pair
 from ui.probes import probe_section
 
 SLUG = "path_length"
@@ -23,45 +24,15 @@ ui.begin_page(SLUG)
 t = ui.t
 P = f"{SLUG}."
 present = ui.presenter()
-lang = ui.current_lang()
 
 N_MAX, D_CHOICES, K_MAX = 2048, (16, 32, 64, 128, 256, 512, 1024), 9
-PROBES = (
-    "probe_rnn",
-    "probe_lstm",
-    "probe_gru",
-    "probe_cnn2",
-    "probe_cnn4",
-    "probe_cnn8",
-    "probe_attention",
-)
-
-
-@st.cache_data(show_spinner=False)
-def sentence(kind: str, text: str) -> tuple[tuple[str, ...], tuple[int, int], str]:
-    return rf.choose_sentence(kind, text)
+PROBES = zoo.PROBE_MODELS  # every distance probe, in the lesson's order
 
 
 @st.cache_data(show_spinner=False)
 def table_curves(n_max: int, d: int, k: int) -> tuple[list[int], dict]:
     ns = sorted({int(x) for x in np.unique(np.geomspace(2, n_max, 160).round())})
     return ns, pl.curves(ns, d, k)
-
-
-def _clear_pair() -> None:
-    for name in ("a", "b"):
-        if name in st.query_params:
-            del st.query_params[name]
-
-
-def _on_sentence() -> None:
-    st.query_params["sent"] = st.session_state["path_sent"]
-    _clear_pair()
-
-
-def _on_text() -> None:
-    st.query_params["text"] = st.session_state["path_text"]
-    _clear_pair()
 
 
 def arch_names() -> dict[str, str]:
@@ -129,59 +100,20 @@ else:
 
 # --- 2. Two words, four paths --------------------------------------------------------------
 st.header(t(P + "pair.header"))
+lang = ui.current_lang()
 kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
-text = ui.params.get_text("text", "", max_len=300)
+text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
 with ui.secondary():
-    kw = ui.params.bound("sent", kind, key="path_sent")
-    kw.update(on_change=_on_sentence, args=())
-    kind = st.segmented_control(
-        t(P + "sentence"),
-        rf.SENTENCE_KINDS,
-        format_func=ui.labeler(P + "sentence."),
-        required=True,
-        **kw,
-    )
-    if kind == "own":
-        kw = ui.params.bound("text", text, key="path_text")
-        kw.update(on_change=_on_text, args=())
-        text = st.text_input(
-            t(P + "own_text"), max_chars=300, placeholder=t(P + "own_placeholder"), **kw
-        )
-tokens, (pair_a, pair_b), problem = sentence(kind, text if kind == "own" else "")
+    kind, text = word_pair.sentence_controls(P, kind, text, key="path", clear=("a", "b"))
+tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
 count = len(tokens)
-if problem == "empty":
-    st.warning(t(P + "own_empty"), icon=":material/edit_off:")
-elif problem == "truncated":
-    st.info(t(P + "own_truncated", limit=rf.MAX_TOKENS), icon=":material/content_cut:")
-if kind == "own" and problem != "empty":
-    st.caption(t(P + "own_shown", words=safe_value(" ".join(tokens))))
 if count < 2:
     st.warning(t(P + "own_short"), icon=":material/edit_off:")
-    tokens, (pair_a, pair_b), _ = sentence("zh", "")
+    tokens, pair, _ = word_pair.sentence("zh", "")
     count = len(tokens)
-
-
-def word_label(i: int) -> str:
-    return f"{i + 1} · {tokens[i]}"
-
-
-a = ui.params.get_int("a", 0, count - 1, default=pair_a)
-b = ui.params.get_int("b", 0, count - 1, default=pair_b)
-c1, c2 = st.columns(2)
-with c1:
-    a = st.selectbox(
-        t(P + "word_a"),
-        range(count),
-        format_func=word_label,
-        **ui.params.bound("a", a, key="path_a"),
-    )
-with c2:
-    b = st.selectbox(
-        t(P + "word_b"),
-        range(count),
-        format_func=word_label,
-        **ui.params.bound("b", b, key="path_b"),
-    )
+a = ui.params.get_int("a", 0, count - 1, default=pair[0])
+b = ui.params.get_int("b", 0, count - 1, default=pair[1])
+a, b = word_pair.pair_selects(P, tokens, a, b, key="path")
 ui.params.set_params(sent=kind, a=a, b=b)
 if kind == "own":
     ui.params.set_params(text=text)
