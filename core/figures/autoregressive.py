@@ -7,23 +7,12 @@ call; they never read models. Titles and axis names come from the page (translat
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import plotly.graph_objects as go
 
 from core import charts
-
-
-def _unique(labels: Sequence[object]) -> list[str]:
-    """Keep repeated tokens as separate bars (zero-width suffixes; plotly merges equal labels)."""
-    seen: dict[str, int] = {}
-    out = []
-    for lab in labels:
-        lab = str(lab)
-        k = seen.get(lab, 0)
-        seen[lab] = k + 1
-        out.append(lab + "\u200b" * k)
-    return out
 
 
 def next_token_bars(
@@ -52,7 +41,7 @@ def next_token_bars(
     if chosen is not None and not 0 <= chosen < p.size:
         raise ValueError(f"chosen={chosen} is not an index into the {p.size} tokens")
     s = charts.scale(presenter)
-    labels = _unique(tokens)
+    labels = charts._unique([str(tok) for tok in tokens])  # repeated tokens stay separate
     colors = [s.palette[1] if i == chosen else s.palette[2] for i in range(p.size)]
     text = [f"{v:.0%}" if v >= 0.005 else f"{v:.1%}" for v in p]
     fig = go.Figure(
@@ -102,7 +91,7 @@ def attention_row(
     colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
     fig = go.Figure(
         go.Bar(
-            x=_unique(source),
+            x=charts._unique([str(tok) for tok in source]),
             y=w,
             marker_color=colors,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
@@ -117,6 +106,14 @@ def attention_row(
     )
     fig.update_xaxes(type="category", tickangle=-45 if w.size > 8 else 0)
     fig.update_yaxes(range=[0, max(1e-9, float(w.max())) * 1.1])
+    return fig
+
+
+def _lines(x: Sequence[float], series: dict[str, Sequence[float]], **kwargs: Any) -> go.Figure:
+    """``charts.line_chart(x, series, **kwargs)`` with its legend in one row above the plot
+    (the page's line charts sit in narrow columns)."""
+    fig = charts.line_chart(x, series, **kwargs)
+    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
     return fig
 
 
@@ -135,7 +132,7 @@ def wrong_step_chart(
     """
     if not positions:
         raise ValueError("positions is empty; measure at least one position")
-    fig = charts.line_chart(
+    fig = _lines(
         [p + 1 for p in positions],
         series,
         title=title,
@@ -145,7 +142,6 @@ def wrong_step_chart(
     )
     fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
     fig.update_xaxes(tickmode="array", tickvals=[p + 1 for p in positions])
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
     return fig
 
 
@@ -159,11 +155,10 @@ def timing_chart(
     presenter: bool = False,
 ) -> go.Figure:
     """Measured time (ms) against the number of tokens, one line per way of computing."""
-    fig = charts.line_chart(
+    fig = _lines(
         lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )
     fig.update_yaxes(rangemode="tozero")
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
     return fig
 
 
@@ -177,12 +172,11 @@ def ngram_growth_chart(
     presenter: bool = False,
 ) -> go.Figure:
     """Counts against n on a log axis (possible V^n vs seen vs available windows)."""
-    fig = charts.line_chart(
+    fig = _lines(
         n, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter, log_y=True
     )
     fig.update_yaxes(exponentformat="power")
     fig.update_xaxes(tickmode="array", tickvals=list(n))
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
     return fig
 
 
