@@ -12,7 +12,7 @@ from core.analysis.influence import context_influence
 from core.figures import rnn_gradients as fig
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
-from ui.models import get_manifest, get_model, get_vocabs, show_zoo_error
+from ui.models import get_manifest, get_model, get_vocabs, require, show_zoo_error
 from ui.params import safe_value
 
 ui.begin_page("rnn_gradients")
@@ -76,17 +76,6 @@ def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
 @st.cache_data(show_spinner=False)
 def explosion_sweep(clip: float) -> list[rg.TrainingStep]:
     return [rg.training_step(float(r), clip=clip, lr=LR) for r in SWEEP]
-
-
-def load(names) -> bool:
-    """Load models for one section; on a zoo error show it there and return False."""
-    try:
-        for name in names:
-            get_model(name)
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-        return False
-    return True
 
 
 def sci(x: float) -> str:
@@ -196,7 +185,7 @@ st.info(
 # --- 2. the same measurement inside trained models ---------------------------------------
 st.header(t("rnn_gradients.trained.header"))
 st.markdown(t("rnn_gradients.trained.intro"))
-probes_ok = load(PROBES.values())
+probes_ok = require(*PROBES.values(), vocabs=False)
 if probes_ok:
     with st.spinner(t("rnn_gradients.computing")):
         trained = {k: probe_curves(PROBES[k]) for k in CELLS}
@@ -323,7 +312,7 @@ text = st.text_area(
     height=90,
     **ui.params.bound("text", text, key="rnng_text"),
 )
-if load((encoder,)):
+if require(encoder, vocabs=False):
     try:
         src_vocab, _ = get_vocabs()
         tokens = prepare(text, src_vocab)

@@ -43,11 +43,13 @@ def show_zoo_error(err: zoo.ZooError) -> None:
     )
 
 
-def require(*names: str) -> bool:
-    """Load the vocabularies and the named models; on failure show the message and return
-    False, so a page can ``st.stop()`` while the other pages keep working."""
+def require(*names: str, vocabs: bool = True) -> bool:
+    """Load the vocabularies (unless ``vocabs=False``: the distance probes read no words)
+    and the named models; on failure show the message and return False, so a page can
+    ``st.stop()`` (or skip one section) while the other pages keep working."""
     try:
-        get_vocabs()
+        if vocabs:
+            get_vocabs()
         for name in names:
             get_model(name)
     except zoo.ZooError as err:
