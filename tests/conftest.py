@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import json
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -99,3 +103,82 @@ def fake_manifest(monkeypatch):
     manifest = {"corpus": {"seed": 1234}, "models": models}
     monkeypatch.setattr(zoo, "load_manifest", lambda *_a, **_k: manifest)
     return manifest
+
+
+# --- an untrained zoo, written by the real training code -------------------------------------
+
+
+def write_dev_zoo(out: Path) -> dict:
+    """A small *untrained* zoo in ``out``: every translation model and distance probe as
+    ``core.train`` writes it after 0 steps (random weights, the real architectures and
+    sizes), a vocabulary from the grammar and made-up metrics. Returns the manifest."""
+    from core import corpus, train
+    from core import zoo as zoo_
+    from core.analysis import bottleneck as bn
+    from core.analysis.arena import grammar_pair
+    from core.vocab import Vocab
+
+    # sentences the page tests open: the arena's default and a deep-linked grammar sentence,
+    # the bottleneck page's example sentences (its EXAMPLE_SEED 2015 + length)
+    extra = [grammar_pair(1, 30), grammar_pair(42, 12)]
+    extra += [bn.sample_sentences(2015 + n, 1, n, n)[0] for n in (8, 16, 24, 32, 44)]
+    pairs = corpus.generate(3000, seed=5) + list(corpus.LESSON_PAIRS) + extra
+    src_vocab = Vocab.build(p.src for p in pairs)
+    tgt_vocab = Vocab.build(p.tgt for p in pairs)
+    data = (corpus.Splits(tuple(pairs), (), ()), src_vocab, tgt_vocab)
+    entries = {}
+    for i, name in enumerate(zoo_.TRANSLATION_MODELS + zoo_.PROBE_MODELS):
+        entry = train.train_one(name, train.SPECS[name], out, data=data, steps=0, evaluate=False)
+        if entry["task"] == "translation":
+            entry["metrics"] = {
+                "by_length": {
+                    b: {
+                        "exact": round(max(0.0, 1 - 0.1 * i * k), 3),
+                        "token_acc": round(0.9 - 0.01 * k, 3),
+                        "edit_acc": round(0.95 - 0.02 * i, 3),
+                        "n": 40 + k,
+                    }
+                    for k, b in enumerate(corpus.BUCKETS)
+                }
+            }
+        else:
+            entry["metrics"] = {
+                "distance": {str(d): round(max(0.1, 1 - d / 100), 3) for d in (5, 30, 60)}
+            }
+        entries[name] = entry
+    path = train.write_manifest(entries, out, data)
+    return json.loads(path.read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="session")
+def dev_zoo_dir(tmp_path_factory) -> Path:
+    """The untrained zoo of :func:`write_dev_zoo`, written once per test session."""
+    out = tmp_path_factory.mktemp("dev_zoo")
+    write_dev_zoo(out)
+    return out
+
+
+@contextmanager
+def dev_zoo_loaded(root: Path) -> Iterator[dict]:
+    """Point ``core.zoo`` at the zoo in ``root`` (caches cleared before and after); yields
+    its manifest."""
+    import core.zoo as zoo
+
+    real_model, real_vocabs = zoo.load_model, zoo.load_vocabs
+    manifest_path = root / "manifest.json"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(zoo, "load_manifest", lambda path=None: json.loads(manifest_path.read_text()))
+        mp.setattr(zoo, "load_model", lambda name, models_dir=None: real_model(name, root))
+        mp.setattr(zoo, "load_vocabs", lambda models_dir=None: real_vocabs(root))
+        st.cache_resource.clear()
+        st.cache_data.clear()
+        yield json.loads(manifest_path.read_text())
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+@pytest.fixture
+def dev_zoo(dev_zoo_dir) -> Iterator[dict]:
+    """The untrained zoo for one test (cached models forgotten before and after)."""
+    with dev_zoo_loaded(dev_zoo_dir) as manifest:
+        yield manifest

@@ -1,14 +1,14 @@
 """The model arena page through AppTest.
 
-Most tests run on a small *untrained* zoo written to a temporary folder (random weights,
-real architectures, a vocabulary from the grammar), so they do not depend on the training
-run; one test checks the page against the shipped zoo when it is there.
+Most tests run on a small *untrained* zoo written to a temporary folder (``dev_zoo`` in
+``tests/conftest.py``: random weights, real architectures, a vocabulary from the grammar),
+so they do not depend on the training run;
+one test checks the page against the shipped zoo when it is there.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import streamlit as st
@@ -19,86 +19,6 @@ from core.i18n import translate
 from tests.conftest import make_app
 
 ARENA = "pages/arena.py"
-
-
-def _write_dev_zoo(out: Path) -> dict:
-    import torch
-
-    from core import train
-    from core.analysis.arena import grammar_pair
-    from core.vocab import Vocab
-
-    extra = [grammar_pair(1, 30), grammar_pair(42, 12)]  # the default and a deep-linked one
-    pairs = corpus.generate(1500, seed=5) + list(corpus.LESSON_PAIRS) + extra
-    sv = Vocab.build(p.src for p in pairs)
-    tv = Vocab.build(p.tgt for p in pairs)
-    out.mkdir(parents=True, exist_ok=True)
-    vocab = {}
-    for side, v in (("src", sv), ("tgt", tv)):
-        path = out / f"vocab_{side}.json"
-        path.write_text(json.dumps(v.to_json(), ensure_ascii=False), encoding="utf-8")
-        vocab[side] = {"file": path.name, "sha256": zoo.sha256_of(path), "size": len(v)}
-    models = {}
-    for i, name in enumerate(zoo.TRANSLATION_MODELS + zoo.PROBE_MODELS):
-        spec = train.SPECS[name]
-        cfg = train.full_config(spec, sv, tv)
-        torch.manual_seed(i)
-        model = zoo.build_model(spec.family, cfg)
-        path = out / f"{name}.pt"
-        torch.save(model.state_dict(), path)
-        if spec.task == "translation":
-            metrics = {
-                "by_length": {
-                    b: {
-                        "exact": round(max(0.0, 1 - 0.05 * i * k), 3),
-                        "token_acc": 0.9,
-                        "edit_acc": 0.95,
-                        "n": 40,
-                    }
-                    for k, b in enumerate(corpus.BUCKETS)
-                }
-            }
-        else:
-            metrics = {"distance": {str(d): round(max(0.1, 1 - d / 100), 3) for d in (5, 30, 60)}}
-        models[name] = {
-            "family": spec.family,
-            "task": spec.task,
-            "file": path.name,
-            "sha256": zoo.sha256_of(path),
-            "params": sum(p.numel() for p in model.parameters()),
-            "config": cfg,
-            "metrics": metrics,
-        }
-    manifest = {"corpus": {"seed": 1}, "vocab": vocab, "models": models}
-    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return manifest
-
-
-@pytest.fixture(scope="session")
-def dev_zoo_dir(tmp_path_factory) -> Path:
-    out = tmp_path_factory.mktemp("arena_zoo")
-    _write_dev_zoo(out)
-    return out
-
-
-@pytest.fixture
-def dev_zoo(dev_zoo_dir, monkeypatch):
-    """Point the zoo at the untrained dev models (and forget cached models before/after)."""
-    real_model, real_vocabs = zoo.load_model, zoo.load_vocabs
-    monkeypatch.setattr(
-        zoo,
-        "load_manifest",
-        lambda path=None: json.loads((dev_zoo_dir / "manifest.json").read_text()),
-    )
-    monkeypatch.setattr(
-        zoo, "load_model", lambda name, models_dir=None: real_model(name, dev_zoo_dir)
-    )
-    monkeypatch.setattr(zoo, "load_vocabs", lambda models_dir=None: real_vocabs(dev_zoo_dir))
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    yield json.loads((dev_zoo_dir / "manifest.json").read_text())
-    st.cache_resource.clear()
-    st.cache_data.clear()
 
 
 def _table(at):

@@ -1,14 +1,14 @@
 """The bottleneck page through AppTest.
 
-Most tests run on a small *untrained* zoo written to a temporary folder (random weights,
-the real architectures and sizes, a vocabulary from the grammar), so they do not depend on
-the training run; one test checks the page against the shipped zoo when it is there.
+Most tests run on a small *untrained* zoo written to a temporary folder (``dev_zoo`` in
+``tests/conftest.py``: random weights, the real architectures and sizes, a vocabulary from
+the grammar), so they do not depend on the training run;
+one test checks the page against the shipped zoo when it is there.
 """
 
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import streamlit as st
@@ -17,7 +17,7 @@ import core.zoo as zoo
 from core import corpus
 from core.analysis import bottleneck as bn
 from core.i18n import translate
-from tests.conftest import make_app
+from tests.conftest import dev_zoo_loaded, make_app
 
 PAGE = "pages/bottleneck.py"
 FOCUS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "gru_attention")
@@ -29,71 +29,12 @@ def _example(n: int) -> corpus.Pair:
     return bn.sample_sentences(2015 + n, 1, n, n)[0]
 
 
-def _write_dev_zoo(out: Path) -> dict:
-    import torch
-
-    from core import train
-    from core.vocab import Vocab
-
-    pairs = corpus.generate(3000, seed=5) + list(corpus.LESSON_PAIRS)
-    pairs += [_example(n) for n in (8, 16, 24, 32, 44)]
-    sv = Vocab.build(p.src for p in pairs)
-    tv = Vocab.build(p.tgt for p in pairs)
-    out.mkdir(parents=True, exist_ok=True)
-    vocab = {}
-    for side, v in (("src", sv), ("tgt", tv)):
-        path = out / f"vocab_{side}.json"
-        path.write_text(json.dumps(v.to_json(), ensure_ascii=False), encoding="utf-8")
-        vocab[side] = {"file": path.name, "sha256": zoo.sha256_of(path), "size": len(v)}
-    models = {}
-    for i, name in enumerate(zoo.TRANSLATION_MODELS):
-        spec = train.SPECS[name]
-        cfg = train.full_config(spec, sv, tv)
-        torch.manual_seed(i)
-        model = zoo.build_model(spec.family, cfg)
-        path = out / f"{name}.pt"
-        torch.save(model.state_dict(), path)
-        by_length = {
-            b: {
-                "exact": round(max(0.0, 1 - 0.1 * i * k), 3),
-                "token_acc": round(0.9 - 0.01 * k, 3),
-                "edit_acc": round(0.95 - 0.02 * i, 3),
-                "n": 40 + k,
-            }
-            for k, b in enumerate(corpus.BUCKETS)
-        }
-        models[name] = {
-            "family": spec.family,
-            "task": spec.task,
-            "file": path.name,
-            "sha256": zoo.sha256_of(path),
-            "params": sum(p.numel() for p in model.parameters()),
-            "config": cfg,
-            "metrics": {"by_length": by_length},
-        }
-    manifest = {"corpus": {"seed": 1}, "vocab": vocab, "models": models}
-    (out / "manifest.json").write_text(json.dumps(manifest), encoding="utf-8")
-    return manifest
-
-
 @pytest.fixture(scope="module")
-def dev_zoo(tmp_path_factory):
-    """Point the zoo at untrained dev models for this module; caches are kept between the
+def dev_zoo(dev_zoo_dir):
+    """The untrained zoo of ``tests.conftest`` for this module; caches are kept between the
     tests of the module (the probes take a few seconds) and cleared before and after."""
-    out = tmp_path_factory.mktemp("bottleneck_zoo")
-    manifest = _write_dev_zoo(out)
-    real_model, real_vocabs = zoo.load_model, zoo.load_vocabs
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(
-            zoo, "load_manifest", lambda path=None: json.loads((out / "manifest.json").read_text())
-        )
-        mp.setattr(zoo, "load_model", lambda name, models_dir=None: real_model(name, out))
-        mp.setattr(zoo, "load_vocabs", lambda models_dir=None: real_vocabs(out))
-        st.cache_resource.clear()
-        st.cache_data.clear()
+    with dev_zoo_loaded(dev_zoo_dir) as manifest:
         yield manifest
-    st.cache_resource.clear()
-    st.cache_data.clear()
 
 
 def _run(**params):
