@@ -105,6 +105,23 @@ def fake_manifest(monkeypatch):
     return manifest
 
 
+@pytest.fixture
+def no_zoo(monkeypatch):
+    """Pretend nothing has been built: no manifest, no vocabularies, no weights."""
+    import core.zoo as zoo
+
+    def missing(*_a, **_k):
+        raise zoo.ZooError("assets/models/manifest.json", "missing")
+
+    for name in ("load_model", "load_vocabs", "load_manifest"):
+        monkeypatch.setattr(zoo, name, missing)
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    yield
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
 # --- an untrained zoo, written by the real training code -------------------------------------
 
 

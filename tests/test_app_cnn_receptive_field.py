@@ -74,22 +74,6 @@ def fake_zoo(monkeypatch):
     st.cache_data.clear()
 
 
-@pytest.fixture
-def no_zoo(monkeypatch):
-    import core.zoo as zoo
-
-    def missing(*_a, **_k):
-        raise zoo.ZooError("assets/models/manifest.json", "missing")
-
-    for name in ("load_model", "load_vocabs", "load_manifest"):
-        monkeypatch.setattr(zoo, name, missing)
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    yield
-    st.cache_resource.clear()
-    st.cache_data.clear()
-
-
 def _chart(at, key: str) -> dict:
     """The plotly figure (as JSON) of the chart with this key."""
     import json

@@ -11,7 +11,7 @@ import pytest
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
 from tests.conftest import make_app
-from tests.test_app_cnn_receptive_field import fake_zoo, no_zoo  # noqa: F401 (fixtures)
+from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
 
@@ -141,7 +141,7 @@ def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
     assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · Vanilla RNN 10%" in caption
 
 
-def test_without_manifest_the_formulas_still_work(no_zoo):  # noqa: F811
+def test_without_manifest_the_formulas_still_work(no_zoo):
     at = make_app(PAGE, lang="en").run(timeout=120)
     assert not at.exception
     assert len(at.get("plotly_chart")) == 2

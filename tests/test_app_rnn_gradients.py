@@ -77,22 +77,6 @@ def fake_zoo(monkeypatch):
     st.cache_data.clear()
 
 
-@pytest.fixture
-def empty_zoo(monkeypatch):
-    import core.zoo as zoo
-
-    def missing(*_a, **_k):
-        raise zoo.ZooError("assets/models/manifest.json", "missing")
-
-    for fn in ("load_manifest", "load_model", "load_vocabs"):
-        monkeypatch.setattr(zoo, fn, missing)
-    st.cache_resource.clear()
-    st.cache_data.clear()
-    yield
-    st.cache_resource.clear()
-    st.cache_data.clear()
-
-
 def charts(at) -> list[dict]:
     import json
 
@@ -239,7 +223,7 @@ def test_encoder_and_scale_controls_change_what_is_shown(fake_zoo):
     assert at.metric[2].value == at.metric[3].value  # below the threshold: clipping is a no-op
 
 
-def test_missing_zoo_shows_the_error_and_keeps_the_fresh_sections(empty_zoo):
+def test_missing_zoo_shows_the_error_and_keeps_the_fresh_sections(no_zoo):
     for lang, word in (("en", "Rebuild"), ("zh", "重新生成")):
         at = make_app(PAGE, lang=lang).run(timeout=300)
         assert not at.exception
