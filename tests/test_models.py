@@ -175,3 +175,81 @@ def test_a_tiny_attention_model_learns_to_reverse_in_seconds():
     src = torch.randint(4, 12, (64, 4), generator=g)
     ids, _, _ = model.greedy(src, 5, BOS, EOS)
     assert (ids[:, :4] == src.flip(1)).all(1).float().mean() > 0.9
+
+
+# --- fast greedy decoding == the straightforward algorithm ---------------------------------
+
+
+@torch.no_grad()
+def reference_greedy(model, src, max_len: int, eos: int = EOS):
+    """The plain algorithm every model's ``greedy`` must reproduce: at each step run the
+    whole model, teacher-forced, on the prefix so far and append the most probable token
+    (PAD once a row has produced EOS). Returns ids (B,L), probabilities (B,L), attention
+    (B,L,S), like ``greedy``."""
+    B = src.size(0)
+    prefix = torch.full((B, 1), BOS, dtype=torch.long)
+    done = torch.zeros(B, dtype=torch.bool)
+    probs = []
+    for _ in range(max_len):
+        logits, attn = model(src, prefix)  # (B, t, V)
+        best_p, y = F.softmax(logits[:, -1], -1).max(-1)
+        y = torch.where(done, torch.zeros_like(y), y)
+        prefix = torch.cat([prefix, y[:, None]], 1)
+        probs.append(best_p)
+        done = done | (y == eos)
+        if bool(done.all()):
+            break
+    ids = prefix[:, 1:]
+    cross = attn.get("cross", torch.zeros(B, ids.size(1), src.size(1)))  # plain GRU: zeros
+    return ids, torch.stack(probs, 1), cross
+
+
+def assert_same_greedy(model, src, max_len: int, eos: int = EOS):
+    ids, probs, cross = model.greedy(src, max_len, BOS, eos)
+    ref_ids, ref_probs, ref_cross = reference_greedy(model, src, max_len, eos)
+    assert torch.equal(ids, ref_ids)
+    assert torch.allclose(probs, ref_probs, atol=1e-5, rtol=0)
+    assert cross.shape == ref_cross.shape
+    assert torch.allclose(cross, ref_cross, atol=1e-5, rtol=0)
+
+
+@pytest.mark.parametrize("key", sorted(FAMILIES))
+def test_fast_greedy_equals_rerunning_the_prefix_on_a_tiny_random_model(key):
+    src, _ = _batch()  # three rows, two of them padded
+    model = _model(key)
+    assert_same_greedy(model, src, max_len=12)
+    assert_same_greedy(model, src, max_len=12, eos=-1)  # never stops early: the whole budget
+    # a token the random model does pick, used as EOS: rows finish at different steps
+    first = model.greedy(src, 12, BOS, -1)[0][:, 3]
+    assert_same_greedy(model, src, max_len=12, eos=int(first[0]))
+    for row in src:  # each row alone, batch of one
+        assert_same_greedy(model, row[row != 0][None], max_len=12)
+
+
+SHIPPED = ("gru_plain_256", "gru_attention", "cnn_s2s", "transformer")
+
+
+@pytest.fixture(scope="module")
+def shipped_sentences():
+    """Source ids (EOS included) of grammar sentences of 1, 10, 30 and 50 words."""
+    import random
+
+    from core.corpus import sample_pair
+
+    src_vocab, _ = zoo.load_vocabs()
+    rng = random.Random(2026)
+    return [src_vocab.encode(sample_pair(rng, length=n).src, eos=True) for n in (1, 10, 30, 50)]
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_fast_greedy_equals_rerunning_the_prefix_on_the_shipped_weights(name, shipped_sentences):
+    from core.data import pad
+    from core.evaluate import max_output_len
+
+    model = zoo.load_model(name)
+    with torch.inference_mode():
+        for row in shipped_sentences:
+            src = torch.tensor([row])
+            assert_same_greedy(model, src, max_output_len(src.size(1)))
+        src = pad(shipped_sentences)  # one padded batch: rows finish at different steps
+        assert_same_greedy(model, src, max_output_len(src.size(1)))

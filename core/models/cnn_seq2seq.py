@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.models.decoding import greedy_redecode
+from core.models.decoding import greedy_loop
 
 PAD_ID = 0
 _SQRT_HALF = math.sqrt(0.5)  # keeps the variance of a residual sum constant (paper, sec. 3.4)
@@ -54,6 +54,15 @@ class GLUConv(nn.Module):
         pad = (k - 1, 0) if self.causal else ((k - 1) // 2, k // 2)
         return F.glu(self.conv(F.pad(x, pad)), dim=1)  # (B, C, L)
 
+    def step(self, past, x):
+        """Causal layer, one new position: ``x`` (B,C,1) and ``past`` (B,C,kernel-1), the
+        layer's previous kernel-1 inputs (zeros before the start, as ``F.pad`` gives).
+
+        Returns the output at the new position (B,C,1) and the updated ``past``.
+        """
+        window = torch.cat([past, x], 2)  # (B, C, kernel): all this output sees
+        return F.glu(self.conv(window), dim=1), window[:, :, 1:]
+
 
 class CNNSeq2Seq(nn.Module):
     def __init__(self, cfg: CNNSeq2SeqConfig):
@@ -78,9 +87,10 @@ class CNNSeq2Seq(nn.Module):
         self.out = nn.Linear(E, cfg.tgt_vocab)
         self.drop = nn.Dropout(cfg.dropout)
 
-    def _embed(self, table, pos_table, ids, embedded=None):
+    def _embed(self, table, pos_table, ids, embedded=None, start: int = 0):
+        """Word plus learned position embeddings of ``ids`` (B,L) at positions start, ..."""
         x = table(ids) if embedded is None else embedded  # (B, L, E)
-        pos = torch.arange(ids.size(1), device=ids.device)
+        pos = torch.arange(start, start + ids.size(1), device=ids.device)
         return self.drop(x + pos_table(pos))
 
     def encode(self, src: torch.Tensor, embedded: torch.Tensor | None = None) -> dict:
@@ -102,19 +112,25 @@ class CNNSeq2Seq(nn.Module):
         h = self.dec_in(g).transpose(1, 2)  # (B, C, T)
         attn_layers = []
         key_mask = memory["mask"].unsqueeze(1)  # (B, 1, S)
-        for conv, a_in, a_out in zip(self.dec_convs, self.attn_in, self.attn_out):
+        for i, conv in enumerate(self.dec_convs):
             h_conv = conv(self.drop(h))  # (B, C, T)
-            d = (a_in(h_conv.transpose(1, 2)) + g) * _SQRT_HALF  # (B, T, E): query
-            energy = d @ memory["keys"].transpose(1, 2)  # (B, T, S)
-            attn_weights = torch.softmax(
-                energy.masked_fill(~key_mask, float("-inf")), -1
-            )  # (B,T,S)
-            context = attn_weights @ memory["values"]  # (B, T, E)
-            h_att = (h_conv + a_out(context).transpose(1, 2)) * _SQRT_HALF  # (B, C, T)
-            h = (h_att + h) * _SQRT_HALF
+            h, attn_weights = self._attend(
+                i, h, h_conv, g, memory["keys"], memory["values"], key_mask
+            )
             attn_layers.append(attn_weights)
         logits = self.out(self.drop(self.dec_out(h.transpose(1, 2))))  # (B, T, V)
         return logits, attn_layers
+
+    def _attend(self, i, h, h_conv, g, keys, values, key_mask):
+        """Decoder layer ``i`` after its convolution: attention to the encoder output and
+        the residual sums. h, h_conv (B,C,T); g the target embeddings (B,T,E). Returns the
+        layer's output (B,C,T) and its attention weights (B,T,S)."""
+        d = (self.attn_in[i](h_conv.transpose(1, 2)) + g) * _SQRT_HALF  # (B, T, E): query
+        energy = d @ keys.transpose(1, 2)  # (B, T, S)
+        attn_weights = torch.softmax(energy.masked_fill(~key_mask, float("-inf")), -1)  # (B,T,S)
+        context = attn_weights @ values  # (B, T, E)
+        h_att = (h_conv + self.attn_out[i](context).transpose(1, 2)) * _SQRT_HALF  # (B, C, T)
+        return (h_att + h) * _SQRT_HALF, attn_weights
 
     def forward(self, src: torch.Tensor, tgt_in: torch.Tensor):
         """Logits (B,T,V) and attention: ``cross_layers`` per decoder layer (B,T,S), ``cross``
@@ -124,14 +140,34 @@ class CNNSeq2Seq(nn.Module):
         cross = torch.stack(attn_layers, 0).mean(0)
         return logits, {"cross": cross, "cross_layers": attn_layers, "enc_layers": memory["layers"]}
 
+    @torch.no_grad()
     def greedy(self, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int):
-        """Greedy decoding (the decoder re-reads the prefix each step). Returns ids (B,L),
-        chosen-token probabilities (B,L) and the layer-mean attention (B,L,S)."""
-        with torch.no_grad():
-            memory = self.encode(src)
+        """Greedy decoding, incremental: each step computes only the new position.
 
-            def step(prefix):
-                logits, attn_layers = self.decode(memory, prefix)
-                return logits, torch.stack(attn_layers, 0).mean(0)
+        A causal convolution's output at position t reads only its inputs at t-kernel+1..t,
+        so each decoder layer keeps a buffer of its last kernel-1 inputs (zeros at the
+        start, like the left padding of ``decode``) instead of re-running on the whole
+        prefix; the attention is computed for the new position only. The outputs are those
+        of re-reading the prefix every step (tests/test_models.py checks it).
 
-            return greedy_redecode(step, src.size(0), max_len, bos_id, eos_id, src.device)
+        Returns ids (B,L), chosen-token probabilities (B,L) and the layer-mean attention (B,L,S).
+        """
+        memory = self.encode(src)
+        B, C, k = src.size(0), self.cfg.channels, self.cfg.kernel
+        key_mask = memory["mask"].unsqueeze(1)  # (B, 1, S)
+        pasts = [memory["keys"].new_zeros(B, C, k - 1) for _ in self.dec_convs]  # (B, C, k-1)
+
+        def step(t: int, token: torch.Tensor):
+            g = self._embed(self.tgt_embed, self.tgt_pos, token[:, None], start=t)  # (B, 1, E)
+            h = self.dec_in(g).transpose(1, 2)  # (B, C, 1)
+            attn_layers = []
+            for i, conv in enumerate(self.dec_convs):
+                h_conv, pasts[i] = conv.step(pasts[i], self.drop(h))  # (B, C, 1)
+                h, attn_weights = self._attend(
+                    i, h, h_conv, g, memory["keys"], memory["values"], key_mask
+                )  # (B, C, 1), (B, 1, S)
+                attn_layers.append(attn_weights)
+            logits = self.out(self.drop(self.dec_out(h.transpose(1, 2))))[:, 0]  # (B, V)
+            return logits, torch.stack(attn_layers, 0).mean(0)[:, 0]  # (B, V), (B, S)
+
+        return greedy_loop(step, B, max_len, bos_id, eos_id, src.device)

@@ -22,8 +22,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import torch
-import torch.nn.functional as F
 from torch import nn
+
+from core.models.decoding import greedy_loop
 
 PAD_ID = 0
 
@@ -166,34 +167,28 @@ class RNNSeq2Seq(nn.Module):
     def greedy(self, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int):
         """Greedy decoding, one token at a time, each fed back in.
 
+        The decoder state ``s_i`` carries everything the next step needs, so each step is
+        one GRU update; the encoder and the projected keys ``U h_j`` are computed once.
         Returns ids (B,L), the chosen tokens' probabilities (B,L) and attention (B,L,S)
         (zeros for the plain model). Rows stop changing after EOS.
         """
         memory = self.encode(src)
-        B = src.size(0)
-        C = memory["context"]
-        state = torch.tanh(self.init_state(C))
-        y = torch.full((B,), bos_id, dtype=torch.long, device=src.device)
-        done = torch.zeros(B, dtype=torch.bool, device=src.device)
-        ids, probs, attns = [], [], []
-        for _ in range(max_len):
-            y_emb = self.tgt_embed(y)  # (B, E)
+        C = memory["context"]  # (B, H)
+        state = torch.tanh(self.init_state(C))  # (B, H): s_0
+        no_attention = torch.zeros_like(memory["mask"], dtype=C.dtype)  # (B, S), plain model
+
+        def step(t: int, token: torch.Tensor):
+            nonlocal state
+            y_emb = self.tgt_embed(token)  # (B, E)
             if self.attention is None:
-                context = C
-                state = self.rnn(torch.cat([y_emb, C], -1).unsqueeze(1), state.unsqueeze(0))[1][0]
-                attn_weights = torch.zeros_like(memory["mask"], dtype=C.dtype)
+                context, attn_weights = C, no_attention
+                gru_in = torch.cat([y_emb, C], -1).unsqueeze(1)  # (B, 1, E + H): one step
+                state = self.rnn(gru_in, state.unsqueeze(0))[1][0]  # (B, H)
             else:
                 context, attn_weights = self.attention(
                     state, memory["keys"], memory["hidden"], memory["mask"]
-                )
-                state = self.cell(torch.cat([y_emb, context], -1), state)
-            p = F.softmax(self._logits(state, context, y_emb), -1)  # (B, V)
-            best_p, y = p.max(-1)
-            y = torch.where(done, torch.full_like(y, PAD_ID), y)
-            ids.append(y)
-            probs.append(best_p)
-            attns.append(attn_weights)
-            done = done | (y == eos_id)
-            if bool(done.all()):
-                break
-        return torch.stack(ids, 1), torch.stack(probs, 1), torch.stack(attns, 1)
+                )  # (B, H), (B, S)
+                state = self.cell(torch.cat([y_emb, context], -1), state)  # (B, H)
+            return self._logits(state, context, y_emb), attn_weights  # (B, V), (B, S)
+
+        return greedy_loop(step, src.size(0), max_len, bos_id, eos_id, src.device)

@@ -21,7 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from core.models.decoding import greedy_redecode
+from core.models.decoding import greedy_loop
 
 PAD_ID = 0
 
@@ -68,10 +68,15 @@ class MultiHeadAttention(nn.Module):
         B, L, _ = x.shape
         return x.view(B, L, self.h, self.d).transpose(1, 2)
 
-    def forward(self, x, memory, mask):
+    def project_kv(self, memory):
+        """The keys and values of ``memory`` (B,S,D): each (B,h,S,d)."""
+        return self._split(self.k_proj(memory)), self._split(self.v_proj(memory))
+
+    def forward(self, x, memory, mask, keys_values=None):
+        """Queries from ``x`` (B,T,D) attend to ``memory`` (B,S,D), or to ready-made
+        ``keys_values`` (each (B,h,S,d)) when given, as incremental decoding does."""
         q = self._split(self.q_proj(x))  # (B, h, T, d)
-        k = self._split(self.k_proj(memory))  # (B, h, S, d)
-        v = self._split(self.v_proj(memory))  # (B, h, S, d)
+        k, v = self.project_kv(memory) if keys_values is None else keys_values  # (B, h, S, d)
         p = self.dropout if self.training else 0.0
         context, attn_weights = scaled_dot_product_attention(
             q, k, v, mask, p
@@ -136,6 +141,29 @@ class DecoderLayer(nn.Module):
         y = y + self.drop(self.ff(self.norm3(y)))
         return y, w_self, w_cross
 
+    def step(self, y, cache: dict, t: int, self_mask, cross_mask):
+        """The same layer for one new position ``y`` (B,1,D) at target position ``t``.
+
+        ``cache`` holds this layer's decoder self-attention keys and values of positions
+        0..t-1 (``self_keys`` / ``self_values``, (B,h,max_len,d), filled up to t) and the
+        cross-attention keys and values of the encoder output (``cross_kv``). The new
+        position's key and value are written at ``t``, and the new query attends to 0..t:
+        exactly the row ``t`` of ``forward`` on the whole prefix. ``self_mask`` (B,1,1,t+1).
+        """
+        h = self.norm1(y)
+        k, v = self.self_attn.project_kv(h)  # (B, h, 1, d) each
+        cache["self_keys"][:, :, t : t + 1] = k
+        cache["self_values"][:, :, t : t + 1] = v
+        past = (cache["self_keys"][:, :, : t + 1], cache["self_values"][:, :, : t + 1])
+        a, w_self = self.self_attn(h, None, self_mask, keys_values=past)  # w: (B, h, 1, t+1)
+        y = y + self.drop(a)
+        a, w_cross = self.cross_attn(
+            self.norm2(y), None, cross_mask, keys_values=cache["cross_kv"]
+        )  # w_cross: (B, h, 1, S)
+        y = y + self.drop(a)
+        y = y + self.drop(self.ff(self.norm3(y)))
+        return y, w_self, w_cross
+
 
 class Transformer(nn.Module):
     def __init__(self, cfg: TransformerConfig):
@@ -155,9 +183,11 @@ class Transformer(nn.Module):
         self.out = nn.Linear(D, cfg.tgt_vocab)
         self.drop = nn.Dropout(cfg.dropout)
 
-    def _embed(self, table: nn.Embedding, ids: torch.Tensor, embedded=None):
+    def _embed(self, table: nn.Embedding, ids: torch.Tensor, embedded=None, start: int = 0):
+        """Scaled embeddings plus the positions start, start+1, ... of ``ids`` (B,L)."""
         x = table(ids) if embedded is None else embedded  # (B, L, D)
-        return self.drop(x * math.sqrt(self.cfg.d_model) + self.positions[: ids.size(1)])
+        positions = self.positions[start : start + ids.size(1)]  # (L, D)
+        return self.drop(x * math.sqrt(self.cfg.d_model) + positions)
 
     def encode(self, src: torch.Tensor, embedded: torch.Tensor | None = None) -> dict:
         """Encoder states (B,S,D), the source mask and self-attention per layer (B,h,S,S)."""
@@ -191,17 +221,43 @@ class Transformer(nn.Module):
         attn["cross"] = attn["cross_layers"][-1].mean(1)
         return logits, attn
 
+    @torch.no_grad()
     def greedy(self, src: torch.Tensor, max_len: int, bos_id: int, eos_id: int):
-        """Greedy decoding; the decoder re-reads the whole prefix at each step.
+        """Greedy decoding with a key/value cache (incremental decoding).
+
+        Decoder position t attends only to positions <= t, so the keys and values of the
+        earlier positions never change once computed. Instead of re-running the decoder on
+        the whole prefix at every step, each step runs it on the one new token: every layer
+        writes the new key and value into its cache and the new query attends to the cache.
+        The cross-attention keys and values of the encoder output are computed once per
+        sentence. The outputs are those of re-reading the prefix (tests/test_models.py
+        checks it), but step t computes one position instead of t + 1.
 
         Returns ids (B,L), chosen-token probabilities (B,L) and the last layer's cross
         attention averaged over heads (B,L,S).
         """
-        with torch.no_grad():
-            memory = self.encode(src)
+        memory = self.encode(src)
+        B, h, d = src.size(0), self.cfg.n_heads, self.cfg.d_model // self.cfg.n_heads
+        caches = [
+            {
+                "self_keys": memory["hidden"].new_zeros(B, h, max_len, d),
+                "self_values": memory["hidden"].new_zeros(B, h, max_len, d),
+                "cross_kv": layer.cross_attn.project_kv(memory["hidden"]),  # (B, h, S, d) x2
+            }
+            for layer in self.dec_layers
+        ]
+        # which target positions are real tokens: a finished row's PAD is never attended
+        # to by later positions (but a position always attends to itself), as in ``decode``
+        key_ok = torch.ones(B, max_len, dtype=torch.bool, device=src.device)
 
-            def step(prefix):
-                logits, attn = self.decode(memory, prefix)
-                return logits, attn["cross_layers"][-1].mean(1)
+        def step(t: int, token: torch.Tensor):
+            key_ok[:, t] = token != PAD_ID
+            self_mask = key_ok[:, None, None, : t + 1].clone()  # (B, 1, 1, t+1)
+            self_mask[..., t] = True
+            y = self._embed(self.tgt_embed, token[:, None], start=t)  # (B, 1, D)
+            for layer, cache in zip(self.dec_layers, caches):
+                y, _, w_cross = layer.step(y, cache, t, self_mask, memory["src_mask"])
+            logits = self.out(self.dec_norm(y))[:, 0]  # (B, V)
+            return logits, w_cross[:, :, 0].mean(1)  # (B, V), (B, S)
 
-            return greedy_redecode(step, src.size(0), max_len, bos_id, eos_id, src.device)
+        return greedy_loop(step, B, max_len, bos_id, eos_id, src.device)
