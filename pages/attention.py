@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 import ui
@@ -214,6 +215,126 @@ def where(name: str, layer: int, head: int | None, side: str = "dec") -> str:
     if head is None:
         return t(f"attention.where.{side}_avg", layer=layer + 1)
     return t(f"attention.where.{side}_head", layer=layer + 1, head=head + 1)
+
+
+# The worked example of part 4: a query, keys and values a student edits. They live in the
+# URL (tq, tk, tv); the editors show what the URL says and write every edit back to it.
+TOY_PARAMS = ("tq", "tk", "tv")
+TOY_SEEN = "attention_toy_seen"  # the (tq, tk, tv) this session last wrote to the URL
+TOY_VER = "attention_toy_ver"  # a new number = fresh editors (their edits are relative)
+
+
+def _toy_raw() -> tuple[str | None, ...]:
+    return (st.query_params.get("tq"), st.query_params.get("tk"), st.query_params.get("tv"))
+
+
+def read_toy(notify: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query (d,), keys (S, d) and values (S, d_v) from the URL. A value that cannot be
+    read falls back to the lesson's example with the usual notice; numbers beyond the
+    limit are clipped to it, and the page says so."""
+    defaults = (A.TOY_QUERY[None], A.TOY_KEYS, A.TOY_VALUES)
+    rows = ((1, 1), (A.TOY_MIN_KEYS, A.TOY_MAX_KEYS), (A.TOY_MIN_KEYS, A.TOY_MAX_KEYS))
+    out = []
+    for name, raw, default, (lo, hi) in zip(TOY_PARAMS, _toy_raw(), defaults, rows):
+        if raw is None:
+            out.append(default)
+            continue
+        try:
+            m, clipped = A.parse_vectors(raw, min_rows=lo, max_rows=hi)
+        except ValueError:
+            if notify:
+                ui.params.notice(name, raw, A.format_vectors(default))
+            out.append(default)
+            continue
+        if clipped and notify:
+            st.warning(
+                t("attention.toy.clipped", name=name, limit=f"{A.TOY_LIMIT:g}"),
+                icon=":material/link_off:",
+            )
+        out.append(m)
+    q, k, v = out
+    if q.shape[1] != k.shape[1] or k.shape[0] != v.shape[0]:
+        if notify:
+            st.warning(t("attention.toy.mismatch"), icon=":material/link_off:")
+        q, k, v = defaults
+    return q[0], k, v
+
+
+def _write_toy(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+    text = tuple(A.format_vectors(m) for m in (q, k, v))
+    ui.params.set_params(**dict(zip(TOY_PARAMS, text)))
+    st.session_state[TOY_SEEN] = text
+
+
+def _new_editors() -> None:
+    st.session_state[TOY_VER] = st.session_state.get(TOY_VER, 0) + 1
+
+
+def _on_toy_size() -> None:
+    q, k, v = read_toy(notify=False)
+    n, d = st.session_state["attention_toy_n"], st.session_state["attention_toy_d"]
+    _write_toy(*A.resize_example(q, k, v, n_keys=n, dim=d))
+    _new_editors()
+
+
+def _on_toy_reset() -> None:
+    _write_toy(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES)
+    _new_editors()
+
+
+def toy_editors(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Two small tables to edit (query and keys; values). Returns the edited vectors, or
+    ``None`` (with a message) while a cell is empty."""
+    ver = st.session_state.get(TOY_VER, 0)
+    words = A.TOY_WORDS[: k.shape[0]]
+    qk = pd.DataFrame(
+        np.vstack([q, k]),
+        index=[f"q · {A.TOY_QUERY_WORD}", *(f"k · {w}" for w in words)],
+        columns=[str(i + 1) for i in range(q.size)],
+    )
+    vv = pd.DataFrame(
+        v, index=[f"v · {w}" for w in words], columns=[str(i + 1) for i in range(v.shape[1])]
+    )
+
+    def config(df: pd.DataFrame, index_label: str) -> dict[str, object]:
+        number = {
+            c: st.column_config.NumberColumn(c, min_value=-A.TOY_LIMIT, max_value=A.TOY_LIMIT)
+            for c in df.columns
+        }
+        return {"_index": st.column_config.TextColumn(index_label), **number}
+
+    left, right = st.columns([max(3, q.size + 1), max(2, v.shape[1] + 1)])
+    with left:
+        st.markdown(t("attention.toy.qk_label", d=q.size))
+        e_qk = st.data_editor(
+            qk,
+            key=f"attention_toy_qk_{ver}",
+            num_rows="fixed",
+            column_config=config(qk, t("attention.toy.vector")),
+            width="stretch",
+        )
+    with right:
+        st.markdown(t("attention.toy.v_label"))
+        e_v = st.data_editor(
+            vv,
+            key=f"attention_toy_v_{ver}",
+            num_rows="fixed",
+            column_config=config(vv, t("attention.toy.vector")),
+            width="stretch",
+        )
+    empty = []
+    tables = []
+    for df in (e_qk, e_v):
+        m = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)  # (rows, cols)
+        for i, j in zip(*np.nonzero(~np.isfinite(m))):
+            empty.append(f"`{df.index[i]}` [{df.columns[j]}]")
+        tables.append(np.clip(m, -A.TOY_LIMIT, A.TOY_LIMIT))
+    if empty:
+        st.error(t("attention.toy.empty", cells=", ".join(empty)), icon=":material/edit_note:")
+        return None
+    return tables[0][0], tables[0][1:], tables[1]
 
 
 # =========================================================================================
@@ -462,9 +583,6 @@ elif part == "self":
 # 4. How a score becomes a weight
 # =========================================================================================
 elif part == "score":
-    tokens = sentence_picker(EXAMPLES[2], "q")
-    if tokens is None:
-        st.stop()
     kinds = A.SCORE_KINDS
     kind = ui.params.get_choice("score", kinds, default="scaled")
     kind = st.segmented_control(
@@ -483,93 +601,207 @@ elif part == "score":
         help=t("attention.score.temp_help"),
         **ui.params.bound("temp", temp, key="attention_temp"),
     )
-    if kind == "additive":
-        run, gap = run_model("gru_attention", _sha("gru_attention"), tokens)
-        step = step_picker(run, t("attention.score.step"))
-        sc = energies(_sha("gru_attention"), tokens, run.out_ids, step)
-        used = run.cross[0, 0, step]
-        labels = run.source
-        query_name = t("attention.score.query_gru", step=step + 1, token=run.output[step])
-        st.latex(
-            r"e_{ij} = v^\top \tanh(W s_{i-1} + U h_j),\quad "
-            r"\alpha_{ij} = \frac{\exp(e_{ij}/\tau)}{\sum_k \exp(e_{ik}/\tau)}"
+    ui.params.set_params(score=kind, temp=temp)
+    kind_names = {k: t(f"attention.score.kind.{k}") for k in kinds}
+
+    # --- 4a. Work it out by hand: small vectors, every number shown -----------------------
+    st.subheader(t("attention.toy.header"))
+    st.markdown(t("attention.toy.intro", word=A.TOY_QUERY_WORD))
+    if st.session_state.get(TOY_SEEN) not in (None, _toy_raw()):
+        _new_editors()  # the link changed under the editors: show what it says now
+    q, k, v = read_toy()
+    with ui.secondary():
+        c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+        st.session_state["attention_toy_n"] = k.shape[0]
+        st.session_state["attention_toy_d"] = q.size
+        c1.select_slider(
+            t("attention.toy.n"),
+            options=list(range(A.TOY_MIN_KEYS, A.TOY_MAX_KEYS + 1)),
+            key="attention_toy_n",
+            on_change=_on_toy_size,
         )
-    else:
-        run, gap = run_model("transformer", _sha("transformer"), tokens)
-        layer, head = layer_head_picker(run, allow_avg=False)
-        n = len(run.source)
-        default_word = tokens.index("it") if "it" in tokens else 0
-        word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
-        word = (
-            st.selectbox(
-                t("attention.score.query"),
-                options=list(range(1, n + 1)),
-                format_func=lambda i: f"{i} · {run.source[i - 1]}",
-                **ui.params.bound("w", word, key="attention_word"),
-            )
-            - 1
+        c2.select_slider(
+            t("attention.toy.d"),
+            options=list(range(1, A.TOY_MAX_DIM + 1)),
+            key="attention_toy_d",
+            on_change=_on_toy_size,
         )
-        ui.params.set_params(w=word + 1)
-        q, k = query_keys(_sha("transformer"), tokens, layer)
-        head = 0 if head is None else head
-        sc = A.scores(q[head, word], k[head], kind)
-        used = run.enc_self[layer, head, word]
-        labels = run.source
-        query_name = t(
-            "attention.score.query_tr", word=run.source[word], layer=layer + 1, head=head + 1
+        c3.button(t("attention.toy.reset"), key="attention_toy_reset", on_click=_on_toy_reset)
+    edited = toy_editors(q, k, v)
+    if edited is not None:
+        q, k, v = edited
+    _write_toy(q, k, v)  # the last complete numbers, so a copied link reopens them
+    ex = A.worked_example(q, k, v, temp)
+    words = list(A.TOY_WORDS[: k.shape[0]])
+    d = q.size
+
+    st.markdown(t("attention.toy.step1", kind=kind_names[kind]))
+    st.latex(F.score_latex(kind, q, k, ex.scores[kind], words))
+    st.table(
+        pd.DataFrame(
+            {kind_names[c]: [f"{x:.3f}" for x in ex.scores[c]] for c in kinds},
+            index=pd.Index(words, name=t("attention.toy.key")),
         )
-        if kind == "dot":
+    )
+    st.caption(t("attention.toy.scores_caption", d=d, sqrt=f"{math.sqrt(d):.3g}"))
+
+    st.markdown(t("attention.toy.step2", temp=f"{temp:g}"))
+    top = int(np.argmax(ex.weights[kind]))
+    st.latex(F.softmax_latex(ex.scores[kind], ex.weights[kind], words, temp, top))
+    fig = F.score_kinds_bars(
+        words,
+        {
+            t("attention.toy.trace", kind=kind_names[c], h=f"{ex.entropy[c]:.2f}"): ex.weights[c]
+            for c in kinds
+        },
+        {
+            t("attention.toy.trace", kind=kind_names[c], h=f"{ex.entropy[c]:.2f}"): ex.scores[c]
+            for c in kinds
+        },
+        title=t("attention.toy.chart_title", word=A.TOY_QUERY_WORD, temp=f"{temp:g}"),
+        x_title=t("attention.toy.key"),
+        y_title=t("attention.toy.weight"),
+        hover={
+            "key": t("attention.toy.key"),
+            "score": t("attention.toy.score"),
+            "weight": t("attention.toy.weight"),
+        },
+        presenter=P,
+        selected=t("attention.toy.trace", kind=kind_names[kind], h=f"{ex.entropy[kind]:.2f}"),
+        even_label=t("attention.toy.even", n=len(words)),
+    )
+    ui.chart(fig, key="attention_toy_weights")
+    weights_table = pd.DataFrame(
+        {kind_names[c]: [f"{x:.3f}" for x in ex.weights[c]] for c in kinds},
+        index=pd.Index(words, name=t("attention.toy.key")),
+    )
+    weights_table.loc[t("attention.toy.sum")] = [f"{ex.weights[c].sum():.3f}" for c in kinds]
+    weights_table.loc[t("attention.toy.entropy")] = [f"{ex.entropy[c]:.2f}" for c in kinds]
+    st.table(weights_table)
+    st.caption(
+        t(
+            "attention.toy.entropy_caption",
+            kind=kind_names[kind],
+            h=f"{ex.entropy[kind]:.2f}",
+            max=f"{ex.max_entropy:.2f}",
+            n=len(words),
+        )
+    )
+
+    st.markdown(t("attention.toy.step3"))
+    st.latex(F.context_latex(ex.weights[kind], v, words))
+    st.table(
+        pd.DataFrame(
+            [[f"{x:.3f}" for x in ex.context[c]] for c in kinds],
+            index=pd.Index([kind_names[c] for c in kinds], name=t("attention.score.kind")),
+            columns=[f"o[{i + 1}]" for i in range(v.shape[1])],
+        )
+    )
+    st.caption(
+        t(
+            "attention.toy.output_caption",
+            word=A.TOY_QUERY_WORD,
+            top=words[top],
+            w=f"{ex.weights[kind][top]:.2f}",
+            kind=kind_names[kind],
+        )
+    )
+    st.markdown(t("attention.toy.try"))
+
+    # --- 4b. The same steps inside a trained model ---------------------------------------
+    st.subheader(t("attention.score.model.header"))
+    tokens = sentence_picker(EXAMPLES[2], "q")
+    n_keys = len(words)
+    if tokens is not None:
+        if kind == "additive":
+            run, gap = run_model("gru_attention", _sha("gru_attention"), tokens)
+            step = step_picker(run, t("attention.score.step"))
+            sc = energies(_sha("gru_attention"), tokens, run.out_ids, step)
+            used = run.cross[0, 0, step]
+            labels = run.source
+            query_name = t("attention.score.query_gru", step=step + 1, token=run.output[step])
             st.latex(
-                r"e_j = q \cdot k_j,\quad \alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+                r"e_{ij} = v^\top \tanh(W s_{i-1} + U h_j),\quad "
+                r"\alpha_{ij} = \frac{\exp(e_{ij}/\tau)}{\sum_k \exp(e_{ik}/\tau)}"
             )
         else:
-            st.latex(
-                r"e_j = \frac{q \cdot k_j}{\sqrt{d}},\quad d = "
-                + str(q.shape[-1])
-                + r",\quad \alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+            run, gap = run_model("transformer", _sha("transformer"), tokens)
+            layer, head = layer_head_picker(run, allow_avg=False)
+            n = len(run.source)
+            default_word = tokens.index("it") if "it" in tokens else 0
+            word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
+            word = (
+                st.selectbox(
+                    t("attention.score.query"),
+                    options=list(range(1, n + 1)),
+                    format_func=lambda i: f"{i} · {run.source[i - 1]}",
+                    **ui.params.bound("w", word, key="attention_word"),
+                )
+                - 1
             )
-    ui.params.set_params(score=kind, temp=temp)
-    weights = A.softmax(sc, temp)
-    c1, c2, c3 = st.columns(3)
-    c1.metric(t("attention.score.entropy"), f"{A.entropy_bits(weights):.2f}")
-    c2.metric(t("attention.score.max"), f"{weights.max():.2f}")
-    c3.metric(t("attention.score.sum"), f"{weights.sum():.3f}")
-    st.caption(t("attention.score.entropy_help", max=f"{math.log2(len(labels)):.2f}"))
-    fig = F.weight_bars(
-        labels,
-        sc,
-        title=t("attention.score.scores_title", query=query_name),
-        x_title=t("attention.score.keys"),
-        y_title=t("attention.score.scores_y"),
-        presenter=P,
-        signed=False,
-    )
-    ui.chart(fig, key="attention_score_scores")
-    fig = F.weight_bars(
-        labels,
-        weights,
-        title=t("attention.score.weights_title", temp=f"{temp:g}"),
-        x_title=t("attention.score.keys"),
-        y_title=t("attention.hover.weight"),
-        presenter=P,
-        reference=used,
-        reference_name=t("attention.score.used"),
-        bars_name=t("attention.score.softmax"),
-    )
-    ui.chart(fig, key="attention_score_weights")
-    match = float(np.abs(A.softmax(sc) - used).max())
-    if kind == "dot":
-        st.caption(t("attention.score.caption_dot", gap=f"{match:.2f}"))
-    else:
-        st.caption(t("attention.score.caption_same", gap=f"{match:.1e}"))
+            ui.params.set_params(w=word + 1)
+            qs, ks = query_keys(_sha("transformer"), tokens, layer)
+            head = 0 if head is None else head
+            sc = A.scores(qs[head, word], ks[head], kind)
+            used = run.enc_self[layer, head, word]
+            labels = run.source
+            query_name = t(
+                "attention.score.query_tr", word=run.source[word], layer=layer + 1, head=head + 1
+            )
+            if kind == "dot":
+                st.latex(
+                    r"e_j = q \cdot k_j,\quad "
+                    r"\alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+                )
+            else:
+                st.latex(
+                    r"e_j = \frac{q \cdot k_j}{\sqrt{d}},\quad d = "
+                    + str(qs.shape[-1])
+                    + r",\quad \alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+                )
+        weights = A.softmax(sc, temp)
+        c1, c2, c3 = st.columns(3)
+        c1.metric(t("attention.score.entropy"), f"{A.entropy_bits(weights):.2f}")
+        c2.metric(t("attention.score.max"), f"{weights.max():.2f}")
+        c3.metric(t("attention.score.sum"), f"{weights.sum():.3f}")
+        st.caption(t("attention.score.entropy_help", max=f"{math.log2(len(labels)):.2f}"))
+        fig = F.weight_bars(
+            labels,
+            sc,
+            title=t("attention.score.scores_title", query=query_name),
+            x_title=t("attention.score.keys"),
+            y_title=t("attention.score.scores_y"),
+            presenter=P,
+            signed=False,
+        )
+        ui.chart(fig, key="attention_score_scores")
+        fig = F.weight_bars(
+            labels,
+            weights,
+            title=t("attention.score.weights_title", temp=f"{temp:g}"),
+            x_title=t("attention.score.keys"),
+            y_title=t("attention.hover.weight"),
+            presenter=P,
+            reference=used,
+            reference_name=t("attention.score.used"),
+            bars_name=t("attention.score.softmax"),
+        )
+        ui.chart(fig, key="attention_score_weights")
+        match = float(np.abs(A.softmax(sc) - used).max())
+        if kind == "dot":
+            st.caption(t("attention.score.caption_dot", gap=f"{match:.2f}"))
+        else:
+            st.caption(t("attention.score.caption_same", gap=f"{match:.1e}"))
+        n_keys = len(labels)
+        ui.params.set_params(q=" ".join(tokens))
 
+    # --- 4c. Why divide by sqrt(d)? -------------------------------------------------------
     st.subheader(t("attention.score.sqrt.header"))
     d_now = ui.params.get_choice("d", DIMS, default=32)
     d_now = st.select_slider(
         t("attention.score.d"), options=list(DIMS), **ui.params.bound("d", d_now, key="attention_d")
     )
     ui.params.set_params(d=d_now)
-    n_keys = len(labels)
     curves = saturation(n_keys)
     fig = F.saturation_figure(
         DIMS,
@@ -599,7 +831,6 @@ elif part == "score":
     )
     st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
     st.markdown(t("attention.score.try"))
-    ui.params.set_params(q=" ".join(tokens))
 
 # =========================================================================================
 # 5. What attention buys

@@ -229,3 +229,131 @@ def test_figure_builders_check_their_input_and_keep_the_tokens():
     )
     colors = list(bars.data[0].marker.color)
     assert colors[2] != colors[1] and colors[0] == colors[1]
+
+
+# --- the worked example of part 4 (editable vectors) -----------------------------------
+
+
+def test_worked_example_matches_a_hand_computation():
+    ex = A.worked_example(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES)
+    # q = (1, 1, 0.5, -1); cat = (1, 0.5, 1, -1): 1 + 0.5 + 0.5 + 1 = 3, and so on
+    np.testing.assert_allclose(ex.scores["dot"], [3.0, -0.25, -1.5, -0.5])
+    np.testing.assert_allclose(ex.scores["scaled"], ex.scores["dot"] / math.sqrt(4))
+    # additive with W = U = I, v = 1: cat -> tanh(2) + tanh(1.5) + tanh(1.5) + tanh(-2)
+    assert ex.scores["additive"][0] == pytest.approx(2 * math.tanh(1.5))
+    e = np.exp([1.5, -0.125, -0.75, -0.25])
+    np.testing.assert_allclose(ex.weights["scaled"], e / e.sum())
+    assert ex.weights["scaled"][0] == pytest.approx(0.6775, abs=1e-4)
+    for kind in A.SCORE_KINDS:
+        assert ex.weights[kind].sum() == pytest.approx(1.0)
+        assert int(np.argmax(ex.weights[kind])) == 0  # every score function favours "cat"
+        np.testing.assert_allclose(ex.context[kind], ex.weights[kind] @ A.TOY_VALUES)
+        assert 0.0 < ex.entropy[kind] < ex.max_entropy == pytest.approx(2.0)
+    # for d > 1 the unscaled dot product is the same scores times sqrt(d): always sharper
+    assert ex.entropy["dot"] < ex.entropy["scaled"]
+    np.testing.assert_allclose(ex.context["scaled"], [0.7442, 0.1970], atol=1e-4)
+
+
+def test_worked_example_temperature_and_the_entropy_extremes():
+    q = np.array([1.0, 0.0])
+    same = np.ones((4, 2))  # four identical keys: evenly spread, log2(4) = 2 bits
+    values = np.arange(8.0).reshape(4, 2)
+    ex = A.worked_example(q, same, values)
+    for kind in A.SCORE_KINDS:
+        np.testing.assert_allclose(ex.weights[kind], 0.25)
+        assert ex.entropy[kind] == pytest.approx(2.0)
+        np.testing.assert_allclose(ex.context[kind], values.mean(0))
+    keys = np.array([[3.0, 0.0], [0.0, 0.0], [-3.0, 0.0]])
+    cold = A.worked_example(q, keys, values[:3], temperature=0.1)  # nearly one-hot
+    assert cold.weights["dot"][0] > 1 - 1e-9 and cold.entropy["dot"] < 1e-6
+    np.testing.assert_allclose(cold.context["dot"], values[0], atol=1e-9)
+    warm = A.worked_example(q, keys, values[:3], temperature=5.0)
+    assert warm.entropy["dot"] > A.worked_example(q, keys, values[:3]).entropy["dot"]
+    with pytest.raises(ValueError, match="one row per key"):
+        A.worked_example(q, keys, values)
+    with pytest.raises(ValueError, match="finite"):
+        A.worked_example(np.array([np.nan, 0.0]), keys, values[:3])
+
+
+def test_vectors_in_a_link_parse_format_and_clip():
+    m, clipped = A.parse_vectors("1,0.5;0,-1; 2 ,3")
+    np.testing.assert_allclose(m, [[1, 0.5], [0, -1], [2, 3]])
+    assert not clipped
+    assert A.format_vectors(m) == "1,0.5;0,-1;2,3"
+    assert A.format_vectors(np.array([0.1 + 0.2, -0.0, 1 / 3])) == "0.3,0,0.3333"
+    for arr in (A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES):
+        np.testing.assert_allclose(A.parse_vectors(A.format_vectors(arr))[0], np.atleast_2d(arr))
+    m, clipped = A.parse_vectors("50,-99;1,2")
+    assert clipped and m.tolist() == [[10, -10], [1, 2]]
+    bad = ["", "a,b", "1,2;3", "nan,1", "1e999", "1,,2", "1;" * 7 + "1", ",".join("1" * 9)]
+    for text in [*bad, "1" * 2000]:
+        with pytest.raises(ValueError):
+            A.parse_vectors(text)
+    with pytest.raises(ValueError):
+        A.parse_vectors("1,2", min_rows=2)
+
+
+def test_resize_keeps_what_fits_and_fills_with_zeros():
+    q, k, v = A.resize_example(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES, n_keys=6, dim=2)
+    np.testing.assert_allclose(q, [1, 1])
+    assert k.shape == (6, 2) and v.shape == (6, 2)
+    np.testing.assert_allclose(k[:4], A.TOY_KEYS[:, :2])
+    assert not k[4:].any() and not v[4:].any()
+    q, k, v = A.resize_example(q, k, v, n_keys=2, dim=3)
+    np.testing.assert_allclose(q, [1, 1, 0])
+    np.testing.assert_allclose(k, [[1, 0.5, 0], [-0.5, 0, 0]])
+    with pytest.raises(ValueError):
+        A.resize_example(q, k, v, n_keys=1, dim=3)
+    with pytest.raises(ValueError):
+        A.resize_example(q, k, v, n_keys=3, dim=9)
+
+
+def test_worked_example_figure_and_formulas():
+    from core.figures import attention as FA
+
+    ex = A.worked_example(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES, temperature=0.5)
+    words = list(A.TOY_WORDS[:4])
+    hover = {"key": "k", "score": "e", "weight": "α"}
+    fig = FA.score_kinds_bars(
+        words,
+        ex.weights,
+        ex.scores,
+        title="t",
+        x_title="x",
+        y_title="y",
+        hover=hover,
+        selected="scaled",
+        even_label="1/4",
+    )
+    assert fig.layout.barmode == "group" and [tr.name for tr in fig.data] == list(ex.weights)
+    np.testing.assert_allclose(fig.data[1].y, ex.weights["scaled"])
+    np.testing.assert_allclose(fig.data[2].customdata, ex.scores["additive"])
+    assert fig.data[1].opacity == 1.0 and fig.data[0].opacity < 1.0
+    assert "%{customdata:.3f}" in fig.data[0].hovertemplate
+    assert fig.layout.shapes[0].y0 == pytest.approx(0.25)
+    with pytest.raises(ValueError, match="hover"):
+        FA.score_kinds_bars(
+            words, ex.weights, ex.scores, title="", x_title="", y_title="", hover={}
+        )
+    with pytest.raises(ValueError, match="labels"):
+        FA.score_kinds_bars(
+            words[:3], ex.weights, ex.scores, title="", x_title="", y_title="", hover=hover
+        )
+    dot = FA.score_latex("dot", ex.query, ex.keys, ex.scores["dot"], words)
+    assert r"e_{\text{cat}} &= 1\cdot1 + 1\cdot0.5 + 0.5\cdot1 + (-1)\cdot(-1) = \mathbf{3}" in dot
+    assert r"/ \sqrt{4}" in FA.score_latex("scaled", ex.query, ex.keys, ex.scores["scaled"], words)
+    assert r"\tanh(1 + 1)" in FA.score_latex(
+        "additive", ex.query, ex.keys, ex.scores["additive"], words
+    )
+    soft = FA.softmax_latex(ex.scores["dot"], ex.weights["dot"], words, 0.5, 0)
+    assert r"e^{3/0.5}" in soft and soft.endswith(rf"\mathbf{{{ex.weights['dot'][0]:.3f}}}")
+    huge = FA.softmax_latex(ex.scores["dot"] * 100, ex.weights["dot"], words, 0.1, 0)
+    assert "inf" not in huge  # exponentials too big to read are left out, not overflowed
+    out = FA.context_latex(ex.weights["dot"], ex.values, words)
+    assert out.startswith(r"o = \sum_j \alpha_j v_j") and "[0.998,\\ 0.001]" in out
+    assert (
+        FA.score_latex("dot", [1.0], [[2.0], [3.0]], [2.0, 3.0], ["a\\b{}", "c$"]).count(
+            r"\text{ab}"
+        )
+        == 1
+    )  # labels cannot smuggle TeX commands

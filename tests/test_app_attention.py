@@ -209,9 +209,149 @@ def test_score_kind_temperature_and_d(tiny_zoo):
     assert float(at.metric[0].value) < sharp and at.query_params["temp"] == "0.2"
     assert "same" not in at.query_params
     _seg(at, "attention_score").set_value("additive").run()
-    assert not at.exception and "v^\\top" in at.latex[0].value
+    assert not at.exception and any("v^\\top" in x.value for x in at.latex)
     at.select_slider(key="attention_d").set_value(512).run()
     assert at.query_params["d"] == "512" and "d = 512" in main_text(at)
+
+
+# --- part 4, "Work it out by hand": editable vectors kept in the URL ---------------------
+
+DEFAULT_TK = "1,0.5,1,-1;-0.5,0,0.5,0;0,-0.5,0,1;0,0.5,-1,0.5"
+
+
+def _weights(at):
+    """The worked example's weight table (rows: keys, sum, entropy; columns: score kinds)."""
+    return at.table[1].value
+
+
+def _edit(at, key, rows):
+    """Seed cell edits of a data editor (AppTest cannot type into its canvas)."""
+    at.session_state[key] = {"edited_rows": rows, "added_rows": [], "deleted_rows": []}
+    return at.run()
+
+
+@pytest.mark.parametrize(("lang", "present"), [("en", "0"), ("zh", "0"), ("zh", "1")])
+def test_worked_example_renders_every_step(tiny_zoo, lang, present):
+    at = _run(part="score", lang=lang, present=present)
+    header = "Work it out by hand" if lang == "en" else "亲手算一遍"
+    assert header in [h.value for h in at.subheader]
+    assert len(at.data_editor) == 2
+    assert list(at.data_editor[0].value.index) == [
+        "q · it",
+        "k · cat",
+        "k · drank",
+        "k · milk",
+        "k · hungry",
+    ]
+    scores = at.table[0].value
+    assert list(scores.iloc[:, 0]) == ["3.000", "-0.250", "-1.500", "-0.500"]  # q·k by hand
+    assert list(scores.iloc[:, 1]) == ["1.500", "-0.125", "-0.750", "-0.250"]  # ÷ √4
+    w = _weights(at)
+    assert list(w.iloc[4]) == ["1.000"] * 3  # the sum row
+    assert w.iloc[0, 1] == "0.677"  # scaled weight of cat: e^1.5 / Σ e^e_k
+    latex = " ".join(x.value for x in at.latex)
+    assert r"\sqrt{4}" in latex and r"\alpha_{\text{cat}}" in latex
+    assert r"\mathbf{[0.744,\ 0.197]}" in latex  # o = Σ α_j v_j with the scaled weights
+    bars = _figs(at)[0]
+    assert [tr["type"] for tr in bars["data"]] == ["bar"] * 3
+    assert "τ = 1" in bars["layout"]["title"]["text"]
+    assert at.query_params["tk"] == DEFAULT_TK and at.query_params["tq"] == "1,1,0.5,-1"
+    assert at.query_params["tv"] == "1,0;0.5,0.5;0,1;0,0.5"
+    assert not at.warning and not at.error
+
+
+def test_editing_a_key_moves_the_weights_and_the_link(tiny_zoo):
+    at = _run(part="score")
+    before = _weights(at)
+    # make the key of "milk" (row 3 of the first table) equal to the query
+    _edit(at, "attention_toy_qk_0", {3: {"1": 1.0, "2": 1.0, "3": 0.5, "4": -1.0}})
+    assert not at.exception
+    after = _weights(at)
+    assert after.iloc[2, 1] != before.iloc[2, 1]
+    assert float(after.iloc[2, 0]) > float(after.iloc[0, 0])  # milk now beats cat (3.25 > 3)
+    assert list(after.iloc[4]) == ["1.000"] * 3
+    assert at.query_params["tk"] == "1,0.5,1,-1;-0.5,0,0.5,0;1,1,0.5,-1;0,0.5,-1,0.5"
+    assert any(r"\alpha_{\text{milk}}" in x.value for x in at.latex)
+    # the edit survives other controls, and the temperature reaches the toy too
+    sharp = float(_weights(at).iloc[5, 1])
+    at.slider(key="attention_temp").set_value(3.0).run()
+    assert not at.exception and float(_weights(at).iloc[5, 1]) > sharp
+    assert at.query_params["tk"].split(";")[2] == "1,1,0.5,-1"
+    weights, output = _weights(at), at.table[2].value
+    _edit(at, "attention_toy_v_0", {0: {"2": 4.0}})  # a value changes the output only
+    assert at.query_params["tv"].startswith("1,4;") and _weights(at).equals(weights)
+    assert not at.table[2].value.equals(output)
+
+
+def test_an_empty_cell_is_named_and_the_last_numbers_stay(tiny_zoo):
+    at = _run(part="score", lang="zh")
+    _edit(at, "attention_toy_qk_0", {1: {"2": None}})
+    assert not at.exception
+    errors = " ".join(e.value for e in at.error)
+    assert "空的" in errors and "`k · cat` [2]" in errors
+    assert at.query_params["tk"] == DEFAULT_TK
+    assert list(_weights(at).iloc[4]) == ["1.000"] * 3
+
+
+def test_a_link_reopens_the_vectors(tiny_zoo):
+    at = _run(part="score", tq="2,0", tk="1,0;0,1;-1,0", tv="1;2;3", score="dot")
+    assert not at.warning
+    assert at.select_slider(key="attention_toy_n").value == 3
+    assert at.select_slider(key="attention_toy_d").value == 2
+    np.testing.assert_allclose(
+        at.data_editor[0].value.to_numpy(), [[2, 0], [1, 0], [0, 1], [-1, 0]]
+    )
+    assert list(at.table[0].value.iloc[:, 0]) == ["2.000", "0.000", "-2.000"]
+    p = np.exp([2.0, 0.0, -2.0]) / np.exp([2.0, 0.0, -2.0]).sum()
+    assert list(_weights(at).iloc[:3, 0]) == [f"{x:.3f}" for x in p]
+    out = at.table[2].value
+    assert out.iloc[0, 0] == f"{p @ [1, 2, 3]:.3f}"  # dot row: Σ α_j v_j
+    assert (at.query_params["tq"], at.query_params["tk"], at.query_params["tv"]) == (
+        "2,0",
+        "1,0;0,1;-1,0",
+        "1;2;3",
+    )
+
+
+def test_size_controls_and_reset(tiny_zoo):
+    at = _run(part="score")
+    at.select_slider(key="attention_toy_n").set_value(5).run()
+    assert not at.exception and at.query_params["tk"].endswith(";0,0,0,0")
+    assert list(at.data_editor[0].value.index)[-1] == "k · because"
+    at.select_slider(key="attention_toy_d").set_value(2).run()
+    assert at.query_params["tq"] == "1,1" and len(at.table[0].value) == 5
+    at.button(key="attention_toy_reset").click().run()
+    assert (
+        at.query_params["tk"] == DEFAULT_TK and at.select_slider(key="attention_toy_n").value == 4
+    )
+
+
+@pytest.mark.parametrize(
+    "tk",
+    [
+        "<img src=x onerror=alert(1)>",
+        "1,2;3",  # ragged
+        "nan,1,1,1;1,1,1,1",
+        "1e999,0,0,0;0,1,0,0",
+        "1,1,1,1",  # one key only
+        ";".join(["1,1,1,1"] * 7),  # too many keys
+        "",
+        "a" * 3000,
+    ],
+)
+def test_garbage_vectors_fall_back_to_the_example(tiny_zoo, tk):
+    at = _run(part="score", tk=tk)
+    assert any("`tk`" in w.value for w in at.warning)
+    assert at.query_params["tk"] == DEFAULT_TK and len(at.data_editor) == 2
+
+
+def test_vectors_that_do_not_fit_or_are_too_big(tiny_zoo):
+    at = _run(part="score", tq="1,2")  # d = 2 against the example's keys of length 4
+    assert "do not fit together" in " ".join(w.value for w in at.warning)
+    assert at.query_params["tq"] == "1,1,0.5,-1"
+    at = _run(part="score", tq="1,0", tk="50,0;0,-99", tv="1;2")
+    assert "limited" in " ".join(w.value for w in at.warning)
+    assert at.query_params["tk"] == "10,0;0,-10"
 
 
 def test_what_attention_buys_lists_every_model_and_the_curves(tiny_zoo):

@@ -12,7 +12,9 @@ Three jobs, all pure (no streamlit), all returning numpy:
 * :func:`transformer_qk`, :func:`additive_energy`, :func:`scores`, :func:`softmax`,
   :func:`entropy_bits` and :func:`saturation_curve` explain lesson 3.2: dot, scaled dot and
   additive (Bahdanau) scores, softmax with a temperature, and why dividing by sqrt(d)
-  keeps softmax from saturating.
+  keeps softmax from saturating. :func:`worked_example` does one step by hand on small
+  vectors a student can edit (:func:`parse_vectors` / :func:`format_vectors` put them in
+  a link).
 
 Shapes: S source length (EOS included), T output length (EOS included when the model
 wrote it), L layers, h heads, d = d_model / h, H hidden, V target vocabulary.
@@ -348,6 +350,145 @@ def saturation_curve(
             out[f"max_{name}"].append(p.max(-1).mean())
             out[f"ent_{name}"].append(entropy_bits(p).mean())
     return {k: np.asarray(v) for k, v in out.items()}
+
+
+# ---------------------------------------------------------------------------------------
+# A worked example by hand: one query, a few keys and values, every step in numbers
+# ---------------------------------------------------------------------------------------
+
+# The query is "it" in the lesson's sentence "the cat drank the milk because it was
+# hungry"; the keys and values belong to the other words. The defaults make "cat" the key
+# that points the same way as the query, so every score function should favour it.
+TOY_QUERY_WORD = "it"
+TOY_WORDS: tuple[str, ...] = ("cat", "drank", "milk", "hungry", "because", "was")
+TOY_QUERY = np.array([1.0, 1.0, 0.5, -1.0])  # (d,) d = 4, so sqrt(d) = 2
+TOY_KEYS = np.array(  # (S, d): cat is aligned with the query; the others are not
+    [
+        [1.0, 0.5, 1.0, -1.0],  # cat
+        [-0.5, 0.0, 0.5, 0.0],  # drank
+        [0.0, -0.5, 0.0, 1.0],  # milk
+        [0.0, 0.5, -1.0, 0.5],  # hungry
+    ]
+)
+TOY_VALUES = np.array([[1.0, 0.0], [0.5, 0.5], [0.0, 1.0], [0.0, 0.5]])  # (S, d_v)
+TOY_LIMIT = 10.0  # every hand-typed number is kept within [-10, 10]
+TOY_MIN_KEYS, TOY_MAX_KEYS = 2, len(TOY_WORDS)  # softmax over one key is always 1
+TOY_MAX_DIM = 8
+
+
+@dataclass(frozen=True)
+class WorkedExample:
+    """Every number of one attention step, for each score kind in :data:`SCORE_KINDS`.
+
+    ``scores[kind]`` are the energies e_j (S,); ``weights[kind]`` = softmax(e / τ) (S,);
+    ``entropy[kind]`` the spread of those weights in bits; ``context[kind]`` the output
+    sum_j weights_j * values_j (d_v,).
+    """
+
+    query: np.ndarray  # (d,)
+    keys: np.ndarray  # (S, d)
+    values: np.ndarray  # (S, d_v)
+    temperature: float
+    scores: dict[str, np.ndarray]
+    weights: dict[str, np.ndarray]
+    entropy: dict[str, float]
+    context: dict[str, np.ndarray]
+
+    @property
+    def max_entropy(self) -> float:
+        """log2(S): the entropy of weights spread evenly over every key."""
+        return math.log2(self.keys.shape[0])
+
+
+def worked_example(
+    query: np.ndarray, keys: np.ndarray, values: np.ndarray, temperature: float = 1.0
+) -> WorkedExample:
+    """Dot, scaled dot and additive scores of ``query`` (d,) against ``keys`` (S, d), their
+    softmax at ``temperature`` and the weighted sums of ``values`` (S, d_v).
+
+    The additive score is :func:`toy_additive` (W = U = identity, v = ones)."""
+    q, k, v = (np.asarray(x, float) for x in (query, keys, values))
+    if v.ndim != 2 or v.shape[0] != k.shape[0]:
+        raise ValueError(f"values must be (S, d_v) with one row per key; got {v.shape}")
+    if not all(np.isfinite(x).all() for x in (q, k, v)):
+        raise ValueError("query, keys and values must be finite numbers")
+    energy = {
+        "dot": scores(q, k, "dot"),
+        "scaled": scores(q, k, "scaled"),
+        "additive": toy_additive(q, k),
+    }
+    weights = {kind: softmax(e, temperature) for kind, e in energy.items()}  # (S,) each
+    return WorkedExample(
+        query=q,
+        keys=k,
+        values=v,
+        temperature=float(temperature),
+        scores=energy,
+        weights=weights,
+        entropy={kind: float(entropy_bits(w)) for kind, w in weights.items()},
+        context={kind: w @ v for kind, w in weights.items()},  # (S,) @ (S, d_v) -> (d_v,)
+    )
+
+
+def parse_vectors(
+    text: str,
+    *,
+    min_rows: int = 1,
+    max_rows: int = TOY_MAX_KEYS,
+    max_dim: int = TOY_MAX_DIM,
+    limit: float = TOY_LIMIT,
+) -> tuple[np.ndarray, bool]:
+    """Read vectors written as ``"1,0.5;0,1"`` (rows split by ``;``, entries by ``,``).
+
+    Returns the (rows, dim) array with every entry clipped to ``[-limit, limit]`` and
+    whether anything was clipped. Raises ``ValueError`` for anything else: an entry that is
+    not a finite number, an empty entry, rows of different lengths, too few or too many
+    rows, or more than ``max_dim`` entries per row.
+    """
+    if len(text) > max_rows * max_dim * 24:
+        raise ValueError("too long to be a few short vectors")
+    rows = [row.split(",") for row in text.split(";")]
+    if not min_rows <= len(rows) <= max_rows:
+        raise ValueError(f"need {min_rows} to {max_rows} vectors, got {len(rows)}")
+    dims = {len(row) for row in rows}
+    if len(dims) != 1:
+        raise ValueError("every vector must have the same number of entries")
+    if not 1 <= dims.pop() <= max_dim:
+        raise ValueError(f"vectors need 1 to {max_dim} entries")
+    try:
+        m = np.array([[float(x) for x in row] for row in rows])  # (rows, dim)
+    except ValueError as err:
+        raise ValueError(f"not a number: {err}") from None
+    if not np.isfinite(m).all():
+        raise ValueError("entries must be finite numbers")
+    clipped = np.clip(m, -limit, limit)
+    return clipped, bool((clipped != m).any())
+
+
+def format_vectors(m: np.ndarray) -> str:
+    """The inverse of :func:`parse_vectors`: (rows, dim) -> ``"1,0.5;0,1"`` (4 decimals)."""
+    m = np.atleast_2d(np.asarray(m, float))
+    return ";".join(",".join(f"{x:g}" for x in np.round(row, 4) + 0.0) for row in m)
+
+
+def resize_example(
+    query: np.ndarray, keys: np.ndarray, values: np.ndarray, n_keys: int, dim: int
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Keep the first ``n_keys`` keys / values and the first ``dim`` entries of the query
+    and keys; new keys, values and entries start at 0. Returns (d,), (S, d), (S, d_v)."""
+    if not TOY_MIN_KEYS <= n_keys <= TOY_MAX_KEYS or not 1 <= dim <= TOY_MAX_DIM:
+        raise ValueError(
+            f"n_keys must be {TOY_MIN_KEYS}..{TOY_MAX_KEYS} and dim 1..{TOY_MAX_DIM}, "
+            f"got {n_keys} and {dim}"
+        )
+    q, k, v = (np.asarray(x, float) for x in (query, keys, values))
+    new_q = np.zeros(dim)
+    new_q[: min(dim, q.size)] = q[:dim]
+    new_k = np.zeros((n_keys, dim))
+    new_k[: min(n_keys, k.shape[0]), : min(dim, k.shape[1])] = k[:n_keys, :dim]
+    new_v = np.zeros((n_keys, v.shape[1]))
+    new_v[: min(n_keys, v.shape[0])] = v[:n_keys]
+    return new_q, new_k, new_v
 
 
 # ---------------------------------------------------------------------------------------

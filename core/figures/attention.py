@@ -305,3 +305,164 @@ def bucket_lines(
     fig.update_yaxes(range=[-0.03, 1.03])
     fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0))
     return fig
+
+
+def score_kinds_bars(
+    labels: Sequence[str],
+    weights: Mapping[str, Sequence[float] | np.ndarray],
+    scores: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    hover: Mapping[str, str],
+    presenter: bool = False,
+    selected: str | None = None,
+    even_label: str = "",
+) -> go.Figure:
+    """Grouped bars: the weight of every key (x) under each score function (one colour per
+    entry of ``weights``, keyed by the trace name; ``scores`` holds the matching energies).
+
+    ``hover`` gives the translated words for ``key``, ``score`` and ``weight``; the hover
+    shows a bar's score and weight. ``selected`` (a trace name) is drawn solid, the others
+    lighter; ``even_label`` adds a dashed line at 1/S (weights spread evenly).
+    """
+    missing = {"key", "score", "weight"} - set(hover)
+    if missing:
+        raise ValueError(f"hover needs the labels {sorted(missing)}")
+    if set(weights) != set(scores):
+        raise ValueError("weights and scores need the same names (one per score function)")
+    if selected is not None and selected not in weights:
+        raise ValueError(f"selected {selected!r} is not one of {sorted(weights)}")
+    s = charts.scale(presenter)
+    xl = _unique([str(x) for x in labels])
+    fig = go.Figure()
+    for i, (name, w) in enumerate(weights.items()):
+        w = np.asarray(w, dtype=float)
+        e = np.asarray(scores[name], dtype=float)
+        if w.shape != (len(xl),) or e.shape != w.shape:
+            raise ValueError(
+                f"{name}: {len(xl)} labels need {len(xl)} weights and scores, "
+                f"got {w.shape} and {e.shape}"
+            )
+        if not (np.isfinite(w).all() and np.isfinite(e).all()):
+            raise ValueError(f"{name}: weights and scores must be finite")
+        fig.add_trace(
+            go.Bar(
+                x=xl,
+                y=w,
+                name=name,
+                customdata=e,
+                marker_color=s.palette[i % len(s.palette)],
+                opacity=1.0 if selected in (None, name) else 0.45,
+                text=[f"{x:.2f}" for x in w],
+                textposition="outside",
+                hovertemplate=(
+                    f"<b>{name}</b><br>{hover['key']}: %{{x}}<br>"
+                    f"{hover['score']}: %{{customdata:.3f}}<br>"
+                    f"{hover['weight']}: %{{y:.3f}}<extra></extra>"
+                ),
+            )
+        )
+    if even_label and xl:
+        fig.add_hline(
+            y=1.0 / len(xl),
+            line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
+            annotation_text=even_label,
+            annotation_position="top right",
+        )
+    fig.update_layout(
+        template=charts.template(presenter),
+        barmode="group",
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
+        margin=dict(t=130 if presenter else 100),
+        uniformtext=dict(minsize=max(8, s.font - 4), mode="hide"),
+    )
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(range=[0.0, 1.12])  # weights live in [0, 1]; room for the labels
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# The worked example in formulas: every step with the numbers substituted (KaTeX strings)
+# ---------------------------------------------------------------------------------------
+
+
+def _n(x: float, digits: int = 3) -> str:
+    """A number for a formula: short, with a real minus sign, never ``-0``."""
+    text = f"{round(float(x), digits) + 0.0:.{digits}f}".rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _big(x: float) -> str:
+    """A possibly large positive number (an exponential) with 4 significant digits."""
+    mantissa, _, exp = f"{x:.4g}".partition("e")
+    return rf"{mantissa}	imes 10^{{{int(exp)}}}" if exp else mantissa
+
+
+def _p(x: float) -> str:
+    """A number as a factor: negative numbers in parentheses."""
+    return f"({_n(x)})" if x < 0 else _n(x)
+
+
+def _word(label: str) -> str:
+    # Labels come from core.analysis.attention.TOY_WORDS: plain lower-case words. Anything
+    # else is dropped so no text can reach KaTeX as a command.
+    return r"\text{" + "".join(ch for ch in label if ch.isalnum()) + "}"
+
+
+def _vec(v: Sequence[float] | np.ndarray) -> str:
+    return "[" + ",\\ ".join(_n(x) for x in v) + "]"
+
+
+def score_latex(
+    kind: str,
+    query: np.ndarray,
+    keys: np.ndarray,
+    energy: np.ndarray,
+    labels: Sequence[str],
+) -> str:
+    """One line per key: the score e_j of ``kind`` with every product or tanh written out."""
+    q, k = np.asarray(query, float), np.asarray(keys, float)
+    if k.ndim != 2 or k.shape != (len(labels), q.size) or np.shape(energy) != (len(labels),):
+        raise ValueError("keys (S, d), energy (S,) and labels (S) must match the query (d,)")
+    d = q.size
+    lines = []
+    for lab, kj, e in zip(labels, k, energy):
+        if kind == "additive":
+            terms = " + ".join(rf"\tanh({_n(a)} + {_p(b)})" for a, b in zip(q, kj))
+        else:
+            terms = " + ".join(f"{_p(a)}\\cdot{_p(b)}" for a, b in zip(q, kj))
+            if kind == "scaled":
+                terms = rf"\big({terms}\big) / \sqrt{{{d}}}"
+        lines.append(rf"e_{{{_word(lab)}}} &= {terms} = \mathbf{{{_n(e)}}}")
+    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+
+
+def softmax_latex(
+    energy: np.ndarray, weights: np.ndarray, labels: Sequence[str], temperature: float, j: int
+) -> str:
+    """The softmax of key ``j`` written out: exp(e_j/τ) over the sum of every exp(e_k/τ)
+    (the exponentials themselves are shown when they are small enough to read)."""
+    e, w = np.asarray(energy, float), np.asarray(weights, float)
+    if e.shape != w.shape or e.shape != (len(labels),) or not 0 <= j < e.size:
+        raise ValueError("energy, weights and labels need one entry per key; j must be a key")
+    tau = _n(temperature, 2)
+    terms = [rf"e^{{{_n(x)}/{tau}}}" for x in e]
+    out = rf"\alpha_{{{_word(labels[j])}}} = \frac{{{terms[j]}}}{{{' + '.join(terms)}}}"
+    z = e / temperature
+    if np.abs(z).max() <= 30:  # e^30 ~ 1e13: still a number a student can read
+        out += rf" = \frac{{{_big(np.exp(z[j]))}}}{{{_big(np.exp(z).sum())}}}"
+    return out + rf" = \mathbf{{{_n(w[j])}}}"
+
+
+def context_latex(weights: np.ndarray, values: np.ndarray, labels: Sequence[str]) -> str:
+    """The output as a weighted sum of the values, with the result: sum_j α_j v_j = [...]."""
+    w, v = np.asarray(weights, float), np.asarray(values, float)
+    if v.ndim != 2 or w.shape != (v.shape[0],) or len(labels) != w.size:
+        raise ValueError("weights (S,), values (S, d_v) and labels (S) must match")
+    terms = r" + ".join(f"{_n(a)}\\,{_vec(vj)}" for a, vj in zip(w, v))
+    return rf"o = \sum_j \alpha_j v_j = {terms} = \mathbf{{{_vec(w @ v)}}}"

@@ -9,7 +9,7 @@ from core import zoo
 from tests.browser.conftest import DESKTOP, PHONE, open_tab, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
-PARTS = {"align": 3, "pairs": 2, "self": 2, "score": 3, "buys": 1}
+PARTS = {"align": 3, "pairs": 2, "self": 2, "score": 4, "buys": 1}
 
 
 def _need_models() -> None:
@@ -76,6 +76,22 @@ def test_presenter_mode_pairs(server, browser):
         wait_idle(tab.page)
         assert _charts(tab.page) >= 2
         screenshot(tab.page, "attention_pairs_zh_presenter_desktop")
+        assert tab.real_errors() == []
+    finally:
+        tab.page.context.close()
+
+
+def test_worked_example_link_reopens_the_edited_vectors(server, browser):
+    _need_models()
+    url = "/attention?lang=en&present=0&part=score&score=dot&tq=2,0&tk=1,0;0,1;-1,0&tv=1;2;3"
+    tab = open_tab(browser, server.url(url), DESKTOP)
+    try:
+        main = tab.page.locator('[data-testid="stMain"]')
+        assert main.locator('[data-testid="stDataFrame"]').count() >= 2  # the two editors
+        text = main.inner_text()
+        assert "Work it out by hand" in text and "0.867" in text  # e^2 / (e^2 + 1 + e^-2)
+        assert "tk=1%2C0%3B0%2C1%3B-1%2C0" in tab.page.url or "tk=1,0;0,1;-1,0" in tab.page.url
+        screenshot(tab.page, "attention_score_worked_example_en_desktop")
         assert tab.real_errors() == []
     finally:
         tab.page.context.close()
