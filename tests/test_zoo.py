@@ -175,11 +175,6 @@ def test_claim_the_plain_bottleneck_breaks_on_long_sentences(manifest):
 
 
 @needs_zoo
-@pytest.mark.xfail(
-    strict=True,
-    reason="measured: transformer 0.970 vs gru_attention 0.992 on 41+ (one sentence short of "
-    "the issue's 0.02 margin); see the note on issue 2 — retrain with more steps to close it",
-)
 def test_claim_the_transformer_matches_attention_on_long_sentences(manifest):
     m = _metrics(manifest)
     for bucket in ("31-40", "41+"):
