@@ -39,32 +39,12 @@ st.header(t("home.zoo.header"))
 st.caption(t("home.zoo.caption"))
 
 TASKS = ("all", "translation", "lm", "probe")
+ATTENTION_MODELS = ("gru_attention", "cnn_s2s", "transformer", "probe_attention")  # highlighted
 MODELS_BY_TASK = {
     "translation": zoo.TRANSLATION_MODELS,
     "lm": zoo.LM_MODELS,
     "probe": zoo.PROBE_MODELS,
 }
-task = ui.params.get_choice("task", TASKS, default="all")
-with ui.secondary():
-    task = st.segmented_control(
-        t("home.zoo.filter"),
-        TASKS,
-        format_func=ui.labeler("home.zoo.task."),
-        required=True,
-        **ui.params.bound("task", task, key="home_task"),
-    )
-ui.params.set_params(task=task)
-names = zoo.MODEL_NAMES if task == "all" else MODELS_BY_TASK[task]
-
-try:
-    manifest = zoo.load_manifest()
-except zoo.ZooError as err:
-    manifest = None
-    key = {"missing": "zoo.missing", "corrupt": "zoo.corrupt"}.get(err.reason, "zoo.other")
-    st.warning(
-        t(key, file=err.filename, command=err.command, detail=err.detail, reason=err.reason),
-        icon=":material/inventory_2:",
-    )
 
 
 def _task_of(name: str) -> str:
@@ -97,44 +77,74 @@ def _score(name: str, entry: dict) -> str:
         return "—"
 
 
-rows = []
-for name in names:
-    row = {
-        t("home.zoo.col.model"): name,
-        t("home.zoo.col.task"): t(f"home.zoo.task.{_task_of(name)}"),
-        t("home.zoo.col.what"): t(f"model.{name}.desc"),
-    }
-    entry = (manifest or {}).get("models", {}).get(name) if manifest else None
-    if manifest is not None:
-        entry = entry or {}
-        row[t("home.zoo.col.params")] = entry.get("params")
-        row[t("home.zoo.col.data")] = t(
-            f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?")
+@st.fragment  # the task filter reruns only this section, not the whole page
+def zoo_section() -> None:
+    """The zoo table and its parameter chart, filtered by task (in the link as ``task``)."""
+    task = ui.params.get_choice("task", TASKS, default="all")
+    with ui.secondary():
+        task = st.segmented_control(
+            t("home.zoo.filter"),
+            TASKS,
+            format_func=ui.labeler("home.zoo.task."),
+            required=True,
+            **ui.params.bound("task", task, key="home_task"),
         )
-        row[t("home.zoo.col.steps")] = entry.get("steps")
-        row[t("home.zoo.col.time")] = entry.get("train_time_s")
-        row[t("home.zoo.col.metrics")] = _score(name, entry)
-    rows.append(row)
-# st.table wraps long descriptions and scales with the presenter stylesheet.
-st.table(pd.DataFrame(rows), hide_index=True)
-st.caption(t("home.zoo.count", shown=len(names), total=len(zoo.MODEL_NAMES)))
+    ui.params.set_params(task=task)
+    names = zoo.MODEL_NAMES if task == "all" else MODELS_BY_TASK[task]
 
-if manifest is not None:
-    sized = [(n, manifest["models"].get(n, {}).get("params")) for n in names]
-    sized = [(n, p) for n, p in sized if isinstance(p, int | float) and p > 0]
-    if sized:
-        fig = charts.bar_chart(
-            [n for n, _ in sized],
-            [p for _, p in sized],
-            title=t("home.zoo.chart.title"),
-            x_title=t("home.zoo.chart.x"),
-            y_title=t("home.zoo.chart.y"),
-            presenter=ui.presenter(),
-            log_y=True,
-            highlight=[n for n, _ in sized if "attention" in n or n in ("transformer", "cnn_s2s")],
+    try:
+        manifest = zoo.load_manifest()
+    except zoo.ZooError as err:
+        manifest = None
+        key = {"missing": "zoo.missing", "corrupt": "zoo.corrupt"}.get(err.reason, "zoo.other")
+        st.warning(
+            t(key, file=err.filename, command=err.command, detail=err.detail, reason=err.reason),
+            icon=":material/inventory_2:",
         )
-        ui.chart(fig, key="home_params_chart")
-        st.caption(t("home.zoo.chart.caption"))
+
+    rows = []
+    for name in names:
+        row = {
+            t("home.zoo.col.model"): name,
+            t("home.zoo.col.task"): t(f"home.zoo.task.{_task_of(name)}"),
+            t("home.zoo.col.what"): t(f"model.{name}.desc"),
+        }
+        entry = (manifest or {}).get("models", {}).get(name) if manifest else None
+        if manifest is not None:
+            entry = entry or {}
+            row[t("home.zoo.col.params")] = entry.get("params")
+            row[t("home.zoo.col.data")] = t(
+                f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?")
+            )
+            row[t("home.zoo.col.steps")] = entry.get("steps")
+            row[t("home.zoo.col.time")] = entry.get("train_time_s")
+            row[t("home.zoo.col.metrics")] = _score(name, entry)
+        rows.append(row)
+    # st.table wraps long descriptions and scales with the presenter stylesheet.
+    st.table(pd.DataFrame(rows), hide_index=True)
+    st.caption(t("home.zoo.count", shown=len(names), total=len(zoo.MODEL_NAMES)))
+
+    if manifest is not None:
+        sized = [(n, manifest["models"].get(n, {}).get("params")) for n in names]
+        sized = [(n, p) for n, p in sized if isinstance(p, int | float) and p > 0]
+        if sized:
+            fig = charts.bar_chart(
+                [n for n, _ in sized],
+                [p for _, p in sized],
+                title=t("home.zoo.chart.title"),
+                x_title=t("home.zoo.chart.x"),
+                y_title=t("home.zoo.chart.y"),
+                presenter=ui.presenter(),
+                log_y=True,
+                highlight=[
+                    n for n, _ in sized if "attention" in n or n in ("transformer", "cnn_s2s")
+                ],
+            )
+            ui.chart(fig, key="home_params_chart")
+            st.caption(t("home.zoo.chart.caption"))
+
+
+zoo_section()
 
 # --- In class ----------------------------------------------------------------------------
 st.header(t("home.class.header"))
