@@ -197,6 +197,22 @@ def step_picker(run: A.AttentionRun, label: str) -> int:
     return step - 1
 
 
+def word_picker(run: A.AttentionRun, tokens: tuple[str, ...], label: str) -> int:
+    """The source word whose row is shown (0-based; in the link as ``w``, 1-based);
+    "it" when the sentence has one."""
+    n = len(run.source)
+    default_word = tokens.index("it") if "it" in tokens else 0
+    word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
+    word = st.selectbox(
+        label,
+        options=list(range(1, n + 1)),
+        format_func=lambda i: f"{i} · {run.source[i - 1]}",
+        **ui.params.bound("w", word, key="attention_word"),
+    )
+    ui.params.set_params(w=word)
+    return word - 1
+
+
 def model_note(name: str, run: A.AttentionRun, gap: float) -> None:
     """Translation, and the check that the plotted weights are the ones used."""
     st.markdown(
@@ -526,19 +542,7 @@ elif part == "self":
         st.stop()
     run, gap = run_model("transformer", _sha("transformer"), tokens)
     layer, head = layer_head_picker(run)
-    n = len(run.source)
-    default_word = tokens.index("it") if "it" in tokens else 0
-    word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
-    word = (
-        st.selectbox(
-            t("attention.self.word"),
-            options=list(range(1, n + 1)),
-            format_func=lambda i: f"{i} · {run.source[i - 1]}",
-            **ui.params.bound("w", word, key="attention_word"),
-        )
-        - 1
-    )
-    ui.params.set_params(w=word + 1)
+    word = word_picker(run, tokens, t("attention.self.word"))
     weights = A.select_heads(run.enc_self, layer, head)
     title_where = where("transformer", layer, head, side="enc")
     left, right = st.columns([3, 2]) if not P else (st.container(), st.container())
@@ -727,19 +731,7 @@ elif part == "score":
         else:
             run, gap = run_model("transformer", _sha("transformer"), tokens)
             layer, head = layer_head_picker(run, allow_avg=False)
-            n = len(run.source)
-            default_word = tokens.index("it") if "it" in tokens else 0
-            word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
-            word = (
-                st.selectbox(
-                    t("attention.score.query"),
-                    options=list(range(1, n + 1)),
-                    format_func=lambda i: f"{i} · {run.source[i - 1]}",
-                    **ui.params.bound("w", word, key="attention_word"),
-                )
-                - 1
-            )
-            ui.params.set_params(w=word + 1)
+            word = word_picker(run, tokens, t("attention.score.query"))
             qs, ks = query_keys(_sha("transformer"), tokens, layer)
             head = 0 if head is None else head
             sc = A.scores(qs[head, word], ks[head], kind)
