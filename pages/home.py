@@ -117,7 +117,8 @@ def zoo_section() -> None:
                 f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?")
             )
             row[t("home.zoo.col.steps")] = entry.get("steps")
-            row[t("home.zoo.col.time")] = entry.get("train_time_s")
+            secs = entry.get("train_time_s")  # st.table would print a float as 52.7000
+            row[t("home.zoo.col.time")] = f"{secs:,.0f}" if isinstance(secs, int | float) else None
             row[t("home.zoo.col.metrics")] = _score(name, entry)
         rows.append(row)
     # st.table wraps long descriptions and scales with the presenter stylesheet.
