@@ -1,11 +1,10 @@
 """Home: the lesson as a map, the model zoo, and how to use the app in class."""
 
-import pandas as pd
 import streamlit as st
 
 import core.zoo as zoo
 import ui
-from core import charts
+from core import mdtable as md
 from ui.nav import LESSON_MAP, is_built, page_spec
 
 ui.begin_page("home")
@@ -77,9 +76,24 @@ def _score(name: str, entry: dict) -> str:
         return "—"
 
 
+def _whole(value: object) -> str | None:
+    """A count or a duration in whole units with thousands separators (52.7 -> "53")."""
+    return f"{value:,.0f}" if isinstance(value, int | float) else None
+
+
+def _size_cell(name: str, params: object, sizes: list[float]) -> str:
+    """Parameter count with a log-scale bar (relative to the whole zoo, so bars compare
+    across filters); orange for models with attention, blue for the others."""
+    if not isinstance(params, int | float) or params <= 0 or not sizes:
+        return md.escape(None)
+    bar = md.log_bar(params, min(sizes), max(sizes))
+    color = "orange" if name in ATTENTION_MODELS else "blue"
+    return f":{color}[{bar}] {md.escape(f'{params:,.0f}')}"
+
+
 @st.fragment  # the task filter reruns only this section, not the whole page
 def zoo_section() -> None:
-    """The zoo table and its parameter chart, filtered by task (in the link as ``task``)."""
+    """The zoo table (sizes drawn as log-scale bars), filtered by task (in the link as ``task``)."""
     task = ui.params.get_choice("task", TASKS, default="all")
     with ui.secondary():
         task = st.segmented_control(
@@ -102,47 +116,38 @@ def zoo_section() -> None:
             icon=":material/inventory_2:",
         )
 
+    models = (manifest or {}).get("models", {})
+    sizes = [e.get("params") for e in models.values() if isinstance(e, dict)]
+    sizes = [p for p in sizes if isinstance(p, int | float) and p > 0]
+    header = [t("home.zoo.col.model"), t("home.zoo.col.task"), t("home.zoo.col.what")]
+    align = ["left"] * 3
+    if manifest is not None:
+        header += [t(f"home.zoo.col.{c}") for c in ("params", "data", "steps", "time", "metrics")]
+        align += ["left", "left", "right", "right", "left"]
     rows = []
     for name in names:
-        row = {
-            t("home.zoo.col.model"): name,
-            t("home.zoo.col.task"): t(f"home.zoo.task.{_task_of(name)}"),
-            t("home.zoo.col.what"): t(f"model.{name}.desc"),
-        }
-        entry = (manifest or {}).get("models", {}).get(name) if manifest else None
+        row = [
+            md.code(name),
+            md.escape(t(f"home.zoo.task.{_task_of(name)}")),
+            md.escape(t(f"model.{name}.desc")),
+        ]
         if manifest is not None:
-            entry = entry or {}
-            row[t("home.zoo.col.params")] = entry.get("params")
-            row[t("home.zoo.col.data")] = t(
-                f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?")
-            )
-            row[t("home.zoo.col.steps")] = entry.get("steps")
-            secs = entry.get("train_time_s")  # st.table would print a float as 52.7000
-            row[t("home.zoo.col.time")] = f"{secs:,.0f}" if isinstance(secs, int | float) else None
-            row[t("home.zoo.col.metrics")] = _score(name, entry)
+            entry = models.get(name)
+            entry = entry if isinstance(entry, dict) else {}
+            row += [
+                _size_cell(name, entry.get("params"), sizes),
+                md.escape(t(f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?"))),
+                md.escape(_whole(entry.get("steps"))),
+                md.escape(_whole(entry.get("train_time_s"))),
+                md.escape(_score(name, entry)),
+            ]
         rows.append(row)
-    # st.table wraps long descriptions and scales with the presenter stylesheet.
-    st.table(pd.DataFrame(rows), hide_index=True)
+    # A Markdown table: wraps long descriptions, grows with the presenter stylesheet, and
+    # costs neither pandas on the server nor a table/chart bundle in the browser.
+    st.markdown(md.table(header, rows, align))
     st.caption(t("home.zoo.count", shown=len(names), total=len(zoo.MODEL_NAMES)))
-
-    if manifest is not None:
-        sized = [(n, manifest["models"].get(n, {}).get("params")) for n in names]
-        sized = [(n, p) for n, p in sized if isinstance(p, int | float) and p > 0]
-        if sized:
-            fig = charts.bar_chart(
-                [n for n, _ in sized],
-                [p for _, p in sized],
-                title=t("home.zoo.chart.title"),
-                x_title=t("home.zoo.chart.x"),
-                y_title=t("home.zoo.chart.y"),
-                presenter=ui.presenter(),
-                log_y=True,
-                highlight=[
-                    n for n, _ in sized if "attention" in n or n in ("transformer", "cnn_s2s")
-                ],
-            )
-            ui.chart(fig, key="home_params_chart")
-            st.caption(t("home.zoo.chart.caption"))
+    if manifest is not None and sizes:
+        st.caption(t("home.zoo.size_caption"))
 
 
 zoo_section()

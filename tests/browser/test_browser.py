@@ -122,7 +122,7 @@ import ui
 from core import charts
 
 ui.begin_page("home")
-ui.chart(charts.bar_chart(["a", "b"], [1, 2], title=ui.t("home.zoo.chart.title"),
+ui.chart(charts.bar_chart(["a", "b"], [1, 2], title=ui.t("page.home.title"),
                           presenter=ui.presenter()))
 """
 
