@@ -12,6 +12,8 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+import core  # noqa: F401  (caps BLAS/OpenMP threads before any test module imports torch)
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = ROOT / "app.py"
 
