@@ -9,31 +9,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 
+from bench import procs
+from bench.browser import CHROMIUM, CHROMIUM_ARGS
+from bench.procs import Server, free_port, stop_server
 from tests.conftest import ROOT
 
-CHROMIUM = Path("/usr/bin/chromium")
+__all__ = ["Server", "free_port", "start_server", "stop_server"]
+
 ARTIFACTS = ROOT / "tests" / "artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-]
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
 # Streamlit's own frontend, opened on a page path such as /bottleneck, first probes
@@ -52,66 +41,10 @@ def _require_chromium() -> None:
     pytest.skip(msg)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-@dataclass
-class Server:
-    base: str
-    proc: subprocess.Popen
-    log: Path
-
-    def url(self, path: str) -> str:
-        return self.base + path
-
-
 def start_server(app_dir: Path, log: Path) -> Server:
-    """``streamlit run app.py`` in ``app_dir`` on a free loopback port; waits for health."""
-    port = free_port()
-    cmd = [
-        sys.executable,
-        "-m",
-        "streamlit",
-        "run",
-        "app.py",
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.fileWatcherType",
-        "none",
-        "--browser.gatherUsageStats",
-        "false",
-    ]
-    log.parent.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen(cmd, cwd=app_dir, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early:\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return Server(base, proc, log)
-        except OSError:
-            time.sleep(0.25)
-    proc.terminate()
-    raise RuntimeError(f"streamlit did not become healthy in 60 s:\n{log.read_text()}")
-
-
-def stop_server(server: Server) -> None:
-    server.proc.terminate()
-    try:
-        server.proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        server.proc.kill()
-        server.proc.wait()
+    """``streamlit run app.py`` in ``app_dir`` on a free loopback port; waits for health
+    (the bench's server, with the same flags)."""
+    return procs.start_server("app.py", app_dir, log, timeout=60)
 
 
 @pytest.fixture(scope="session")
