@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
-from ui import share, style
+from ui import share, style, warmup
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
 from ui.nav import PAGES, ROOT
 from ui.params import notice
@@ -147,9 +147,11 @@ def start() -> StreamlitPage:
 
 
 def finish() -> None:
-    """Everything after the page (which has written its state to the URL): sharing."""
+    """Everything after the page (which has written its state to the URL): sharing, and
+    (once per process) the background import of what the lesson pages need."""
     if st.session_state.pop(SHARE_OPEN_KEY, False):
         share.show_dialog(share.current_url())
+    warmup.start()
 
 
 def _leave_legacy_mode() -> None:

@@ -1,0 +1,49 @@
+"""Warm the server up in the background once the first page has been drawn.
+
+The home page needs neither torch nor pandas, so a cold server shows it without paying
+for them (~2 s on 2 cores). The first lesson page a teacher opens next would pay instead;
+so, once the first run of the process has finished drawing its page, one daemon thread
+imports what the lesson pages need. A page that needs a module before the thread is done
+simply waits on Python's import lock for the rest of the import (never twice), and a
+failed import here is ignored: the page importing it will report the error itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+
+# Heaviest first: torch (~1.5 s) and what builds on it, then pandas (tables on pages).
+MODULES = (
+    "torch",
+    "core.models.rnn_seq2seq",
+    "core.models.cnn_seq2seq",
+    "core.models.transformer",
+    "core.models.lm",
+    "core.models.probes",
+    "core.translate",
+    "pandas",
+)
+
+_lock = threading.Lock()
+_thread: threading.Thread | None = None
+
+
+def _import_all(modules: tuple[str, ...]) -> None:
+    for name in modules:
+        try:
+            importlib.import_module(name)
+        except Exception:  # noqa: BLE001  (the page that needs it will raise and explain)
+            continue
+
+
+def start(modules: tuple[str, ...] = MODULES) -> threading.Thread:
+    """Start the warm-up thread (once per process) and return it."""
+    global _thread
+    with _lock:
+        if _thread is None:
+            _thread = threading.Thread(
+                target=_import_all, args=(modules,), name="road-warm-up", daemon=True
+            )
+            _thread.start()
+        return _thread
