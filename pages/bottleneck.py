@@ -3,7 +3,9 @@ through one fixed-length vector C, and long sentences no longer fit."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
+from concurrent.futures import Future
 
 import numpy as np
 import streamlit as st
@@ -27,8 +29,11 @@ DEFAULT_EXAMPLE = 32
 STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, 40
 PROBE_LEN = 25  # probe every word of 25-word sentences: the start, the middle, the end
-PROBE_TRAIN, PROBE_TEST = 1000, 300  # about 1 s per model on an idle core
+# 600 training sentences: the curves differ from 1000 by less than between two samples
+# of 1000 (mean 0.01-0.02 against 0.02-0.03 per position); about 0.2 s per model
+PROBE_TRAIN, PROBE_TEST = 600, 300
 PROBE_SEEDS = (101, 202)  # train / held-out sentence samples
+PROBE_ARGS = ((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
 
 t = ui.t
 ui.begin_page("bottleneck")
@@ -84,9 +89,9 @@ def stretch_batch(length: int, seed: int) -> list[tuple[tuple[str, ...], tuple[s
     return [(p.src, p.tgt) for p in pairs]
 
 
-@st.cache_data(show_spinner=False)
-def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> dict:
-    """Linear probes on C for each model: {name: ProbeResult}, same sentences for all."""
+def _probe_curves(loaded: dict, vocab, n_train: int, n_test: int, length: int) -> dict:
+    """Linear probes on C for each model: {name: ProbeResult}, same sentences for all.
+    No Streamlit call here: it runs in a thread of its own."""
     train = bn.sample_sentences(PROBE_SEEDS[0], n_train, length, length)
     seen = {p.src for p in train}
     test = [
@@ -94,12 +99,37 @@ def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int)
         for p in bn.sample_sentences(PROBE_SEEDS[1], n_test + 50, length, length)
         if p.src not in seen
     ][:n_test]
-    train_rows = [src_vocab.encode(p.src, eos=True) for p in train]
-    test_rows = [src_vocab.encode(p.src, eos=True) for p in test]
-    return {
-        name: bn.probe_positions(models.get_model(name), train_rows, test_rows, length)
-        for name in names
-    }
+    train_rows = [vocab.encode(p.src, eos=True) for p in train]
+    test_rows = [vocab.encode(p.src, eos=True) for p in test]
+    return bn.probe_models(loaded, train_rows, test_rows, length)
+
+
+@st.cache_resource(show_spinner=False)
+def probe_job(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> Future:
+    """The probes, computed once per server in a thread of their own: started at the top of
+    the page, they run on the second core while parts 1-4 are drawn."""
+    loaded = {n: models.get_model(n) for n in names}  # here, in the script thread
+    vocab = models.get_vocabs()[0]
+    job: Future = Future()
+
+    def work() -> None:
+        try:
+            job.set_result(_probe_curves(loaded, vocab, n_train, n_test, length))
+        except BaseException as exc:  # handed to whoever waits for the result
+            job.set_exception(exc)
+
+    threading.Thread(target=work, name="bottleneck-probes", daemon=True).start()
+    return job
+
+
+def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> dict:
+    """The probes' results, waiting for :func:`probe_job` if they are not ready yet."""
+    job = probe_job(names, n_train, n_test, length)
+    try:
+        return job.result()
+    except Exception:
+        probe_job.clear()  # a failed run is not kept: the next visit tries again
+        raise
 
 
 # --- helpers for display ---------------------------------------------------------------------
@@ -155,6 +185,8 @@ def input_message(err: InputError) -> str:
 
 
 # --- controls ----------------------------------------------------------------------------------
+
+probe_job(*PROBE_ARGS)  # the probes of part 5 start now, and run while parts 1-4 are drawn
 
 st.markdown(t("bottleneck.intro"))
 
@@ -286,106 +318,122 @@ else:
 
 # --- 3. accuracy against length (Bahdanau et al. 2015, Figure 2) -------------------------------
 
+
+@st.fragment  # the metric switch reruns only this section
+def length_section() -> None:
+    manifest = models.get_manifest()
+    metric = ui.params.get_choice("metric", bn.METRICS, default="exact")
+    with ui.secondary():
+        metric = st.segmented_control(
+            t("bottleneck.length.metric"),
+            bn.METRICS,
+            format_func=ui.labeler("bottleneck.metric."),
+            required=True,
+            **ui.params.bound("metric", metric, key="bn_metric"),
+        )
+    ui.params.set_params(metric=metric)
+    curves = bn.length_curves(manifest, (*PLAIN, ATTN, *OTHERS), metric)
+    if curves:
+        ui.chart(
+            figs.length_figure(
+                corpus.BUCKETS,
+                curves,
+                focus=(*PLAIN, ATTN),
+                title=t("bottleneck.length.title", metric=t(f"bottleneck.metric.{metric}")),
+                x_title=t("bottleneck.length.x"),
+                y_title=t(f"bottleneck.metric.{metric}"),
+                presenter=presenter,
+            ),
+            key="bn_length",
+        )
+        counts = bn.bucket_counts(manifest, ATTN)
+        st.caption(t("bottleneck.length.caption", n=sum(counts), per=min(counts) if counts else 0))
+    else:
+        st.warning(t("bottleneck.length.missing"), icon=":material/hourglass_empty:")
+
+
 st.header(t("bottleneck.length.header"))
-manifest = models.get_manifest()
-metric = ui.params.get_choice("metric", bn.METRICS, default="exact")
-with ui.secondary():
-    metric = st.segmented_control(
-        t("bottleneck.length.metric"),
-        bn.METRICS,
-        format_func=ui.labeler("bottleneck.metric."),
-        required=True,
-        **ui.params.bound("metric", metric, key="bn_metric"),
-    )
-ui.params.set_params(metric=metric)
-curves = bn.length_curves(manifest, (*PLAIN, ATTN, *OTHERS), metric)
-if curves:
-    ui.chart(
-        figs.length_figure(
-            corpus.BUCKETS,
-            curves,
-            focus=(*PLAIN, ATTN),
-            title=t("bottleneck.length.title", metric=t(f"bottleneck.metric.{metric}")),
-            x_title=t("bottleneck.length.x"),
-            y_title=t(f"bottleneck.metric.{metric}"),
-            presenter=presenter,
-        ),
-        key="bn_length",
-    )
-    counts = bn.bucket_counts(manifest, ATTN)
-    st.caption(t("bottleneck.length.caption", n=sum(counts), per=min(counts) if counts else 0))
-else:
-    st.warning(t("bottleneck.length.missing"), icon=":material/hourglass_empty:")
+length_section()
 
 # --- 4. stretch it live ------------------------------------------------------------------------
-
-st.header(t("bottleneck.stretch.header"))
-length = ui.params.get_int("len", LEN_MIN, LEN_MAX, LEN_DEFAULT)
-seed = ui.params.get_int("seed", 0, 999_999, 0)
 
 
 def _new_batch() -> None:
     st.query_params["seed"] = str((int(st.query_params.get("seed", "0") or 0) + 1) % 1_000_000)
 
 
-c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-with c1:
-    length = st.slider(
-        t("bottleneck.stretch.length"),
-        LEN_MIN,
-        LEN_MAX,
-        help=t("bottleneck.stretch.length_help"),
-        **ui.params.bound("len", length, key="bn_len"),
+@st.fragment  # the length slider and the new-batch button rerun only this section
+def stretch_section(plain: str) -> None:
+    length = ui.params.get_int("len", LEN_MIN, LEN_MAX, LEN_DEFAULT)
+    seed = ui.params.get_int("seed", 0, 999_999, 0)
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    with c1:
+        length = st.slider(
+            t("bottleneck.stretch.length"),
+            LEN_MIN,
+            LEN_MAX,
+            help=t("bottleneck.stretch.length_help"),
+            **ui.params.bound("len", length, key="bn_len"),
+        )
+    with c2:
+        st.button(
+            t("bottleneck.stretch.new"),
+            on_click=_new_batch,
+            icon=":material/casino:",
+            key="bn_new",
+            width="stretch",
+        )
+    ui.params.set_params(len=length, seed=seed)
+    batch = stretch_batch(length, seed)
+    rows = tuple(tuple(src_vocab.encode(src, eos=True)) for src, _ in batch)
+    refs = [tgt for _, tgt in batch]
+    batch_out = {name: translate_ids(name, rows) for name in (plain, ATTN)}
+    cols = st.columns(2)
+    for col, name in zip(cols, (plain, ATTN)):
+        s = score(batch_out[name], refs)
+        col.metric(
+            t("bottleneck.stretch.exact", model=name),
+            f"{round(s['exact'] * len(refs))} / {len(refs)}",
+            help=t("bottleneck.stretch.edit", edit=f"{s['edit_acc']:.0%}"),
+        )
+    max_pos = max(len(r) for r in refs)
+    ui.chart(
+        figs.lines_by_position(
+            np.arange(1, max_pos + 1),
+            {name: bn.on_track(batch_out[name], refs, max_pos) for name in (plain, ATTN)},
+            title=t("bottleneck.stretch.title", n=len(refs), length=length),
+            x_title=t("bottleneck.stretch.x"),
+            y_title=t("bottleneck.stretch.y"),
+            presenter=presenter,
+        ),
+        key="bn_stretch",
     )
-with c2:
-    st.button(
-        t("bottleneck.stretch.new"),
-        on_click=_new_batch,
-        icon=":material/casino:",
-        key="bn_new",
-        width="stretch",
+    st.caption(t("bottleneck.stretch.caption", seed=seed))
+    if length > corpus.MAX_LEN:
+        st.caption(t("bottleneck.stretch.beyond", max=corpus.MAX_LEN))
+    # drawn only while open (a closed expander reruns nothing): the slider stays light
+    sentences = st.expander(
+        t("bottleneck.stretch.sentences"), icon=":material/list:", key="bn_sents", on_change="rerun"
     )
-ui.params.set_params(len=length, seed=seed)
-batch = stretch_batch(length, seed)
-rows = tuple(tuple(src_vocab.encode(src, eos=True)) for src, _ in batch)
-refs = [tgt for _, tgt in batch]
-batch_out = {name: translate_ids(name, rows) for name in (plain, ATTN)}
-cols = st.columns(2)
-for col, name in zip(cols, (plain, ATTN)):
-    s = score(batch_out[name], refs)
-    col.metric(
-        t("bottleneck.stretch.exact", model=name),
-        f"{round(s['exact'] * len(refs))} / {len(refs)}",
-        help=t("bottleneck.stretch.edit", edit=f"{s['edit_acc']:.0%}"),
-    )
-max_pos = max(len(r) for r in refs)
-ui.chart(
-    figs.lines_by_position(
-        np.arange(1, max_pos + 1),
-        {name: bn.on_track(batch_out[name], refs, max_pos) for name in (plain, ATTN)},
-        title=t("bottleneck.stretch.title", n=len(refs), length=length),
-        x_title=t("bottleneck.stretch.x"),
-        y_title=t("bottleneck.stretch.y"),
-        presenter=presenter,
-    ),
-    key="bn_stretch",
-)
-st.caption(t("bottleneck.stretch.caption", seed=seed))
-if length > corpus.MAX_LEN:
-    st.caption(t("bottleneck.stretch.beyond", max=corpus.MAX_LEN))
-with st.expander(t("bottleneck.stretch.sentences"), icon=":material/list:"):
-    for i, (src, ref) in enumerate(batch, 1):
-        st.markdown(f"**{i}.** {_chip(' '.join(src))}")
-        st.markdown(f"{t('bottleneck.side.reference')} {chips(ref)}")
-        for name in (plain, ATTN):
-            st.markdown(f"`{name}` {marked(batch_out[name][i - 1], ref)}")
+    with sentences:
+        for i, (src, ref) in enumerate(batch if sentences.open else (), 1):  # one element each
+            lines = [
+                f"**{i}.** {_chip(' '.join(src))}",
+                f"{t('bottleneck.side.reference')} {chips(ref)}",
+                *(f"`{name}` {marked(batch_out[name][i - 1], ref)}" for name in (plain, ATTN)),
+            ]
+            st.markdown("  \n".join(lines))
+
+
+st.header(t("bottleneck.stretch.header"))
+stretch_section(plain)
 
 # --- 5. what C remembers: linear probes -------------------------------------------------------
 
 st.header(t("bottleneck.probe.header"))
 st.markdown(t("bottleneck.probe.intro"))
 with st.spinner(t("bottleneck.probe.spinner")):
-    probes = probe_curves((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
+    probes = probe_curves(*PROBE_ARGS)
 first = probes[PLAIN[0]]
 ui.chart(
     figs.lines_by_position(
@@ -420,8 +468,9 @@ st.caption(
 
 # --- 6. how much each word still counts ----------------------------------------------------------
 
-st.header(t("bottleneck.grad.header"))
-if tokens is not None:
+
+@st.fragment  # the log-scale toggle reruns only this section
+def influence_section(plain: str, tokens: tuple[str, ...]) -> None:
     ids = tuple(src_vocab.encode(tokens, eos=True))
     log_y = ui.params.get_bool("log", False)
     with ui.secondary():
@@ -429,18 +478,19 @@ if tokens is not None:
     ui.params.set_params(log=log_y)
     with st.spinner(t("bottleneck.grad.spinner")):
         norms = influence(plain, ids)
-    fig = figs.influence_bars(
-        [*tokens, "<eos>"],
-        norms,
-        title=t("bottleneck.grad.title", model=plain),
-        x_title=t("bottleneck.grad.x"),
-        y_title=t("bottleneck.grad.y"),
-        color=figs.model_color(plain, presenter),
-        presenter=presenter,
+    ui.chart(
+        figs.influence_bars(
+            [*tokens, "<eos>"],
+            norms,
+            title=t("bottleneck.grad.title", model=plain),
+            x_title=t("bottleneck.grad.x"),
+            y_title=t("bottleneck.grad.y"),
+            color=figs.model_color(plain, presenter),
+            presenter=presenter,
+            log_y=log_y,
+        ),
+        key="bn_grad",
     )
-    if log_y:
-        fig.update_yaxes(type="log")
-    ui.chart(fig, key="bn_grad")
     ratio = bn.early_late_ratio(norms)
     if not np.isfinite(ratio):
         key = "bottleneck.grad.caption_short"
@@ -451,6 +501,11 @@ if tokens is not None:
     else:
         key = "bottleneck.grad.caption_early"
     st.caption(t(key, ratio=f"{ratio:.2g}"))
+
+
+st.header(t("bottleneck.grad.header"))
+if tokens is not None:
+    influence_section(plain, tokens)
 else:
     st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
 

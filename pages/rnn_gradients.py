@@ -1,6 +1,9 @@
 """RNN gradients (lesson 2.3): through a recurrence the gradient shrinks or grows with
 every step of distance, so far words stop shaping what the network learns."""
 
+import threading
+from concurrent.futures import Future
+
 import numpy as np
 import streamlit as st
 import torch
@@ -22,6 +25,7 @@ P = ui.presenter()
 CELLS = rg.KINDS  # vanilla tanh RNN, LSTM, GRU
 PROBES = {"rnn": "probe_rnn", "lstm": "probe_lstm", "gru": "probe_gru"}
 QUANTITIES = ("state", "input")
+CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
 DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
 ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
 DEFAULT_TEXT = (
@@ -60,12 +64,43 @@ def fresh_curves(radius: float, length: int, drive: float, seed: int) -> dict:
     return out
 
 
-@st.cache_data(show_spinner=False)
-def probe_curves(name: str) -> dict:
-    model = get_model(name)
-    gen = torch.Generator().manual_seed(7)
-    x, y, _ = probes_data.make_batch(gen, N_SEQ)
-    return rg.probe_decay(model, x, y, n_state=8)
+def _in_thread(name: str, fn, *args) -> Future:
+    """``fn(*args)`` started in a thread of its own; its result (or error) in the Future."""
+    job: Future = Future()
+
+    def work() -> None:
+        try:
+            job.set_result(fn(*args))
+        except BaseException as exc:  # handed to whoever waits for the result
+            job.set_exception(exc)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return job
+
+
+def result_of(start, *args):
+    """The result of a job started by ``start(*args)`` (a cached job), waiting for it if
+    needed; a failed job is dropped from the cache, so the next visit tries again."""
+    try:
+        return start(*args).result()
+    except Exception:
+        start.clear()
+        raise
+
+
+def _trained_curves(loaded: dict) -> dict:
+    """The decay measured in each trained probe, on the same N_SEQ task sequences. No
+    Streamlit call here: it runs in a thread of its own."""
+    x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), N_SEQ)
+    return {k: rg.probe_decay(model, x, y, n_state=8) for k, model in loaded.items()}
+
+
+@st.cache_resource(show_spinner=False)
+def trained_job() -> Future:
+    """Part 2's measurements, once per server, started at the top of the page so that they
+    run on the other core while part 1 is drawn (raises zoo.ZooError, not cached)."""
+    loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
+    return _in_thread("rnn-gradients-probes", _trained_curves, loaded)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -73,28 +108,124 @@ def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
     return context_influence(get_model(name), ids)
 
 
-@st.cache_data(show_spinner=False)
-def explosion_sweep(clip: float) -> list[rg.TrainingStep]:
+def _sweep(clip: float) -> list[rg.TrainingStep]:
     return [rg.training_step(float(r), clip=clip, lr=LR) for r in SWEEP]
+
+
+@st.cache_resource(show_spinner=False)
+def sweep_job(clip: float) -> Future:
+    """Part 5's training steps, once per server, in a thread of their own (as trained_job)."""
+    return _in_thread("rnn-gradients-sweep", _sweep, clip)
 
 
 def sci(x: float) -> str:
     return f"{x:.2g}" if 1e-2 <= abs(x) < 1e4 else f"{x:.1e}"
 
 
+# parts 2 and 5 need no control: their measurements start now, beside part 1
+sweep_job(clip_threshold())
+try:
+    trained_job()
+except zoo.ZooError:
+    pass  # part 2 says what is missing
+
 # --- 1. decay with distance, freshly initialised cells ------------------------------------
+
+
+@st.fragment  # the radius, length, drive and seed controls rerun only this section
+def fresh_section(quantity: str) -> None:
+    radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
+    radius = st.slider(
+        t("rnn_gradients.fresh.radius"),
+        0.5,
+        1.5,
+        step=0.05,
+        help=t("rnn_gradients.fresh.radius_help"),
+        **ui.params.bound("rho", radius, key="rnng_rho"),
+    )
+    length = ui.params.get_int("T", 20, 100, 60)
+    drive = ui.params.get_choice("drive", DRIVES, default="0.1")
+    seed = ui.params.get_int("seed", 0, 999, 0)
+    with ui.secondary():
+        length = st.slider(
+            t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
+        )
+        drive = st.segmented_control(
+            t("rnn_gradients.fresh.drive"),
+            DRIVES,
+            required=True,
+            help=t("rnn_gradients.fresh.drive_help"),
+            **ui.params.bound("drive", drive, key="rnng_drive"),
+        )
+        seed = st.number_input(
+            t("rnn_gradients.fresh.seed"), 0, 999, **ui.params.bound("seed", seed, key="rnng_seed")
+        )
+    ui.params.set_params(rho=radius, T=length, drive=drive, seed=seed)
+
+    radius = round(float(radius), 2)
+    with st.spinner(t("rnn_gradients.computing")):
+        fresh = fresh_curves(radius, int(length), float(drive), int(seed))
+    distance = np.arange(int(length))
+    names = {k: t(f"rnn_gradients.cell.{k}") for k in CELLS}
+    y_title = t(f"rnn_gradients.q.{quantity}.axis")
+    decay = fig.decay_figure(
+        distance,
+        {names[k]: fresh[k][quantity] for k in CELLS},
+        title=t("rnn_gradients.fresh.chart", radius=radius, hidden=HIDDEN, length=length),
+        x_title=t("rnn_gradients.distance_axis"),
+        y_title=y_title,
+        bound=(t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float)),
+        presenter=P,
+    )
+    eig = fig.eigen_figure(
+        fresh["eig"],
+        radius=radius,
+        title=t("rnn_gradients.eig.chart", hidden=HIDDEN),
+        x_title=t("rnn_gradients.eig.re"),
+        y_title=t("rnn_gradients.eig.im"),
+        eig_label=t("rnn_gradients.eig.points"),
+        unit_label=t("rnn_gradients.eig.unit"),
+        radius_label=t("rnn_gradients.eig.radius", radius=radius),
+        presenter=P,
+    )
+    far = int(length) - 1
+    rnn_far = float(fresh["rnn"][quantity][far])
+    if P:
+        ui.chart(decay, key="rnng_decay")
+        ui.chart(eig, key="rnng_eig")
+    else:
+        left, right = st.columns([3, 2])
+        with left:
+            ui.chart(decay, key="rnng_decay")
+        with right:
+            ui.chart(eig, key="rnng_eig")
+    st.caption(
+        t(
+            "rnn_gradients.fresh.caption",
+            radius=radius,
+            far=far,
+            rnn=sci(rnn_far),
+            bound=sci(radius**far),
+            lstm=sci(float(fresh["lstm"][quantity][far])),
+            gru=sci(float(fresh["gru"][quantity][far])),
+            sigma=f"{fresh['sigma1']:.2f}",
+            drive=drive,
+        )
+    )
+    st.info(
+        t(
+            "rnn_gradients.fresh.takeaway_vanish"
+            if radius < 1
+            else "rnn_gradients.fresh.takeaway_grow",
+            radius=radius,
+        ),
+        icon=":material/lightbulb:",
+    )
+
+
 st.header(t("rnn_gradients.fresh.header"))
 st.markdown(t("rnn_gradients.fresh.intro"))
-
-radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
-radius = st.slider(
-    t("rnn_gradients.fresh.radius"),
-    0.5,
-    1.5,
-    step=0.05,
-    help=t("rnn_gradients.fresh.radius_help"),
-    **ui.params.bound("rho", radius, key="rnng_rho"),
-)
+# the quantity is read by this section and the next (trained probes): it reruns the page
 quantity = ui.params.get_choice("q", QUANTITIES, default="state")
 quantity = st.segmented_control(
     t("rnn_gradients.fresh.quantity"),
@@ -103,84 +234,8 @@ quantity = st.segmented_control(
     required=True,
     **ui.params.bound("q", quantity, key="rnng_q"),
 )
-length = ui.params.get_int("T", 20, 100, 60)
-drive = ui.params.get_choice("drive", DRIVES, default="0.1")
-seed = ui.params.get_int("seed", 0, 999, 0)
-with ui.secondary():
-    length = st.slider(
-        t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
-    )
-    drive = st.segmented_control(
-        t("rnn_gradients.fresh.drive"),
-        DRIVES,
-        required=True,
-        help=t("rnn_gradients.fresh.drive_help"),
-        **ui.params.bound("drive", drive, key="rnng_drive"),
-    )
-    seed = st.number_input(
-        t("rnn_gradients.fresh.seed"), 0, 999, **ui.params.bound("seed", seed, key="rnng_seed")
-    )
-ui.params.set_params(rho=radius, q=quantity, T=length, drive=drive, seed=seed)
-
-radius = round(float(radius), 2)
-with st.spinner(t("rnn_gradients.computing")):
-    fresh = fresh_curves(radius, int(length), float(drive), int(seed))
-distance = np.arange(int(length))
-names = {k: t(f"rnn_gradients.cell.{k}") for k in CELLS}
-y_title = t(f"rnn_gradients.q.{quantity}.axis")
-decay = fig.decay_figure(
-    distance,
-    {names[k]: fresh[k][quantity] for k in CELLS},
-    title=t("rnn_gradients.fresh.chart", radius=radius, hidden=HIDDEN, length=length),
-    x_title=t("rnn_gradients.distance_axis"),
-    y_title=y_title,
-    bound=(t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float)),
-    presenter=P,
-)
-eig = fig.eigen_figure(
-    fresh["eig"],
-    radius=radius,
-    title=t("rnn_gradients.eig.chart", hidden=HIDDEN),
-    x_title=t("rnn_gradients.eig.re"),
-    y_title=t("rnn_gradients.eig.im"),
-    eig_label=t("rnn_gradients.eig.points"),
-    unit_label=t("rnn_gradients.eig.unit"),
-    radius_label=t("rnn_gradients.eig.radius", radius=radius),
-    presenter=P,
-)
-far = int(length) - 1
-rnn_far = float(fresh["rnn"][quantity][far])
-if P:
-    ui.chart(decay, key="rnng_decay")
-    ui.chart(eig, key="rnng_eig")
-else:
-    left, right = st.columns([3, 2])
-    with left:
-        ui.chart(decay, key="rnng_decay")
-    with right:
-        ui.chart(eig, key="rnng_eig")
-st.caption(
-    t(
-        "rnn_gradients.fresh.caption",
-        radius=radius,
-        far=far,
-        rnn=sci(rnn_far),
-        bound=sci(radius**far),
-        lstm=sci(float(fresh["lstm"][quantity][far])),
-        gru=sci(float(fresh["gru"][quantity][far])),
-        sigma=f"{fresh['sigma1']:.2f}",
-        drive=drive,
-    )
-)
-st.info(
-    t(
-        "rnn_gradients.fresh.takeaway_vanish"
-        if radius < 1
-        else "rnn_gradients.fresh.takeaway_grow",
-        radius=radius,
-    ),
-    icon=":material/lightbulb:",
-)
+ui.params.set_params(q=quantity)
+fresh_section(quantity)
 
 # --- 2. the same measurement inside trained models ---------------------------------------
 st.header(t("rnn_gradients.trained.header"))
@@ -188,7 +243,7 @@ st.markdown(t("rnn_gradients.trained.intro"))
 probes_ok = require(*PROBES.values(), vocabs=False)
 if probes_ok:
     with st.spinner(t("rnn_gradients.computing")):
-        trained = {k: probe_curves(PROBES[k]) for k in CELLS}
+        trained = result_of(trained_job)
     dist_t = trained["rnn"]["distance"]
     ui.chart(
         fig.decay_figure(
@@ -214,207 +269,229 @@ if probes_ok:
     )
 
 # --- 3. what it does to learning ------------------------------------------------------------
-st.header(t("rnn_gradients.learn.header"))
-st.markdown(t("rnn_gradients.learn.intro"))
-try:
-    manifest = get_manifest()
-except zoo.ZooError as err:
-    manifest = None
-    show_zoo_error(err)
-entries = {}
-if manifest is not None:
-    entries = {n: manifest["models"].get(n) for n in PROBES.values()}
-    missing = [n for n, e in entries.items() if not e or not e.get("curve")]
-    if missing:
-        st.warning(
-            t("rnn_gradients.learn.missing", models=", ".join(missing)),
-            icon=":material/inventory_2:",
-        )
-    entries = {n: e for n, e in entries.items() if n not in missing}
-CURVES = ("loss", "acc")
-curve_col = ui.params.get_choice("curve", CURVES, default="acc")
-curve_col = st.segmented_control(
-    t("rnn_gradients.learn.curve"),
-    CURVES,
-    format_func=ui.labeler("rnn_gradients.learn.curve."),
-    required=True,
-    **ui.params.bound("curve", curve_col, key="rnng_curve"),
-)
-ui.params.set_params(curve=curve_col)
-if entries:
-    col = {"loss": 1, "acc": 2}[curve_col]
-    steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
-    curves_fig = fig.curves_figure(
-        {n: e["curve"] for n, e in entries.items()},
-        column=col,
-        title=t("rnn_gradients.learn.curve_chart"),
-        x_title=t("rnn_gradients.learn.step_axis"),
-        y_title=t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
-        presenter=P,
+
+
+@st.fragment  # the loss/accuracy switch reruns only this section
+def learn_section() -> None:
+    try:
+        manifest = get_manifest()
+    except zoo.ZooError as err:
+        manifest = None
+        show_zoo_error(err)
+    entries = {}
+    if manifest is not None:
+        entries = {n: manifest["models"].get(n) for n in PROBES.values()}
+        missing = [n for n, e in entries.items() if not e or not e.get("curve")]
+        if missing:
+            st.warning(
+                t("rnn_gradients.learn.missing", models=", ".join(missing)),
+                icon=":material/inventory_2:",
+            )
+        entries = {n: e for n, e in entries.items() if n not in missing}
+    curve_col = ui.params.get_choice("curve", CURVES, default="acc")
+    curve_col = st.segmented_control(
+        t("rnn_gradients.learn.curve"),
+        CURVES,
+        format_func=ui.labeler("rnn_gradients.learn.curve."),
+        required=True,
+        **ui.params.bound("curve", curve_col, key="rnng_curve"),
     )
-    dist_keys = [str(d) for d in probes_data.EVAL_DISTANCES]
-    acc_series = {
-        n: [float(e.get("metrics", {}).get("distance", {}).get(k, np.nan)) for k in dist_keys]
-        for n, e in entries.items()
-    }
-    acc_series = {n: v for n, v in acc_series.items() if np.all(np.isfinite(v))}
-    if P:
-        ui.chart(curves_fig, key="rnng_curves")
-    else:
-        left, right = st.columns(2)
-        with left:
-            ui.chart(curves_fig, key="rnng_curves")
-    if acc_series:
-        acc_fig = fig.accuracy_figure(
-            list(probes_data.EVAL_DISTANCES),
-            acc_series,
-            chance=1 / probes_data.N_KEYS,
-            chance_label=t("rnn_gradients.learn.chance"),
-            title=t("rnn_gradients.learn.acc_chart"),
-            x_title=t("rnn_gradients.trained.distance_axis"),
-            y_title=t("rnn_gradients.learn.acc_axis"),
+    ui.params.set_params(curve=curve_col)
+    if entries:
+        col = {"loss": 1, "acc": 2}[curve_col]
+        steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
+        curves_fig = fig.curves_figure(
+            {n: e["curve"] for n, e in entries.items()},
+            column=col,
+            title=t("rnn_gradients.learn.curve_chart"),
+            x_title=t("rnn_gradients.learn.step_axis"),
+            y_title=t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
             presenter=P,
         )
+        dist_keys = [str(d) for d in probes_data.EVAL_DISTANCES]
+        acc_series = {
+            n: [float(e.get("metrics", {}).get("distance", {}).get(k, np.nan)) for k in dist_keys]
+            for n, e in entries.items()
+        }
+        acc_series = {n: v for n, v in acc_series.items() if np.all(np.isfinite(v))}
         if P:
-            ui.chart(acc_fig, key="rnng_acc")
+            ui.chart(curves_fig, key="rnng_curves")
         else:
-            with right:
-                ui.chart(acc_fig, key="rnng_acc")
-        far_d = dist_keys[-1]
-        st.caption(
-            t(
-                "rnn_gradients.learn.caption",
-                steps=" / ".join(str(s) for s in steps),
-                d=far_d,
-                accs=", ".join(f"{n} {acc_series[n][-1]:.0%}" for n in acc_series),
-                chance=f"{1 / probes_data.N_KEYS:.0%}",
+            left, right = st.columns(2)
+            with left:
+                ui.chart(curves_fig, key="rnng_curves")
+        if acc_series:
+            acc_fig = fig.accuracy_figure(
+                list(probes_data.EVAL_DISTANCES),
+                acc_series,
+                chance=1 / probes_data.N_KEYS,
+                chance_label=t("rnn_gradients.learn.chance"),
+                title=t("rnn_gradients.learn.acc_chart"),
+                x_title=t("rnn_gradients.trained.distance_axis"),
+                y_title=t("rnn_gradients.learn.acc_axis"),
+                presenter=P,
             )
-        )
+            if P:
+                ui.chart(acc_fig, key="rnng_acc")
+            else:
+                with right:
+                    ui.chart(acc_fig, key="rnng_acc")
+            far_d = dist_keys[-1]
+            st.caption(
+                t(
+                    "rnn_gradients.learn.caption",
+                    steps=" / ".join(str(s) for s in steps),
+                    d=far_d,
+                    accs=", ".join(f"{n} {acc_series[n][-1]:.0%}" for n in acc_series),
+                    chance=f"{1 / probes_data.N_KEYS:.0%}",
+                )
+            )
+
+
+st.header(t("rnn_gradients.learn.header"))
+st.markdown(t("rnn_gradients.learn.intro"))
+learn_section()
 
 # --- 4. which words still reach the end ---------------------------------------------------
+
+
+@st.fragment  # the encoder choice and the sentence rerun only this section
+def words_section() -> None:
+    encoder = ui.params.get_choice("model", ENCODERS, default="gru_plain_256")
+    if (st.query_params.get("text") or "x").strip():
+        text = ui.params.get_text("text", DEFAULT_TEXT, max_len=300)
+    else:
+        text = ""  # the user cleared the box: say so below, do not bring the example back
+    encoder = st.segmented_control(
+        t("rnn_gradients.words.model"),
+        ENCODERS,
+        required=True,
+        **ui.params.bound("model", encoder, key="rnng_model"),
+    )
+    ui.params.set_params(model=encoder)  # the sentence joins the URL once it is edited
+    text = st.text_area(
+        t("rnn_gradients.words.text"),
+        max_chars=300,
+        height=90,
+        **ui.params.bound("text", text, key="rnng_text"),
+    )
+    if require(encoder, vocabs=False):
+        try:
+            src_vocab, _ = get_vocabs()
+            tokens = prepare(text, src_vocab)
+        except zoo.ZooError as err:
+            tokens = None
+            show_zoo_error(err)
+        except InputError as err:
+            tokens = None
+            if err.reason == "unknown":
+                words = "; ".join(
+                    t(
+                        "rnn_gradients.words.unknown_one",
+                        word=safe_value(o.word),
+                        options=", ".join(f"`{safe_value(s)}`" for s in o.suggestions) or "—",
+                    )
+                    for o in err.unknown
+                )
+                st.warning(
+                    t("rnn_gradients.words.unknown", words=words), icon=":material/spellcheck:"
+                )
+            elif err.reason == "too_long":
+                n = len(tokenize_en(text))
+                st.warning(
+                    t("rnn_gradients.words.too_long", n=n, limit=err.limit),
+                    icon=":material/short_text:",
+                )
+            else:
+                st.warning(t("rnn_gradients.words.empty"), icon=":material/short_text:")
+        if tokens is not None:
+            ids = tuple(src_vocab.encode(tokens, eos=True))
+            with st.spinner(t("rnn_gradients.computing")):
+                values = influence(encoder, ids)
+            words = [*tokens, "<eos>"]
+            ui.chart(
+                fig.influence_strip(
+                    words,
+                    values,
+                    title=t("rnn_gradients.words.chart", model=encoder, n=len(tokens)),
+                    colorbar_title=t("rnn_gradients.words.colorbar"),
+                    presenter=P,
+                ),
+                key="rnng_words",
+            )
+            first, last = float(values[0]), float(values[-2] if len(values) > 1 else values[-1])
+            st.caption(
+                t(
+                    "rnn_gradients.words.caption",
+                    model=encoder,
+                    first=tokens[0],
+                    first_v=sci(first),
+                    last=tokens[-1],
+                    last_v=sci(last),
+                    ratio=sci(last / first),
+                )
+            )
+
+
 st.header(t("rnn_gradients.words.header"))
 st.markdown(t("rnn_gradients.words.intro"))
-encoder = ui.params.get_choice("model", ENCODERS, default="gru_plain_256")
-if (st.query_params.get("text") or "x").strip():
-    text = ui.params.get_text("text", DEFAULT_TEXT, max_len=300)
-else:
-    text = ""  # the user cleared the box: say so below, do not bring the example back
-encoder = st.segmented_control(
-    t("rnn_gradients.words.model"),
-    ENCODERS,
-    required=True,
-    **ui.params.bound("model", encoder, key="rnng_model"),
-)
-ui.params.set_params(model=encoder)  # the sentence joins the URL once it is edited
-text = st.text_area(
-    t("rnn_gradients.words.text"),
-    max_chars=300,
-    height=90,
-    **ui.params.bound("text", text, key="rnng_text"),
-)
-if require(encoder, vocabs=False):
-    try:
-        src_vocab, _ = get_vocabs()
-        tokens = prepare(text, src_vocab)
-    except zoo.ZooError as err:
-        tokens = None
-        show_zoo_error(err)
-    except InputError as err:
-        tokens = None
-        if err.reason == "unknown":
-            words = "; ".join(
-                t(
-                    "rnn_gradients.words.unknown_one",
-                    word=safe_value(o.word),
-                    options=", ".join(f"`{safe_value(s)}`" for s in o.suggestions) or "—",
-                )
-                for o in err.unknown
-            )
-            st.warning(t("rnn_gradients.words.unknown", words=words), icon=":material/spellcheck:")
-        elif err.reason == "too_long":
-            n = len(tokenize_en(text))
-            st.warning(
-                t("rnn_gradients.words.too_long", n=n, limit=err.limit),
-                icon=":material/short_text:",
-            )
-        else:
-            st.warning(t("rnn_gradients.words.empty"), icon=":material/short_text:")
-    if tokens is not None:
-        ids = tuple(src_vocab.encode(tokens, eos=True))
-        with st.spinner(t("rnn_gradients.computing")):
-            values = influence(encoder, ids)
-        words = [*tokens, "<eos>"]
-        ui.chart(
-            fig.influence_strip(
-                words,
-                values,
-                title=t("rnn_gradients.words.chart", model=encoder, n=len(tokens)),
-                colorbar_title=t("rnn_gradients.words.colorbar"),
-                presenter=P,
-            ),
-            key="rnng_words",
-        )
-        first, last = float(values[0]), float(values[-2] if len(values) > 1 else values[-1])
-        st.caption(
-            t(
-                "rnn_gradients.words.caption",
-                model=encoder,
-                first=tokens[0],
-                first_v=sci(first),
-                last=tokens[-1],
-                last_v=sci(last),
-                ratio=sci(last / first),
-            )
-        )
+words_section()
 
 # --- 5. exploding gradients: one training step, with and without clipping ----------------
+
+
+@st.fragment  # the scale slider reruns only this section
+def explode_section() -> None:
+    clip = clip_threshold()
+    big = ui.params.get_float("big", 0.5, 5.0, 3.0)
+    big = st.select_slider(
+        t("rnn_gradients.explode.scale"),
+        options=[float(r) for r in SWEEP],
+        **ui.params.bound("big", min(SWEEP, key=lambda r: abs(r - big)), key="rnng_big"),
+    )
+    ui.params.set_params(big=big)
+    with st.spinner(t("rnn_gradients.computing")):
+        sweep = result_of(sweep_job, clip)
+    chosen = next(s for s in sweep if abs(s.radius - big) < 1e-9)
+    cols = st.columns(4)
+    cols[0].metric(t("rnn_gradients.explode.grad"), sci(chosen.grad_norm))
+    cols[1].metric(t("rnn_gradients.explode.weights"), sci(chosen.weight_norm))
+    cols[2].metric(t("rnn_gradients.explode.plain"), sci(chosen.update_plain))
+    cols[3].metric(t("rnn_gradients.explode.clipped"), sci(chosen.update_clipped))
+    ui.chart(
+        fig.explosion_figure(
+            [s.radius for s in sweep],
+            [s.grad_norm for s in sweep],
+            chosen=big,
+            clip=clip,
+            clip_label=t("rnn_gradients.explode.clip_line", clip=clip),
+            title=t("rnn_gradients.explode.chart"),
+            x_title=t("rnn_gradients.explode.scale_axis"),
+            y_title=t("rnn_gradients.explode.grad_axis"),
+            presenter=P,
+        ),
+        key="rnng_explode",
+    )
+    st.caption(
+        t(
+            "rnn_gradients.explode.caption",
+            radius=big,
+            grad=sci(chosen.grad_norm),
+            plain=sci(chosen.update_plain),
+            rel=sci(chosen.update_plain / chosen.weight_norm),
+            clipped=sci(chosen.update_clipped),
+            clip=clip,
+            lr=LR,
+            loss0=f"{chosen.loss_before:.3f}",
+            loss_plain=f"{chosen.loss_after_plain:.3f}",
+            loss_clipped=f"{chosen.loss_after_clipped:.3f}",
+        )
+    )
+
+
 st.header(t("rnn_gradients.explode.header"))
 st.markdown(t("rnn_gradients.explode.intro"))
-clip = clip_threshold()
-big = ui.params.get_float("big", 0.5, 5.0, 3.0)
-big = st.select_slider(
-    t("rnn_gradients.explode.scale"),
-    options=[float(r) for r in SWEEP],
-    **ui.params.bound("big", min(SWEEP, key=lambda r: abs(r - big)), key="rnng_big"),
-)
-ui.params.set_params(big=big)
-with st.spinner(t("rnn_gradients.computing")):
-    sweep = explosion_sweep(clip)
-chosen = next(s for s in sweep if abs(s.radius - big) < 1e-9)
-cols = st.columns(4)
-cols[0].metric(t("rnn_gradients.explode.grad"), sci(chosen.grad_norm))
-cols[1].metric(t("rnn_gradients.explode.weights"), sci(chosen.weight_norm))
-cols[2].metric(t("rnn_gradients.explode.plain"), sci(chosen.update_plain))
-cols[3].metric(t("rnn_gradients.explode.clipped"), sci(chosen.update_clipped))
-ui.chart(
-    fig.explosion_figure(
-        [s.radius for s in sweep],
-        [s.grad_norm for s in sweep],
-        chosen=big,
-        clip=clip,
-        clip_label=t("rnn_gradients.explode.clip_line", clip=clip),
-        title=t("rnn_gradients.explode.chart"),
-        x_title=t("rnn_gradients.explode.scale_axis"),
-        y_title=t("rnn_gradients.explode.grad_axis"),
-        presenter=P,
-    ),
-    key="rnng_explode",
-)
-st.caption(
-    t(
-        "rnn_gradients.explode.caption",
-        radius=big,
-        grad=sci(chosen.grad_norm),
-        plain=sci(chosen.update_plain),
-        rel=sci(chosen.update_plain / chosen.weight_norm),
-        clipped=sci(chosen.update_clipped),
-        clip=clip,
-        lr=LR,
-        loss0=f"{chosen.loss_before:.3f}",
-        loss_plain=f"{chosen.loss_after_plain:.3f}",
-        loss_clipped=f"{chosen.loss_after_clipped:.3f}",
-    )
-)
+explode_section()
 
 # --- takeaway ----------------------------------------------------------------------------------
 st.header(t("rnn_gradients.takeaway.header"))

@@ -169,6 +169,48 @@ def test_probe_finds_the_last_word_in_a_plain_encoder_state():
     assert result.accuracy[-1] > result.chance[-1] + 0.3
 
 
+def test_probe_models_in_threads_equals_one_model_at_a_time():
+    rng = np.random.default_rng(3)
+    rows = [list(rng.integers(4, 30, size=6)) + [2] for _ in range(160)]
+    models = {"small": _model(False, hidden=8), "big": _model(True, hidden=16)}
+    together = bn.probe_models(models, rows[:120], rows[120:], 5, workers=2)
+    assert list(together) == ["small", "big"]  # the caller's order, whatever ran first
+    for name, model in models.items():
+        alone = bn.probe_positions(model, rows[:120], rows[120:], 5)
+        np.testing.assert_array_equal(together[name].accuracy, alone.accuracy)
+        np.testing.assert_array_equal(together[name].chance, alone.chance)
+        assert together[name].ridge == alone.ridge
+    with pytest.raises(ValueError, match="empty"):
+        bn.probe_models({}, rows[:120], rows[120:], 5)
+
+
+def test_figures_merge_their_layout_into_one_build():
+    """The builders make each figure in one go; the result is what the former separate
+    update calls gave (fonts on the axes, the log axis, the category axis, the C frame)."""
+    bars = figs.influence_bars(
+        ["a", "b", "a"], [1.0, 0.1, 0.01], title="t", x_title="x", y_title="y", color="#123456"
+    )
+    assert bars.layout.yaxis.type is None and bars.layout.xaxis.type == "category"
+    assert bars.layout.xaxis.title.text == "x" and bars.layout.xaxis.tickfont.size == 14
+    assert bars.layout.yaxis.title.font.size == 16 and bars.layout.title.font.size == 17
+    log = figs.influence_bars(
+        ["a", "b"], [1.0, 0.1], title="t", x_title="x", y_title="y", color="#123", log_y=True
+    )
+    assert log.layout.yaxis.type == "log"
+    big = figs.states_heatmap(
+        np.zeros((3, 4)),
+        ["a", "b", "<eos>"],
+        title="t",
+        x_title="x",
+        y_title="y",
+        context_label="C",
+        presenter=True,
+    )
+    assert big.layout.yaxis.autorange == "reversed" and big.layout.height == 520 + 80
+    assert big.layout.shapes[0].x0 == 1.5 and big.layout.annotations[0].text == "<b>C</b>"
+    assert big.layout.xaxis.tickfont.size == 22
+
+
 # --- figures --------------------------------------------------------------------------------
 
 

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import numpy as np
 import torch
 
 from core import zoo
-from core.analysis.influence import context_influence
+from core.analysis.influence import backward_influence, context_influence, gru_influence
 
 
 def test_context_influence_equals_the_full_jacobian_norm():
@@ -27,3 +28,33 @@ def test_context_influence_equals_the_full_jacobian_norm():
     assert got.shape == (len(ids),)
     assert torch.allclose(torch.from_numpy(got), torch.from_numpy(expected), atol=1e-5)
     assert (got > 0).all()
+
+
+def _model(hidden: int, bidirectional: bool = False):
+    torch.manual_seed(1)
+    cfg = {"src_vocab": 30, "tgt_vocab": 20, "hidden": hidden, "emb_dim": 10}
+    if bidirectional:
+        cfg.update(bidirectional=True, attention=True)
+    model = zoo.build_model("rnn_seq2seq", cfg).eval()
+    for p in model.parameters():
+        p.requires_grad_(False)
+    return model
+
+
+def test_the_closed_form_gru_jacobians_equal_the_batched_backward_pass():
+    # a long sentence with repeated words: the product of 40 step Jacobians, word by word
+    model = _model(24)
+    ids = [5 + (k * 7) % 23 for k in range(40)] + [2]
+    fast = gru_influence(model, ids)
+    slow = backward_influence(model, ids)
+    assert fast.shape == slow.shape == (len(ids),)
+    np.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-7)
+    np.testing.assert_allclose(context_influence(model, ids), fast)  # the plain models' path
+    one = [7]
+    np.testing.assert_allclose(gru_influence(model, one), backward_influence(model, one), rtol=1e-5)
+
+
+def test_a_bidirectional_encoder_takes_the_backward_pass():
+    model = _model(16, bidirectional=True)
+    ids = [5, 6, 7, 8, 2]
+    np.testing.assert_allclose(context_influence(model, ids), backward_influence(model, ids))

@@ -109,6 +109,23 @@ def test_state_jacobian_matches_brute_force_autograd(kind):
         assert norms[8 - t] == pytest.approx(float(torch.linalg.matrix_norm(jac, 2)), rel=1e-9)
 
 
+@pytest.mark.parametrize("kind", ["linear", "rnn", "lstm", "gru"])
+def test_state_jacobian_chain_equals_the_product_of_step_jacobians(kind):
+    """state_jacobian_norms never forms the step Jacobians; the product of the full
+    matrices (step_jacobians, checked against autograd above) gives the same norms."""
+    cell = rg.fresh_cell(kind, 1.2, hidden=8, input_size=4, seed=2)
+    xs = rg.sequence_inputs(30, 4, seed=3).reshape(3, 10, 4)  # a batch of 3 sequences
+    states = rg.unroll(cell, xs)
+    steps = rg.step_jacobians(cell, states[:, :-1], xs)  # (3, 10, S, S)
+    g = torch.eye(cell.state_size, dtype=torch.float64)[: cell.hidden].expand(3, -1, -1)
+    chain = [g]
+    for t in range(9, 0, -1):
+        g = g @ steps[:, t]
+        chain.append(g)
+    expected = rg.spectral_norms(torch.stack(chain, 1)).numpy()
+    np.testing.assert_allclose(rg.state_jacobian_norms(cell, xs), expected, rtol=1e-10)
+
+
 def test_input_gradient_of_last_input_is_readout_through_input_weights():
     cell = rg.fresh_cell("linear", 0.9, hidden=10, input_size=4, seed=6)
     w = torch.randn(10, dtype=torch.float64)
@@ -156,6 +173,63 @@ def test_fresh_probe_does_not_touch_the_global_rng():
     state = torch.random.get_rng_state()
     rg.fresh_probe(2.0)
     assert torch.equal(state, torch.random.get_rng_state())
+
+
+def _step_on_its_own_model(radius: float, clip: float, lr: float) -> tuple[float, float, float]:
+    """One SGD step of a fresh probe computed from scratch (its own forward and backward):
+    (gradient norm, update norm, loss after), to check the shared-gradient shortcut."""
+    import torch.nn.functional as F
+
+    x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(0), 64)
+    model = rg.fresh_probe(radius, hidden=32, seed=0)
+    params = list(model.parameters())
+    with torch.enable_grad():
+        F.cross_entropy(model(x)[0], y).backward()
+    norm = float(torch.nn.utils.clip_grad_norm_(params, clip))
+    before = torch.cat([p.detach().flatten().clone() for p in params])
+    with torch.no_grad():
+        for p in params:
+            p -= lr * p.grad
+        after = torch.cat([p.flatten() for p in params])
+        loss_after = float(F.cross_entropy(model(x)[0], y))
+    return norm, float((after - before).norm()), loss_after
+
+
+@pytest.mark.parametrize("radius", [1.0, 3.0])
+def test_training_step_equals_separate_plain_and_clipped_steps(radius):
+    step = rg.training_step(radius, clip=1.0, lr=0.1)
+    norm, update, loss_after = _step_on_its_own_model(radius, float("inf"), 0.1)
+    assert (step.grad_norm, step.update_plain, step.loss_after_plain) == pytest.approx(
+        (norm, update, loss_after), rel=1e-6
+    )
+    norm, update, loss_after = _step_on_its_own_model(radius, 1.0, 0.1)
+    assert (step.grad_norm, step.update_clipped, step.loss_after_clipped) == pytest.approx(
+        (norm, update, loss_after), rel=1e-6
+    )
+
+
+def test_fresh_probe_is_seeded_and_built_without_torch_dynamo():
+    import subprocess
+    import sys
+
+    a, b = rg.fresh_probe(2.0, seed=4), rg.fresh_probe(2.0, seed=4)
+    for (name, p), q in zip(a.named_parameters(), b.parameters()):
+        assert torch.equal(p, q) and torch.isfinite(p).all(), name
+    assert rg.spectral_radius(a.rnn.weight_hh_l0.detach().double().numpy()) == pytest.approx(
+        2.0, 1e-5
+    )
+    assert float(a.value_embed.weight.detach().std()) == pytest.approx(
+        1.0, abs=0.3
+    )  # N(0, 1) embeddings
+    # building on the meta device imported torch._dynamo: over a second on a first page view
+    code = (
+        "import sys; from core.analysis import rnn_gradients as rg; rg.fresh_probe(2.0); "
+        "print('torch._dynamo' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120
+    )
+    assert out.stdout.strip() == "False"
 
 
 def test_decay_figure_is_log_and_refuses_non_positive_values():

@@ -131,7 +131,11 @@ def test_stretch_slider_and_new_batch(dev_zoo):
     at.slider(key="bn_len").set_value(12).run()
     assert at.query_params["len"] == "12"
     assert any("12-word" in title for title in _titles(at))
+    assert not at.expander[0].markdown  # closed: the sentences are not even drawn
+    at.session_state["bn_sents"] = True  # open it
+    at.run()
     before = [m.value for m in at.expander[0].markdown]
+    assert len(before) == 8  # one block per sentence: source, reference, two outputs
     assert all(len(v.split("`")[1].split()) == 12 for v in before if v.startswith("**"))
     at.button(key="bn_new").click().run()
     assert at.query_params["seed"] == "1"

@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import random
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -266,6 +267,28 @@ def probe_positions(
         n_train=len(train_rows),
         n_test=len(test_rows),
     )
+
+
+def probe_models(
+    models: Mapping[str, Any],
+    train_rows: Sequence[Sequence[int]],
+    test_rows: Sequence[Sequence[int]],
+    n_positions: int,
+    workers: int = 2,
+) -> dict[str, ProbeResult]:
+    """:func:`probe_positions` for several models on the same sentences, ``workers`` at a
+    time (the encoders and the least squares run in torch, which lets go of the GIL: two
+    threads use two cores). Returns {name: ProbeResult} in the order of ``models``."""
+    if not models:
+        raise ValueError("models is empty; pass {name: model}")
+    # the biggest encoders first, so the workers finish at about the same time
+    order = sorted(models, key=lambda n: -sum(p.numel() for p in models[n].encoder.parameters()))
+    with ThreadPoolExecutor(max_workers=max(1, workers), thread_name_prefix="probe") as pool:
+        jobs = {
+            n: pool.submit(probe_positions, models[n], train_rows, test_rows, n_positions)
+            for n in order
+        }
+        return {n: jobs[n].result() for n in models}
 
 
 def kept_positions(result: ProbeResult, margin: float = 0.1) -> list[int]:

@@ -36,21 +36,38 @@ def _unique(labels: Sequence[object]) -> list[str]:
     return out
 
 
-def _layout(fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str) -> None:
+def _layout(
+    presenter: bool,
+    title: str,
+    x_title: str,
+    y_title: str,
+    *,
+    xaxis: Mapping | None = None,
+    yaxis: Mapping | None = None,
+    **extra: object,
+) -> dict:
+    """The page's layout as one dict: the figure is built (and validated) in one go, not
+    through several update calls (plotly validates on every call)."""
     s = charts.scale(presenter)
-    fig.update_layout(
+    return dict(
         template=charts.template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
+        title=dict(text=title, font=dict(size=s.title)),
         # The sizes again on the figure itself, not only in the template: Streamlit's chart
         # theme writes its own (small) layout fonts over the template's in the browser.
         font=dict(family=charts.FONT_FAMILY, size=s.font),
-        title_font=dict(size=s.title),
-        legend_font=dict(size=s.font),
+        legend=dict(font=dict(size=s.font)),
+        xaxis=dict(
+            title=dict(text=x_title, font=dict(size=s.font + 2)),
+            tickfont=dict(size=s.font),
+            **(xaxis or {}),
+        ),
+        yaxis=dict(
+            title=dict(text=y_title, font=dict(size=s.font + 2)),
+            tickfont=dict(size=s.font),
+            **(yaxis or {}),
+        ),
+        **extra,
     )
-    fig.update_xaxes(tickfont_size=s.font, title_font_size=s.font + 2)
-    fig.update_yaxes(tickfont_size=s.font, title_font_size=s.font + 2)
 
 
 def states_heatmap(
@@ -77,40 +94,50 @@ def states_heatmap(
         raise ValueError("hidden contains NaN or infinity")
     s = charts.scale(presenter)
     x = _unique(words)
-    fig = go.Figure(
-        go.Heatmap(
-            z=h.T,  # (H, S)
-            x=x,
-            y=np.arange(1, h.shape[1] + 1),
-            zmin=-1,
-            zmax=1,
-            colorscale="RdBu_r",
-            colorbar=dict(thickness=12 if not presenter else 20),
-            hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
-        )
-    )
-    _layout(fig, presenter, title, x_title, y_title)
-    fig.update_xaxes(type="category", tickangle=-60 if len(words) > 12 else 0)
-    fig.update_yaxes(autorange="reversed")
     last = len(x) - 1
-    fig.add_shape(
-        type="rect",
-        x0=last - 0.5,
-        x1=last + 0.5,
-        y0=0.5,
-        y1=h.shape[1] + 0.5,
-        line=dict(color="#000000", width=s.line + 1),
+    return go.Figure(
+        data=[
+            go.Heatmap(
+                z=h.T,  # (H, S)
+                x=x,
+                y=np.arange(1, h.shape[1] + 1),
+                zmin=-1,
+                zmax=1,
+                colorscale="RdBu_r",
+                colorbar=dict(thickness=12 if not presenter else 20),
+                hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
+            )
+        ],
+        layout=_layout(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(type="category", tickangle=-60 if len(words) > 12 else 0),
+            yaxis=dict(autorange="reversed"),
+            shapes=[
+                dict(
+                    type="rect",
+                    x0=last - 0.5,
+                    x1=last + 0.5,
+                    y0=0.5,
+                    y1=h.shape[1] + 0.5,
+                    line=dict(color="#000000", width=s.line + 1),
+                )
+            ],
+            annotations=[
+                dict(
+                    x=x[last],
+                    y=0.5,
+                    text=f"<b>{context_label}</b>",
+                    showarrow=False,
+                    yanchor="bottom",
+                    font=dict(size=s.font + 2),
+                )
+            ],
+            height=s.height + (80 if presenter else 40),
+        ),
     )
-    fig.add_annotation(
-        x=x[last],
-        y=0.5,
-        text=f"<b>{context_label}</b>",
-        showarrow=False,
-        yanchor="bottom",
-        font=dict(size=s.font + 2),
-    )
-    fig.update_layout(height=s.height + (80 if presenter else 40))
-    return fig
 
 
 def context_strip(
@@ -120,21 +147,28 @@ def context_strip(
     c = np.asarray(context, dtype=float)
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
         raise ValueError(f"context must be a finite 1-D vector (H,), got shape {c.shape}")
-    fig = go.Figure(
-        go.Heatmap(
-            z=c[None, :],
-            x=np.arange(1, c.size + 1),
-            y=["C"],
-            zmin=-1,
-            zmax=1,
-            colorscale="RdBu_r",
-            showscale=False,
-            hovertemplate="C[%{x}] = %{z:.2f}<extra></extra>",
-        )
+    return go.Figure(
+        data=[
+            go.Heatmap(
+                z=c[None, :],
+                x=np.arange(1, c.size + 1),
+                y=["C"],
+                zmin=-1,
+                zmax=1,
+                colorscale="RdBu_r",
+                showscale=False,
+                hovertemplate="C[%{x}] = %{z:.2f}<extra></extra>",
+            )
+        ],
+        layout=_layout(
+            presenter,
+            title,
+            x_title,
+            "",
+            height=200 if presenter else 150,
+            margin=dict(t=60 if presenter else 45),
+        ),
     )
-    _layout(fig, presenter, title, x_title, "")
-    fig.update_layout(height=200 if presenter else 150, margin=dict(t=60 if presenter else 45))
-    return fig
 
 
 def length_figure(
@@ -154,14 +188,14 @@ def length_figure(
     if not curves:
         raise ValueError("curves is empty; pass {model name: [score per bucket]}")
     s = charts.scale(presenter)
-    fig = go.Figure()
+    traces = []
     order = [n for n in curves if n not in focus] + [n for n in curves if n in focus]
     for name in order:
         ys = np.asarray(curves[name], dtype=float)
         if ys.shape != (len(buckets),):
             raise ValueError(f"curves[{name!r}] has {ys.size} values for {len(buckets)} buckets")
         on = name in focus
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=list(buckets),
                 y=ys.tolist(),  # plain numbers in the figure JSON: readable, checkable
@@ -176,10 +210,17 @@ def length_figure(
                 hovertemplate=f"{name} · %{{x}}: %{{y:.2f}}<extra></extra>",
             )
         )
-    _layout(fig, presenter, title, x_title, y_title)
-    fig.update_xaxes(type="category")
-    fig.update_yaxes(range=[-0.03, 1.03])
-    return fig
+    return go.Figure(
+        data=traces,
+        layout=_layout(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(type="category"),
+            yaxis=dict(range=[-0.03, 1.03]),
+        ),
+    )
 
 
 def lines_by_position(
@@ -203,12 +244,12 @@ def lines_by_position(
     if not series:
         raise ValueError("series is empty; pass {model name: values}")
     s = charts.scale(presenter)
-    fig = go.Figure()
+    traces = []
     for name, ys in series.items():
         arr = np.asarray(ys, dtype=float)
         if arr.shape != xs.shape:
             raise ValueError(f"series[{name!r}] has shape {arr.shape}, positions {xs.shape}")
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=xs,
                 y=arr,
@@ -221,7 +262,7 @@ def lines_by_position(
         base = np.asarray(baseline, dtype=float)
         if base.shape != xs.shape:
             raise ValueError(f"baseline has shape {base.shape}, positions {xs.shape}")
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=xs,
                 y=base,
@@ -230,9 +271,10 @@ def lines_by_position(
                 line=dict(color=GREY, width=s.line, dash="dash"),
             )
         )
-    _layout(fig, presenter, title, x_title, y_title)
-    fig.update_yaxes(range=[-0.03, 1.03])
-    return fig
+    return go.Figure(
+        data=traces,
+        layout=_layout(presenter, title, x_title, y_title, yaxis=dict(range=[-0.03, 1.03])),
+    )
 
 
 def influence_bars(
@@ -244,21 +286,30 @@ def influence_bars(
     y_title: str,
     color: str,
     presenter: bool = False,
+    log_y: bool = False,
 ) -> go.Figure:
-    """One bar per source word (repeated words stay separate bars)."""
+    """One bar per source word (repeated words stay separate bars); ``log_y`` puts the
+    values on a logarithmic axis."""
     vals = np.asarray(values, dtype=float)
     if vals.ndim != 1 or vals.size == 0 or not np.all(np.isfinite(vals)):
         raise ValueError(f"values must be a finite non-empty 1-D array, got shape {vals.shape}")
     if len(words) != vals.size:
         raise ValueError(f"{len(words)} words for {vals.size} values; pass one word per value")
-    fig = go.Figure(
-        go.Bar(
-            x=_unique(words),
-            y=vals,
-            marker_color=color,
-            hovertemplate="%{x}: %{y:.3g}<extra></extra>",
-        )
+    return go.Figure(
+        data=[
+            go.Bar(
+                x=_unique(words),
+                y=vals,
+                marker=dict(color=color),
+                hovertemplate="%{x}: %{y:.3g}<extra></extra>",
+            )
+        ],
+        layout=_layout(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(type="category", tickangle=-60 if len(words) > 12 else 0),
+            yaxis=dict(type="log") if log_y else None,
+        ),
     )
-    _layout(fig, presenter, title, x_title, y_title)
-    fig.update_xaxes(type="category", tickangle=-60 if len(words) > 12 else 0)
-    return fig

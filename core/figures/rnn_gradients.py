@@ -23,24 +23,29 @@ def _positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     return arr
 
 
-def _layout(fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str) -> None:
-    fig.update_layout(
+def _layout_dict(
+    presenter: bool,
+    title: str,
+    x_title: str,
+    y_title: str,
+    *,
+    xaxis: Mapping | None = None,
+    yaxis: Mapping | None = None,
+    **extra: object,
+) -> dict:
+    """The page's layout as one dict, so a figure is built (and validated) in one go rather
+    than through several update calls (plotly validates on every call)."""
+    layout: dict = dict(
         template=charts.template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
+        title=dict(text=title),
+        xaxis=dict(title=dict(text=x_title), **(xaxis or {})),
+        yaxis=dict(title=dict(text=y_title), **(yaxis or {})),
         legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
     )
     if "<br>" in title:  # a two-line title (what, then on which model/data) needs room
-        fig.update_layout(margin=dict(t=100 if presenter else 80))
-
-
-def _recolor(fig: go.Figure, presenter: bool) -> None:
-    """Series colours in the order rnn, lstm, gru on every chart of the page."""
-    palette = charts.scale(presenter).palette
-    for i, trace in enumerate(fig.data):
-        color = palette[(i + 1) % len(palette)]
-        trace.update(line=dict(color=color), marker=dict(color=color))
+        layout["margin"] = dict(t=100 if presenter else 80)
+    layout.update(extra)
+    return layout
 
 
 def decay_figure(
@@ -61,12 +66,12 @@ def decay_figure(
     if not series:
         raise ValueError("series is empty; pass {cell name: norms}")
     s = charts.scale(presenter)
-    fig = go.Figure()
+    traces = []
     for i, (name, values) in enumerate(series.items()):
         ys = _positive(f"series[{name!r}]", values)
         if ys.shape != d.shape:
             raise ValueError(f"series[{name!r}] has {ys.size} values but distance has {d.size}")
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=d,
                 y=ys,
@@ -81,7 +86,7 @@ def decay_figure(
         ys = _positive("bound", values)
         if ys.shape != d.shape:
             raise ValueError(f"bound has {ys.size} values but distance has {d.size}")
-        fig.add_trace(
+        traces.append(
             go.Scatter(
                 x=d,
                 y=ys,
@@ -91,9 +96,12 @@ def decay_figure(
                 hovertemplate="T−t=%{x}<br>%{y:.3g}<extra>" + label + "</extra>",
             )
         )
-    _layout(fig, presenter, title, x_title, y_title)
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    return go.Figure(
+        data=traces,
+        layout=_layout_dict(
+            presenter, title, x_title, y_title, yaxis=dict(type="log", exponentformat="power")
+        ),
+    )
 
 
 def eigen_figure(
@@ -117,8 +125,7 @@ def eigen_figure(
         raise ValueError(f"radius must be positive, got {radius}")
     s = charts.scale(presenter)
     theta = np.linspace(0, 2 * np.pi, 181)
-    fig = go.Figure()
-    fig.add_trace(
+    traces = [
         go.Scatter(
             x=np.cos(theta),
             y=np.sin(theta),
@@ -126,9 +133,7 @@ def eigen_figure(
             mode="lines",
             line=dict(color="#000000", width=s.line),
             hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
+        ),
         go.Scatter(
             x=radius * np.cos(theta),
             y=radius * np.sin(theta),
@@ -136,9 +141,7 @@ def eigen_figure(
             mode="lines",
             line=dict(color=s.palette[1], width=s.line, dash="dash"),
             hoverinfo="skip",
-        )
-    )
-    fig.add_trace(
+        ),
         go.Scatter(
             x=ev.real,
             y=ev.imag,
@@ -147,13 +150,20 @@ def eigen_figure(
             marker=dict(color=s.palette[2], size=s.marker),
             customdata=np.abs(ev),
             hovertemplate="%{x:.3f} %{y:+.3f}i<br>|λ|=%{customdata:.3f}<extra></extra>",
-        )
-    )
-    _layout(fig, presenter, title, x_title, y_title)
+        ),
+    ]
     lim = 1.1 * max(1.0, radius, float(np.max(np.abs(ev))))
-    fig.update_xaxes(range=[-lim, lim], zeroline=True)
-    fig.update_yaxes(range=[-lim, lim], zeroline=True, scaleanchor="x", scaleratio=1)
-    return fig
+    return go.Figure(
+        data=traces,
+        layout=_layout_dict(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(range=[-lim, lim], zeroline=True),
+            yaxis=dict(range=[-lim, lim], zeroline=True, scaleanchor="x", scaleratio=1),
+        ),
+    )
 
 
 def curves_figure(
@@ -172,17 +182,29 @@ def curves_figure(
         raise ValueError("curves is empty; pass {model name: [[step, loss, acc], ...]}")
     if column not in (1, 2):
         raise ValueError(f"column must be 1 (loss) or 2 (accuracy), got {column}")
-    fig = go.Figure()
-    for name, rows in curves.items():
+    palette = charts.scale(presenter).palette
+    traces = []
+    for i, (name, rows) in enumerate(curves.items()):
         arr = np.asarray(rows, dtype=float)
         if arr.ndim != 2 or arr.shape[1] < 3 or arr.shape[0] == 0:
             raise ValueError(f"curve {name!r} must be rows of [step, loss, acc]")
-        fig.add_trace(go.Scatter(x=arr[:, 0], y=arr[:, column], name=str(name), mode="lines"))
-    _recolor(fig, presenter)
-    _layout(fig, presenter, title, x_title, y_title)
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
+        color = palette[(i + 1) % len(palette)]  # rnn, lstm, gru: as on every chart here
+        traces.append(
+            go.Scatter(
+                x=arr[:, 0],
+                y=arr[:, column],
+                name=str(name),
+                mode="lines",
+                line=dict(color=color),
+                marker=dict(color=color),
+            )
+        )
+    return go.Figure(
+        data=traces,
+        layout=_layout_dict(
+            presenter, title, x_title, y_title, yaxis=dict(type="log") if log_y else None
+        ),
+    )
 
 
 def accuracy_figure(
@@ -197,19 +219,62 @@ def accuracy_figure(
     presenter: bool = False,
 ) -> go.Figure:
     """Accuracy against distance, one line per model, with the chance level dotted."""
-    fig = charts.line_chart(
-        distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    xs = np.asarray(distances, dtype=float)
+    if xs.ndim != 1 or xs.size == 0 or not np.all(np.isfinite(xs)):
+        raise ValueError(f"distances must be a finite non-empty 1-D sequence, got {xs.shape}")
+    if not series:
+        raise ValueError("series is empty; pass {name: values} with at least one line")
+    palette = charts.scale(presenter).palette
+    traces = []
+    for i, (name, ys) in enumerate(series.items()):
+        arr = np.asarray(ys, dtype=float)
+        if arr.shape != xs.shape or not np.all(np.isfinite(arr)):
+            raise ValueError(
+                f"series[{name!r}] must hold one finite value per distance, got {arr.shape}"
+            )
+        color = palette[(i + 1) % len(palette)]  # rnn, lstm, gru: as on every chart here
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=arr,
+                name=str(name),
+                mode="lines+markers",
+                line=dict(color=color),
+                marker=dict(color=color),
+            )
+        )
+    return go.Figure(
+        data=traces,
+        layout=_layout_dict(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+            shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
+            annotations=[
+                dict(
+                    text=chance_label,
+                    showarrow=False,
+                    x=1,
+                    xref="x domain",
+                    xanchor="right",
+                    y=chance,
+                    yref="y",
+                    yanchor="top",
+                )
+            ],
+        ),
     )
-    _recolor(fig, presenter)
-    fig.add_hline(
-        y=chance,
-        line=dict(dash="dot", color="#000000", width=charts.scale(presenter).line / 2),
-        annotation_text=chance_label,
-        annotation_position="bottom right",
+
+
+def _hline(y: float, line: dict, presenter: bool) -> dict:
+    """A horizontal line across the plot at ``y`` (what ``add_hline`` draws, built directly:
+    ``add_hline`` re-validates the whole figure)."""
+    width = charts.scale(presenter).line / 2
+    return dict(
+        type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=dict(line, width=width)
     )
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    _layout(fig, presenter, title, x_title, y_title)
-    return fig
 
 
 def influence_strip(
@@ -230,29 +295,33 @@ def influence_strip(
     lo, hi = float(np.floor(logs.min())), float(np.ceil(logs.max()))
     hi = hi if hi > lo else lo + 1
     ticks = np.arange(lo, hi + 1)
-    fig = go.Figure(
-        go.Heatmap(
-            z=[logs],
-            x=labels,
-            y=[""],
-            zmin=lo,
-            zmax=hi,
-            colorscale="Cividis",
-            customdata=[vals],
-            hovertemplate="%{x}<br>%{customdata:.3g}<extra></extra>",
-            colorbar=dict(
-                title=dict(text=colorbar_title, side="right"),
-                tickvals=ticks,
-                ticktext=[f"1e{int(k)}" for k in ticks],
-                thickness=12 if not presenter else 20,
-            ),
-        )
+    return go.Figure(
+        data=[
+            go.Heatmap(
+                z=[logs],
+                x=labels,
+                y=[""],
+                zmin=lo,
+                zmax=hi,
+                colorscale="Cividis",
+                customdata=[vals],
+                hovertemplate="%{x}<br>%{customdata:.3g}<extra></extra>",
+                colorbar=dict(
+                    title=dict(text=colorbar_title, side="right"),
+                    tickvals=ticks,
+                    ticktext=[f"1e{int(k)}" for k in ticks],
+                    thickness=12 if not presenter else 20,
+                ),
+            )
+        ],
+        layout=dict(
+            template=charts.template(presenter),
+            title=dict(text=title),
+            xaxis=dict(type="category", tickangle=-60, showgrid=False, automargin=True),
+            yaxis=dict(showticklabels=False, showgrid=False),
+            height=s.height // 2 + 120,
+        ),
     )
-    fig.update_layout(template=charts.template(presenter), title_text=title)
-    fig.update_xaxes(type="category", tickangle=-60, showgrid=False, automargin=True)
-    fig.update_yaxes(showticklabels=False, showgrid=False)
-    fig.update_layout(height=s.height // 2 + 120)
-    return fig
 
 
 def explosion_figure(
@@ -274,24 +343,44 @@ def explosion_figure(
     if r.shape != g.shape:
         raise ValueError(f"{r.size} radii but {g.size} gradient norms; pass one per radius")
     s = charts.scale(presenter)
-    fig = go.Figure(
-        go.Scatter(
-            x=r,
-            y=g,
-            mode="lines+markers",
-            name=y_title,
-            showlegend=False,
-            line=dict(color=s.palette[2]),
-            hovertemplate="ρ=%{x}<br>%{y:.3g}<extra></extra>",
-        )
+    trace = go.Scatter(
+        x=r,
+        y=g,
+        mode="lines+markers",
+        name=y_title,
+        showlegend=False,
+        line=dict(color=s.palette[2]),
+        hovertemplate="ρ=%{x}<br>%{y:.3g}<extra></extra>",
     )
-    fig.add_hline(
+    chosen_line = dict(
+        type="line",
+        xref="x",
+        x0=chosen,
+        x1=chosen,
+        yref="y domain",
+        y0=0,
+        y1=1,
+        line=dict(color=s.palette[1], width=s.line / 2),
+    )
+    clip_note = dict(
+        text=clip_label,
+        showarrow=False,
+        x=0,
+        xref="x domain",
+        xanchor="left",
         y=clip,
-        line=dict(dash="dot", color="#000000", width=s.line / 2),
-        annotation_text=clip_label,
-        annotation_position="top left",
+        yref="y",
+        yanchor="bottom",
     )
-    fig.add_vline(x=chosen, line=dict(color=s.palette[1], width=s.line / 2))
-    _layout(fig, presenter, title, x_title, y_title)
-    fig.update_yaxes(type="log", exponentformat="power")
-    return fig
+    return go.Figure(
+        data=[trace],
+        layout=_layout_dict(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            yaxis=dict(type="log", exponentformat="power"),
+            shapes=[_hline(clip, dict(dash="dot", color="#000000"), presenter), chosen_line],
+            annotations=[clip_note],
+        ),
+    )
