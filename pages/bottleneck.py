@@ -3,7 +3,6 @@ through one fixed-length vector C, and long sentences no longer fit."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Sequence
 from concurrent.futures import Future
 
@@ -18,7 +17,7 @@ from core.evaluate import decode_ids, score
 from core.figures import bottleneck as figs
 from core.i18n import translate
 from core.translate import InputError, prepare
-from ui import models
+from ui import jobs, models
 
 PLAIN = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
 ATTN = "gru_attention"
@@ -110,26 +109,15 @@ def probe_job(names: tuple[str, ...], n_train: int, n_test: int, length: int) ->
     the page, they run on the second core while parts 1-4 are drawn."""
     loaded = {n: models.get_model(n) for n in names}  # here, in the script thread
     vocab = models.get_vocabs()[0]
-    job: Future = Future()
-
-    def work() -> None:
-        try:
-            job.set_result(_probe_curves(loaded, vocab, n_train, n_test, length))
-        except BaseException as exc:  # handed to whoever waits for the result
-            job.set_exception(exc)
-
-    threading.Thread(target=work, name="bottleneck-probes", daemon=True).start()
-    return job
+    return jobs.in_thread(
+        "bottleneck-probes", _probe_curves, loaded, vocab, n_train, n_test, length
+    )
 
 
 def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> dict:
-    """The probes' results, waiting for :func:`probe_job` if they are not ready yet."""
-    job = probe_job(names, n_train, n_test, length)
-    try:
-        return job.result()
-    except Exception:
-        probe_job.clear()  # a failed run is not kept: the next visit tries again
-        raise
+    """The probes' results, waiting for :func:`probe_job` if they are not ready yet (a
+    failed run is not kept: the next visit tries again)."""
+    return jobs.result_of(probe_job, names, n_train, n_test, length)
 
 
 # --- helpers for display ---------------------------------------------------------------------

@@ -1,7 +1,6 @@
 """RNN gradients (lesson 2.3): through a recurrence the gradient shrinks or grows with
 every step of distance, so far words stop shaping what the network learns."""
 
-import threading
 from concurrent.futures import Future
 
 import numpy as np
@@ -15,6 +14,7 @@ from core.analysis.influence import context_influence
 from core.figures import rnn_gradients as fig
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
+from ui import jobs
 from ui.models import get_manifest, get_model, get_vocabs, require, show_zoo_error
 from ui.params import safe_value
 
@@ -64,30 +64,6 @@ def fresh_curves(radius: float, length: int, drive: float, seed: int) -> dict:
     return out
 
 
-def _in_thread(name: str, fn, *args) -> Future:
-    """``fn(*args)`` started in a thread of its own; its result (or error) in the Future."""
-    job: Future = Future()
-
-    def work() -> None:
-        try:
-            job.set_result(fn(*args))
-        except BaseException as exc:  # handed to whoever waits for the result
-            job.set_exception(exc)
-
-    threading.Thread(target=work, name=name, daemon=True).start()
-    return job
-
-
-def result_of(start, *args):
-    """The result of a job started by ``start(*args)`` (a cached job), waiting for it if
-    needed; a failed job is dropped from the cache, so the next visit tries again."""
-    try:
-        return start(*args).result()
-    except Exception:
-        start.clear()
-        raise
-
-
 def _trained_curves(loaded: dict) -> dict:
     """The decay measured in each trained probe, on the same N_SEQ task sequences. No
     Streamlit call here: it runs in a thread of its own."""
@@ -100,7 +76,7 @@ def trained_job() -> Future:
     """Part 2's measurements, once per server, started at the top of the page so that they
     run on the other core while part 1 is drawn (raises zoo.ZooError, not cached)."""
     loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
-    return _in_thread("rnn-gradients-probes", _trained_curves, loaded)
+    return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -115,7 +91,7 @@ def _sweep(clip: float) -> list[rg.TrainingStep]:
 @st.cache_resource(show_spinner=False)
 def sweep_job(clip: float) -> Future:
     """Part 5's training steps, once per server, in a thread of their own (as trained_job)."""
-    return _in_thread("rnn-gradients-sweep", _sweep, clip)
+    return jobs.in_thread("rnn-gradients-sweep", _sweep, clip)
 
 
 def sci(x: float) -> str:
@@ -243,7 +219,7 @@ st.markdown(t("rnn_gradients.trained.intro"))
 probes_ok = require(*PROBES.values(), vocabs=False)
 if probes_ok:
     with st.spinner(t("rnn_gradients.computing")):
-        trained = result_of(trained_job)
+        trained = jobs.result_of(trained_job)
     dist_t = trained["rnn"]["distance"]
     ui.chart(
         fig.decay_figure(
@@ -451,7 +427,7 @@ def explode_section() -> None:
     )
     ui.params.set_params(big=big)
     with st.spinner(t("rnn_gradients.computing")):
-        sweep = result_of(sweep_job, clip)
+        sweep = jobs.result_of(sweep_job, clip)
     chosen = next(s for s in sweep if abs(s.radius - big) < 1e-9)
     cols = st.columns(4)
     cols[0].metric(t("rnn_gradients.explode.grad"), sci(chosen.grad_norm))

@@ -29,3 +29,9 @@ def test_the_shell_starts_it_after_a_page(monkeypatch, no_manifest):
     monkeypatch.setattr(warmup, "start", lambda *a: calls.append(a))
     at = make_app("pages/home.py", lang="en").run()
     assert not at.exception and calls
+
+
+def test_never_a_module_plotly_peeks_at():
+    # plotly's get_module(..., should_load=False) reads sys.modules directly: a module the
+    # warm-up thread is halfway through importing would be seen half-initialised there
+    assert not {"pandas", "numpy", "PIL", "scipy", "xarray"} & set(warmup.MODULES)

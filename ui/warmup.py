@@ -13,7 +13,9 @@ from __future__ import annotations
 import importlib
 import threading
 
-# Heaviest first: torch (~1.5 s) and what builds on it, then pandas (tables on pages).
+# torch (~1.5 s) and what builds on it. Never pandas (nor numpy, which the first run has
+# imported already): plotly looks them up in sys.modules without importing them, and a
+# half-imported pandas there makes a page's figure raise (found by helper-16).
 MODULES = (
     "torch",
     "core.models.rnn_seq2seq",
@@ -22,7 +24,6 @@ MODULES = (
     "core.models.lm",
     "core.models.probes",
     "core.translate",
-    "pandas",
 )
 
 _lock = threading.Lock()

@@ -1,0 +1,50 @@
+"""Slow, control-independent computations started early and run beside the page.
+
+A page whose later parts need a long computation that no control changes (probes trained
+on the shipped models, a sweep of training steps) starts it at the top, in a thread of its
+own, and only waits for it where its result is drawn: meanwhile the script thread draws the
+earlier parts on the other core. The job is cached once per server (``st.cache_resource``
+returning the Future); a failed job is dropped so that the next visit tries again.
+
+    @st.cache_resource(show_spinner=False)
+    def sweep_job(clip: float) -> Future:
+        return jobs.in_thread("sweep", run_sweep, clip)   # no Streamlit calls in run_sweep
+
+    sweep_job(clip)                                      # at the top of the page
+    ...
+    sweep = jobs.result_of(sweep_job, clip)              # where it is drawn
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future
+from typing import Any
+
+
+def in_thread(name: str, fn: Callable[..., Any], *args: Any) -> Future:
+    """``fn(*args)`` started in a daemon thread; its result (or its error) in the Future.
+
+    ``fn`` must not call Streamlit (the thread has no script context): load models and
+    other cached resources in the script thread and pass them in."""
+    job: Future = Future()
+
+    def work() -> None:
+        try:
+            job.set_result(fn(*args))
+        except BaseException as exc:  # handed to whoever waits for the result
+            job.set_exception(exc)
+
+    threading.Thread(target=work, name=name, daemon=True).start()
+    return job
+
+
+def result_of(start: Any, *args: Any) -> Any:
+    """The result of the cached job ``start(*args)``, waiting for it if needed; a failed job
+    is cleared from ``start``'s cache (and its error raised), so the next visit retries."""
+    try:
+        return start(*args).result()
+    except Exception:
+        start.clear()
+        raise
