@@ -10,11 +10,11 @@ from __future__ import annotations
 import random
 import time
 
-import pandas as pd
 import streamlit as st
 
 import ui
 from core import corpus
+from core import mdtable as md
 from core.analysis import autoregressive as ar
 from core.analysis import ngram
 from core.evaluate import max_output_len
@@ -224,6 +224,11 @@ def marked(tokens: list[str], start: int, current: int | None, sep: str = " ") -
     return sep.join(out) if out else "∅"
 
 
+def show_table(header: list[str], rows: list[list[object]]) -> None:
+    """A small Markdown table: no pandas on the server, no table bundle in the browser."""
+    st.markdown(md.table(header, [[md.escape(cell) for cell in row] for row in rows]))
+
+
 def big(text: str) -> None:
     st.markdown(f"### {text}")
 
@@ -260,6 +265,7 @@ def read_prefix() -> list[str] | None:
         return None
 
 
+@st.fragment  # its controls rerun only this screen
 def lm_part() -> None:
     if not require(LM):
         return
@@ -308,7 +314,10 @@ def lm_part() -> None:
     ui.params.set_params(mode=mode, temp=temp, topk=topk, seed=seed)
     steps = _lm_run(tuple(prefix), mode, round(float(temp), 2), int(topk), int(seed))
     step, play = stepper("step", len(steps))
-    view, record = st.empty(), st.empty()
+    # Placeholders that Play redraws in place; otherwise plain containers, so a rerun
+    # updates the chart instead of replacing the whole block (a remount costs the browser).
+    slot = st.empty if play else st.container
+    view, record = slot(), slot()
 
     def words(s: ar.Step) -> list[str]:
         return en(s.context[1:])
@@ -341,19 +350,14 @@ def lm_part() -> None:
                 + " "
                 + t(k(f"lm.caption.{mode}"), seed=seed)
             )
-        rows = []
-        for i, r in enumerate(steps[:n], 1):
-            rows.append(
-                {
-                    t(k("lm.col.step")): i,
-                    t(k("lm.col.read")): " ".join([BOS_SHOW, *words(r)]),
-                    t(k("lm.col.chose")): en([r.chosen])[0],
-                    t(k("lm.col.p")): f"{r.chosen_prob:.1%}",
-                }
-            )
+        header = [t(k(f"lm.col.{c}")) for c in ("step", "read", "chose", "p")]
+        rows = [
+            [i, " ".join([BOS_SHOW, *words(r)]), en([r.chosen])[0], f"{r.chosen_prob:.1%}"]
+            for i, r in enumerate(steps[:n], 1)
+        ]
         with record.container():
             st.markdown(f"**{t(k('lm.record'))}**")
-            st.table(pd.DataFrame(rows), hide_index=True)
+            show_table(header, rows)
 
     if play:
         for n in range(step, len(steps) + 1):
@@ -403,6 +407,7 @@ def en(ids) -> list[str]:
     return [SPECIAL_SHOW.get(i, sv.tokens[i]) for i in ids]
 
 
+@st.fragment  # its controls rerun only this screen
 def translate_part() -> None:
     name = pick_translator()
     if not require(name):
@@ -412,7 +417,7 @@ def translate_part() -> None:
         return
     dec = _translate(name, tuple(source))
     step, play = stepper("tstep", len(dec.ids))
-    view = st.empty()
+    view = (st.empty if play else st.container)()  # see lm_part
     src_labels = [*source, EOS_SHOW]
 
     def draw(n: int) -> None:
@@ -481,6 +486,7 @@ def alternatives(dec: ar.Decoded, pos: int) -> list[int]:
     return [i for i in step.top_ids if i != step.chosen and i not in (0, 1, 3)]  # no PAD/BOS/UNK
 
 
+@st.fragment  # its controls rerun only this screen
 def wrong_part() -> None:
     name = pick_translator()
     if not require(name):
@@ -587,6 +593,7 @@ def wrong_part() -> None:
     try_this("wrong")
 
 
+@st.fragment  # its controls rerun only this screen
 def cost_part() -> None:
     if not require(LM):
         return
@@ -614,6 +621,7 @@ def cost_part() -> None:
     try_this("cost")
 
 
+@st.fragment  # its controls rerun only this screen
 def ngram_part() -> None:
     if not require(LM):
         return
@@ -671,24 +679,25 @@ def ngram_part() -> None:
     with left:
         st.markdown(f"**{t(k('ngram.model'), n=order)}**")
         big(marked([*prefix, *(shown.get(s.word, s.word) for s in counted)], len(prefix), None))
-        rows = [
-            {
-                t(k("ngram.col.context")): " ".join(shown.get(c, c) for c in s.context) or "∅",
-                t(k("ngram.col.next")): shown.get(s.word, s.word),
-                t(k("ngram.col.count")): f"{s.count} / {s.total}",
-            }
-            for s in counted
-        ]
-        st.table(pd.DataFrame(rows), hide_index=True)
+        show_table(
+            [t(k(f"ngram.col.{c}")) for c in ("context", "next", "count")],
+            [
+                [
+                    " ".join(shown.get(c, c) for c in s.context) or "∅",
+                    shown.get(s.word, s.word),
+                    f"{s.count} / {s.total}",
+                ]
+                for s in counted
+            ],
+        )
     with right:
         st.markdown(f"**{t(k('ngram.neural'), model=LM)}**")
         lm_words = en([s.chosen for s in neural])
         big(marked([*prefix, *lm_words], len(prefix), None))
-        rows = [
-            {t(k("ngram.col.next")): w, t(k("lm.col.p")): f"{s.chosen_prob:.1%}"}
-            for w, s in zip(lm_words, neural)
-        ]
-        st.table(pd.DataFrame(rows), hide_index=True)
+        show_table(
+            [t(k("ngram.col.next")), t(k("lm.col.p"))],
+            [[w, f"{s.chosen_prob:.1%}"] for w, s in zip(lm_words, neural)],
+        )
     params = get_manifest().get("models", {}).get(LM, {}).get("params")
     st.caption(
         t(

@@ -38,105 +38,120 @@ def measured_field(src_ids: tuple[int, ...], position: int):
     return rf.gradient_field(get_model("cnn_s2s"), src_ids, position)
 
 
-# --- controls ----------------------------------------------------------------------------
-lang = ui.current_lang()
-kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
-text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
-depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
-kernel = ui.params.get_choice("k", KERNELS, default=3)
-dilated = ui.params.get_bool("dil", default=False)
+FULL = "cnn_rf_full"  # set by a control whose value the measured section reads too
 
-with ui.secondary():
-    kind, text = word_pair.sentence_controls(
-        P, kind, text, key="cnn_rf", clear=("a", "b", "pos", "mpos")
-    )
-    c1, c2 = st.columns(2)
-    with c1:
-        kernel = st.select_slider(
-            t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+
+def _full_rerun_on_change(name: str, key: str) -> None:
+    """Write a widget to the URL and ask the fragment below for a full rerun."""
+    st.query_params[name] = str(st.session_state[key])
+    st.session_state[FULL] = True
+
+
+# --- controls and 1. the formula -----------------------------------------------------------
+@st.fragment  # kernel, dilation, depth and the pair rerun only this part
+def window_section() -> tuple[str, tuple[str, ...], str, int]:
+    """The controls and the formula's windows. The sentence and the position are read by
+    the measured section too: changing them reruns the page. Returns (sentence kind,
+    tokens, problem code, position) on a full run."""
+    if st.session_state.pop(FULL, False):
+        st.rerun()
+    lang = ui.current_lang()
+    kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
+    text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
+    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
+    kernel = ui.params.get_choice("k", KERNELS, default=3)
+    dilated = ui.params.get_bool("dil", default=False)
+
+    with ui.secondary():
+        kind, text = word_pair.sentence_controls(
+            P, kind, text, key="cnn_rf", clear=("a", "b", "pos", "mpos"), flag=FULL
         )
-    with c2:
-        dilated = st.toggle(
-            t(P + "dilation"),
-            help=t(P + "dilation_help"),
-            **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
+        c1, c2 = st.columns(2)
+        with c1:
+            kernel = st.select_slider(
+                t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+            )
+        with c2:
+            dilated = st.toggle(
+                t(P + "dilation"),
+                help=t(P + "dilation_help"),
+                **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
+            )
+
+    tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
+    n = len(tokens)
+    word_label = word_pair.word_labeler(tokens)
+    a = ui.params.get_int("a", 0, n - 1, default=pair[0])
+    b = ui.params.get_int("b", 0, n - 1, default=pair[1])
+    # By default follow the node where the pair's two paths meet (the lesson's top window, C1).
+    meet = rf.meeting_path(a, b, kernel, base=2 if dilated else 1)
+    pos = ui.params.get_int("pos", 0, n - 1, default=meet[0][-1] if meet else (a + b) // 2)
+
+    col_depth, col_pos = st.columns(2)
+    with col_depth:
+        depth = st.slider(
+            t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
         )
+    with col_pos:
+        kw = ui.params.bound("pos", pos, key="cnn_rf_pos")
+        kw.update(on_change=_full_rerun_on_change, args=("pos", "cnn_rf_pos"))
+        pos = st.selectbox(t(P + "position"), range(n), format_func=word_label, **kw)
+    with ui.secondary():
+        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
+    ui.params.set_params(sent=kind, depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
+    if kind == "own":
+        ui.params.set_params(text=text)
 
-tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
-n = len(tokens)
-word_label = word_pair.word_labeler(tokens)
-a = ui.params.get_int("a", 0, n - 1, default=pair[0])
-b = ui.params.get_int("b", 0, n - 1, default=pair[1])
-# By default follow the node where the pair's two paths meet (the lesson's top window, C1).
-meet = rf.meeting_path(a, b, kernel, base=2 if dilated else 1)
-pos = ui.params.get_int("pos", 0, n - 1, default=meet[0][-1] if meet else (a + b) // 2)
+    st.header(t(P + "theory.header"))
+    base = 2 if dilated else 1
+    wins = rf.windows(pos, depth, kernel, n, base=base)
+    shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
+    formula = rf.FORMULAS[base]
+    field_now = rf.theoretical_field(depth, kernel, base)
 
-col_depth, col_pos = st.columns(2)
-with col_depth:
-    depth = st.slider(
-        t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+    m1, m2, m3 = st.columns(3)
+    m1.metric(t(P + "metric.field", depth=depth), t(P + "metric.words", n=field_now))
+    m2.metric(
+        t(P + "metric.shared"),
+        t(P + "metric.layer", layer=shared) if shared is not None else t(P + "metric.never"),
     )
-with col_pos:
-    pos = st.selectbox(
-        t(P + "position"),
-        range(n),
-        format_func=word_label,
-        **ui.params.bound("pos", pos, key="cnn_rf_pos"),
+    m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=abs(a - b)))
+
+    fig = figs.window_figure(
+        tokens,
+        wins,
+        (a, b),
+        title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
+        x_title=t(P + "theory.x"),
+        y_title=t(P + "theory.y"),
+        hover=t(P + "theory.hover"),
+        pair_label=t(P + "theory.pair"),
+        presenter=present,
     )
-with ui.secondary():
-    a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
-ui.params.set_params(sent=kind, depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
-if kind == "own":
-    ui.params.set_params(text=text)
+    ui.chart(fig, key="cnn_rf_windows")
+    st.caption(t(P + "theory.caption", formula=formula, k=kernel, field=field_now, depth=depth))
+    if shared is None:
+        st.markdown(t(P + "theory.never", gap=abs(a - b), max=MAX_DEPTH))
+    elif shared <= depth:
+        st.markdown(t(P + "theory.shared_yes", layer=shared, gap=abs(a - b)))
+    else:
+        st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=abs(a - b)))
+    st.markdown(t(P + "theory.indirect"))
+    return kind, tokens, problem, pos
 
-# --- 1. the formula ------------------------------------------------------------------------
-st.header(t(P + "theory.header"))
-base = 2 if dilated else 1
-wins = rf.windows(pos, depth, kernel, n, base=base)
-shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
-formula = rf.FORMULAS[base]
-field_now = rf.theoretical_field(depth, kernel, base)
-
-m1, m2, m3 = st.columns(3)
-m1.metric(t(P + "metric.field", depth=depth), t(P + "metric.words", n=field_now))
-m2.metric(
-    t(P + "metric.shared"),
-    t(P + "metric.layer", layer=shared) if shared is not None else t(P + "metric.never"),
-)
-m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=abs(a - b)))
-
-fig = figs.window_figure(
-    tokens,
-    wins,
-    (a, b),
-    title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
-    x_title=t(P + "theory.x"),
-    y_title=t(P + "theory.y"),
-    hover=t(P + "theory.hover"),
-    pair_label=t(P + "theory.pair"),
-    presenter=present,
-)
-ui.chart(fig, key="cnn_rf_windows")
-st.caption(t(P + "theory.caption", formula=formula, k=kernel, field=field_now, depth=depth))
-if shared is None:
-    st.markdown(t(P + "theory.never", gap=abs(a - b), max=MAX_DEPTH))
-elif shared <= depth:
-    st.markdown(t(P + "theory.shared_yes", layer=shared, gap=abs(a - b)))
-else:
-    st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=abs(a - b)))
-st.markdown(t(P + "theory.indirect"))
 
 # --- 2. the measurement --------------------------------------------------------------------
-st.header(t(P + "measured.header"))
-model_ok = True
-try:
-    sv, _ = get_vocabs()
-    model = get_model("cnn_s2s")
-except zoo.ZooError as err:
-    show_zoo_error(err)
-    model_ok = False
+@st.fragment  # the measured position of a translated sentence reruns only this part
+def measured_section(kind: str, tokens: tuple[str, ...], problem: str, pos: int) -> None:
+    """Gradients of the shipped ``cnn_s2s`` encoder at one position, next to the formula."""
+    st.header(t(P + "measured.header"))
+    try:
+        sv, _ = get_vocabs()
+        model = get_model("cnn_s2s")
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+        return
 
-if model_ok:
     en_tokens: tuple[str, ...] | None = None
     if kind == "en":
         en_tokens = tokens
@@ -221,6 +236,9 @@ if model_ok:
             theo=theo[-1],
         )
     )
+
+
+measured_section(*window_section())
 
 # --- 3. the probes -------------------------------------------------------------------------
 st.header(t(P + "probes.header"))

@@ -7,10 +7,10 @@
 """
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 import ui
+from core import mdtable as md
 from core import zoo
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
@@ -39,88 +39,108 @@ def arch_names() -> dict[str, str]:
     return {a: t(P + f"arch.{a}") for a in pl.ARCHITECTURES}
 
 
-# --- 1. Table 1 ----------------------------------------------------------------------------
-st.header(t(P + "table.header"))
-st.markdown(t(P + "table.intro"))
-n = ui.params.get_int("n", 2, N_MAX, default=50)
-d = ui.params.get_choice("d", D_CHOICES, default=512)
-k = ui.params.get_int("k", 2, K_MAX, default=3)
-metric = ui.params.get_choice("metric", pl.METRICS, default="path")
+K_CHANGED = "path_k_changed"  # set by the k slider: the pair section needs k too
 
-c1, c2 = st.columns(2)
-with c1:
-    n = st.slider(t(P + "n"), 2, N_MAX, **ui.params.bound("n", n, key="path_n"))
-with c2:
-    metric = st.segmented_control(
-        t(P + "metric"),
-        pl.METRICS,
-        format_func=ui.labeler(P + "metric."),
-        required=True,
-        **ui.params.bound("metric", metric, key="path_metric"),
-    )
-with ui.secondary():
+
+def _k_changed() -> None:
+    """k is read by both sections: write it to the URL and ask for a full rerun."""
+    st.query_params["k"] = str(st.session_state["path_k"])
+    st.session_state[K_CHANGED] = True
+
+
+# --- 1. Table 1 ----------------------------------------------------------------------------
+@st.fragment  # n, the metric and d rerun only this section; k reruns the page (see below)
+def table_section() -> int:
+    """Table 1 for the n, d, k in the link and its chart; returns k (on a full run)."""
+    if st.session_state.pop(K_CHANGED, False):
+        st.rerun()  # the pair section below draws its paths with k
+    n = ui.params.get_int("n", 2, N_MAX, default=50)
+    d = ui.params.get_choice("d", D_CHOICES, default=512)
+    k = ui.params.get_int("k", 2, K_MAX, default=3)
+    metric = ui.params.get_choice("metric", pl.METRICS, default="path")
+
     c1, c2 = st.columns(2)
     with c1:
-        d = st.select_slider(t(P + "d"), D_CHOICES, **ui.params.bound("d", d, key="path_d"))
+        n = st.slider(t(P + "n"), 2, N_MAX, **ui.params.bound("n", n, key="path_n"))
     with c2:
-        k = st.slider(t(P + "k"), 2, K_MAX, **ui.params.bound("k", k, key="path_k"))
-ui.params.set_params(n=n, d=d, k=k, metric=metric)
+        metric = st.segmented_control(
+            t(P + "metric"),
+            pl.METRICS,
+            format_func=ui.labeler(P + "metric."),
+            required=True,
+            **ui.params.bound("metric", metric, key="path_metric"),
+        )
+    with ui.secondary():
+        c1, c2 = st.columns(2)
+        with c1:
+            d = st.select_slider(t(P + "d"), D_CHOICES, **ui.params.bound("d", d, key="path_d"))
+        with c2:
+            kw = ui.params.bound("k", k, key="path_k")
+            kw.update(on_change=_k_changed, args=())
+            k = st.slider(t(P + "k"), 2, K_MAX, **kw)
+    ui.params.set_params(n=n, d=d, k=k, metric=metric)
 
-names = arch_names()
-table = pl.costs(n, d, k)
-rows = []
-for arch in pl.ARCHITECTURES:
-    row = {t(P + "col.layer"): names[arch]}
-    for m in ("complexity", "sequential", "path"):
-        row[t(P + f"col.{m}")] = f"{pl.BIG_O[arch][m]} = {table[arch][m]:,}"
-    rows.append(row)
-st.table(pd.DataFrame(rows), hide_index=True)
-st.caption(t(P + "table.caption", n=n, d=d, k=k))
+    names = arch_names()
+    table = pl.costs(n, d, k)
+    cols = ("complexity", "sequential", "path")
+    rows = [
+        [md.escape(names[arch])]
+        + [md.escape(f"{pl.BIG_O[arch][m]} = {table[arch][m]:,}") for m in cols]
+        for arch in pl.ARCHITECTURES
+    ]
+    # a Markdown table: no pandas on the server, no table bundle in the browser
+    st.markdown(md.table([t(P + "col.layer"), *(t(P + f"col.{m}") for m in cols)], rows))
+    st.caption(t(P + "table.caption", n=n, d=d, k=k))
 
-ns, curves = table_curves(max(64, min(N_MAX, 4 * n)), d, k)
-ui.chart(
-    figs.table_chart(
-        ns,
-        {names[a]: curves[metric][a] for a in pl.ARCHITECTURES},
-        current_n=n,
-        current_label=t(P + "chart.current", n=n),
-        title=t(P + f"chart.title.{metric}", d=d, k=k),
-        x_title=t(P + "chart.x"),
-        y_title=t(P + f"chart.y.{metric}"),
-        log_y=metric == "complexity",
-        presenter=present,
-    ),
-    key="path_table_chart",
-)
-if metric == "complexity":
-    cheaper = t(P + "cheaper.yes") if n < d else t(P + "cheaper.no")
-    st.caption(t(P + "chart.caption.complexity", d=d, n=n, cheaper=cheaper))
-else:
-    st.caption(t(P + f"chart.caption.{metric}", k=k))
+    ns, curves = table_curves(max(64, min(N_MAX, 4 * n)), d, k)
+    ui.chart(
+        figs.table_chart(
+            ns,
+            {names[a]: curves[metric][a] for a in pl.ARCHITECTURES},
+            current_n=n,
+            current_label=t(P + "chart.current", n=n),
+            title=t(P + f"chart.title.{metric}", d=d, k=k),
+            x_title=t(P + "chart.x"),
+            y_title=t(P + f"chart.y.{metric}"),
+            log_y=metric == "complexity",
+            presenter=present,
+        ),
+        key="path_table_chart",
+    )
+    if metric == "complexity":
+        cheaper = t(P + "cheaper.yes") if n < d else t(P + "cheaper.no")
+        st.caption(t(P + "chart.caption.complexity", d=d, n=n, cheaper=cheaper))
+    else:
+        st.caption(t(P + f"chart.caption.{metric}", k=k))
+    return k
+
 
 # --- 2. Two words, four paths --------------------------------------------------------------
-st.header(t(P + "pair.header"))
-lang = ui.current_lang()
-kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
-text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
-with ui.secondary():
-    kind, text = word_pair.sentence_controls(P, kind, text, key="path", clear=("a", "b"))
-tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
-count = len(tokens)
-if count < 2:
-    st.warning(t(P + "own_short"), icon=":material/edit_off:")
-    tokens, pair, _ = word_pair.sentence("zh", "")
+@st.fragment  # the sentence and the two words rerun only this section
+def pair_section(k: int) -> None:
+    """The paths between two words of a sentence in each architecture, for kernel ``k``."""
+    lang = ui.current_lang()
+    kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
+    text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
+    with ui.secondary():
+        kind, text = word_pair.sentence_controls(P, kind, text, key="path", clear=("a", "b"))
+    tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
     count = len(tokens)
-a = ui.params.get_int("a", 0, count - 1, default=pair[0])
-b = ui.params.get_int("b", 0, count - 1, default=pair[1])
-a, b = word_pair.pair_selects(P, tokens, a, b, key="path")
-ui.params.set_params(sent=kind, a=a, b=b)
-if kind == "own":
-    ui.params.set_params(text=text)
+    if count < 2:
+        st.warning(t(P + "own_short"), icon=":material/edit_off:")
+        tokens, pair, _ = word_pair.sentence("zh", "")
+        count = len(tokens)
+    a = ui.params.get_int("a", 0, count - 1, default=pair[0])
+    b = ui.params.get_int("b", 0, count - 1, default=pair[1])
+    a, b = word_pair.pair_selects(P, tokens, a, b, key="path")
+    ui.params.set_params(sent=kind, a=a, b=b)
+    if kind == "own":
+        ui.params.set_params(text=text)
 
-if a == b:
-    st.info(t(P + "same_word"), icon=":material/info:")
-else:
+    if a == b:
+        st.info(t(P + "same_word"), icon=":material/info:")
+        return
+    names = arch_names()
     steps = pl.pair_steps(a, b, k)
     paths = pl.pair_paths(a, b, k)
     cols = st.columns(len(pl.ARCHITECTURES))
@@ -140,6 +160,13 @@ else:
         key="path_pair_chart",
     )
     st.caption(t(P + "pair.caption", gap=abs(a - b), k=k))
+
+
+st.header(t(P + "table.header"))  # headers outside the fragments: sent once per page run
+st.markdown(t(P + "table.intro"))
+k = table_section()
+st.header(t(P + "pair.header"))
+pair_section(k)
 
 # --- 3. The probes ---------------------------------------------------------------------------
 st.header(t(P + "probes.header"))

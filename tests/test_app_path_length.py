@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 import json
+import re
 
 import numpy as np
 import pytest
@@ -14,6 +15,20 @@ from tests.conftest import make_app
 from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
+
+
+def md_tables(at) -> list[list[list[str]]]:
+    """The Markdown tables of the main area, each as rows of unescaped cells (header first)."""
+    out = []
+    for m in at.main.markdown:
+        lines = str(m.value).splitlines()
+        if len(lines) < 2 or not lines[0].startswith("| ") or not set(lines[1]) <= set("|:-"):
+            continue
+        rows = [lines[0], *lines[2:]]
+        out.append(
+            [[re.sub(r"\\(.)", r"\1", c.strip()) for c in r.strip("| ").split(" | ")] for r in rows]
+        )
+    return out
 
 
 def _chart(at, key: str) -> dict:
@@ -40,16 +55,18 @@ def test_three_charts_and_the_table(fake_zoo):  # noqa: F811
     keys = [el.proto.id for el in at.get("plotly_chart")]
     for key in ("path_table_chart", "path_pair_chart", "path_probes_chart"):
         assert any(key in k for k in keys), keys
-    df = at.table[0].value
-    assert list(df.iloc[:, 0]) == [
+    assert not at.table  # a Markdown table: no pandas, no table bundle
+    rows = md_tables(at)[0][1:]
+    assert [r[0] for r in rows] == [
         "Self-attention",
         "Recurrent",
         "Convolution",
         "Dilated convolution",
     ]
     # n = 50, k = 3: recurrent 49 hops, convolution 25 layers, dilated ceil(log3 50) = 4
-    assert df.iloc[1, 3] == "O(n) = 49" and df.iloc[2, 3] == "O(n/k) = 25"
-    assert df.iloc[3, 3] == "O(log_k(n)) = 4" and df.iloc[0, 3] == "O(1) = 1"
+    assert rows[1][3] == "O(n) = 49" and rows[2][3] == "O(n/k) = 25"
+    assert rows[3][3] == "O(log_k(n)) = 4" and rows[0][3] == "O(1) = 1"
+    assert rows[0][1] == "O(n²·d) = 1,280,000"  # 50² · 512
 
 
 def test_table_sliders_change_the_numbers_and_the_url(fake_zoo):  # noqa: F811
@@ -57,7 +74,7 @@ def test_table_sliders_change_the_numbers_and_the_url(fake_zoo):  # noqa: F811
     at.slider(key="path_n").set_value(200).run()
     at.slider(key="path_k").set_value(5).run()
     assert at.query_params["n"] == "200" and at.query_params["k"] == "5"
-    assert at.table[0].value.iloc[2, 3] == f"O(n/k) = {pl.costs(200, 512, 5)['conv']['path']}"
+    assert md_tables(at)[0][3][3] == f"O(n/k) = {pl.costs(200, 512, 5)['conv']['path']}"
     at.segmented_control(key="path_metric").set_value("complexity").run()
     fig = _chart(at, "path_table_chart")
     assert fig["layout"]["yaxis"]["type"] == "log"
@@ -74,7 +91,7 @@ def test_pair_steps_for_the_lessons_words(fake_zoo):  # noqa: F811
     # 秋蝉 (0) and 它们 (26), k = 3: 1 step, 26 steps, 13 layers, 3 dilated layers
     assert _metrics(at) == ["1", "26", "13", "3"]
     fig = _chart(at, "path_pair_chart")
-    assert fig["layout"]["xaxis4"]["ticktext"][0] == "秋蝉"
+    assert fig["layout"]["xaxis"]["ticktext"][0] == "秋蝉"
 
 
 def test_pair_deep_link_and_change(fake_zoo):  # noqa: F811
@@ -120,7 +137,7 @@ def test_own_text_is_plain_and_capped(fake_zoo):  # noqa: F811
     assert any(str(rf.MAX_TOKENS) in i.value for i in at.info)
     assert not any("<img" in str(m.value) for m in at.main.markdown)
     fig = _chart(at, "path_pair_chart")
-    assert len(fig["layout"]["xaxis4"]["ticktext"]) == rf.MAX_TOKENS
+    assert len(fig["layout"]["xaxis"]["ticktext"]) == rf.MAX_TOKENS
 
 
 def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811

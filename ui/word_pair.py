@@ -42,22 +42,32 @@ def sentence(kind: str, text: str) -> tuple[tuple[str, ...], tuple[int, int], st
     return rf.choose_sentence(kind, text)
 
 
-def _write_and_clear(name: str, key: str, clear: Sequence[str]) -> None:
+def _write_and_clear(name: str, key: str, clear: Sequence[str], flag: str | None = None) -> None:
     """A new sentence: its own default pair (stale word positions would mislead)."""
     st.query_params[name] = st.session_state[key]
     for stale in clear:
         if stale in st.query_params:
             del st.query_params[stale]
+    if flag:
+        st.session_state[flag] = True
 
 
 def sentence_controls(
-    prefix: str, kind: str, text: str, *, key: str, clear: Sequence[str]
+    prefix: str,
+    kind: str,
+    text: str,
+    *,
+    key: str,
+    clear: Sequence[str],
+    flag: str | None = None,
 ) -> tuple[str, str]:
     """The sentence choice and, for an own sentence, its text box (widget keys
     ``{key}_sent`` and ``{key}_text``). Changing either removes the URL parameters
-    ``clear``. Returns the (kind, text) shown."""
+    ``clear`` and, if given, sets ``st.session_state[flag]`` (a fragment that shows these
+    controls but is not the only reader of the sentence reruns the page when it finds it
+    set). Returns the (kind, text) shown."""
     kw = params.bound("sent", kind, key=f"{key}_sent")
-    kw.update(on_change=_write_and_clear, args=("sent", f"{key}_sent", tuple(clear)))
+    kw.update(on_change=_write_and_clear, args=("sent", f"{key}_sent", tuple(clear), flag))
     kind = st.segmented_control(
         t(prefix + "sentence"),
         rf.SENTENCE_KINDS,
@@ -67,7 +77,7 @@ def sentence_controls(
     )
     if kind == "own":
         kw = params.bound("text", text, key=f"{key}_text")
-        kw.update(on_change=_write_and_clear, args=("text", f"{key}_text", tuple(clear)))
+        kw.update(on_change=_write_and_clear, args=("text", f"{key}_text", tuple(clear), flag))
         text = st.text_input(
             t(prefix + "own_text"),
             max_chars=MAX_CHARS,
