@@ -52,6 +52,10 @@ WHY: dict[str, tuple[str, ...]] = {
 # Non-colour marks (projector, print-outs, colour-blind viewers).
 SYMBOLS = {A.OK: " ✓", A.WRONG: " ✗", A.EXTRA: " +"}
 BACKGROUND = {A.OK: "green", A.WRONG: "red", A.EXTRA: "orange", None: "gray"}
+# Session keys: set while the whole page runs (a fragment tells a full run from its own
+# rerun by it), and whether the evidence section last drew its charts.
+FULL_RUN = "arena_full_run"
+EVIDENCE_SHOWN = "arena_evidence_shown"
 
 
 # --- cached computation --------------------------------------------------------------------
@@ -126,109 +130,79 @@ source = st.segmented_control(
 )
 ui.params.set_params(input=source)
 
-reference: corpus.Pair | None = None
-tokens: list[str] | None = None
-raw_text = ""
-if source == "lesson":
-    idx = ui.params.get_int("lesson", 0, len(LESSON_LABELS) - 1, DEFAULT_LESSON)
-    idx = st.selectbox(
-        t("arena.input.lesson"),
-        range(len(LESSON_LABELS)),
-        format_func=LESSON_LABELS.__getitem__,
-        **ui.params.bound("lesson", idx, key="arena_lesson"),
-    )
-    ui.params.set_params(lesson=idx)
-    reference = corpus.LESSON_PAIRS[idx]
-    raw_text = LESSON_LABELS[idx]
-    st.caption(t("arena.input.lesson_note"))
-elif source == "grammar":
-    length = ui.params.get_int("len", 1, corpus.MAX_LEN, 30)
-    seed = ui.params.get_int("seed", 0, MAX_SEED, 1)
 
-    def _draw() -> None:
-        # a new sentence of the same length; the URL keeps the seed, so the link reproduces it
-        st.query_params["seed"] = str(random.randint(0, MAX_SEED))
+def _draw() -> None:
+    # a new sentence of the same length; the URL keeps the seed, so the link reproduces it
+    st.query_params["seed"] = str(random.randint(0, MAX_SEED))
 
-    c1, c2, c3 = st.columns([3, 2, 2], vertical_alignment="bottom")
-    with c1:
-        length = st.slider(
-            t("arena.input.length"),
-            1,
-            corpus.MAX_LEN,
-            **ui.params.bound("len", length, key="arena_len"),
+
+def pick_sentence(source: str) -> tuple[list[str] | None, corpus.Pair | None]:
+    """The sentence's controls for ``source``: its tokens (``None`` with a message when it
+    cannot be translated) and its reference pair when there is one."""
+    reference: corpus.Pair | None = None
+    tokens: list[str] | None = None
+    raw_text = ""
+    if source == "lesson":
+        idx = ui.params.get_int("lesson", 0, len(LESSON_LABELS) - 1, DEFAULT_LESSON)
+        idx = st.selectbox(
+            t("arena.input.lesson"),
+            range(len(LESSON_LABELS)),
+            format_func=LESSON_LABELS.__getitem__,
+            **ui.params.bound("lesson", idx, key="arena_lesson"),
         )
-    with c2:
-        seed = st.number_input(
-            t("arena.input.seed"),
-            0,
-            MAX_SEED,
-            step=1,
-            help=t("arena.input.seed_help"),
-            **ui.params.bound("seed", seed, key="arena_seed"),
-        )
-    with c3:
-        st.button(t("arena.input.draw"), on_click=_draw, icon=":material/casino:")
-    ui.params.set_params(len=length, seed=seed)
-    reference = _grammar(int(seed), int(length))
-    raw_text = " ".join(reference.src)
-    st.caption(t("arena.input.grammar_note"))
-else:
-    raw_text, tokens = ui.inputs.sentence_input(
-        t("arena.input.text"),
-        param="text",
-        default=DEFAULT_TEXT,
-        key="arena_text",
-        src_vocab=src_vocab,
-        help=t("arena.input.text_help"),
-    )
-if source != "typed":
-    # lesson and grammar sentences go through the same check (a word missing from the
-    # training vocabulary would be named, not silently turned into <unk>)
-    tokens = ui.inputs.check(raw_text, src_vocab)
-if tokens is not None and source == "typed":
-    reference = A.find_reference(tokens)
-
-if tokens is not None:
-    st.markdown(t("arena.input.source_line", text=" ".join(tokens), n=len(tokens)))
-    if reference is not None:
-        st.markdown(t("arena.input.reference", text=detokenize_zh(reference.tgt)))
-        st.caption(t("arena.input.reference_note"))
+        ui.params.set_params(lesson=idx)
+        reference = corpus.LESSON_PAIRS[idx]
+        raw_text = LESSON_LABELS[idx]
+        st.caption(t("arena.input.lesson_note"))
+    elif source == "grammar":
+        length = ui.params.get_int("len", 1, corpus.MAX_LEN, 30)
+        seed = ui.params.get_int("seed", 0, MAX_SEED, 1)
+        c1, c2, c3 = st.columns([3, 2, 2], vertical_alignment="bottom")
+        with c1:
+            length = st.slider(
+                t("arena.input.length"),
+                1,
+                corpus.MAX_LEN,
+                **ui.params.bound("len", length, key="arena_len"),
+            )
+        with c2:
+            seed = st.number_input(
+                t("arena.input.seed"),
+                0,
+                MAX_SEED,
+                step=1,
+                help=t("arena.input.seed_help"),
+                **ui.params.bound("seed", seed, key="arena_seed"),
+            )
+        with c3:
+            st.button(t("arena.input.draw"), on_click=_draw, icon=":material/casino:")
+        ui.params.set_params(len=length, seed=seed)
+        reference = _grammar(int(seed), int(length))
+        raw_text = " ".join(reference.src)
+        st.caption(t("arena.input.grammar_note"))
     else:
-        st.info(t("arena.input.no_reference"), icon=":material/help:")
-
-# --- mode: everything at once, or predict then reveal -------------------------------------
-
-mode = ui.params.get_choice("mode", MODES, default="show")
-n_models = len(available)
-revealed_url = ui.params.get_int("reveal", 0, len(MODELS), 0)
-c1, c2 = st.columns(2, vertical_alignment="bottom")
-with c1:
-    mode = st.segmented_control(
-        t("arena.mode"),
-        MODES,
-        format_func=ui.labeler("arena.mode."),
-        required=True,
-        help=t("arena.mode_help"),
-        **ui.params.bound("mode", mode, key="arena_mode"),
-    )
-with c2 if not present else ui.secondary():
-    view = ui.params.get_choice("view", VIEWS, default="edit")
-    view = st.segmented_control(
-        t("arena.view"),
-        VIEWS,
-        format_func=ui.labeler("arena.view."),
-        required=True,
-        help=t("arena.view_help"),
-        **ui.params.bound("view", view, key="arena_view"),
-    )
-
-# A new sentence in predict mode hides every output again.
-signature = (source, tuple(tokens or ()))
-if st.session_state.get("arena_signature") not in (None, signature) and mode == "predict":
-    revealed_url = 0
-st.session_state["arena_signature"] = signature
-revealed = n_models if mode == "show" else min(revealed_url, n_models)
-st.session_state["arena_reveal"] = revealed
+        raw_text, tokens = ui.inputs.sentence_input(
+            t("arena.input.text"),
+            param="text",
+            default=DEFAULT_TEXT,
+            key="arena_text",
+            src_vocab=src_vocab,
+            help=t("arena.input.text_help"),
+        )
+    if source != "typed":
+        # lesson and grammar sentences go through the same check (a word missing from the
+        # training vocabulary would be named, not silently turned into <unk>)
+        tokens = ui.inputs.check(raw_text, src_vocab)
+    if tokens is not None and source == "typed":
+        reference = A.find_reference(tokens)
+    if tokens is not None:
+        st.markdown(t("arena.input.source_line", text=" ".join(tokens), n=len(tokens)))
+        if reference is not None:
+            st.markdown(t("arena.input.reference", text=detokenize_zh(reference.tgt)))
+            st.caption(t("arena.input.reference_note"))
+        else:
+            st.info(t("arena.input.no_reference"), icon=":material/help:")
+    return tokens, reference
 
 
 def _set_reveal(k: int) -> None:
@@ -236,36 +210,8 @@ def _set_reveal(k: int) -> None:
     st.query_params["reveal"] = str(k)
 
 
-if mode == "predict":
-    with st.container(horizontal=True, vertical_alignment="center"):
-        st.button(
-            t("arena.reveal_next"),
-            on_click=_set_reveal,
-            args=(min(revealed + 1, n_models),),
-            disabled=revealed >= n_models,
-            type="primary",
-            icon=":material/visibility:",
-        )
-        st.button(
-            t("arena.hide_all"),
-            on_click=_set_reveal,
-            args=(0,),
-            disabled=revealed == 0,
-            icon=":material/visibility_off:",
-        )
-        st.caption(t("arena.predict_note", shown=revealed, total=n_models))
-ui.params.set_params(mode=mode, view=view, reveal=revealed if mode == "predict" else 0)
-
-# --- the models on this sentence -----------------------------------------------------------
-
-if tokens is None:
-    st.stop()
-
-key = tuple(tokens)
-outputs = {name: _translate(name, key) for name in available}
-nonce = int(st.session_state.get("arena_measure", 0))
-with st.spinner(t("arena.latency.measuring")):
-    latency = {name: _latency(name, key, nonce) for name in available}
+def _remeasure() -> None:
+    st.session_state["arena_measure"] = int(st.session_state.get("arena_measure", 0)) + 1
 
 
 def _entry(name: str) -> dict:
@@ -300,148 +246,232 @@ def _strip(out: tuple[str, ...], marks: tuple[str, ...] | None) -> str:
     return " ".join(cells)
 
 
-st.header(t("arena.results.header"))
-if reference is not None:
-    st.caption(t(f"arena.legend.{view}"))
-rows = []
-grid_models, grid_tokens, grid_probs, grid_marks = [], [], [], []
-for i, name in enumerate(available):
-    out, probs = outputs[name]
-    verdict = None
-    scores = None
+def _why_links(name: str) -> None:
+    st.caption(_why_text(name))
+    for slug in WHY[name]:
+        spec = page_spec(slug)
+        if spec is not None and is_built(slug):
+            ui.page_link(
+                spec.path,
+                label=t(f"page.{slug}.title"),
+                icon=":material/arrow_forward:",
+                query_params={"lang": lang, "present": int(present)},
+            )
+        else:
+            st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
+
+
+@st.fragment  # the sentence and its controls rerun this section only, not the evidence
+def sentence_section(source: str) -> None:
+    """The sentence, the mode, every model's output on it, the confidence grid and the table.
+
+    The held-out evidence below is hidden in predict mode until every model is revealed: when
+    a change here flips that, the whole page reruns."""
+    tokens, reference = pick_sentence(source)
+
+    # --- mode: everything at once, or predict then reveal ---------------------------------
+    mode = ui.params.get_choice("mode", MODES, default="show")
+    n_models = len(available)
+    revealed_url = ui.params.get_int("reveal", 0, len(MODELS), 0)
+    c1, c2 = st.columns(2, vertical_alignment="bottom")
+    with c1:
+        mode = st.segmented_control(
+            t("arena.mode"),
+            MODES,
+            format_func=ui.labeler("arena.mode."),
+            required=True,
+            help=t("arena.mode_help"),
+            **ui.params.bound("mode", mode, key="arena_mode"),
+        )
+    with c2 if not present else ui.secondary():
+        view = ui.params.get_choice("view", VIEWS, default="edit")
+        view = st.segmented_control(
+            t("arena.view"),
+            VIEWS,
+            format_func=ui.labeler("arena.view."),
+            required=True,
+            help=t("arena.view_help"),
+            **ui.params.bound("view", view, key="arena_view"),
+        )
+
+    # A new sentence in predict mode hides every output again.
+    signature = (source, tuple(tokens or ()))
+    if st.session_state.get("arena_signature") not in (None, signature) and mode == "predict":
+        revealed_url = 0
+    st.session_state["arena_signature"] = signature
+    revealed = n_models if mode == "show" else min(revealed_url, n_models)
+    st.session_state["arena_reveal"] = revealed
+
+    if mode == "predict":
+        with st.container(horizontal=True, vertical_alignment="center"):
+            st.button(
+                t("arena.reveal_next"),
+                on_click=_set_reveal,
+                args=(min(revealed + 1, n_models),),
+                disabled=revealed >= n_models,
+                type="primary",
+                icon=":material/visibility:",
+            )
+            st.button(
+                t("arena.hide_all"),
+                on_click=_set_reveal,
+                args=(0,),
+                disabled=revealed == 0,
+                icon=":material/visibility_off:",
+            )
+            st.caption(t("arena.predict_note", shown=revealed, total=n_models))
+    ui.params.set_params(mode=mode, view=view, reveal=revealed if mode == "predict" else 0)
+
+    hidden = mode == "predict" and revealed < n_models
+    st.session_state["arena_evidence_hidden"] = hidden
+    if not st.session_state.get(FULL_RUN) and st.session_state.get(EVIDENCE_SHOWN) == hidden:
+        st.rerun()  # a fragment run changed what the evidence section may show
+    if tokens is not None:
+        results(tuple(tokens), reference, view, revealed)
+
+
+def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, revealed: int) -> None:
+    """Every model on the sentence: a card each, the confidence grid and the table."""
+    outputs = {name: _translate(name, key) for name in available}
+    nonce = int(st.session_state.get("arena_measure", 0))
+    with st.spinner(t("arena.latency.measuring")):
+        latency = {name: _latency(name, key, nonce) for name in available}
+
+    st.header(t("arena.results.header"))
     if reference is not None:
-        verdict = (A.edit_alignment if view == "edit" else A.positionwise)(out, reference.tgt)
-        scores = A.sentence_scores(out, reference.tgt)
-    shown = i < revealed
-    lat = latency[name]
-    params = _params(name)
-    with st.container(border=True):
-        left, mid, right = st.columns([2, 5, 2], vertical_alignment="center")
-        with left:
-            st.markdown(f"**{name}**")
-            st.caption(t("arena.card.meta", params=f"{params:,}", ms=f"{lat['median_ms']:.0f}"))
-        with mid:
-            if shown:
-                st.markdown(_strip(out, verdict.marks if verdict else None))
-                if verdict is not None and scores is not None:
-                    key_ = "arena.card.exact" if scores["exact"] == 1 else "arena.card.score"
-                    st.caption(
-                        t(
-                            key_,
-                            correct=verdict.correct,
-                            n=len(reference.tgt),
-                            missing=verdict.missing,
-                            conf=f"{sum(probs) / max(1, len(probs)):.0%}",
+        st.caption(t(f"arena.legend.{view}"))
+    rows = []
+    grid_models, grid_tokens, grid_probs, grid_marks = [], [], [], []
+    for i, name in enumerate(available):
+        out, probs = outputs[name]
+        verdict = None
+        scores = None
+        if reference is not None:
+            verdict = (A.edit_alignment if view == "edit" else A.positionwise)(out, reference.tgt)
+            scores = A.sentence_scores(out, reference.tgt)
+        shown = i < revealed
+        lat = latency[name]
+        params = _params(name)
+        conf = f"{sum(probs) / max(1, len(probs)):.0%}"
+        with st.container(border=True):
+            left, mid, right = st.columns([2, 5, 2], vertical_alignment="center")
+            with left:
+                st.markdown(f"**{name}**")
+                st.caption(t("arena.card.meta", params=f"{params:,}", ms=f"{lat['median_ms']:.0f}"))
+            with mid:
+                if shown:
+                    st.markdown(_strip(out, verdict.marks if verdict else None))
+                    if verdict is not None and scores is not None:
+                        key_ = "arena.card.exact" if scores["exact"] == 1 else "arena.card.score"
+                        st.caption(
+                            t(
+                                key_,
+                                correct=verdict.correct,
+                                n=len(reference.tgt),
+                                missing=verdict.missing,
+                                conf=conf,
+                            )
                         )
-                    )
+                    else:
+                        st.caption(t("arena.card.conf", conf=conf))
                 else:
-                    st.caption(t("arena.card.conf", conf=f"{sum(probs) / max(1, len(probs)):.0%}"))
-            else:
-                st.markdown(t("arena.card.hidden"))
-        with right:
-            st.caption(_why_text(name))
-            for slug in WHY[name]:
-                spec = page_spec(slug)
-                if spec is not None and is_built(slug):
-                    ui.page_link(
-                        spec.path,
-                        label=t(f"page.{slug}.title"),
-                        icon=":material/arrow_forward:",
-                        query_params={"lang": lang, "present": int(present)},
+                    st.markdown(t("arena.card.hidden"))
+            with right:
+                _why_links(name)
+        row = {
+            t("arena.col.model"): name,
+            t("arena.col.output"): detokenize_zh(out) if shown else "?",
+            t("arena.col.exact"): (
+                ("✓" if scores["exact"] == 1 else "✗")
+                if shown and scores
+                else ("?" if not shown else "—")
+            ),
+            t("arena.col.token_acc"): f"{scores['token_acc']:.0%}" if shown and scores else "—",
+            t("arena.col.edit_acc"): f"{scores['edit_acc']:.0%}" if shown and scores else "—",
+            t("arena.col.conf"): conf if shown and probs else "—",
+            t("arena.col.min_conf"): f"{min(probs):.0%}" if shown and probs else "—",
+            t("arena.col.params"): params,
+            t("arena.col.latency"): round(float(lat["median_ms"]), 1),
+        }
+        rows.append(row)
+        if shown:
+            grid_models.append(name)
+            grid_tokens.append(list(out))
+            grid_probs.append(list(probs))
+            grid_marks.append(list(verdict.marks) if verdict else ["none"] * len(out))
+
+    stamp = max(str(v["at"]) for v in latency.values())
+    st.caption(t("arena.latency.note", runs=LATENCY_RUNS, at=stamp))
+
+    # --- confidence ------------------------------------------------------------------------
+    if grid_models and any(grid_tokens):
+        grid_marks_ = grid_marks if reference is not None else None
+        st.markdown(f"**{t('arena.conf.title')}**")
+        # a coloured table, not a plotly chart: far cheaper to redraw on every new sentence
+        st.table(
+            F.confidence_table(
+                grid_models, grid_tokens, grid_probs, grid_marks_, mark_symbols=SYMBOLS
+            )
+        )
+        st.caption(t("arena.conf.caption"))
+        with ui.secondary():
+            st.download_button(
+                t("arena.conf.html"),
+                data=lambda: F.standalone_html(
+                    F.confidence_grid(
+                        grid_models,
+                        grid_tokens,
+                        grid_probs,
+                        grid_marks_,
+                        title=t("arena.conf.title"),
+                        x_title=t("arena.conf.x"),
+                        presenter=present,
+                        mark_symbols=SYMBOLS,
                     )
-                else:
-                    st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
-    row = {
-        t("arena.col.model"): name,
-        t("arena.col.output"): detokenize_zh(out) if shown else "?",
-        t("arena.col.exact"): (
-            ("✓" if scores["exact"] == 1 else "✗")
-            if shown and scores
-            else ("?" if not shown else "—")
-        ),
-        t("arena.col.token_acc"): f"{scores['token_acc']:.0%}" if shown and scores else "—",
-        t("arena.col.edit_acc"): f"{scores['edit_acc']:.0%}" if shown and scores else "—",
-        t("arena.col.conf"): f"{sum(probs) / max(1, len(probs)):.0%}" if shown and probs else "—",
-        t("arena.col.min_conf"): f"{min(probs):.0%}" if shown and probs else "—",
-        t("arena.col.params"): params,
-        t("arena.col.latency"): round(float(lat["median_ms"]), 1),
-    }
-    rows.append(row)
-    if shown:
-        grid_models.append(name)
-        grid_tokens.append(list(out))
-        grid_probs.append(list(probs))
-        grid_marks.append(list(verdict.marks) if verdict else ["none"] * len(out))
+                ),
+                file_name="arena_confidence.html",
+                mime="text/html",
+                on_click="ignore",
+                icon=":material/download:",
+                key="arena_conf_html",
+            )
 
-stamp = max(str(v["at"]) for v in latency.values())
-st.caption(t("arena.latency.note", runs=LATENCY_RUNS, at=stamp))
-
-
-def _remeasure() -> None:
-    st.session_state["arena_measure"] = int(st.session_state.get("arena_measure", 0)) + 1
-
-
-# --- confidence ----------------------------------------------------------------------------
-
-if grid_models and any(grid_tokens):
-    fig_conf = F.confidence_grid(
-        grid_models,
-        grid_tokens,
-        grid_probs,
-        grid_marks if reference is not None else None,
-        title=t("arena.conf.title"),
-        x_title=t("arena.conf.x"),
-        presenter=present,
-        mark_symbols=SYMBOLS,
+    # --- the table, for slides -------------------------------------------------------------
+    st.subheader(t("arena.table.header"))
+    table = pd.DataFrame(rows)
+    st.table(
+        table.style.format({t("arena.col.params"): "{:,}", t("arena.col.latency"): "{:.1f}"}).hide(
+            axis="index"
+        )
     )
-    ui.chart(fig_conf, key="arena_conf_chart")
-    st.caption(t("arena.conf.caption"))
     with ui.secondary():
-        st.download_button(
-            t("arena.conf.html"),
-            data=lambda: F.standalone_html(fig_conf),
-            file_name="arena_confidence.html",
-            mime="text/html",
+        d1, d2 = st.columns(2)
+        d1.download_button(
+            t("arena.table.csv"),
+            data=table.to_csv(index=False).encode("utf-8-sig"),  # BOM: Excel opens Chinese right
+            file_name="arena.csv",
+            mime="text/csv",
             on_click="ignore",
             icon=":material/download:",
-            key="arena_conf_html",
+            key="arena_csv",
         )
-else:
-    fig_conf = None
+        d2.button(
+            t("arena.latency.again"),
+            on_click=_remeasure,
+            icon=":material/timer:",
+            key="arena_remeasure",
+        )
 
-# --- the table, for slides -----------------------------------------------------------------
 
-st.subheader(t("arena.table.header"))
-table = pd.DataFrame(rows)
-st.table(
-    table.style.format({t("arena.col.params"): "{:,}", t("arena.col.latency"): "{:.1f}"}).hide(
-        axis="index"
-    )
-)
-with ui.secondary():
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        t("arena.table.csv"),
-        data=table.to_csv(index=False).encode("utf-8-sig"),  # BOM: Excel opens Chinese right
-        file_name="arena.csv",
-        mime="text/csv",
-        on_click="ignore",
-        icon=":material/download:",
-        key="arena_csv",
-    )
-    d2.button(
-        t("arena.latency.again"),
-        on_click=_remeasure,
-        icon=":material/timer:",
-        key="arena_remeasure",
-    )
-
-# --- the held-out evidence -----------------------------------------------------------------
-
-st.header(t("arena.evidence.header"))
-if mode == "predict" and revealed < n_models:
-    st.info(t("arena.evidence.after_reveal"), icon=":material/visibility_off:")
-else:
+@st.fragment  # the metric reruns only the evidence
+def evidence_section() -> None:
+    """The held-out evidence: accuracy against length and memory against distance."""
+    st.header(t("arena.evidence.header"))
+    hidden = bool(st.session_state.get("arena_evidence_hidden"))
+    st.session_state[EVIDENCE_SHOWN] = not hidden
+    if hidden:
+        st.info(t("arena.evidence.after_reveal"), icon=":material/visibility_off:")
+        return
     with ui.secondary():
         metric = ui.params.get_choice("metric", METRICS, default="exact")
         metric = st.segmented_control(
@@ -507,6 +537,14 @@ else:
         )
     else:
         st.info(t("arena.dist.none"), icon=":material/hourglass_empty:")
+
+
+st.session_state[FULL_RUN] = True
+try:
+    sentence_section(source)
+    evidence_section()
+finally:
+    st.session_state[FULL_RUN] = False
 
 # --- takeaway ------------------------------------------------------------------------------
 

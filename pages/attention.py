@@ -184,16 +184,33 @@ def layer_head_picker(run: A.AttentionRun, *, allow_avg: bool = True) -> tuple[i
     return layer - 1, None if head == "avg" else int(head)
 
 
+def _position(raw: str | None, name: str, n: int, default: int) -> int:
+    """A 1-based position in the link (``step``, ``w``; ``raw`` is its text there) for a
+    sequence of ``n`` items.
+
+    A number this session wrote itself (a choice made for a longer sentence) is quietly
+    moved to the last item; any other value outside 1..n came from a link and falls back
+    to ``default`` with the usual notice."""
+    if raw is not None and raw == st.session_state.get(f"attention_{name}_seen"):
+        return min(int(raw), n)
+    return ui.params.get_int(name, 1, n, default=default)
+
+
+def _remember(name: str, value: int) -> None:
+    ui.params.set_params(**{name: value})
+    st.session_state[f"attention_{name}_seen"] = str(value)
+
+
 def step_picker(run: A.AttentionRun, label: str) -> int:
     n = len(run.output)
-    step = min(ui.params.get_int("step", 1, 999, default=1), n)
+    step = _position(st.query_params.get("step"), "step", n, default=1)
     step = st.select_slider(
         label,
         options=list(range(1, n + 1)),
         format_func=lambda i: f"{i} · {run.output[i - 1]}",
         **ui.params.bound("step", step, key="attention_step"),
     )
-    ui.params.set_params(step=step)
+    _remember("step", step)
     return step - 1
 
 
@@ -202,14 +219,14 @@ def word_picker(run: A.AttentionRun, tokens: tuple[str, ...], label: str) -> int
     "it" when the sentence has one."""
     n = len(run.source)
     default_word = tokens.index("it") if "it" in tokens else 0
-    word = min(ui.params.get_int("w", 1, 999, default=default_word + 1), n)
+    word = _position(st.query_params.get("w"), "w", n, default=default_word + 1)
     word = st.selectbox(
         label,
         options=list(range(1, n + 1)),
         format_func=lambda i: f"{i} · {run.source[i - 1]}",
         **ui.params.bound("w", word, key="attention_word"),
     )
-    ui.params.set_params(w=word)
+    _remember("w", word)
     return word - 1
 
 
@@ -356,11 +373,12 @@ def toy_editors(
 # =========================================================================================
 # 1. Alignment
 # =========================================================================================
-if part == "align":
+@st.fragment  # its controls rerun only this part of the page
+def align_part() -> None:
     tokens = sentence_picker(EXAMPLES[0])
     name = model_picker()
     if tokens is None:
-        st.stop()
+        return
     run, gap = run_model(name, _sha(name), tokens)
     layer, head = 0, None
     if name == "transformer":
@@ -370,17 +388,45 @@ if part == "align":
     ref = REFERENCE.get(" ".join(tokens))
     if ref:
         st.caption(t("attention.reference", text=detokenize_zh(ref.split())))
-    step = step_picker(run, t("attention.step"))
     weights = A.select_heads(run.cross, layer, head)
+    entropy = A.entropy_bits(weights)
+    align_step(name, run, weights, entropy, where(name, layer, head))
+    # every step at once, outside the step fragment: not redrawn when the step moves (the
+    # row caption gives the current step's entropy)
+    fig = F.weight_bars(
+        [f"{i + 1} {tok}" for i, tok in enumerate(run.output)],
+        entropy,
+        title=t("attention.focus.title"),
+        x_title=t("attention.align.y"),
+        y_title=t("attention.focus.y"),
+        presenter=P,
+        highlight=False,
+        ceiling=math.log2(len(run.source)),
+    )
+    ui.chart(fig, key="attention_align_focus")
+    st.caption(t("attention.focus.caption", max=f"{math.log2(len(run.source)):.2f}"))
+    st.info(t("attention.align.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.align.try"))
+    ui.params.set_params(s=" ".join(tokens))
+
+
+@st.fragment  # the decoding step reruns only what it moves: the frame and the row's bars
+def align_step(
+    name: str, run: A.AttentionRun, weights: np.ndarray, entropy: np.ndarray, shown: str
+) -> None:
+    """The step slider, the heatmap with the step's row framed, and that row as bars
+    (``shown``: which attention the weights are, in words)."""
+    step = step_picker(run, t("attention.step"))
     with ui.secondary():
         values = st.toggle(
             t("attention.values"),
             **ui.params.bound("values", ui.params.get_bool("values", False), key="attention_v"),
         )
+    out_labels = [f"{i + 1} {tok}" for i, tok in enumerate(run.output)]
     fig = F.attention_heatmap(
         weights,
         run.source,
-        [f"{i + 1} {tok}" for i, tok in enumerate(run.output)],
+        out_labels,
         title=t("attention.align.title", model=t(f"attention.model.{name}")),
         x_title=t("attention.align.x"),
         y_title=t("attention.align.y"),
@@ -390,7 +436,7 @@ if part == "align":
         show_values=values,
     )
     ui.chart(fig, key="attention_align_heatmap")
-    st.caption(t("attention.align.caption", where=where(name, layer, head)))
+    st.caption(t("attention.align.caption", where=shown))
 
     row = weights[step]
     top = int(np.argmax(row))
@@ -410,30 +456,16 @@ if part == "align":
             top=run.source[top],
             w=f"{row[top]:.2f}",
             total=f"{row.sum():.3f}",
+            h=f"{entropy[step]:.2f}",
         )
     )
 
-    ent = A.entropy_bits(weights)
-    fig = F.weight_bars(
-        [f"{i + 1} {tok}" for i, tok in enumerate(run.output)],
-        ent,
-        title=t("attention.focus.title"),
-        x_title=t("attention.align.y"),
-        y_title=t("attention.focus.y"),
-        presenter=P,
-        highlight=step,
-    )
-    fig.add_hline(y=math.log2(len(run.source)), line_dash="dash", line_color="#888888")
-    ui.chart(fig, key="attention_align_focus")
-    st.caption(t("attention.focus.caption", max=f"{math.log2(len(run.source)):.2f}"))
-    st.info(t("attention.align.takeaway"), icon=":material/lightbulb:")
-    st.markdown(t("attention.align.try"))
-    ui.params.set_params(s=" ".join(tokens))
 
 # =========================================================================================
 # 2. Minimal pairs: context decides
 # =========================================================================================
-elif part == "pairs":
+@st.fragment
+def pairs_part() -> None:
     key = ui.params.get_choice("pair", PAIR_KEYS, default=PAIR_KEYS[0])
     key = st.segmented_control(
         t("attention.pair"),
@@ -502,8 +534,16 @@ elif part == "pairs":
 
     # Inside the encoder: what the ambiguous word itself reads (Transformer self-attention).
     st.subheader(t("attention.pairs.enc.header"))
+    pairs_encoder(tuple((english, dict(cp.info).get("word", "it")) for english, cp, *_ in runs))
+    st.info(t("attention.pairs.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.pairs.try"))
+
+
+@st.fragment  # the encoder layer reruns only its two charts
+def pairs_encoder(sentences: tuple[tuple[str, str], ...]) -> None:
+    """What the ambiguous word reads in each sentence of the pair, (english, word) each."""
     enc_runs = [
-        run_model("transformer", _sha("transformer"), tuple(e.split()))[0] for e, *_ in runs
+        run_model("transformer", _sha("transformer"), tuple(e.split()))[0] for e, _ in sentences
     ]
     n_enc = enc_runs[0].enc_self.shape[0]
     elayer = ui.params.get_int("elayer", 1, n_enc, default=1)
@@ -514,9 +554,8 @@ elif part == "pairs":
     )
     ui.params.set_params(elayer=elayer)
     cols = st.columns(2)
-    for col, (english, cp, *_), erun, tag in zip(cols, runs, enc_runs, "AB"):
+    for col, (_, word), erun, tag in zip(cols, sentences, enc_runs, "AB"):
         with col:
-            word = dict(cp.info).get("word", "it")
             i = erun.source.index(word)
             row = erun.enc_self[elayer - 1].mean(0)[i]
             fig = F.weight_bars(
@@ -530,16 +569,16 @@ elif part == "pairs":
             )
             ui.chart(fig, key=f"attention_pair_enc_{tag}")
     st.caption(t("attention.pairs.enc.caption", layer=elayer))
-    st.info(t("attention.pairs.takeaway"), icon=":material/lightbulb:")
-    st.markdown(t("attention.pairs.try"))
+
 
 # =========================================================================================
 # 3. Self-attention
 # =========================================================================================
-elif part == "self":
+@st.fragment
+def self_part() -> None:
     tokens = sentence_picker(EXAMPLES[2], "q")
     if tokens is None:
-        st.stop()
+        return
     run, gap = run_model("transformer", _sha("transformer"), tokens)
     layer, head = layer_head_picker(run)
     word = word_picker(run, tokens, t("attention.self.word"))
@@ -583,10 +622,12 @@ elif part == "self":
     st.markdown(t("attention.self.try"))
     ui.params.set_params(q=" ".join(tokens))
 
+
 # =========================================================================================
 # 4. How a score becomes a weight
 # =========================================================================================
-elif part == "score":
+@st.fragment
+def score_part() -> None:
     kinds = A.SCORE_KINDS
     kind = ui.params.get_choice("score", kinds, default="scaled")
     kind = st.segmented_control(
@@ -789,6 +830,14 @@ elif part == "score":
 
     # --- 4c. Why divide by sqrt(d)? -------------------------------------------------------
     st.subheader(t("attention.score.sqrt.header"))
+    score_sqrt(n_keys)
+    st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.score.try"))
+
+
+@st.fragment  # d reruns only its chart
+def score_sqrt(n_keys: int) -> None:
+    """Entropy against d for ``n_keys`` random keys, with and without the 1/sqrt(d)."""
     d_now = ui.params.get_choice("d", DIMS, default=32)
     d_now = st.select_slider(
         t("attention.score.d"), options=list(DIMS), **ui.params.bound("d", d_now, key="attention_d")
@@ -821,13 +870,13 @@ elif part == "score":
             std=f"{math.sqrt(d_now):.1f}",
         )
     )
-    st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
-    st.markdown(t("attention.score.try"))
+
 
 # =========================================================================================
 # 5. What attention buys
 # =========================================================================================
-else:
+@st.fragment
+def buys_part() -> None:
     tokens = sentence_picker(EXAMPLES[6])
     if tokens is not None:
         rows = []
@@ -872,3 +921,12 @@ else:
     else:
         st.caption(t("attention.buys.no_metrics"))
     st.info(t("attention.buys.takeaway"), icon=":material/lightbulb:")
+
+
+{
+    "align": align_part,
+    "pairs": pairs_part,
+    "self": self_part,
+    "score": score_part,
+    "buys": buys_part,
+}[part]()

@@ -158,3 +158,28 @@ def test_confidence_grid_and_html():
     html = F.standalone_html(fig)
     assert html.lstrip().lower().startswith("<!doctype html>") and "</html>" in html
     assert '<script src="http' not in html and len(html) > 1_000_000  # plotly.js inlined
+
+
+def test_confidence_table_has_the_charts_words_and_colours():
+    import numpy as np
+    from plotly.colors import sample_colorscale
+
+    models = ["m1", "m2"]
+    tokens = [["猫", "饿", "了"], ["狗"]]
+    probs = [[0.9, 0.2, 0.5], [0.05]]
+    marks = [["ok", "wrong", "extra"], ["wrong"]]
+    symbols = {"ok": " ✓", "wrong": " ✗", "extra": " +"}
+    styler = F.confidence_table(models, tokens, probs, marks, mark_symbols=symbols)
+    df = styler.data
+    assert list(df.index) == models and list(df.columns) == ["1", "2", "3"]
+    assert list(df.loc["m1"]) == ["猫 ✓", "饿 ✗", "了 +"]
+    assert list(df.loc["m2"]) == ["狗 ✗", "", ""]  # past the end of a shorter output
+    html = styler.to_html()
+    for p in (0.9, 0.2, 0.5, 0.05):  # the chart's Cividis colour of every probability
+        assert sample_colorscale("Cividis", [p])[0] in html
+    # the same words and probabilities as the downloadable chart
+    fig = F.confidence_grid(models, tokens, probs, marks, title="t", mark_symbols=symbols)
+    np.testing.assert_allclose(fig.data[0].z[0], probs[0])
+    assert fig.data[0].text[1][0] == "狗 ✗"
+    with pytest.raises(ValueError, match="probabilit"):
+        F.confidence_table(models, tokens, [[0.9, 0.2], [0.05]])

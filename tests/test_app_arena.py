@@ -22,11 +22,17 @@ ARENA = "pages/arena.py"
 
 
 def _table(at):
-    return at.table[0].value
+    """The results table (the last table; the confidence grid, when shown, comes first)."""
+    return at.table[-1].value
 
 
 def _charts(at) -> int:
     return len(at.get("plotly_chart"))
+
+
+def _conf(at):
+    """The confidence grid (a coloured table: models x output positions), or None."""
+    return at.table[0].value if len(at.table) == 2 else None
 
 
 def test_lesson_sentence_every_model_scored(dev_zoo):
@@ -40,7 +46,8 @@ def test_lesson_sentence_every_model_scored(dev_zoo):
     ]
     ref = "猫喝了牛奶因为猫饿了"
     assert any(ref in m.value for m in at.markdown)
-    assert _charts(at) == 3  # confidence, accuracy by length, memory by distance
+    assert _charts(at) == 2  # accuracy by length, memory by distance
+    assert list(_conf(at).index) == list(zoo.TRANSLATION_MODELS)  # the confidence grid
     assert at.query_params["input"] == "lesson" and at.query_params["lesson"] == "5"
 
 
@@ -119,18 +126,19 @@ def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
     df = _table(at)
     assert set(df["Output"]) == {"?"}
     assert _charts(at) == 0  # held-out charts would give the answer away
+    assert _conf(at) is None
     reveal = [b for b in at.button if b.label == "Reveal next model"][0]
     reveal.click().run()
     assert at.query_params["reveal"] == "1"
     outs = list(_table(at)["Output"])
     assert outs[0] != "?" or outs[0] == "" and outs[1:] == ["?"] * 5
     assert outs[1:] == ["?"] * (len(zoo.TRANSLATION_MODELS) - 1)
-    assert _charts(at) == 1  # the confidence grid of the revealed model
+    assert _charts(at) == 0 and len(_conf(at)) == 1  # the revealed model's confidence
 
 
 def test_reveal_deep_link_and_bad_values(dev_zoo):
     at = make_app(ARENA, lang="en", mode="predict", reveal="6").run()
-    assert "?" not in list(_table(at)["Output"]) and _charts(at) == 3
+    assert "?" not in list(_table(at)["Output"]) and _charts(at) == 2 and len(_conf(at)) == 6
     at = make_app(
         ARENA, lang="en", input="lesson", mode="oops", reveal="99", lesson="x", view="zz"
     ).run()
@@ -151,14 +159,14 @@ def test_view_switch_changes_the_marks(dev_zoo):
 
 def test_metric_choice_changes_chart(dev_zoo):
     at = make_app(ARENA, lang="en", metric="edit_acc").run()
-    fig = json.loads(at.get("plotly_chart")[1].proto.spec)
+    fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "Edit accuracy" in fig["layout"]["title"]["text"]
     assert fig["data"][0]["y"] == [0.95] * len(corpus.BUCKETS)
 
 
 def test_charts_show_manifest_numbers(dev_zoo):
     at = make_app(ARENA, lang="zh").run()
-    length, dist = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[1:])
+    length, dist = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
     for trace in length["data"]:
         by = dev_zoo["models"][trace["name"]]["metrics"]["by_length"]
         assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]

@@ -368,3 +368,24 @@ def test_missing_zoo_names_the_file(no_manifest):
     at = _run(lang="zh")
     assert any("manifest.json" in e.value for e in at.error)
     st.cache_data.clear()
+
+
+def test_out_of_range_word_or_step_in_a_link_gets_a_notice(tiny_zoo):
+    at = _run(part="self", w="99")
+    assert any("`99`" in w.value for w in at.warning)
+    assert at.selectbox(key="attention_word").value == 7  # the default, "it"
+    assert at.query_params["w"] == "7"
+    at = _run(step="99")
+    assert any("`99`" in w.value for w in at.warning)
+    assert at.select_slider(key="attention_step").value == 1
+
+
+def test_a_word_chosen_for_a_longer_sentence_moves_quietly_to_the_last(tiny_zoo):
+    at = _run(part="self")
+    n = len(at.selectbox(key="attention_word").options)
+    at.selectbox(key="attention_word").set_value(n).run()
+    assert at.query_params["w"] == str(n)
+    at.text_input(key="attention_s").set_value("the cat drank").run()
+    assert not at.exception and not at.warning
+    assert at.selectbox(key="attention_word").value == 4  # "<eos>", the last of four
+    assert at.query_params["w"] == "4"

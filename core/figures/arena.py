@@ -9,7 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 import numpy as np
+import pandas as pd
 import plotly.graph_objects as go
+from pandas.io.formats.style import Styler
+from plotly.colors import sample_colorscale
 
 from core import charts
 
@@ -46,16 +49,20 @@ def _lines(
     x_title: str,
     y_title: str,
     presenter: bool,
+    x_type: str | None = None,
+    shapes: Sequence[Mapping] = (),
+    annotations: Sequence[Mapping] = (),
 ) -> go.Figure:
     s = charts.scale(presenter)
-    fig = go.Figure()
+    data = []
     n = len(series)
     for k, (name, ys) in enumerate(series.items()):
         # Equal curves (several models at 100%) would hide each other: earlier lines are
         # drawn wider and every model has its own marker, so each stays visible.
         width = s.line * (1 + 1.5 * (n - 1 - k) / max(1, n - 1))
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            dict(
+                type="scatter",
                 x=list(x),
                 y=[np.nan if v is None else v for v in ys],
                 name=name,
@@ -72,16 +79,23 @@ def _lines(
                 hovertemplate=f"{name}<br>%{{x}}: %{{y:.0%}}<extra></extra>",
             )
         )
-    fig.update_layout(
-        template=charts.template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
-        height=s.height + (120 if presenter else 60),
+    xaxis: dict = dict(title=dict(text=x_title))
+    if x_type is not None:
+        xaxis["type"] = x_type
+    # one construction: plotly validates every add_trace / update call separately
+    return go.Figure(
+        data=data,
+        layout=dict(
+            template=charts.template(presenter),
+            title_text=title,
+            xaxis=xaxis,
+            yaxis=dict(title=dict(text=y_title), range=[-0.03, 1.03], tickformat=".0%"),
+            legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
+            height=s.height + (120 if presenter else 60),
+            shapes=list(shapes),
+            annotations=list(annotations),
+        ),
     )
-    fig.update_yaxes(range=[-0.03, 1.03], tickformat=".0%")
-    return fig
 
 
 def accuracy_by_length(
@@ -95,16 +109,15 @@ def accuracy_by_length(
 ) -> go.Figure:
     """Held-out accuracy per source-length bucket, one line per model (None = no data)."""
     _check_series(buckets, series)
-    fig = _lines(
+    return _lines(
         [str(b) for b in buckets],
         series,
         title=title,
         x_title=x_title,
         y_title=y_title,
         presenter=presenter,
+        x_type="category",
     )
-    fig.update_xaxes(type="category")
-    return fig
 
 
 def accuracy_by_distance(
@@ -120,42 +133,50 @@ def accuracy_by_distance(
 ) -> go.Figure:
     """Probe accuracy against the distance to recall, one line per architecture."""
     _check_series(distances, series)
-    fig = _lines(
+    shapes, annotations = [], []
+    if chance is not None:
+        if not 0 <= chance <= 1:
+            raise ValueError(f"chance must lie in [0, 1], got {chance}")
+        line = dict(color="#777777", dash="dot", width=max(1.0, charts.scale(presenter).line / 2))
+        shapes.append(
+            dict(
+                type="line", xref="x domain", x0=0, x1=1, yref="y", y0=chance, y1=chance, line=line
+            )
+        )
+        if chance_label:
+            annotations.append(
+                dict(
+                    text=chance_label,
+                    showarrow=False,
+                    xref="x domain",
+                    x=0,
+                    xanchor="left",
+                    yref="y",
+                    y=chance,
+                    yanchor="top",
+                )
+            )
+    return _lines(
         [int(d) for d in distances],
         series,
         title=title,
         x_title=x_title,
         y_title=y_title,
         presenter=presenter,
+        shapes=shapes,
+        annotations=annotations,
     )
-    if chance is not None:
-        if not 0 <= chance <= 1:
-            raise ValueError(f"chance must lie in [0, 1], got {chance}")
-        fig.add_hline(
-            y=chance,
-            line=dict(
-                color="#777777", dash="dot", width=max(1.0, charts.scale(presenter).line / 2)
-            ),
-            annotation_text=chance_label,
-            annotation_position="bottom left",
-        )
-    return fig
 
 
-def confidence_grid(
+def _grid(
     models: Sequence[str],
     tokens: Sequence[Sequence[str]],
     probs: Sequence[Sequence[float]],
-    marks: Sequence[Sequence[str]] | None = None,
-    *,
-    title: str,
-    x_title: str = "",
-    presenter: bool = False,
-    mark_symbols: Mapping[str, str] | None = None,
-) -> go.Figure:
-    """One row per model: its output tokens left to right, coloured by the probability the
-    model gave each one (its confidence). ``marks`` (optional, one per token, e.g. "ok" /
-    "wrong") add a symbol after each token from ``mark_symbols``."""
+    marks: Sequence[Sequence[str]] | None,
+    mark_symbols: Mapping[str, str] | None,
+) -> tuple[np.ndarray, list[list[str]]]:
+    """The checked (models, positions) grid: probabilities (NaN past an output's end) and
+    the cell texts (each word with the symbol of its mark)."""
     if not models:
         raise ValueError("models is empty; pass at least one model row")
     if not (len(tokens) == len(probs) == len(models)):
@@ -183,34 +204,85 @@ def confidence_grid(
                 raise ValueError(f"probability {p!r} at row {r}, token {c} is not in [0, 1]")
             z[r, c] = p
             text[r][c] = tok + (symbols.get(marks[r][c], "") if marks is not None else "")
+    return z, text
+
+
+def confidence_table(
+    models: Sequence[str],
+    tokens: Sequence[Sequence[str]],
+    probs: Sequence[Sequence[float]],
+    marks: Sequence[Sequence[str]] | None = None,
+    *,
+    mark_symbols: Mapping[str, str] | None = None,
+) -> Styler:
+    """The confidence grid as a table: one row per model, one column per output position,
+    each word (with its mark) on the colour of its probability, on the chart's Cividis
+    scale (dark blue = unsure, yellow = sure). A table costs the browser far less to redraw
+    than a plotly chart, and every word stays readable however long the output (a wide
+    table scrolls sideways)."""
+    z, text = _grid(models, tokens, probs, marks, mark_symbols)
+    ok = np.isfinite(z)
+    colours = iter(sample_colorscale("Cividis", list(z[ok])) if ok.any() else [])
+    css = [
+        [
+            f"background-color: {next(colours)}; color: {'#FFFFFF' if p < 0.5 else '#000000'}"
+            if np.isfinite(p)
+            else ""
+            for p in row
+        ]
+        for row in z
+    ]
+    columns = [str(c + 1) for c in range(z.shape[1])]
+    df = pd.DataFrame(text, index=list(models), columns=columns)
+    return df.style.apply(lambda _: pd.DataFrame(css, index=df.index, columns=columns), axis=None)
+
+
+def confidence_grid(
+    models: Sequence[str],
+    tokens: Sequence[Sequence[str]],
+    probs: Sequence[Sequence[float]],
+    marks: Sequence[Sequence[str]] | None = None,
+    *,
+    title: str,
+    x_title: str = "",
+    presenter: bool = False,
+    mark_symbols: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """One row per model: its output tokens left to right, coloured by the probability the
+    model gave each one (its confidence). ``marks`` (optional, one per token, e.g. "ok" /
+    "wrong") add a symbol after each token from ``mark_symbols``."""
+    z, text = _grid(models, tokens, probs, marks, mark_symbols)
+    width = z.shape[1]
     s = charts.scale(presenter)
     # Words inside the cells only while they fit; longer outputs keep them in the hover.
     show_text = width <= (MAX_TEXT_COLUMNS_PRESENTER if presenter else MAX_TEXT_COLUMNS)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=list(range(1, width + 1)),
-            y=list(models),
-            text=text,
-            texttemplate="%{text}" if show_text else "",
-            textfont=dict(size=max(10, s.font - 2)),
-            zmin=0,
-            zmax=1,
-            colorscale="Cividis",
-            hoverongaps=False,
-            hovertemplate="%{y} · %{x}: %{text}<br>p = %{z:.2f}<extra></extra>",
-            colorbar=dict(tickformat=".0%", thickness=14 if not presenter else 22),
-        )
+    # one construction: plotly validates every update call separately
+    return go.Figure(
+        data=[
+            dict(
+                type="heatmap",
+                z=z,
+                x=list(range(1, width + 1)),
+                y=list(models),
+                text=text,
+                texttemplate="%{text}" if show_text else "",
+                textfont=dict(size=max(10, s.font - 2)),
+                zmin=0,
+                zmax=1,
+                colorscale="Cividis",
+                hoverongaps=False,
+                hovertemplate="%{y} · %{x}: %{text}<br>p = %{z:.2f}<extra></extra>",
+                colorbar=dict(tickformat=".0%", thickness=14 if not presenter else 22),
+            )
+        ],
+        layout=dict(
+            template=charts.template(presenter),
+            title_text=title,
+            xaxis=dict(title=dict(text=x_title), dtick=1 if width <= 30 else 5),
+            yaxis=dict(type="category", autorange="reversed"),
+            height=max(s.height // 2, 90 + len(models) * s.font * 3),
+        ),
     )
-    fig.update_layout(
-        template=charts.template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        height=max(s.height // 2, 90 + len(models) * s.font * 3),
-    )
-    fig.update_xaxes(dtick=1 if width <= 30 else 5)
-    fig.update_yaxes(type="category", autorange="reversed")
-    return fig
 
 
 def standalone_html(fig: go.Figure) -> str:

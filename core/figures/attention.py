@@ -6,6 +6,7 @@ fix the call. Every hover label text is passed in by the page, so it is translat
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -21,6 +22,13 @@ def _matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
     if not np.all(np.isfinite(z)):
         raise ValueError(f"{name} contains NaN or infinity; pass finite attention weights")
     return z
+
+
+def _labels(name: str, labels: Sequence[object], n: int) -> list[str]:
+    out = [str(x) for x in labels]
+    if len(out) != n:
+        raise ValueError(f"{name} has {len(out)} entries for {n} rows/columns; pass one each")
+    return out
 
 
 def attention_heatmap(
@@ -46,47 +54,60 @@ def attention_heatmap(
     missing = {"row", "col", "weight", "sum"} - set(hover)
     if missing:
         raise ValueError(f"hover needs the labels {sorted(missing)}")
-    fig = charts.heatmap(
-        z,
-        x_labels,
-        y_labels,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
+    rows, cols = z.shape
+    xl = _unique(_labels("x_labels", x_labels, cols))
+    yl = _unique(_labels("y_labels", y_labels, rows))
+    s = charts.scale(presenter)
+    # one construction, as core.charts.heatmap draws it (plotly validates every call)
+    trace = dict(
+        type="heatmap",
+        z=z,
+        x=xl,
+        y=yl,
         zmin=0.0,
         zmax=1.0,
-        show_values=show_values,
-    )
-    # the x axis (source words and its title) sits on top: keep the chart title above it
-    fig.update_layout(
-        margin=dict(t=150 if presenter else 110),
-        title=dict(yref="container", y=0.99, yanchor="top"),
-    )
-    sums = np.repeat(z.sum(1, keepdims=True), z.shape[1], axis=1)
-    fig.update_traces(
-        customdata=sums,
+        colorscale="Cividis",
+        hoverongaps=False,
+        customdata=np.repeat(z.sum(1, keepdims=True), cols, axis=1),  # each row's sum
         hovertemplate=(
             f"{hover['row']}: %{{y}}<br>{hover['col']}: %{{x}}<br>"
             f"{hover['weight']}: %{{z:.3f}}<br>{hover['sum']}: %{{customdata:.3f}}<extra></extra>"
         ),
         colorbar=dict(title=dict(text=hover["weight"])),
     )
-    if highlight_row is not None:
-        if not 0 <= highlight_row < z.shape[0]:
-            raise ValueError(f"highlight_row {highlight_row} is outside 0..{z.shape[0] - 1}")
-        s = charts.scale(presenter)
-        fig.add_shape(
-            type="rect",
-            xref="x",
-            yref="y",
-            x0=-0.5,
-            x1=z.shape[1] - 0.5,
-            y0=highlight_row - 0.5,
-            y1=highlight_row + 0.5,
-            line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+    if show_values:
+        trace.update(
+            text=np.round(z, 2), texttemplate="%{text}", textfont=dict(size=max(10, s.font - 4))
         )
-    return fig
+    shapes = []
+    if highlight_row is not None:
+        if not 0 <= highlight_row < rows:
+            raise ValueError(f"highlight_row {highlight_row} is outside 0..{rows - 1}")
+        shapes.append(
+            dict(
+                type="rect",
+                xref="x",
+                yref="y",
+                x0=-0.5,
+                x1=cols - 0.5,
+                y0=highlight_row - 0.5,
+                y1=highlight_row + 0.5,
+                line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+            )
+        )
+    return go.Figure(
+        data=[trace],
+        layout=dict(
+            template=charts.template(presenter),
+            # the x axis (source words and its title) sits on top: the chart title above it
+            title=dict(text=title, yref="container", y=0.99, yanchor="top"),
+            margin=dict(t=150 if presenter else 110),
+            xaxis=dict(title=dict(text=x_title), type="category", side="top"),
+            yaxis=dict(title=dict(text=y_title), type="category", autorange="reversed"),
+            height=max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2))),
+            shapes=shapes,
+        ),
+    )
 
 
 def weight_bars(
@@ -101,12 +122,14 @@ def weight_bars(
     reference_name: str = "",
     bars_name: str = "",
     signed: bool = False,
-    highlight: int | None = None,
+    highlight: int | bool | None = None,
+    ceiling: float | None = None,
 ) -> go.Figure:
     """One bar per word (an attention row, a score vector or a difference of rows).
 
-    The largest bar is coloured (or bar ``highlight``); ``reference`` adds markers (e.g. the
-    model's own weights) over the bars; ``signed`` colours positive and negative bars apart.
+    The largest bar is coloured (or bar ``highlight``; none with ``highlight=False``);
+    ``reference`` adds markers (e.g. the model's own weights) over the bars; ``signed``
+    colours positive and negative bars apart; ``ceiling`` draws a dashed horizontal line.
     """
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:
@@ -119,20 +142,30 @@ def weight_bars(
     xl = _unique([str(x) for x in labels])
     if signed:
         colors = [s.palette[1] if v > 0 else s.palette[2] for v in w]
+    elif highlight is False:  # every bar alike
+        colors = [s.palette[2]] * w.size
     else:
         top = int(np.argmax(w)) if highlight is None else highlight
         if not 0 <= top < w.size:
             raise ValueError(f"highlight {highlight} is outside 0..{w.size - 1}")
         colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
-    fig = go.Figure(
-        go.Bar(x=xl, y=w, marker_color=colors, name=bars_name, showlegend=bool(reference_name))
-    )
+    data: list[dict] = [
+        dict(
+            type="bar",
+            x=xl,
+            y=w,
+            marker_color=colors,
+            name=bars_name,
+            showlegend=bool(reference_name),
+        )
+    ]
     if reference is not None:
         r = np.asarray(reference, dtype=float)
         if r.shape != w.shape:
             raise ValueError(f"reference has shape {r.shape} but weights have {w.shape}")
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            dict(
+                type="scatter",
                 x=xl,
                 y=r,
                 mode="markers",
@@ -140,15 +173,34 @@ def weight_bars(
                 marker=dict(symbol="diamond", size=s.marker + 4, color=s.palette[0]),
             )
         )
-    fig.update_layout(
-        template=charts.template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+    shapes = []
+    if ceiling is not None:  # e.g. log2(S) bits: the most spread-out a row can be
+        shapes.append(
+            dict(
+                type="line",
+                xref="x domain",
+                x0=0,
+                x1=1,
+                yref="y",
+                y0=ceiling,
+                y1=ceiling,
+                line=dict(color="#888888", dash="dash"),
+            )
+        )
+    # one construction: plotly validates every update call separately
+    return go.Figure(
+        data=data,
+        layout=dict(
+            template=charts.template(presenter),
+            title_text=title,
+            xaxis=dict(
+                title=dict(text=x_title), type="category", tickangle=-45 if w.size > 8 else 0
+            ),
+            yaxis_title=y_title,
+            legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+            shapes=shapes,
+        ),
     )
-    fig.update_xaxes(type="category", tickangle=-45 if w.size > 8 else 0)
-    return fig
 
 
 def _unique(labels: list[str]) -> list[str]:
@@ -188,7 +240,7 @@ def attention_lines(
     s = charts.scale(presenter)
     y = -np.arange(n, dtype=float)
     accent = s.palette[1] if presenter else "#EE6677"
-    fig = go.Figure()
+    data: list[dict] = []
     edges = list(_WIDTH_BINS) + [1.01]
     for b in range(len(_WIDTH_BINS)):
         lo, hi = edges[b], edges[b + 1]
@@ -200,15 +252,15 @@ def attention_lines(
                     continue
                 if selected is None and chosen:
                     continue
-                for j in range(n):
-                    if lo <= z[i, j] < hi:
-                        xs += [0.0, 1.0, None]
-                        ys += [y[i], y[j], None]
+                for j in np.flatnonzero((lo <= z[i]) & (z[i] < hi)):
+                    xs += [0.0, 1.0, None]
+                    ys += [y[i], y[j], None]
             if not xs:
                 continue
             faint = selected is not None and not chosen
-            fig.add_trace(
-                go.Scatter(
+            data.append(
+                dict(
+                    type="scatter",
                     x=xs,
                     y=ys,
                     mode="lines",
@@ -223,8 +275,9 @@ def attention_lines(
             )
     bold = ["<b>" + t + "</b>" if i == selected else t for i, t in enumerate(tokens)]
     for x, anchor in ((0.0, "right"), (1.0, "left")):
-        fig.add_trace(
-            go.Scatter(
+        data.append(
+            dict(
+                type="scatter",
                 x=[x] * n,
                 y=y,
                 mode="text",
@@ -235,19 +288,38 @@ def attention_lines(
                 showlegend=False,
             )
         )
-    fig.update_layout(
+    annotations = [
+        dict(x=x, y=0.75, text=f"<i>{text}</i>", showarrow=False, font=dict(size=s.font))
+        for x, text in ((0.0, left_title), (1.0, right_title))
+        if text
+    ]
+    layout = dict(
         template=charts.template(presenter),
         title_text=title,
         height=max(s.height, int(70 + n * (s.font + 12))),
+        xaxis=dict(visible=False, range=[-0.9, 1.9], fixedrange=True),
+        yaxis=dict(visible=False, range=[-n + 0.4, 0.8], fixedrange=True),
+        annotations=annotations,
     )
-    fig.update_xaxes(visible=False, range=[-0.9, 1.9], fixedrange=True)
-    fig.update_yaxes(visible=False, range=[-n + 0.4, 0.8], fixedrange=True)
-    for x, text in ((0.0, left_title), (1.0, right_title)):
-        if text:
-            fig.add_annotation(
-                x=x, y=0.75, text=f"<i>{text}</i>", showarrow=False, font=dict(size=s.font)
-            )
-    return fig
+    breaks = title.count("<br>")
+    if breaks:  # a title broken for a narrow column gets the room of its extra lines
+        top = charts.template(presenter).layout.margin.t
+        layout["margin"] = dict(t=top + breaks * (s.title + 6))
+    # one construction: plotly validates every add_trace / update call separately
+    return go.Figure(data=data, layout=layout)
+
+
+def _line_traces(x: np.ndarray, curves: Mapping[str, Sequence[float] | np.ndarray]) -> list[dict]:
+    """The traces of ``core.charts.line_chart`` (one line with markers per named curve)."""
+    if not curves:
+        raise ValueError("curves is empty; pass {name: values} with at least one line")
+    data = []
+    for name, ys in curves.items():
+        arr = np.asarray(ys, dtype=float)
+        if arr.shape != x.shape or not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name!r}: pass {x.size} finite values, one per x")
+        data.append(dict(type="scatter", x=x, y=arr, name=str(name), mode="lines+markers"))
+    return data
 
 
 def saturation_figure(
@@ -264,27 +336,68 @@ def saturation_figure(
 ) -> go.Figure:
     """Entropy (or largest weight) against d on a log axis, one line per score kind;
     ``marker_d`` draws the slider's d, ``ceiling`` a dashed line (e.g. log2(S) bits)."""
-    fig = charts.line_chart(
-        np.asarray(dims, dtype=float),
-        curves,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
-    )
-    fig.update_xaxes(type="log", tickvals=list(dims), ticktext=[str(d) for d in dims])
+    x = np.asarray(dims, dtype=float)
+    if x.ndim != 1 or x.size == 0 or not np.all(x > 0):
+        raise ValueError(f"dims must be a non-empty list of positive sizes, got {dims!r}")
     s = charts.scale(presenter)
+    shapes, annotations = [], []
     if marker_d is not None:
-        fig.add_vline(x=marker_d, line=dict(color=s.palette[4], width=s.line, dash="dot"))
-    if ceiling is not None:
-        fig.add_hline(
-            y=ceiling,
-            line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
-            annotation_text=ceiling_label,
-            annotation_position="bottom right",
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                x0=marker_d,
+                x1=marker_d,
+                yref="y domain",
+                y0=0,
+                y1=1,
+                line=dict(color=s.palette[4], width=s.line, dash="dot"),
+            )
         )
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0))
-    return fig
+    if ceiling is not None:
+        shapes.append(
+            dict(
+                type="line",
+                xref="x domain",
+                x0=0,
+                x1=1,
+                yref="y",
+                y0=ceiling,
+                y1=ceiling,
+                line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
+            )
+        )
+        if ceiling_label:
+            annotations.append(
+                dict(
+                    text=ceiling_label,
+                    showarrow=False,
+                    xref="x domain",
+                    x=1,
+                    xanchor="right",
+                    yref="y",
+                    y=ceiling,
+                    yanchor="top",
+                )
+            )
+    # one construction: plotly validates every update call separately
+    return go.Figure(
+        data=_line_traces(x, curves),
+        layout=dict(
+            template=charts.template(presenter),
+            title_text=title,
+            xaxis=dict(
+                title=dict(text=x_title),
+                type="log",
+                tickvals=list(dims),
+                ticktext=[str(d) for d in dims],
+            ),
+            yaxis_title=y_title,
+            legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
+            shapes=shapes,
+            annotations=annotations,
+        ),
+    )
 
 
 def bucket_lines(
@@ -297,14 +410,19 @@ def bucket_lines(
     presenter: bool = False,
 ) -> go.Figure:
     """Accuracy per source-length bucket, one line per model (buckets as category labels)."""
+    if not buckets:
+        raise ValueError("buckets is empty; pass at least one length bucket")
     x = np.arange(len(buckets), dtype=float)
-    fig = charts.line_chart(
-        x, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    return go.Figure(
+        data=_line_traces(x, series),
+        layout=dict(
+            template=charts.template(presenter),
+            title_text=title,
+            xaxis=dict(title=dict(text=x_title), tickvals=list(x), ticktext=list(buckets)),
+            yaxis=dict(title=dict(text=y_title), range=[-0.03, 1.03]),
+            legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
+        ),
     )
-    fig.update_xaxes(tickvals=list(x), ticktext=list(buckets))
-    fig.update_yaxes(range=[-0.03, 1.03])
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0))
-    return fig
 
 
 def score_kinds_bars(
@@ -336,7 +454,7 @@ def score_kinds_bars(
         raise ValueError(f"selected {selected!r} is not one of {sorted(weights)}")
     s = charts.scale(presenter)
     xl = _unique([str(x) for x in labels])
-    fig = go.Figure()
+    data = []
     for i, (name, w) in enumerate(weights.items()):
         w = np.asarray(w, dtype=float)
         e = np.asarray(scores[name], dtype=float)
@@ -347,8 +465,9 @@ def score_kinds_bars(
             )
         if not (np.isfinite(w).all() and np.isfinite(e).all()):
             raise ValueError(f"{name}: weights and scores must be finite")
-        fig.add_trace(
-            go.Bar(
+        data.append(
+            dict(
+                type="bar",
                 x=xl,
                 y=w,
                 name=name,
@@ -364,26 +483,50 @@ def score_kinds_bars(
                 ),
             )
         )
+    shapes, annotations = [], []
     if even_label and xl:
-        fig.add_hline(
-            y=1.0 / len(xl),
-            line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
-            annotation_text=even_label,
-            annotation_position="top right",
+        even = 1.0 / len(xl)
+        shapes.append(
+            dict(
+                type="line",
+                xref="x domain",
+                x0=0,
+                x1=1,
+                yref="y",
+                y0=even,
+                y1=even,
+                line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
+            )
         )
-    fig.update_layout(
-        template=charts.template(presenter),
-        barmode="group",
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
-        margin=dict(t=130 if presenter else 100),
-        uniformtext=dict(minsize=max(8, s.font - 4), mode="hide"),
+        annotations.append(
+            dict(
+                text=even_label,
+                showarrow=False,
+                xref="x domain",
+                x=1,
+                xanchor="right",
+                yref="y",
+                y=even,
+                yanchor="bottom",
+            )
+        )
+    # one construction: plotly validates every add_trace / update call separately
+    return go.Figure(
+        data=data,
+        layout=dict(
+            template=charts.template(presenter),
+            barmode="group",
+            title_text=title,
+            xaxis=dict(title=dict(text=x_title), type="category"),
+            # weights live in [0, 1]; room for the labels
+            yaxis=dict(title=dict(text=y_title), range=[0.0, 1.12]),
+            legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
+            margin=dict(t=130 if presenter else 100),
+            uniformtext=dict(minsize=max(8, s.font - 4), mode="hide"),
+            shapes=shapes,
+            annotations=annotations,
+        ),
     )
-    fig.update_xaxes(type="category")
-    fig.update_yaxes(range=[0.0, 1.12])  # weights live in [0, 1]; room for the labels
-    return fig
 
 
 # ---------------------------------------------------------------------------------------
