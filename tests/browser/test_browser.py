@@ -109,6 +109,16 @@ def test_language_switch_and_share_dialog(server, browser):
         dialog = page.get_by_role("dialog")
         dialog.wait_for(timeout=15_000)
         dialog.locator("img").first.wait_for(timeout=15_000)
+        # the link is an st.code block, drawn by a bundle the browser may fetch only now
+        # (home itself needs none): wait for its text rather than for the image alone
+        try:
+            page.wait_for_function(
+                "() => (document.querySelector('[role=dialog]')?.innerText || '')"
+                ".includes('lang=zh')",
+                timeout=15_000,
+            )
+        except PlaywrightTimeout:
+            pass  # the assertion below says what the dialog shows instead
         assert "lang=zh" in dialog.inner_text() and "present=0" in dialog.inner_text()
         page.wait_for_timeout(500)
         page.screenshot(path=str(screenshot.__globals__["ARTIFACTS"] / "share_dialog_zh.png"))
