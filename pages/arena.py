@@ -8,22 +8,25 @@ that explains each model's behaviour.
 
 from __future__ import annotations
 
+import csv
 import datetime as dt
+import html
+import io
 import random
+import re
 
-import pandas as pd
 import streamlit as st
 
 import core.zoo as zoo
 import ui
 import ui.inputs
 import ui.models
-from core import corpus, probes_data
+from core import corpus, mdtable, probes_data
 from core.analysis import arena as A
 from core.figures import arena as F
 from core.translate import translate_tokens
 from core.vocab import detokenize_zh
-from ui.nav import is_built, page_spec
+from ui.nav import PAGES, is_built, page_spec
 
 ui.begin_page("arena")
 t = ui.t
@@ -35,11 +38,27 @@ INPUTS = ("lesson", "grammar", "typed")
 MODES = ("show", "predict")
 VIEWS = ("edit", "position")
 METRICS = ("exact", "edit_acc", "token_acc")
+# The results table (its column header keys are "arena.col.<name>").
+TABLE_COLUMNS = (
+    "model",
+    "output",
+    "exact",
+    "token_acc",
+    "edit_acc",
+    "conf",
+    "min_conf",
+    "params",
+    "latency",
+)
+TABLE_ALIGN = ("left", "left", "center") + ("right",) * 6
 LESSON_LABELS = [" ".join(p.src) for p in corpus.LESSON_PAIRS]
 DEFAULT_LESSON = 5  # "the cat drank the milk because it was hungry": the lesson's "it"
 DEFAULT_TEXT = "the cat drank the milk because it was sweet"
 MAX_SEED = 999_999
-LATENCY_RUNS = 3
+# Latency: one timed decode right after the translation run (cheap on every new sentence);
+# "Measure again" takes the median of more runs.
+LATENCY_RUNS = 1
+REMEASURE_RUNS = 5
 # The page that explains each model's behaviour (lesson order).
 WHY: dict[str, tuple[str, ...]] = {
     "gru_plain_32": ("bottleneck", "rnn_gradients"),
@@ -51,7 +70,11 @@ WHY: dict[str, tuple[str, ...]] = {
 }
 # Non-colour marks (projector, print-outs, colour-blind viewers).
 SYMBOLS = {A.OK: " ✓", A.WRONG: " ✗", A.EXTRA: " +"}
-BACKGROUND = {A.OK: "green", A.WRONG: "red", A.EXTRA: "orange", None: "gray"}
+# One result card (a bordered box; translucent grey reads on light and dark themes).
+CARD = (
+    "border:1px solid rgba(128,128,128,0.3);border-radius:0.5rem;"
+    "padding:0.6rem 0.9rem;margin-bottom:0.6rem;line-height:1.9"
+)
 # Session keys: set while the whole page runs (a fragment tells a full run from its own
 # rerun by it), and whether the evidence section last drew its charts.
 FULL_RUN = "arena_full_run"
@@ -71,11 +94,15 @@ def _translate(name: str, tokens: tuple[str, ...]) -> tuple[tuple[str, ...], tup
 
 @st.cache_data(show_spinner=False, max_entries=512)
 def _latency(name: str, tokens: tuple[str, ...], nonce: int) -> dict[str, object]:
-    """Live timing of the greedy decode; ``nonce`` changes when the user asks to re-measure."""
+    """Live timing of the greedy decode; ``nonce`` changes when the user asks to re-measure
+    (then over ``REMEASURE_RUNS`` runs, else ``LATENCY_RUNS``)."""
     sv, _ = ui.models.get_vocabs()
     # no extra warm-up: _translate has just run this very decode
     timing = A.greedy_latency(
-        ui.models.get_model(name), sv.encode(tokens, eos=True), runs=LATENCY_RUNS, warmup=0
+        ui.models.get_model(name),
+        sv.encode(tokens, eos=True),
+        runs=REMEASURE_RUNS if nonce else LATENCY_RUNS,
+        warmup=0,
     )
     return {**timing, "at": dt.datetime.now(dt.UTC).strftime("%H:%M:%S")}
 
@@ -205,6 +232,16 @@ def pick_sentence(source: str) -> tuple[list[str] | None, corpus.Pair | None]:
     return tokens, reference
 
 
+def _csv(header: list[str], rows: list[list[str]]) -> bytes:
+    """The results table as CSV (the table's text without Markdown escapes)."""
+    buf = io.StringIO()
+    writer = csv.writer(buf)
+    writer.writerow(header)
+    for row in rows:
+        writer.writerow([re.sub(r"\\(.)", r"\1", cell) for cell in row])
+    return buf.getvalue().encode("utf-8-sig")  # BOM: Excel opens Chinese right
+
+
 def _set_reveal(k: int) -> None:
     st.session_state["arena_reveal"] = k
     st.query_params["reveal"] = str(k)
@@ -230,35 +267,38 @@ def _why_text(name: str) -> str:
     return t(f"arena.why.{name}")
 
 
-def _chip(token: str) -> str:
-    """One token as a markdown code span (shown literally), safe inside a colour directive."""
-    return "`" + "".join(ch for ch in token if ch not in "`[]") + "`"
+def _small(text: str) -> str:
+    """``text`` (escaped) as a caption-like line of a card."""
+    return f'<span style="font-size:0.875em;opacity:0.7">{html.escape(text)}</span>'
 
 
-def _strip(out: tuple[str, ...], marks: tuple[str, ...] | None) -> str:
-    if not out:
-        return t("arena.empty_output")
-    cells = []
-    for i, tok in enumerate(out):
-        mark = marks[i] if marks is not None else None
-        sym = SYMBOLS.get(mark, "") if mark is not None else ""
-        cells.append(f":{BACKGROUND[mark]}-background[{_chip(tok)}{sym}]")
-    return " ".join(cells)
+def _bold(text: str) -> str:
+    """``text`` escaped, with its ``**bold**`` spans (from the translations) kept bold."""
+    return re.sub(r"\*\*(.+?)\*\*", r"<b>\1</b>", html.escape(text))
 
 
-def _why_links(name: str) -> None:
-    st.caption(_why_text(name))
-    for slug in WHY[name]:
-        spec = page_spec(slug)
-        if spec is not None and is_built(slug):
-            ui.page_link(
-                spec.path,
-                label=t(f"page.{slug}.title"),
-                icon=":material/arrow_forward:",
-                query_params={"lang": lang, "present": int(present)},
-            )
-        else:
-            st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
+def _why_pages(names: list[str]) -> list[str]:
+    """The pages that explain ``names``' behaviour, each once, in lesson order."""
+    order = [spec.slug for spec in PAGES]
+    slugs = {slug for name in names for slug in WHY[name]}
+    return sorted(slugs, key=lambda s: order.index(s) if s in order else len(order))
+
+
+def _why_links(names: list[str]) -> None:
+    """One row of links to the pages that explain the models (each card names its pages)."""
+    with st.container(horizontal=True, gap="medium", vertical_alignment="center"):
+        st.caption(t("arena.why.links"))
+        for slug in _why_pages(names):
+            spec = page_spec(slug)
+            if spec is not None and is_built(slug):
+                ui.page_link(
+                    spec.path,
+                    label=t(f"page.{slug}.title"),
+                    icon=":material/arrow_forward:",
+                    query_params={"lang": lang, "present": int(present)},
+                )
+            else:
+                st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
 
 
 @st.fragment  # the sentence and its controls rerun this section only, not the evidence
@@ -340,7 +380,7 @@ def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, reve
     st.header(t("arena.results.header"))
     if reference is not None:
         st.caption(t(f"arena.legend.{view}"))
-    rows = []
+    rows, cards = [], []
     grid_models, grid_tokens, grid_probs, grid_marks = [], [], [], []
     for i, name in enumerate(available):
         out, probs = outputs[name]
@@ -353,46 +393,48 @@ def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, reve
         lat = latency[name]
         params = _params(name)
         conf = f"{sum(probs) / max(1, len(probs)):.0%}"
-        with st.container(border=True):
-            left, mid, right = st.columns([2, 5, 2], vertical_alignment="center")
-            with left:
-                st.markdown(f"**{name}**")
-                st.caption(t("arena.card.meta", params=f"{params:,}", ms=f"{lat['median_ms']:.0f}"))
-            with mid:
-                if shown:
-                    st.markdown(_strip(out, verdict.marks if verdict else None))
-                    if verdict is not None and scores is not None:
-                        key_ = "arena.card.exact" if scores["exact"] == 1 else "arena.card.score"
-                        st.caption(
-                            t(
-                                key_,
-                                correct=verdict.correct,
-                                n=len(reference.tgt),
-                                missing=verdict.missing,
-                                conf=conf,
-                            )
-                        )
-                    else:
-                        st.caption(t("arena.card.conf", conf=conf))
-                else:
-                    st.markdown(t("arena.card.hidden"))
-            with right:
-                _why_links(name)
-        row = {
-            t("arena.col.model"): name,
-            t("arena.col.output"): detokenize_zh(out) if shown else "?",
-            t("arena.col.exact"): (
+        # the card: name and size; the output; its score; why (and which page explains it)
+        meta = t("arena.card.meta", params=f"{params:,}", ms=f"{lat['median_ms']:.0f}")
+        lines = [f"<b>{html.escape(name)}</b> · {_small(meta)}"]
+        if shown:
+            if out:
+                lines.append(
+                    F.strip_html(out, verdict.marks if verdict else None, mark_symbols=SYMBOLS)
+                )
+            else:
+                lines.append(html.escape(t("arena.empty_output")))
+            if verdict is not None and scores is not None:
+                key_ = "arena.card.exact" if scores["exact"] == 1 else "arena.card.score"
+                score_line = t(
+                    key_,
+                    correct=verdict.correct,
+                    n=len(reference.tgt),
+                    missing=verdict.missing,
+                    conf=conf,
+                )
+            else:
+                score_line = t("arena.card.conf", conf=conf)
+            lines.append(_small(score_line))
+        else:
+            lines.append(_bold(t("arena.card.hidden")))
+        pages = " · ".join(t(f"page.{slug}.title") for slug in WHY[name])
+        lines.append(_small(f"{_why_text(name)} → {pages}"))
+        cards.append(f'<div style="{CARD}">' + "<br>".join(lines) + "</div>")
+        row = [
+            mdtable.escape(name),
+            mdtable.escape(detokenize_zh(out) if shown else "?"),
+            (
                 ("✓" if scores["exact"] == 1 else "✗")
                 if shown and scores
                 else ("?" if not shown else "—")
             ),
-            t("arena.col.token_acc"): f"{scores['token_acc']:.0%}" if shown and scores else "—",
-            t("arena.col.edit_acc"): f"{scores['edit_acc']:.0%}" if shown and scores else "—",
-            t("arena.col.conf"): conf if shown and probs else "—",
-            t("arena.col.min_conf"): f"{min(probs):.0%}" if shown and probs else "—",
-            t("arena.col.params"): params,
-            t("arena.col.latency"): round(float(lat["median_ms"]), 1),
-        }
+            f"{scores['token_acc']:.0%}" if shown and scores else "—",
+            f"{scores['edit_acc']:.0%}" if shown and scores else "—",
+            conf if shown and probs else "—",
+            f"{min(probs):.0%}" if shown and probs else "—",
+            f"{params:,}",
+            f"{float(lat['median_ms']):.1f}",
+        ]
         rows.append(row)
         if shown:
             grid_models.append(name)
@@ -400,16 +442,25 @@ def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, reve
             grid_probs.append(list(probs))
             grid_marks.append(list(verdict.marks) if verdict else ["none"] * len(out))
 
+    # all six cards as one HTML element, then one row of links: a handful of elements for
+    # the browser to redraw on every new sentence, and no Markdown to parse
+    st.html("".join(cards))
+    _why_links(available)
+
     stamp = max(str(v["at"]) for v in latency.values())
-    st.caption(t("arena.latency.note", runs=LATENCY_RUNS, at=stamp))
+    if nonce:
+        st.caption(t("arena.latency.note", runs=REMEASURE_RUNS, at=stamp))
+    else:
+        st.caption(t("arena.latency.note_once", runs=REMEASURE_RUNS, at=stamp))
 
     # --- confidence ------------------------------------------------------------------------
     if grid_models and any(grid_tokens):
         grid_marks_ = grid_marks if reference is not None else None
         st.markdown(f"**{t('arena.conf.title')}**")
-        # a coloured table, not a plotly chart: far cheaper to redraw on every new sentence
-        st.table(
-            F.confidence_table(
+        # a coloured HTML table, not a plotly chart or a dataframe: far cheaper to build
+        # and to redraw on every new sentence
+        st.html(
+            F.confidence_html(
                 grid_models, grid_tokens, grid_probs, grid_marks_, mark_symbols=SYMBOLS
             )
         )
@@ -438,17 +489,13 @@ def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, reve
 
     # --- the table, for slides -------------------------------------------------------------
     st.subheader(t("arena.table.header"))
-    table = pd.DataFrame(rows)
-    st.table(
-        table.style.format({t("arena.col.params"): "{:,}", t("arena.col.latency"): "{:.1f}"}).hide(
-            axis="index"
-        )
-    )
+    header = [t(f"arena.col.{c}") for c in TABLE_COLUMNS]
+    st.markdown(mdtable.table(header, rows, align=TABLE_ALIGN))
     with ui.secondary():
         d1, d2 = st.columns(2)
         d1.download_button(
             t("arena.table.csv"),
-            data=table.to_csv(index=False).encode("utf-8-sig"),  # BOM: Excel opens Chinese right
+            data=lambda: _csv(header, rows),
             file_name="arena.csv",
             mime="text/csv",
             on_click="ignore",

@@ -183,3 +183,36 @@ def test_confidence_table_has_the_charts_words_and_colours():
     assert fig.data[0].text[1][0] == "狗 ✗"
     with pytest.raises(ValueError, match="probabilit"):
         F.confidence_table(models, tokens, [[0.9, 0.2], [0.05]])
+
+
+def test_confidence_html_has_the_tables_words_and_colours():
+    from plotly.colors import sample_colorscale
+
+    models = ["m1", "<m2>"]
+    tokens = [["猫", "饿", "<b>"], ["狗"]]
+    probs = [[0.9, 0.2, 0.5], [0.05]]
+    marks = [["ok", "wrong", "extra"], ["wrong"]]
+    symbols = {"ok": " ✓", "wrong": " ✗", "extra": " +"}
+    html = F.confidence_html(models, tokens, probs, marks, mark_symbols=symbols)
+    table = F.confidence_table(models, tokens, probs, marks, mark_symbols=symbols).to_html()
+    for p in (0.9, 0.2, 0.5, 0.05):  # the same Cividis colour of every probability
+        colour = sample_colorscale("Cividis", [p])[0]
+        assert colour in html and colour in table
+    for word in ("猫 ✓", "饿 ✗", "&lt;b&gt; +", "狗 ✗", "&lt;m2&gt;"):  # escaped, never markup
+        assert word in html
+    assert "<b>" not in html and html.count("<tr>") == 3  # header + one row per model
+    with pytest.raises(ValueError, match="probabilit"):
+        F.confidence_html(models, tokens, [[0.9, 0.2], [0.05]])
+
+
+def test_strip_html_marks_and_escapes_every_word():
+    symbols = {"ok": " ✓", "wrong": " ✗", "extra": " +"}
+    html = F.strip_html(["猫", "<i>", "了"], ["ok", "wrong", "extra"], mark_symbols=symbols)
+    assert html.count("<span") == 3 and "<i>" not in html and "&lt;i&gt;" in html
+    for mark in ("ok", "wrong", "extra"):
+        assert F.CHIP_BACKGROUND[mark] in html and symbols[mark] in html
+    plain = F.strip_html(["猫"])  # no reference: grey, no symbol
+    assert F.CHIP_BACKGROUND[None] in plain and "✓" not in plain
+    assert F.strip_html([]) == ""
+    with pytest.raises(ValueError, match="marks"):
+        F.strip_html(["猫"], [])

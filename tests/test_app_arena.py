@@ -9,7 +9,9 @@ one test checks the page against the shipped zoo when it is there.
 from __future__ import annotations
 
 import json
+import re
 
+import pandas as pd
 import pytest
 import streamlit as st
 
@@ -21,18 +23,33 @@ from tests.conftest import make_app
 ARENA = "pages/arena.py"
 
 
-def _table(at):
-    """The results table (the last table; the confidence grid, when shown, comes first)."""
-    return at.table[-1].value
+def _table(at) -> pd.DataFrame:
+    """The results table (a Markdown table headed "| Model |"), parsed back into a frame:
+    the cells' text without Markdown escapes, parameters and latency as numbers."""
+    text = next(m.value for m in at.markdown if m.value.startswith("| Model |"))
+    lines = text.splitlines()
+
+    def cells(line: str) -> list[str]:
+        parts = re.split(r"(?<!\\)\|", line.strip())[1:-1]
+        return [re.sub(r"\\(.)", r"\1", c.strip()) for c in parts]
+
+    df = pd.DataFrame([cells(line) for line in lines[2:]], columns=cells(lines[0]))
+    df["Parameters"] = df["Parameters"].str.replace(",", "").astype(int)
+    df["Latency (ms)"] = df["Latency (ms)"].astype(float)
+    return df
 
 
 def _charts(at) -> int:
     return len(at.get("plotly_chart"))
 
 
-def _conf(at):
-    """The confidence grid (a coloured table: models x output positions), or None."""
-    return at.table[0].value if len(at.table) == 2 else None
+def _conf(at) -> list[str] | None:
+    """The rows (model names) of the confidence grid (a coloured HTML table: models x output
+    positions), or None when it is not shown."""
+    grids = [h.proto.body for h in at.get("html") if "<table" in h.proto.body]
+    if not grids:
+        return None
+    return re.findall(r'<tr><th style="[^"]*;text-align:left">([^<]*)</th>', grids[0])
 
 
 def test_lesson_sentence_every_model_scored(dev_zoo):
@@ -47,7 +64,7 @@ def test_lesson_sentence_every_model_scored(dev_zoo):
     ref = "猫喝了牛奶因为猫饿了"
     assert any(ref in m.value for m in at.markdown)
     assert _charts(at) == 2  # accuracy by length, memory by distance
-    assert list(_conf(at).index) == list(zoo.TRANSLATION_MODELS)  # the confidence grid
+    assert _conf(at) == list(zoo.TRANSLATION_MODELS)  # the confidence grid
     assert at.query_params["input"] == "lesson" and at.query_params["lesson"] == "5"
 
 
@@ -109,7 +126,7 @@ def test_bad_text_gives_a_message_and_page_keeps_working(dev_zoo, text, needle):
     at.text_input(key="arena_text").input(text).run()
     assert not at.exception, [e.value for e in at.exception]
     assert any(needle in e.value for e in at.error), [e.value for e in at.error]
-    assert not at.table  # nothing translated
+    assert not _conf(at) and not any(m.value.startswith("| Model |") for m in at.markdown)
     at.text_input(key="arena_text").input("where are you").run()
     assert not at.error and len(_table(at)) == len(zoo.TRANSLATION_MODELS)
 
@@ -216,3 +233,49 @@ def test_shipped_zoo_chart_matches_manifest():
     df = _table(at)
     for name, params in zip(df["Model"], df["Parameters"]):
         assert params == manifest["models"][name]["params"]
+
+
+def test_latency_timed_once_then_median_on_measure_again(dev_zoo):
+    at = make_app(ARENA, lang="en", input="lesson").run()
+    assert any("timed once right after the translation run" in c.value for c in at.caption)
+    at.button(key="arena_remeasure").click().run()
+    assert not at.exception
+    assert any("median of 5 runs" in c.value for c in at.caption)
+    assert (_table(at)["Latency (ms)"] > 0).all()
+
+
+def test_csv_is_the_table_without_markdown_escapes():
+    import csv
+    import io
+    from pathlib import Path
+
+    from core import mdtable
+
+    header = ["Model", "Output"]
+    rows = [[mdtable.escape("gru_plain_32"), mdtable.escape("猫 (饿) [了]")]]
+    # the page's _csv compiled alone (importing the page would run it)
+    text = Path(ARENA).read_text(encoding="utf-8")
+    src = text[text.index("def _csv(") : text.index("def _set_reveal(")]
+    ns: dict = {"csv": csv, "io": io, "re": re}
+    exec(src, ns)
+    data = ns["_csv"](header, rows).decode("utf-8-sig")
+    assert list(csv.reader(io.StringIO(data))) == [header, ["gru_plain_32", "猫 (饿) [了]"]]
+
+
+def _cards(at) -> str:
+    """The six result cards (one HTML element)."""
+    return next(h.proto.body for h in at.get("html") if "<b>gru_plain_32</b>" in h.proto.body)
+
+
+def test_cards_show_every_model_its_size_and_the_page_that_explains_it(dev_zoo):
+    at = make_app(ARENA, lang="en", input="lesson").run()
+    cards = _cards(at)
+    for name in zoo.TRANSLATION_MODELS:
+        params = dev_zoo["models"][name]["params"]
+        assert f"<b>{name}</b>" in cards and f"{params:,} parameters" in cards
+    assert cards.count("reference words") == len(zoo.TRANSLATION_MODELS)
+    assert "→ The bottleneck · RNN gradients" in cards and "→ Attention" in cards
+    links = [e.proto.label for e in at.get("page_link")]
+    assert links == ["The bottleneck", "CNN receptive field", "RNN gradients", "Attention"]
+    at = make_app(ARENA, lang="zh", mode="predict").run()
+    assert _cards(at).count("<b>？</b> 尚未揭晓") == len(zoo.TRANSLATION_MODELS)

@@ -6,15 +6,18 @@ raise a ``ValueError`` that says how to fix the call. No streamlit here.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import plotly.graph_objects as go
-from pandas.io.formats.style import Styler
 from plotly.colors import sample_colorscale
 
 from core import charts
+
+if TYPE_CHECKING:  # pandas is imported only when a Styler is asked for (the page never does)
+    from pandas.io.formats.style import Styler
 
 # Plain (attention-free) encoder-decoders are dashed, so the two families differ without
 # colour too (print-outs, colour-blind viewers, a washed-out projector).
@@ -232,9 +235,81 @@ def confidence_table(
         ]
         for row in z
     ]
+    import pandas as pd
+
     columns = [str(c + 1) for c in range(z.shape[1])]
     df = pd.DataFrame(text, index=list(models), columns=columns)
     return df.style.apply(lambda _: pd.DataFrame(css, index=df.index, columns=columns), axis=None)
+
+
+def confidence_html(
+    models: Sequence[str],
+    tokens: Sequence[Sequence[str]],
+    probs: Sequence[Sequence[float]],
+    marks: Sequence[Sequence[str]] | None = None,
+    *,
+    mark_symbols: Mapping[str, str] | None = None,
+) -> str:
+    """The confidence grid as one small HTML table (for ``st.html``): the same words, marks
+    and Cividis colours as :func:`confidence_table`, without a dataframe. One element that
+    costs the server no Arrow conversion and the browser no table widget; a wide table
+    scrolls sideways. Every word is HTML-escaped."""
+    z, text = _grid(models, tokens, probs, marks, mark_symbols)
+    ok = np.isfinite(z)
+    colours = iter(sample_colorscale("Cividis", list(z[ok])) if ok.any() else [])
+    cell = "padding:0.15em 0.45em;white-space:nowrap;border:1px solid rgba(128,128,128,0.25)"
+    head = "".join(f'<th style="{cell}">{c + 1}</th>' for c in range(z.shape[1]))
+    rows = []
+    for name, zs, words in zip(models, z, text):
+        tds = []
+        for p, word in zip(zs, words):
+            if np.isfinite(p):
+                style = f"{cell};background-color:{next(colours)};"
+                style += f"color:{'#FFFFFF' if p < 0.5 else '#000000'}"
+            else:
+                style = cell
+            tds.append(f'<td style="{style}">{html.escape(word)}</td>')
+        th = f'<th style="{cell};text-align:left">{html.escape(str(name))}</th>'
+        rows.append(f"<tr>{th}{''.join(tds)}</tr>")
+    return (
+        '<div style="overflow-x:auto"><table style="border-collapse:collapse;'
+        f'font-size:0.9em"><thead><tr><th style="{cell}"></th>{head}</tr></thead>'
+        f"<tbody>{''.join(rows)}</tbody></table></div>"
+    )
+
+
+# Backgrounds of the token chips: translucent, so the text keeps the theme's colour (light
+# and dark themes alike); the symbols (✓ ✗ +) carry the same marks without colour.
+CHIP_BACKGROUND = {
+    "ok": "rgba(33, 195, 84, 0.18)",
+    "wrong": "rgba(255, 43, 43, 0.18)",
+    "extra": "rgba(255, 164, 33, 0.25)",
+    None: "rgba(128, 128, 128, 0.15)",
+}
+_CHIP = "display:inline-block;margin:0.1em 0.15em;padding:0 0.3em;border-radius:0.25em;"
+
+
+def strip_html(
+    tokens: Sequence[str],
+    marks: Sequence[str] | None = None,
+    *,
+    mark_symbols: Mapping[str, str] | None = None,
+) -> str:
+    """One output as a row of HTML chips (for ``st.html``): each word, HTML-escaped, on the
+    background of its mark and followed by the mark's symbol. Far cheaper for the browser
+    to redraw than the same strip as Markdown colour directives."""
+    if marks is not None and len(marks) != len(tokens):
+        raise ValueError(f"got {len(marks)} marks for {len(tokens)} tokens; pass one per token")
+    symbols = dict(mark_symbols or {})
+    chips = []
+    for i, tok in enumerate(tokens):
+        mark = marks[i] if marks is not None else None
+        colour = CHIP_BACKGROUND.get(mark, CHIP_BACKGROUND[None])
+        sym = html.escape(symbols.get(mark, "")) if mark is not None else ""
+        chips.append(
+            f'<span style="{_CHIP}background:{colour}"><code>{html.escape(tok)}</code>{sym}</span>'
+        )
+    return "".join(chips)
 
 
 def confidence_grid(
