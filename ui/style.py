@@ -20,6 +20,7 @@ PRESENTER_CSS = """
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.2rem; color: #222; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; font-weight: 600; }
 [data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
+[data-testid="stMain"] [data-testid="stHtml"] { font-size: 1.45rem; line-height: 1.5; }
 [data-testid="stMain"] .block-container { padding-top: 2.5rem; max-width: 100%; }
 </style>
 """
