@@ -49,16 +49,15 @@ def clip_threshold() -> float:
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def fresh_curves(radius: float, length: int, drive: float, seed: int) -> dict:
+def fresh_curves(radius: float, length: int, drive: float, seed: int, quantity: str) -> dict:
+    """The shown quantity ("state" or "input") of each fresh cell, and W_hh's spectrum."""
+    measure = rg.state_jacobian_norms if quantity == "state" else rg.input_gradient_norms
     out = {}
     for kind in CELLS:
         cell = rg.fresh_cell(kind, radius, hidden=HIDDEN, seed=seed)
         xs = rg.sequence_inputs(length, cell.w_ih.shape[1], seed) * drive
-        out[kind] = {
-            "state": rg.state_jacobian_norms(cell, xs),
-            "input": rg.input_gradient_norms(cell, xs),
-        }
-    w = rg.fresh_cell("rnn", radius, hidden=HIDDEN, seed=seed).recurrent_blocks()[0]
+        out[kind] = measure(cell, xs)
+    w = rg.recurrent_matrix(HIDDEN, radius, seed * 10)  # the vanilla RNN's W_hh
     out["eig"] = rg.eigenvalues(w)
     out["sigma1"] = rg.largest_singular_value(w)
     return out
@@ -73,8 +72,8 @@ def _trained_curves(loaded: dict) -> dict:
 
 @st.cache_resource(show_spinner=False)
 def trained_job() -> Future:
-    """Part 2's measurements, once per server, started at the top of the page so that they
-    run on the other core while part 1 is drawn (raises zoo.ZooError, not cached)."""
+    """Part 2's measurements, once per server, in a thread of their own, started once part
+    1 has been sent (raises zoo.ZooError, not cached)."""
     loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
     return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
 
@@ -97,13 +96,6 @@ def sweep_job(clip: float) -> Future:
 def sci(x: float) -> str:
     return f"{x:.2g}" if 1e-2 <= abs(x) < 1e4 else f"{x:.1e}"
 
-
-# parts 2 and 5 need no control: their measurements start now, beside part 1
-sweep_job(clip_threshold())
-try:
-    trained_job()
-except zoo.ZooError:
-    pass  # part 2 says what is missing
 
 # --- 1. decay with distance, freshly initialised cells ------------------------------------
 
@@ -139,42 +131,68 @@ def fresh_section(quantity: str) -> None:
     ui.params.set_params(rho=radius, T=length, drive=drive, seed=seed)
 
     radius = round(float(radius), 2)
-    with st.spinner(t("rnn_gradients.computing")):
-        fresh = fresh_curves(radius, int(length), float(drive), int(seed))
+    # no spinner: a new radius takes well under its 0.5 s delay (~50-80 ms), and it would
+    # add a placeholder and a timer thread to every step of the slider
+    fresh = fresh_curves(radius, int(length), float(drive), int(seed), quantity)
     distance = np.arange(int(length))
     names = {k: t(f"rnn_gradients.cell.{k}") for k in CELLS}
-    y_title = t(f"rnn_gradients.q.{quantity}.axis")
-    decay = fig.decay_figure(
-        distance,
-        {names[k]: fresh[k][quantity] for k in CELLS},
-        title=t("rnn_gradients.fresh.chart", radius=radius, hidden=HIDDEN, length=length),
-        x_title=t("rnn_gradients.distance_axis"),
-        y_title=y_title,
-        bound=(t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float)),
-        presenter=P,
+    series = {names[k]: fresh[k] for k in CELLS}
+    bound = (t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float))
+    titles = (
+        t("rnn_gradients.fresh.chart", radius=radius, hidden=HIDDEN, length=length),
+        t("rnn_gradients.eig.chart", hidden=HIDDEN),
     )
-    eig = fig.eigen_figure(
-        fresh["eig"],
-        radius=radius,
-        title=t("rnn_gradients.eig.chart", hidden=HIDDEN),
-        x_title=t("rnn_gradients.eig.re"),
-        y_title=t("rnn_gradients.eig.im"),
-        eig_label=t("rnn_gradients.eig.points"),
-        unit_label=t("rnn_gradients.eig.unit"),
-        radius_label=t("rnn_gradients.eig.radius", radius=radius),
-        presenter=P,
+    decay_axes = (t("rnn_gradients.distance_axis"), t(f"rnn_gradients.q.{quantity}.axis"))
+    eig_axes = (t("rnn_gradients.eig.re"), t("rnn_gradients.eig.im"))
+    eig_labels = (
+        t("rnn_gradients.eig.points"),
+        t("rnn_gradients.eig.unit"),
+        t("rnn_gradients.eig.radius", radius=radius),
     )
+    if P:  # stacked, each chart at the presenter's size
+        ui.chart(
+            fig.decay_figure(
+                distance,
+                series,
+                title=titles[0],
+                x_title=decay_axes[0],
+                y_title=decay_axes[1],
+                bound=bound,
+                presenter=True,
+            ),
+            key="rnng_decay",
+        )
+        ui.chart(
+            fig.eigen_figure(
+                fresh["eig"],
+                radius=radius,
+                title=titles[1],
+                x_title=eig_axes[0],
+                y_title=eig_axes[1],
+                eig_label=eig_labels[0],
+                unit_label=eig_labels[1],
+                radius_label=eig_labels[2],
+                presenter=True,
+            ),
+            key="rnng_eig",
+        )
+    else:  # side by side in one figure: one chart for the browser to redraw per step of ρ
+        ui.chart(
+            fig.fresh_figure(
+                distance,
+                series,
+                fresh["eig"],
+                radius=radius,
+                bound=bound,
+                titles=titles,
+                decay_axes=decay_axes,
+                eig_axes=eig_axes,
+                eig_labels=eig_labels,
+            ),
+            key="rnng_fresh",
+        )
     far = int(length) - 1
-    rnn_far = float(fresh["rnn"][quantity][far])
-    if P:
-        ui.chart(decay, key="rnng_decay")
-        ui.chart(eig, key="rnng_eig")
-    else:
-        left, right = st.columns([3, 2])
-        with left:
-            ui.chart(decay, key="rnng_decay")
-        with right:
-            ui.chart(eig, key="rnng_eig")
+    rnn_far = float(fresh["rnn"][far])
     st.caption(
         t(
             "rnn_gradients.fresh.caption",
@@ -182,8 +200,8 @@ def fresh_section(quantity: str) -> None:
             far=far,
             rnn=sci(rnn_far),
             bound=sci(radius**far),
-            lstm=sci(float(fresh["lstm"][quantity][far])),
-            gru=sci(float(fresh["gru"][quantity][far])),
+            lstm=sci(float(fresh["lstm"][far])),
+            gru=sci(float(fresh["gru"][far])),
             sigma=f"{fresh['sigma1']:.2f}",
             drive=drive,
         )
@@ -212,6 +230,14 @@ quantity = st.segmented_control(
 )
 ui.params.set_params(q=quantity)
 fresh_section(quantity)
+# Parts 2 and 5 need no control. Their jobs start once part 1 has been sent, not at the top:
+# on two cores, started beside part 1 they slowed it (three threads of small torch steps
+# fighting for the GIL while the browser loads plotly.js) and the page as a whole was ready
+# later. Now the browser draws part 1 while they run.
+try:
+    trained_job()
+except zoo.ZooError:
+    pass  # part 2 says what is missing
 
 # --- 2. the same measurement inside trained models ---------------------------------------
 st.header(t("rnn_gradients.trained.header"))
@@ -243,6 +269,8 @@ if probes_ok:
             n=N_SEQ,
         )
     )
+
+sweep_job(clip_threshold())  # part 5's steps run while parts 3 and 4 are drawn
 
 # --- 3. what it does to learning ------------------------------------------------------------
 

@@ -255,3 +255,48 @@ def test_spectral_norms_match_the_svd_even_when_tiny():
     m = torch.randn(5, 6, 9, dtype=torch.float64) * torch.logspace(-30, 3, 5).view(5, 1, 1)
     ref = torch.linalg.matrix_norm(m, ord=2)
     torch.testing.assert_close(rg.spectral_norms(m), ref, rtol=1e-10, atol=0)
+
+
+def test_recurrent_matrix_is_the_seeded_gaussian_rescaled():
+    # the unit-radius matrix is cached per (hidden, seed): same as drawing it afresh
+    rng = np.random.default_rng(4)
+    w = rng.standard_normal((16, 16)) / np.sqrt(16)
+    expected = w * (1.3 / rg.spectral_radius(w))
+    np.testing.assert_allclose(rg.recurrent_matrix(16, 1.3, seed=4), expected, rtol=1e-12)
+    m = rg.recurrent_matrix(16, 1.3, seed=4)
+    m[0, 0] = 99.0  # the caller's copy: the cached matrix is untouched
+    assert rg.recurrent_matrix(16, 1.3, seed=4)[0, 0] != 99.0
+
+
+def test_fresh_figure_puts_decay_and_eigenvalues_side_by_side():
+    d = np.arange(10)
+    ev = rg.eigenvalues(rg.recurrent_matrix(8, 0.7, seed=0))
+    f = figs.fresh_figure(
+        d,
+        {"rnn": 0.7**d, "gru": 0.9**d},
+        ev,
+        radius=0.7,
+        bound=("b", 0.7 ** d.astype(float)),
+        titles=("decay", "eig"),
+        decay_axes=("T−t", "norm"),
+        eig_axes=("re", "im"),
+        eig_labels=("λ", "unit", "ρ"),
+    )
+    assert [tr.name for tr in f.data] == ["rnn", "gru", "b", "unit", "ρ", "λ"]
+    assert {tr.xaxis for tr in f.data[3:]} == {"x2"} and f.data[0].xaxis in (None, "x")
+    assert f.layout.yaxis.type == "log" and f.layout.yaxis2.scaleanchor == "x2"
+    assert f.layout.xaxis.domain[1] < f.layout.xaxis2.domain[0]
+    assert f.layout.title.text == "decay" and f.layout.annotations[0].text == "<b>eig</b>"
+    np.testing.assert_allclose(sorted(f.data[5].x), sorted(ev.real))
+    with pytest.raises(ValueError):
+        figs.fresh_figure(
+            d,
+            {"rnn": -d},
+            ev,
+            radius=0.7,
+            bound=("b", 0.7 ** d.astype(float)),
+            titles=("a", "b"),
+            decay_axes=("x", "y"),
+            eig_axes=("x", "y"),
+            eig_labels=("a", "b", "c"),
+        )

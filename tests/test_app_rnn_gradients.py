@@ -107,10 +107,17 @@ def test_full_page_with_every_section(fake_zoo):
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     titles = chart_titles(at)
-    assert len(titles) == 7, titles  # decay, eigenvalues, trained, curves, acc, words, explode
+    # decay + eigenvalues (one figure), trained, curves, acc, words, explode
+    assert len(titles) == 6, titles
     decay = chart(at, "Untrained cells")
     assert decay["layout"]["yaxis"]["type"] == "log"
     assert [tr["name"] for tr in decay["data"]][:3] == ["vanilla RNN (tanh)", "LSTM", "GRU"]
+    # the eigenvalue panel beside it: its own square axes and title
+    eig = [tr for tr in decay["data"] if tr.get("xaxis") == "x2"]
+    assert [tr["name"] for tr in eig] == ["unit circle |λ| = 1", "|λ| = ρ = 0.9", "eigenvalues λ"]
+    assert decay["layout"]["yaxis2"]["scaleanchor"] == "x2"
+    assert "Eigenvalues of W_hh" in decay["layout"]["annotations"][0]["text"]
+    assert len(arr(eig[-1]["x"])) == 64
     assert chart(at, "Trained probes")["layout"]["yaxis"]["type"] == "log"
     words = chart(at, "Influence of each word")
     assert len(words["data"][0]["x"]) == len(TEXT.split()) + 1  # + <eos>
@@ -130,6 +137,10 @@ def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     assert "ρ = 1.4" in after["layout"]["title"]["text"]
     bound = next(tr for tr in after["data"] if tr["name"].startswith("ρ^"))
     assert arr(bound["y"])[10] == pytest.approx(1.4**10)
+    ring = next(tr for tr in after["data"] if tr["name"] == "|λ| = ρ = 1.4")
+    assert max(arr(ring["x"])) == pytest.approx(1.4)
+    ev = next(tr for tr in after["data"] if tr["name"] == "eigenvalues λ")
+    assert max(arr(ev["customdata"])) == pytest.approx(1.4)  # spectral radius ρ
     assert arr(before["data"][0]["y"]) != arr(after["data"][0]["y"])
     assert any("≥ 1" in i.value for i in at.info)
 
@@ -199,7 +210,7 @@ def test_bad_sentences_get_a_message_and_the_page_keeps_working(fake_zoo):
     msg = next(w.value for w in at.warning if "zebra" in w.value)
     assert "`zebra`" in msg and "synthetic corpus" in msg
     assert "Influence of each word" not in " ".join(chart_titles(at))
-    assert len(chart_titles(at)) == 6  # every other chart still drawn
+    assert len(chart_titles(at)) == 5  # every other chart still drawn
     at.text_area(key="rnng_text").input("   ").run(timeout=300)
     assert any("Type an English sentence" in w.value for w in at.warning)
     at.text_area(key="rnng_text").input(" ".join(["you"] * 70)).run(timeout=300)
@@ -228,5 +239,14 @@ def test_missing_zoo_shows_the_error_and_keeps_the_fresh_sections(no_zoo):
         at = make_app(PAGE, lang=lang).run(timeout=300)
         assert not at.exception
         assert any("python -m core.train" in e.value and word in e.value for e in at.error)
-        assert len(chart_titles(at)) == 3  # fresh decay, eigenvalues, explosion
+        assert len(chart_titles(at)) == 2  # fresh decay and eigenvalues, explosion
         assert len(at.metric) == 4  # the exploding step needs no pretrained weights
+
+
+def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
+    at = make_app(PAGE, lang="en", present="1").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    titles = chart_titles(at)
+    assert len(titles) == 7, titles  # decay and eigenvalues apart, at the presenter's size
+    assert chart(at, "Eigenvalues of W_hh")["layout"]["yaxis"]["scaleanchor"] == "x"
+    assert "yaxis2" not in chart(at, "Untrained cells")["layout"]

@@ -19,6 +19,7 @@ LSTM whose state is (h, c)), G gates (1 rnn, 4 lstm, 3 gru).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -78,9 +79,19 @@ def recurrent_matrix(hidden: int, radius: float, seed: int) -> np.ndarray:
     """
     if hidden < 1 or not radius > 0:
         raise ValueError(f"need hidden >= 1 and radius > 0, got hidden={hidden}, radius={radius}")
+    return _unit_radius_matrix(hidden, seed) * radius
+
+
+@functools.lru_cache(maxsize=64)
+def _unit_radius_matrix(hidden: int, seed: int) -> np.ndarray:
+    """The seeded Gaussian (H, H) matrix divided by its spectral radius (read-only): drawn
+    and eigen-solved once per (hidden, seed), since a slider over the radius only rescales
+    it."""
     rng = np.random.default_rng(seed)
     w = rng.standard_normal((hidden, hidden)) / np.sqrt(hidden)
-    return w * (radius / spectral_radius(w))
+    w = w / spectral_radius(w)
+    w.flags.writeable = False
+    return w
 
 
 def fresh_cell(

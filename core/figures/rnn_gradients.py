@@ -48,18 +48,14 @@ def _layout_dict(
     return layout
 
 
-def decay_figure(
+def _decay_traces(
     distance: Sequence[float] | np.ndarray,
     series: Mapping[str, Sequence[float] | np.ndarray],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    bound: tuple[str, Sequence[float] | np.ndarray] | None = None,
-    presenter: bool = False,
-) -> go.Figure:
-    """Measured norms against distance T − t on a log y axis, one line per cell; ``bound``
-    (label, values) is drawn dashed over them (e.g. ρ^(T−t))."""
+    bound: tuple[str, Sequence[float] | np.ndarray] | None,
+    presenter: bool,
+) -> list[dict]:
+    """One line per cell (and ``bound`` dashed over them), checked; plain dicts, so that
+    the figure validates them once."""
     d = np.asarray(distance, dtype=float)
     if d.ndim != 1 or d.size == 0:
         raise ValueError(f"distance must be a non-empty 1-D sequence, got shape {d.shape}")
@@ -72,7 +68,8 @@ def decay_figure(
         if ys.shape != d.shape:
             raise ValueError(f"series[{name!r}] has {ys.size} values but distance has {d.size}")
         traces.append(
-            go.Scatter(
+            dict(
+                type="scatter",
                 x=d,
                 y=ys,
                 name=str(name),
@@ -87,7 +84,8 @@ def decay_figure(
         if ys.shape != d.shape:
             raise ValueError(f"bound has {ys.size} values but distance has {d.size}")
         traces.append(
-            go.Scatter(
+            dict(
+                type="scatter",
                 x=d,
                 y=ys,
                 name=label,
@@ -96,12 +94,77 @@ def decay_figure(
                 hovertemplate="T−t=%{x}<br>%{y:.3g}<extra>" + label + "</extra>",
             )
         )
+    return traces
+
+
+def decay_figure(
+    distance: Sequence[float] | np.ndarray,
+    series: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    bound: tuple[str, Sequence[float] | np.ndarray] | None = None,
+    presenter: bool = False,
+) -> go.Figure:
+    """Measured norms against distance T − t on a log y axis, one line per cell; ``bound``
+    (label, values) is drawn dashed over them (e.g. ρ^(T−t))."""
     return go.Figure(
-        data=traces,
+        data=_decay_traces(distance, series, bound, presenter),
         layout=_layout_dict(
             presenter, title, x_title, y_title, yaxis=dict(type="log", exponentformat="power")
         ),
     )
+
+
+def _eigen_traces(
+    ev: np.ndarray, radius: float, labels: tuple[str, str, str], presenter: bool, **axes: str
+) -> tuple[list[dict], float]:
+    """The unit circle, the circle of radius ``radius`` and the eigenvalues as traces (on
+    the axes ``axes``, e.g. xaxis="x2"), and the half-width of a square view holding all."""
+    ev = np.asarray(ev, dtype=complex)
+    if ev.ndim != 1 or ev.size == 0 or not np.all(np.isfinite(ev)):
+        raise ValueError("eigenvalues must be a non-empty 1-D sequence of finite numbers")
+    if not radius > 0:
+        raise ValueError(f"radius must be positive, got {radius}")
+    eig_label, unit_label, radius_label = labels
+    s = charts.scale(presenter)
+    theta = np.linspace(0, 2 * np.pi, 121)
+    cos, sin = np.round(np.cos(theta), 4), np.round(np.sin(theta), 4)  # 4 digits: round
+    traces = [
+        dict(
+            type="scatter",
+            x=cos,
+            y=sin,
+            name=unit_label,
+            mode="lines",
+            line=dict(color="#000000", width=s.line),
+            hoverinfo="skip",
+            **axes,
+        ),
+        dict(
+            type="scatter",
+            x=radius * cos,
+            y=radius * sin,
+            name=radius_label,
+            mode="lines",
+            line=dict(color=s.palette[1], width=s.line, dash="dash"),
+            hoverinfo="skip",
+            **axes,
+        ),
+        dict(
+            type="scatter",
+            x=ev.real,
+            y=ev.imag,
+            name=eig_label,
+            mode="markers",
+            marker=dict(color=s.palette[2], size=s.marker),
+            customdata=np.abs(ev),
+            hovertemplate="%{x:.3f} %{y:+.3f}i<br>|λ|=%{customdata:.3f}<extra></extra>",
+            **axes,
+        ),
+    ]
+    return traces, 1.1 * max(1.0, radius, float(np.max(np.abs(ev))))
 
 
 def eigen_figure(
@@ -118,41 +181,9 @@ def eigen_figure(
 ) -> go.Figure:
     """Eigenvalues on the complex plane with the unit circle (solid) and the circle of the
     spectral radius (dashed). Equal axis scales, so circles look round."""
-    ev = np.asarray(eigenvalues, dtype=complex)
-    if ev.ndim != 1 or ev.size == 0 or not np.all(np.isfinite(ev)):
-        raise ValueError("eigenvalues must be a non-empty 1-D sequence of finite numbers")
-    if not radius > 0:
-        raise ValueError(f"radius must be positive, got {radius}")
-    s = charts.scale(presenter)
-    theta = np.linspace(0, 2 * np.pi, 181)
-    traces = [
-        go.Scatter(
-            x=np.cos(theta),
-            y=np.sin(theta),
-            name=unit_label,
-            mode="lines",
-            line=dict(color="#000000", width=s.line),
-            hoverinfo="skip",
-        ),
-        go.Scatter(
-            x=radius * np.cos(theta),
-            y=radius * np.sin(theta),
-            name=radius_label,
-            mode="lines",
-            line=dict(color=s.palette[1], width=s.line, dash="dash"),
-            hoverinfo="skip",
-        ),
-        go.Scatter(
-            x=ev.real,
-            y=ev.imag,
-            name=eig_label,
-            mode="markers",
-            marker=dict(color=s.palette[2], size=s.marker),
-            customdata=np.abs(ev),
-            hovertemplate="%{x:.3f} %{y:+.3f}i<br>|λ|=%{customdata:.3f}<extra></extra>",
-        ),
-    ]
-    lim = 1.1 * max(1.0, radius, float(np.max(np.abs(ev))))
+    traces, lim = _eigen_traces(
+        eigenvalues, radius, (eig_label, unit_label, radius_label), presenter
+    )
     return go.Figure(
         data=traces,
         layout=_layout_dict(
@@ -164,6 +195,73 @@ def eigen_figure(
             yaxis=dict(range=[-lim, lim], zeroline=True, scaleanchor="x", scaleratio=1),
         ),
     )
+
+
+def fresh_figure(
+    distance: Sequence[float] | np.ndarray,
+    series: Mapping[str, Sequence[float] | np.ndarray],
+    eigenvalues: Sequence[complex] | np.ndarray,
+    *,
+    radius: float,
+    bound: tuple[str, Sequence[float] | np.ndarray],
+    titles: tuple[str, str],
+    decay_axes: tuple[str, str],
+    eig_axes: tuple[str, str],
+    eig_labels: tuple[str, str, str],
+    presenter: bool = False,
+) -> go.Figure:
+    """:func:`decay_figure` (left, 3/5 of the width) and :func:`eigen_figure` (right) as two
+    panels of one figure: one chart for the browser to redraw when ρ moves, not two.
+
+    ``titles`` (decay, eigenvalues); ``decay_axes`` / ``eig_axes`` (x title, y title);
+    ``eig_labels`` (eigenvalues, unit circle, radius circle)."""
+    decay = _decay_traces(distance, series, bound, presenter)
+    eig, lim = _eigen_traces(eigenvalues, radius, eig_labels, presenter, xaxis="x2", yaxis="y2")
+    s = charts.scale(presenter)
+    split = 0.56  # the decay panel's share of the width
+    layout = _layout_dict(
+        presenter,
+        titles[0],
+        decay_axes[0],
+        decay_axes[1],
+        xaxis=dict(domain=[0, split]),
+        yaxis=dict(type="log", exponentformat="power"),
+        xaxis2=dict(
+            domain=[split + 0.1, 1],
+            anchor="y2",
+            range=[-lim, lim],
+            zeroline=True,
+            title=dict(text=eig_axes[0]),
+        ),
+        yaxis2=dict(
+            anchor="x2",
+            range=[-lim, lim],
+            zeroline=True,
+            scaleanchor="x2",
+            scaleratio=1,
+            constrain="domain",
+            title=dict(text=eig_axes[1]),
+        ),
+        annotations=[
+            dict(
+                text=f"<b>{titles[1]}</b>",  # as the figure's own title looks in the app
+                showarrow=False,
+                xref="x2 domain",
+                x=0.5,
+                xanchor="center",
+                yref="paper",
+                y=1,
+                yanchor="bottom",
+                yshift=12,
+                font=dict(size=s.title, color="#000000" if presenter else "#262730"),
+            )
+        ],
+        height=s.height + 60,
+    )
+    # the decay title over its own panel (the template centres it on the whole figure)
+    layout["title"] = dict(text=titles[0], x=split / 2, xref="paper", xanchor="center")
+    layout["margin"] = dict(t=100 if presenter else 85)
+    return go.Figure(data=[*decay, *eig], layout=layout)
 
 
 def curves_figure(
