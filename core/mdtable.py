@@ -64,3 +64,19 @@ def log_bar(value: float, lo: float, hi: float, width: int = 12) -> str:
         return BAR * width
     frac = (math.log(value) - math.log(lo)) / (math.log(hi) - math.log(lo))
     return BAR * (1 + round(frac * (width - 1)))
+
+
+def unescape(cell: str) -> str:
+    """The literal text of a cell written by :func:`escape` (backslash escapes removed)."""
+    return re.sub(r"\\(.)", r"\1", cell)
+
+
+def parse(src: str) -> list[list[str]] | None:
+    """The rows of a table written by :func:`table` (header first, alignment row dropped),
+    each cell unescaped; ``None`` if ``src`` is not such a table."""
+    lines = src.splitlines()
+    if len(lines) < 2 or not lines[0].startswith("| ") or not set(lines[1]) <= set("|:-"):
+        return None
+    return [
+        [unescape(c.strip()) for c in r.strip("| ").split(" | ")] for r in [lines[0], *lines[2:]]
+    ]

@@ -238,7 +238,7 @@ def _csv(header: list[str], rows: list[list[str]]) -> bytes:
     writer = csv.writer(buf)
     writer.writerow(header)
     for row in rows:
-        writer.writerow([re.sub(r"\\(.)", r"\1", cell) for cell in row])
+        writer.writerow([mdtable.unescape(cell) for cell in row])
     return buf.getvalue().encode("utf-8-sig")  # BOM: Excel opens Chinese right
 
 

@@ -201,3 +201,12 @@ def dev_zoo(dev_zoo_dir) -> Iterator[dict]:
     """The untrained zoo for one test (cached models forgotten before and after)."""
     with dev_zoo_loaded(dev_zoo_dir) as manifest:
         yield manifest
+
+
+def md_tables(at) -> list[list[list[str]]]:
+    """The Markdown tables (core.mdtable) of the main area, each as rows of unescaped cells,
+    header first."""
+    from core import mdtable
+
+    tables = (mdtable.parse(str(m.value)) for m in at.main.markdown)
+    return [t for t in tables if t is not None]

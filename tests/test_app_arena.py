@@ -256,7 +256,7 @@ def test_csv_is_the_table_without_markdown_escapes():
     # the page's _csv compiled alone (importing the page would run it)
     text = Path(ARENA).read_text(encoding="utf-8")
     src = text[text.index("def _csv(") : text.index("def _set_reveal(")]
-    ns: dict = {"csv": csv, "io": io, "re": re}
+    ns: dict = {"csv": csv, "io": io, "re": re, "mdtable": mdtable}
     exec(src, ns)
     data = ns["_csv"](header, rows).decode("utf-8-sig")
     assert list(csv.reader(io.StringIO(data))) == [header, ["gru_plain_32", "猫 (饿) [了]"]]

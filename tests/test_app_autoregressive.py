@@ -3,28 +3,12 @@ bad input and both languages. Uses the shipped weights (skips until they are tra
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from core import zoo
-from tests.conftest import cjk_share, main_text, make_app
+from tests.conftest import cjk_share, main_text, make_app, md_tables
 
 PAGE = "pages/autoregressive.py"
-
-
-def md_tables(at) -> list[list[list[str]]]:
-    """The Markdown tables of the main area, each as rows of unescaped cells (header first)."""
-    out = []
-    for m in at.main.markdown:
-        lines = str(m.value).splitlines()
-        if len(lines) < 2 or not lines[0].startswith("| ") or not set(lines[1]) <= set("|:-"):
-            continue
-        rows = [lines[0], *lines[2:]]
-        out.append(
-            [[re.sub(r"\\(.)", r"\1", c.strip()) for c in r.strip("| ").split(" | ")] for r in rows]
-        )
-    return out
 
 
 def _need(*names: str) -> None:

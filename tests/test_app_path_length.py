@@ -4,31 +4,16 @@ from __future__ import annotations
 
 import base64
 import json
-import re
 
 import numpy as np
 import pytest
 
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
-from tests.conftest import make_app
+from tests.conftest import make_app, md_tables
 from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
-
-
-def md_tables(at) -> list[list[list[str]]]:
-    """The Markdown tables of the main area, each as rows of unescaped cells (header first)."""
-    out = []
-    for m in at.main.markdown:
-        lines = str(m.value).splitlines()
-        if len(lines) < 2 or not lines[0].startswith("| ") or not set(lines[1]) <= set("|:-"):
-            continue
-        rows = [lines[0], *lines[2:]]
-        out.append(
-            [[re.sub(r"\\(.)", r"\1", c.strip()) for c in r.strip("| ").split(" | ")] for r in rows]
-        )
-    return out
 
 
 def _chart(at, key: str) -> dict:

@@ -48,3 +48,10 @@ def test_log_bar_is_logarithmic():
     for bad in ((0, 1, 2), (3, 1, 2), (1, 2, 3)):
         with pytest.raises(ValueError):
             md.log_bar(*bad)
+
+
+def test_parse_reads_back_what_table_wrote():
+    header, rows = ["A|1", "B"], [["x | y", "$2"], ["", "<b>"]]
+    src = md.table(header, [[md.escape(c) for c in r] for r in rows])
+    assert md.parse(src) == [header, ["x | y", "$2"], ["—", "<b>"]]
+    assert md.parse("just a paragraph") is None and md.parse("| a |\nnot a rule") is None
