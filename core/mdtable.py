@@ -27,7 +27,7 @@ def escape(value: object) -> str:
 
 def code(value: object) -> str:
     """``value`` in a code span (shown monospaced, never interpreted)."""
-    text = " ".join(str(value).split()).replace("`", "'")
+    text = " ".join(str(value).split()).replace("`", "'").replace("|", "\\|")
     return f"`{text}`" if text else "—"
 
 
@@ -67,7 +67,10 @@ def log_bar(value: float, lo: float, hi: float, width: int = 12) -> str:
 
 
 def unescape(cell: str) -> str:
-    """The literal text of a cell written by :func:`escape` (backslash escapes removed)."""
+    """The literal text of a cell written by :func:`escape` (backslash escapes removed) or
+    by :func:`code` (the code span's backticks removed)."""
+    if len(cell) >= 2 and cell[0] == cell[-1] == "`":
+        return cell[1:-1].replace("\\|", "|")
     return re.sub(r"\\(.)", r"\1", cell)
 
 

@@ -422,7 +422,7 @@ def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, reve
         cards.append(f'<div style="{CARD}">' + "<br>".join(lines) + "</div>")
         row = [
             mdtable.escape(name),
-            mdtable.escape(detokenize_zh(out) if shown else "?"),
+            mdtable.code(detokenize_zh(out)) if shown else mdtable.escape("?"),
             (
                 ("✓" if scores["exact"] == 1 else "✗")
                 if shown and scores

@@ -26,14 +26,11 @@ ARENA = "pages/arena.py"
 def _table(at) -> pd.DataFrame:
     """The results table (a Markdown table headed "| Model |"), parsed back into a frame:
     the cells' text without Markdown escapes, parameters and latency as numbers."""
+    from core import mdtable
+
     text = next(m.value for m in at.markdown if m.value.startswith("| Model |"))
-    lines = text.splitlines()
-
-    def cells(line: str) -> list[str]:
-        parts = re.split(r"(?<!\\)\|", line.strip())[1:-1]
-        return [re.sub(r"\\(.)", r"\1", c.strip()) for c in parts]
-
-    df = pd.DataFrame([cells(line) for line in lines[2:]], columns=cells(lines[0]))
+    header, *rows = mdtable.parse(text)
+    df = pd.DataFrame(rows, columns=header)
     df["Parameters"] = df["Parameters"].str.replace(",", "").astype(int)
     df["Latency (ms)"] = df["Latency (ms)"].astype(float)
     return df

@@ -7,6 +7,7 @@ import pytest
 from core.i18n import translate
 from tests.conftest import cjk_share, main_text, make_app
 from ui.nav import PAGES
+from ui.style import PRESENTER_CSS
 
 COMBOS = [(lang, present) for lang in ("en", "zh") for present in ("0", "1")]
 
@@ -24,7 +25,7 @@ def test_page_runs_clean(spec, lang, present):
     else:
         assert share < 0.05, f"English page shows Chinese ({share:.2f})"
     # presenter mode folds secondary controls away and injects the presenter stylesheet
-    styled = any("font-size" in str(el.proto) for el in at.get("html"))
+    styled = any(PRESENTER_CSS.strip() in el.proto.body for el in at.get("html"))
     assert styled == (present == "1")
 
 

@@ -27,7 +27,9 @@ def test_escape_one_line_and_empty():
 
 def test_code_span_cannot_be_closed_early():
     assert md.code("a`b") == "`a'b`"
+    assert md.code("a|b") == "`a\\|b`"  # a pipe would end the table cell
     assert md.code("") == "—"
+    assert md.parse(md.table(["A"], [[md.code("猫|狗")]])) == [["A"], ["猫|狗"]]
 
 
 def test_table_shape_and_alignment():
