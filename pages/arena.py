@@ -1,9 +1,10 @@
 """Model arena: the same sentence through every pretrained translation model, side by side.
 
-Who gets it right (token by token, against the reference), how sure each model is, how
-big it is and how fast it decodes on this server now; then the held-out evidence behind
-the verdict (accuracy against length, memory against distance) and a link to the page
-that explains each model's behaviour.
+Two parts, one on screen at a time (``?part=``): "sentence" — who gets it right (token by
+token, against the reference), how sure each model is, how big it is and how fast it
+decodes on this server now, and a link to the page that explains each model's behaviour;
+"evidence" — the held-out evidence behind the verdict (accuracy against length, memory
+against distance).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ t = ui.t
 lang = ui.current_lang()
 present = ui.presenter()
 
+PARTS = ("sentence", "evidence")
 MODELS = zoo.TRANSLATION_MODELS
 INPUTS = ("lesson", "grammar", "typed")
 MODES = ("show", "predict")
@@ -75,10 +77,6 @@ CARD = (
     "border:1px solid rgba(128,128,128,0.3);border-radius:0.5rem;"
     "padding:0.6rem 0.9rem;margin-bottom:0.6rem;line-height:1.9"
 )
-# Session keys: set while the whole page runs (a fragment tells a full run from its own
-# rerun by it), and whether the evidence section last drew its charts.
-FULL_RUN = "arena_full_run"
-EVIDENCE_SHOWN = "arena_evidence_shown"
 
 
 # --- cached computation --------------------------------------------------------------------
@@ -117,6 +115,18 @@ def _grammar(seed: int, length: int) -> corpus.Pair:
     return A.grammar_pair(seed, length)
 
 
+# --- one part at a time --------------------------------------------------------------------
+
+part = ui.params.get_choice("part", PARTS, default=PARTS[0])
+part = st.segmented_control(
+    t("arena.part"),
+    PARTS,
+    format_func=ui.labeler("arena.part."),
+    required=True,
+    **ui.params.bound("part", part, key="arena_part"),
+)
+ui.params.set_params(part=part)
+
 # --- which models are here -----------------------------------------------------------------
 
 try:
@@ -144,18 +154,7 @@ try:
 except zoo.ZooError:
     manifest = {"models": {}}
 
-# --- the sentence --------------------------------------------------------------------------
-
-st.header(t("arena.input.header"))
-source = ui.params.get_choice("input", INPUTS, default="grammar")
-source = st.segmented_control(
-    t("arena.input.source"),
-    INPUTS,
-    format_func=ui.labeler("arena.input.source."),
-    required=True,
-    **ui.params.bound("input", source, key="arena_input"),
-)
-ui.params.set_params(input=source)
+# --- part "sentence": 1 · one sentence, 2 · every model on it ------------------------------
 
 
 def _draw() -> None:
@@ -242,6 +241,11 @@ def _csv(header: list[str], rows: list[list[str]]) -> bytes:
     return buf.getvalue().encode("utf-8-sig")  # BOM: Excel opens Chinese right
 
 
+def _open_part(name: str) -> None:
+    """Switch to part ``name``; the rest of the URL (the sentence, the mode) stays."""
+    st.query_params["part"] = name
+
+
 def _set_reveal(k: int) -> None:
     st.session_state["arena_reveal"] = k
     st.query_params["reveal"] = str(k)
@@ -301,12 +305,12 @@ def _why_links(names: list[str]) -> None:
                 st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
 
 
-@st.fragment  # the sentence and its controls rerun this section only, not the evidence
+@st.fragment  # the sentence and its controls rerun this section only
 def sentence_section(source: str) -> None:
     """The sentence, the mode, every model's output on it, the confidence grid and the table.
 
-    The held-out evidence below is hidden in predict mode until every model is revealed: when
-    a change here flips that, the whole page reruns."""
+    In predict mode the held-out evidence (part "evidence") stays hidden until every model
+    is revealed: the URL's ``mode`` and ``reveal`` say so."""
     tokens, reference = pick_sentence(source)
 
     # --- mode: everything at once, or predict then reveal ---------------------------------
@@ -362,10 +366,6 @@ def sentence_section(source: str) -> None:
             st.caption(t("arena.predict_note", shown=revealed, total=n_models))
     ui.params.set_params(mode=mode, view=view, reveal=revealed if mode == "predict" else 0)
 
-    hidden = mode == "predict" and revealed < n_models
-    st.session_state["arena_evidence_hidden"] = hidden
-    if not st.session_state.get(FULL_RUN) and st.session_state.get(EVIDENCE_SHOWN) == hidden:
-        st.rerun()  # a fragment run changed what the evidence section may show
     if tokens is not None:
         results(tuple(tokens), reference, view, revealed)
 
@@ -510,15 +510,61 @@ def results(key: tuple[str, ...], reference: corpus.Pair | None, view: str, reve
         )
 
 
+def sentence_part() -> None:
+    """1 · One sentence and 2 · every model on it; ends with a pointer to the evidence."""
+    st.header(t("arena.input.header"))
+    source = ui.params.get_choice("input", INPUTS, default="grammar")
+    source = st.segmented_control(
+        t("arena.input.source"),
+        INPUTS,
+        format_func=ui.labeler("arena.input.source."),
+        required=True,
+        **ui.params.bound("input", source, key="arena_input"),
+    )
+    ui.params.set_params(input=source)
+    sentence_section(source)
+    # outside the fragment: the click reruns the whole page, which then shows the evidence
+    st.divider()
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            t("arena.to_evidence"),
+            on_click=_open_part,
+            args=("evidence",),
+            type="primary",
+            icon=":material/arrow_forward:",
+            key="arena_to_evidence",
+        )
+        st.caption(t("arena.to_evidence_note"))
+
+
+# --- part "evidence": 3 · not just this sentence -------------------------------------------
+
+
+def evidence_part() -> None:
+    """3 · Not just this sentence: what the charts are about, then the charts (hidden in
+    predict mode until every model of the sentence part is revealed)."""
+    st.header(t("arena.evidence.header"))
+    # which models and which sentences the charts are about (not part 1–2's sentence)
+    st.markdown(t("arena.evidence.lead", n=len(MODELS), n_probes=len(zoo.PROBE_MODELS)))
+    # the sentence part's predict mode, as the URL keeps it (a new sentence resets reveal)
+    mode = ui.params.get_choice("mode", MODES, default="show")
+    revealed = ui.params.get_int("reveal", 0, len(MODELS), 0)
+    if mode == "predict" and revealed < len(available):
+        st.info(t("arena.evidence.after_reveal"), icon=":material/visibility_off:")
+        st.button(
+            t("arena.to_sentence"),
+            on_click=_open_part,
+            args=("sentence",),
+            icon=":material/arrow_back:",
+            key="arena_to_sentence",
+        )
+        return
+    evidence_section()
+
+
 @st.fragment  # the metric reruns only the evidence
 def evidence_section() -> None:
     """The held-out evidence: accuracy against length and memory against distance."""
-    st.header(t("arena.evidence.header"))
-    hidden = bool(st.session_state.get("arena_evidence_hidden"))
-    st.session_state[EVIDENCE_SHOWN] = not hidden
-    if hidden:
-        st.info(t("arena.evidence.after_reveal"), icon=":material/visibility_off:")
-        return
     with ui.secondary():
         metric = ui.params.get_choice("metric", METRICS, default="exact")
         metric = st.segmented_control(
@@ -586,17 +632,20 @@ def evidence_section() -> None:
         st.info(t("arena.dist.none"), icon=":material/hourglass_empty:")
 
 
-st.session_state[FULL_RUN] = True
-try:
-    sentence_section(source)
-    evidence_section()
-finally:
-    st.session_state[FULL_RUN] = False
+# The sentence part is one block and the evidence part starts with an element at the same
+# place: switching parts replaces the long sentence part at once, so the browser, whose
+# scroll position would otherwise stay near the bottom, lands at the evidence's header.
+if part == "sentence":
+    with st.container():
+        sentence_part()
+else:
+    evidence_part()
 
 # --- takeaway ------------------------------------------------------------------------------
 
 st.header(t("arena.takeaway.header"))
 st.markdown(t("arena.takeaway"))
-st.subheader(t("arena.try.header"))
-for k in ("long", "it", "predict", "typo"):
-    st.markdown(f"- {t(f'arena.try.{k}')}")
+if part == "sentence":  # every suggestion uses the sentence part's controls
+    st.subheader(t("arena.try.header"))
+    for k in ("long", "it", "predict", "typo"):
+        st.markdown(f"- {t(f'arena.try.{k}')}")

@@ -1,5 +1,9 @@
 """The bottleneck (lesson 1.4–1.5, 2.3): a plain encoder-decoder passes the whole sentence
-through one fixed-length vector C, and long sentences no longer fit."""
+through one fixed-length vector C, and long sentences no longer fit.
+
+One part of the lesson at a time (a segmented control whose value is in the URL), below the
+sentence and the plain model that several parts share; only the chosen part computes.
+"""
 
 from __future__ import annotations
 
@@ -19,6 +23,7 @@ from core.i18n import translate
 from core.translate import InputError, prepare
 from ui import jobs, models
 
+PARTS = ("read", "side", "length", "stretch", "probe", "grad")
 PLAIN = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
 ATTN = "gru_attention"
 OTHERS = ("cnn_s2s", "transformer")  # on the length chart, greyed
@@ -105,8 +110,9 @@ def _probe_curves(loaded: dict, vocab, n_train: int, n_test: int, length: int) -
 
 @st.cache_resource(show_spinner=False)
 def probe_job(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> Future:
-    """The probes, computed once per server in a thread of their own: started at the top of
-    the page, they run on the second core while parts 1-4 are drawn."""
+    """The probes, computed once per server in a thread of their own: started when part 5
+    opens, they run on the second core while its header and intro are drawn (and finish for
+    the next visit if the reader switches away meanwhile)."""
     loaded = {n: models.get_model(n) for n in names}  # here, in the script thread
     vocab = models.get_vocabs()[0]
     return jobs.in_thread(
@@ -174,8 +180,6 @@ def input_message(err: InputError) -> str:
 
 # --- controls ----------------------------------------------------------------------------------
 
-probe_job(*PROBE_ARGS)  # the probes of part 5 start now, and run while parts 1-4 are drawn
-
 st.markdown(t("bottleneck.intro"))
 
 default_text = " ".join(examples()[DEFAULT_EXAMPLE][0])
@@ -231,10 +235,24 @@ except InputError as err:
     tokens = None
     st.error(input_message(err), icon=":material/translate:")
 
+part = ui.params.get_choice("part", PARTS, default=PARTS[0])
+part = st.segmented_control(
+    t("bottleneck.part"),
+    PARTS,
+    format_func=ui.labeler("bottleneck.part."),
+    required=True,
+    **ui.params.bound("part", part, key="bottleneck_part"),
+)
+ui.params.set_params(part=part)
+
 # --- 1. watch the encoder read ------------------------------------------------------------------
 
-st.header(t("bottleneck.read.header"))
-if tokens is not None:
+
+def read_part() -> None:
+    st.header(t("bottleneck.read.header"))
+    if tokens is None:
+        st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+        return
     ids = tuple(src_vocab.encode(tokens, eos=True))
     words = [*tokens, "<eos>"]
     hidden, context = encoder_view(plain, ids)
@@ -265,13 +283,16 @@ if tokens is not None:
         key="bn_strip",
     )
     st.caption(t("bottleneck.read.caption", size=size))
-else:
-    st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+
 
 # --- 2. side by side ---------------------------------------------------------------------------
 
-st.header(t("bottleneck.side.header"))
-if tokens is not None:
+
+def side_part() -> None:
+    st.header(t("bottleneck.side.header"))
+    if tokens is None:
+        st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+        return
     ids = tuple(src_vocab.encode(tokens, eos=True))
     reference = reference_for(tokens)
     outs = {name: translate_ids(name, (ids,))[0] for name in (plain, ATTN)}
@@ -301,8 +322,7 @@ if tokens is not None:
         st.caption(t("bottleneck.side.caption"))
     else:
         st.caption(t("bottleneck.side.no_reference"))
-else:
-    st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+
 
 # --- 3. accuracy against length (Bahdanau et al. 2015, Figure 2) -------------------------------
 
@@ -340,8 +360,10 @@ def length_section() -> None:
         st.warning(t("bottleneck.length.missing"), icon=":material/hourglass_empty:")
 
 
-st.header(t("bottleneck.length.header"))
-length_section()
+def length_part() -> None:
+    st.header(t("bottleneck.length.header"))
+    length_section()
+
 
 # --- 4. stretch it live ------------------------------------------------------------------------
 
@@ -413,46 +435,52 @@ def stretch_section(plain: str) -> None:
             st.markdown("  \n".join(lines))
 
 
-st.header(t("bottleneck.stretch.header"))
-stretch_section(plain)
+def stretch_part() -> None:
+    st.header(t("bottleneck.stretch.header"))
+    stretch_section(plain)
+
 
 # --- 5. what C remembers: linear probes -------------------------------------------------------
 
-st.header(t("bottleneck.probe.header"))
-st.markdown(t("bottleneck.probe.intro"))
-with st.spinner(t("bottleneck.probe.spinner")):
-    probes = probe_curves(*PROBE_ARGS)
-first = probes[PLAIN[0]]
-ui.chart(
-    figs.lines_by_position(
-        first.positions,
-        {name: r.accuracy for name, r in probes.items()},
-        title=t("bottleneck.probe.title"),
-        x_title=t("bottleneck.probe.x"),
-        y_title=t("bottleneck.probe.y"),
-        presenter=presenter,
-        baseline=first.chance,
-        baseline_name=t("bottleneck.probe.chance"),
-    ),
-    key="bn_probe",
-)
-kept = "; ".join(
-    t(
-        "bottleneck.probe.kept",
-        model=name,
-        where=bn.ranges_text(bn.kept_positions(probes[name])) or t("bottleneck.probe.none"),
+
+def probe_part() -> None:
+    st.header(t("bottleneck.probe.header"))
+    probe_job(*PROBE_ARGS)  # the probes start now, in their thread, while the intro is drawn
+    st.markdown(t("bottleneck.probe.intro"))
+    with st.spinner(t("bottleneck.probe.spinner")):
+        probes = probe_curves(*PROBE_ARGS)
+    first = probes[PLAIN[0]]
+    ui.chart(
+        figs.lines_by_position(
+            first.positions,
+            {name: r.accuracy for name, r in probes.items()},
+            title=t("bottleneck.probe.title"),
+            x_title=t("bottleneck.probe.x"),
+            y_title=t("bottleneck.probe.y"),
+            presenter=presenter,
+            baseline=first.chance,
+            baseline_name=t("bottleneck.probe.chance"),
+        ),
+        key="bn_probe",
     )
-    for name in (*PLAIN, ATTN)
-)
-st.caption(
-    t(
-        "bottleneck.probe.caption",
-        n_train=first.n_train,
-        n_test=first.n_test,
-        length=PROBE_LEN,
-        kept=kept,
+    kept = "; ".join(
+        t(
+            "bottleneck.probe.kept",
+            model=name,
+            where=bn.ranges_text(bn.kept_positions(probes[name])) or t("bottleneck.probe.none"),
+        )
+        for name in (*PLAIN, ATTN)
     )
-)
+    st.caption(
+        t(
+            "bottleneck.probe.caption",
+            n_train=first.n_train,
+            n_test=first.n_test,
+            length=PROBE_LEN,
+            kept=kept,
+        )
+    )
+
 
 # --- 6. how much each word still counts ----------------------------------------------------------
 
@@ -491,13 +519,24 @@ def influence_section(plain: str, tokens: tuple[str, ...]) -> None:
     st.caption(t(key, ratio=f"{ratio:.2g}"))
 
 
-st.header(t("bottleneck.grad.header"))
-if tokens is not None:
-    influence_section(plain, tokens)
-else:
-    st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+def grad_part() -> None:
+    st.header(t("bottleneck.grad.header"))
+    if tokens is not None:
+        influence_section(plain, tokens)
+    else:
+        st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
 
-# --- takeaway ----------------------------------------------------------------------------------
+
+# --- the chosen part, then the takeaway (short: under every part) -----------------------------
+
+{
+    "read": read_part,
+    "side": side_part,
+    "length": length_part,
+    "stretch": stretch_part,
+    "probe": probe_part,
+    "grad": grad_part,
+}[part]()
 
 st.header(t("bottleneck.takeaway.header"))
 st.success(t("bottleneck.takeaway"), icon=":material/lightbulb:")

@@ -1,9 +1,15 @@
 """CNN receptive field (lesson 2.2): a convolution sees its neighbours; depth widens the view.
 
-1. The formula: the window of one position at every layer over a real sentence, and the
-   layer at which two distant words first share a window.
-2. The measurement: gradients of the trained ``cnn_s2s`` encoder, next to the formula.
-3. The distance probes ``probe_cnnL``: accuracy collapses where the receptive field ends.
+One part at a time (``?part=``), chosen with the selector at the top:
+
+1. ``theory``: the formula: the window of one position at every layer over a real sentence,
+   and the layer at which two distant words first share a window.
+2. ``measured``: gradients of the trained ``cnn_s2s`` encoder, next to the formula.
+3. ``probes``: the distance probes ``probe_cnnL``: accuracy collapses where the field ends.
+
+The sentence (``sent``, ``text``) and the followed position (``pos``) are read by parts 1
+and 2: each shows its own controls, bound to the same URL parameters, so a choice made in one
+part holds in the other (the third part reads no sentence, so it shows none).
 """
 
 import streamlit as st
@@ -12,12 +18,9 @@ import ui
 from core import charts, zoo
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
-from core.probes_data import N_KEYS
-from core.translate import InputError, prepare
 from ui import word_pair
 from ui.models import get_model, get_vocabs, show_zoo_error
 from ui.params import safe_value
-from ui.probes import probe_section
 
 SLUG = "cnn_receptive_field"
 ui.begin_page(SLUG)
@@ -25,11 +28,13 @@ t = ui.t
 P = f"{SLUG}."
 present = ui.presenter()
 
+PARTS = ("theory", "measured", "probes")
 MAX_DEPTH = 16
 KERNELS = (2, 3, 4, 5, 7)
 CNN_PROBES = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
 SOLVED = 0.5  # a distance counts as solved at this accuracy (chance is 1 / N_KEYS)
 EFFECTIVE_SHARE = 0.9  # the effective field: the fewest words that hold 90% of the gradient
+STALE = ("a", "b", "pos", "mpos")  # word positions a new sentence makes meaningless
 
 
 @st.cache_data(show_spinner=False)
@@ -38,34 +43,65 @@ def measured_field(src_ids: tuple[int, ...], position: int):
     return rf.gradient_field(get_model("cnn_s2s"), src_ids, position)
 
 
-FULL = "cnn_rf_full"  # set by a control whose value the measured section reads too
-
-
-def _full_rerun_on_change(name: str, key: str) -> None:
-    """Write a widget to the URL and ask the fragment below for a full rerun."""
-    st.query_params[name] = str(st.session_state[key])
-    st.session_state[FULL] = True
-
-
-# --- controls and 1. the formula -----------------------------------------------------------
-@st.fragment  # kernel, dilation, depth and the pair rerun only this part
-def window_section() -> tuple[str, tuple[str, ...], str, int]:
-    """The controls and the formula's windows. The sentence and the position are read by
-    the measured section too: changing them reruns the page. Returns (sentence kind,
-    tokens, problem code, position) on a full run."""
-    if st.session_state.pop(FULL, False):
-        st.rerun()
+def sentence_controls() -> tuple[str, str]:
+    """The sentence in the link and its widgets (``sent``, ``text``): (kind, own text)."""
     lang = ui.current_lang()
     kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
     text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
-    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
-    kernel = ui.params.get_choice("k", KERNELS, default=3)
-    dilated = ui.params.get_bool("dil", default=False)
+    kind, text = word_pair.sentence_controls(P, kind, text, key="cnn_rf", clear=STALE)
+    ui.params.set_params(sent=kind)
+    if kind == "own":
+        ui.params.set_params(text=text)
+    return kind, text
 
+
+def kernel_in_link() -> tuple[int, bool]:
+    """The kernel size and the dilation switch in the link: (k, dilated)."""
+    return ui.params.get_choice("k", KERNELS, default=3), ui.params.get_bool("dil", default=False)
+
+
+def pair_and_position(
+    tokens: tuple[str, ...], pair: tuple[int, int], kernel: int, dilated: bool
+) -> tuple[int, int, int]:
+    """The pair of words and the followed position in the link: (a, b, pos). By default the
+    position is the node where the pair's two paths meet (the lesson's top window, C1)."""
+    n = len(tokens)
+    a = ui.params.get_int("a", 0, n - 1, default=pair[0])
+    b = ui.params.get_int("b", 0, n - 1, default=pair[1])
+    meet = rf.meeting_path(a, b, kernel, base=2 if dilated else 1)
+    pos = ui.params.get_int("pos", 0, n - 1, default=meet[0][-1] if meet else (a + b) // 2)
+    return a, b, pos
+
+
+def position_select(tokens: tuple[str, ...], pos: int) -> int:
+    """The followed position (URL ``pos``), shown by parts 1 and 2."""
+    return st.selectbox(
+        t(P + "position"),
+        range(len(tokens)),
+        format_func=word_pair.word_labeler(tokens),
+        **ui.params.bound("pos", pos, key="cnn_rf_pos"),
+    )
+
+
+part = ui.params.get_choice("part", PARTS, default=PARTS[0])
+part = st.segmented_control(
+    t(P + "part"),
+    PARTS,
+    format_func=ui.labeler(P + "part."),
+    required=True,
+    **ui.params.bound("part", part, key="cnn_rf_part"),
+)
+ui.params.set_params(part=part)
+
+
+# --- 1. the formula ------------------------------------------------------------------------
+@st.fragment  # the sentence, kernel, dilation, depth, position and pair rerun only this part
+def window_section() -> None:
+    """The controls and the formula's windows."""
+    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
+    kernel, dilated = kernel_in_link()
     with ui.secondary():
-        kind, text = word_pair.sentence_controls(
-            P, kind, text, key="cnn_rf", clear=("a", "b", "pos", "mpos"), flag=FULL
-        )
+        kind, text = sentence_controls()
         c1, c2 = st.columns(2)
         with c1:
             kernel = st.select_slider(
@@ -77,15 +113,9 @@ def window_section() -> tuple[str, tuple[str, ...], str, int]:
                 help=t(P + "dilation_help"),
                 **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
             )
-
-    tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
+    tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
+    a, b, pos = pair_and_position(tokens, pair, kernel, dilated)
     n = len(tokens)
-    word_label = word_pair.word_labeler(tokens)
-    a = ui.params.get_int("a", 0, n - 1, default=pair[0])
-    b = ui.params.get_int("b", 0, n - 1, default=pair[1])
-    # By default follow the node where the pair's two paths meet (the lesson's top window, C1).
-    meet = rf.meeting_path(a, b, kernel, base=2 if dilated else 1)
-    pos = ui.params.get_int("pos", 0, n - 1, default=meet[0][-1] if meet else (a + b) // 2)
 
     col_depth, col_pos = st.columns(2)
     with col_depth:
@@ -93,16 +123,11 @@ def window_section() -> tuple[str, tuple[str, ...], str, int]:
             t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
         )
     with col_pos:
-        kw = ui.params.bound("pos", pos, key="cnn_rf_pos")
-        kw.update(on_change=_full_rerun_on_change, args=("pos", "cnn_rf_pos"))
-        pos = st.selectbox(t(P + "position"), range(n), format_func=word_label, **kw)
+        pos = position_select(tokens, pos)
     with ui.secondary():
         a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
-    ui.params.set_params(sent=kind, depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
-    if kind == "own":
-        ui.params.set_params(text=text)
+    ui.params.set_params(depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
 
-    st.header(t(P + "theory.header"))
     base = 2 if dilated else 1
     wins = rf.windows(pos, depth, kernel, n, base=base)
     shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
@@ -137,20 +162,28 @@ def window_section() -> tuple[str, tuple[str, ...], str, int]:
     else:
         st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=abs(a - b)))
     st.markdown(t(P + "theory.indirect"))
-    return kind, tokens, problem, pos
+
+
+def theory_part() -> None:
+    st.header(t(P + "theory.header"))  # headers outside the fragments: sent once per page run
+    window_section()
 
 
 # --- 2. the measurement --------------------------------------------------------------------
-@st.fragment  # the measured position of a translated sentence reruns only this part
-def measured_section(kind: str, tokens: tuple[str, ...], problem: str, pos: int) -> None:
+@st.fragment  # the sentence and the measured position rerun only this part
+def measured_section() -> None:
     """Gradients of the shipped ``cnn_s2s`` encoder at one position, next to the formula."""
-    st.header(t(P + "measured.header"))
+    from core.translate import InputError, prepare  # imports torch: part 1 never needs it
+
     try:
         sv, _ = get_vocabs()
         model = get_model("cnn_s2s")
     except zoo.ZooError as err:
         show_zoo_error(err)
         return
+    with ui.secondary():
+        kind, text = sentence_controls()
+    tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
 
     en_tokens: tuple[str, ...] | None = None
     if kind == "en":
@@ -176,13 +209,13 @@ def measured_section(kind: str, tokens: tuple[str, ...], problem: str, pos: int)
             else:
                 st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
     same = en_tokens is not None
-    if not same:
+    if same:
+        # the sentence of part 1 itself: measure at the position part 1 follows
+        mpos = position_select(tokens, pair_and_position(tokens, pair, *kernel_in_link())[-1])
+        ui.params.set_params(pos=mpos)
+    else:
         en_tokens = rf.english_counterpart()
         st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
-    labels = [*en_tokens, "EOS"]
-    if same:
-        mpos = pos
-    else:
         mpos = ui.params.get_int("mpos", 0, len(en_tokens) - 1, default=en_tokens.index("their"))
         mpos = st.selectbox(
             t(P + "measured.position"),
@@ -191,6 +224,7 @@ def measured_section(kind: str, tokens: tuple[str, ...], problem: str, pos: int)
             **ui.params.bound("mpos", mpos, key="cnn_rf_mpos"),
         )
         ui.params.set_params(mpos=mpos)
+    labels = [*en_tokens, "EOS"]
     src_ids = tuple(sv.encode(list(en_tokens), eos=True))
     raw = measured_field(src_ids, mpos)
     field = rf.normalise_rows(raw)
@@ -238,28 +272,41 @@ def measured_section(kind: str, tokens: tuple[str, ...], problem: str, pos: int)
     )
 
 
-measured_section(*window_section())
+def measured_part() -> None:
+    st.header(t(P + "measured.header"))
+    measured_section()
+
 
 # --- 3. the probes -------------------------------------------------------------------------
-st.header(t(P + "probes.header"))
-
-
 def probe_label(_name: str, cfg) -> str | None:
     return t(P + "probes.series", layers=cfg["layers"]) if "layers" in cfg else None
 
 
-probes = probe_section(P, CNN_PROBES, probe_label, key="cnn_rf_probes")
-if probes is not None:
-    distances, series, fields = probes.distances, probes.series, probes.fields
-    items = []
-    for label, accs in series.items():
-        solved = [d for d, acc in zip(distances, accs, strict=True) if acc >= SOLVED]
-        seen = fields[label] - 1 if label in fields else "?"
-        best = max(solved) if solved else t(P + "probes.none")
-        items.append(t(P + "probes.item", name=label, solved=best, seen=seen))
-    st.caption(t(P + "probes.caption", chance=f"{1 / N_KEYS:.0%}", summary=" · ".join(items)))
+def probes_part() -> None:
+    # Imported here: both import torch, which part 1 (the formula) never needs.
+    from core.probes_data import N_KEYS
+    from ui.probes import probe_section
 
-# --- takeaway ------------------------------------------------------------------------------
+    st.header(t(P + "probes.header"))
+    probes = probe_section(P, CNN_PROBES, probe_label, key="cnn_rf_probes")
+    if probes is not None:
+        distances, series, fields = probes.distances, probes.series, probes.fields
+        items = []
+        for label, accs in series.items():
+            solved = [d for d, acc in zip(distances, accs, strict=True) if acc >= SOLVED]
+            seen = fields[label] - 1 if label in fields else "?"
+            best = max(solved) if solved else t(P + "probes.none")
+            items.append(t(P + "probes.item", name=label, solved=best, seen=seen))
+        st.caption(t(P + "probes.caption", chance=f"{1 / N_KEYS:.0%}", summary=" · ".join(items)))
+
+
+{
+    "theory": theory_part,
+    "measured": measured_part,
+    "probes": probes_part,
+}[part]()
+
+# --- takeaway, under every part ------------------------------------------------------------
 st.header(t(P + "takeaway.header"))
 st.success(t(P + "takeaway"), icon=":material/lightbulb:")
 st.markdown(t(P + "try"))

@@ -1,9 +1,15 @@
 """Path length (lesson 2.1, 2.4): how many steps the signal takes between two words.
 
-1. Table 1 of Vaswani et al. 2017, interactive: cost per layer, sequential steps and
-   maximum path length of self-attention, recurrent and convolutional layers against n.
-2. Two words of a sentence: the path between them in each architecture, steps counted.
-3. Every distance probe on one chart: the three problems of the lesson side by side.
+One part at a time (``?part=``), chosen with the selector at the top:
+
+1. ``table``: Table 1 of Vaswani et al. 2017, interactive: cost per layer, sequential steps
+   and maximum path length of self-attention, recurrent and convolutional layers against n.
+2. ``pair``: two words of a sentence: the path between them in each architecture, counted.
+3. ``probes``: every distance probe on one chart (measured).
+4. ``problems``: the three problems of the lesson side by side.
+
+The kernel ``k`` is read by parts 1 and 2: each shows its own slider, bound to the same URL
+parameter, so a value set in one part holds in the other.
 """
 
 import numpy as np
@@ -15,9 +21,7 @@ from core import zoo
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
 from core.figures import path_length as figs
-from core.probes_data import N_KEYS
 from ui import word_pair
-from ui.probes import probe_section
 
 SLUG = "path_length"
 ui.begin_page(SLUG)
@@ -25,6 +29,7 @@ t = ui.t
 P = f"{SLUG}."
 present = ui.presenter()
 
+PARTS = ("table", "pair", "probes", "problems")
 N_MAX, D_CHOICES, K_MAX = 2048, (16, 32, 64, 128, 256, 512, 1024), 9
 PROBES = zoo.PROBE_MODELS  # every distance probe, in the lesson's order
 
@@ -39,21 +44,26 @@ def arch_names() -> dict[str, str]:
     return {a: t(P + f"arch.{a}") for a in pl.ARCHITECTURES}
 
 
-K_CHANGED = "path_k_changed"  # set by the k slider: the pair section needs k too
+def kernel_slider(k: int) -> int:
+    """The convolution kernel k (URL ``k``), shown by the table and by the pair part."""
+    return st.slider(t(P + "k"), 2, K_MAX, **ui.params.bound("k", k, key="path_k"))
 
 
-def _k_changed() -> None:
-    """k is read by both sections: write it to the URL and ask for a full rerun."""
-    st.query_params["k"] = str(st.session_state["path_k"])
-    st.session_state[K_CHANGED] = True
+part = ui.params.get_choice("part", PARTS, default=PARTS[0])
+part = st.segmented_control(
+    t(P + "part"),
+    PARTS,
+    format_func=ui.labeler(P + "part."),
+    required=True,
+    **ui.params.bound("part", part, key="path_part"),
+)
+ui.params.set_params(part=part)
 
 
 # --- 1. Table 1 ----------------------------------------------------------------------------
-@st.fragment  # n, the metric and d rerun only this section; k reruns the page (see below)
-def table_section() -> int:
-    """Table 1 for the n, d, k in the link and its chart; returns k (on a full run)."""
-    if st.session_state.pop(K_CHANGED, False):
-        st.rerun()  # the pair section below draws its paths with k
+@st.fragment  # n, the metric, d and k rerun only this section
+def table_section() -> None:
+    """Table 1 for the n, d, k in the link, and its chart."""
     n = ui.params.get_int("n", 2, N_MAX, default=50)
     d = ui.params.get_choice("d", D_CHOICES, default=512)
     k = ui.params.get_int("k", 2, K_MAX, default=3)
@@ -75,9 +85,7 @@ def table_section() -> int:
         with c1:
             d = st.select_slider(t(P + "d"), D_CHOICES, **ui.params.bound("d", d, key="path_d"))
         with c2:
-            kw = ui.params.bound("k", k, key="path_k")
-            kw.update(on_change=_k_changed, args=())
-            k = st.slider(t(P + "k"), 2, K_MAX, **kw)
+            k = kernel_slider(k)
     ui.params.set_params(n=n, d=d, k=k, metric=metric)
 
     names = arch_names()
@@ -112,18 +120,25 @@ def table_section() -> int:
         st.caption(t(P + "chart.caption.complexity", d=d, n=n, cheaper=cheaper))
     else:
         st.caption(t(P + f"chart.caption.{metric}", k=k))
-    return k
+
+
+def table_part() -> None:
+    st.header(t(P + "table.header"))  # headers outside the fragments: sent once per page run
+    st.markdown(t(P + "table.intro"))
+    table_section()
 
 
 # --- 2. Two words, four paths --------------------------------------------------------------
-@st.fragment  # the sentence and the two words rerun only this section
-def pair_section(k: int) -> None:
-    """The paths between two words of a sentence in each architecture, for kernel ``k``."""
+@st.fragment  # the sentence, the two words and k rerun only this section
+def pair_section() -> None:
+    """The paths between two words of a sentence in each architecture."""
     lang = ui.current_lang()
     kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="zh" if lang == "zh" else "en")
     text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
+    k = ui.params.get_int("k", 2, K_MAX, default=3)
     with ui.secondary():
         kind, text = word_pair.sentence_controls(P, kind, text, key="path", clear=("a", "b"))
+        k = kernel_slider(k)
     tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
     count = len(tokens)
     if count < 2:
@@ -133,7 +148,7 @@ def pair_section(k: int) -> None:
     a = ui.params.get_int("a", 0, count - 1, default=pair[0])
     b = ui.params.get_int("b", 0, count - 1, default=pair[1])
     a, b = word_pair.pair_selects(P, tokens, a, b, key="path")
-    ui.params.set_params(sent=kind, a=a, b=b)
+    ui.params.set_params(sent=kind, a=a, b=b, k=k)
     if kind == "own":
         ui.params.set_params(text=text)
 
@@ -162,32 +177,49 @@ def pair_section(k: int) -> None:
     st.caption(t(P + "pair.caption", gap=abs(a - b), k=k))
 
 
-st.header(t(P + "table.header"))  # headers outside the fragments: sent once per page run
-st.markdown(t(P + "table.intro"))
-k = table_section()
-st.header(t(P + "pair.header"))
-pair_section(k)
+def pair_part() -> None:
+    st.header(t(P + "pair.header"))
+    pair_section()
+
 
 # --- 3. The probes ---------------------------------------------------------------------------
-st.header(t(P + "probes.header"))
-
-
 def probe_label(name: str, cfg) -> str:
     kind_ = cfg.get("kind", name.removeprefix("probe_").rstrip("0123456789"))
     return t(P + f"probe.{kind_}", layers=cfg.get("layers", ""))
 
 
-probes = probe_section(P, PROBES, probe_label, key="path_probes_chart")
-if probes is not None:
-    distances, series = probes.distances, probes.series
-    far = distances[-1]
-    ranked = sorted(series, key=lambda s: -series[s][-1])
-    summary = " · ".join(t(P + "probes.item", name=s, acc=f"{series[s][-1]:.0%}") for s in ranked)
-    st.caption(t(P + "probes.caption", far=far, summary=summary, chance=f"{1 / N_KEYS:.0%}"))
+def probes_part() -> None:
+    # Imported here: both import torch (~1.5 s on a cold server), which the other parts of
+    # this page never need.
+    from core.probes_data import N_KEYS
+    from ui.probes import probe_section
 
-# --- the three problems, and the takeaway --------------------------------------------------
-st.header(t(P + "problems.header"))
-for key in ("alignment", "state", "distance"):
-    st.markdown(f"- {t(P + f'problems.{key}')}")
+    st.header(t(P + "probes.header"))
+    probes = probe_section(P, PROBES, probe_label, key="path_probes_chart")
+    if probes is not None:
+        distances, series = probes.distances, probes.series
+        far = distances[-1]
+        ranked = sorted(series, key=lambda s: -series[s][-1])
+        summary = " · ".join(
+            t(P + "probes.item", name=s, acc=f"{series[s][-1]:.0%}") for s in ranked
+        )
+        st.caption(t(P + "probes.caption", far=far, summary=summary, chance=f"{1 / N_KEYS:.0%}"))
+
+
+# --- 4. The three problems -------------------------------------------------------------------
+def problems_part() -> None:
+    st.header(t(P + "problems.header"))
+    for key in ("alignment", "state", "distance"):
+        st.markdown(f"- {t(P + f'problems.{key}')}")
+
+
+{
+    "table": table_part,
+    "pair": pair_part,
+    "probes": probes_part,
+    "problems": problems_part,
+}[part]()
+
+# --- the takeaway, under every part ----------------------------------------------------------
 st.success(t(P + "takeaway"), icon=":material/lightbulb:")
 st.markdown(t(P + "try"))

@@ -22,6 +22,7 @@ ui.begin_page("rnn_gradients")
 t = ui.t
 P = ui.presenter()
 
+PARTS = ("fresh", "trained", "learn", "words", "explode")
 CELLS = rg.KINDS  # vanilla tanh RNN, LSTM, GRU
 PROBES = {"rnn": "probe_rnn", "lstm": "probe_lstm", "gru": "probe_gru"}
 QUANTITIES = ("state", "input")
@@ -33,9 +34,21 @@ DEFAULT_TEXT = (
     "every day so you see their shade"
 )
 HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
-N_SEQ = 32  # task sequences averaged for the trained probes
+N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
+N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per position each)
 SWEEP = tuple(np.round(np.arange(0.5, 5.01, 0.5), 2))  # W_hh scales for the explosion sweep
 LR = 0.1  # plain SGD: the update is lr times the (clipped) gradient
+TRY = {"fresh": ("radius", "drive"), "words": ("words",), "explode": ("explode",)}
+
+part = ui.params.get_choice("part", PARTS, default=PARTS[0])
+part = st.segmented_control(
+    t("rnn_gradients.part"),
+    PARTS,
+    format_func=ui.labeler("rnn_gradients.part."),
+    required=True,
+    **ui.params.bound("part", part, key="rnn_gradients_part"),
+)
+ui.params.set_params(part=part)
 
 
 def clip_threshold() -> float:
@@ -67,13 +80,13 @@ def _trained_curves(loaded: dict) -> dict:
     """The decay measured in each trained probe, on the same N_SEQ task sequences. No
     Streamlit call here: it runs in a thread of its own."""
     x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), N_SEQ)
-    return {k: rg.probe_decay(model, x, y, n_state=8) for k, model in loaded.items()}
+    return {k: rg.probe_decay(model, x, y, n_state=N_STATE) for k, model in loaded.items()}
 
 
 @st.cache_resource(show_spinner=False)
 def trained_job() -> Future:
-    """Part 2's measurements, once per server, in a thread of their own, started once part
-    1 has been sent (raises zoo.ZooError, not cached)."""
+    """Part 2's measurements, once per server, in a thread of their own, started when part 2
+    is shown, after its text has been sent (raises zoo.ZooError, not cached)."""
     loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
     return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
 
@@ -89,7 +102,8 @@ def _sweep(clip: float) -> list[rg.TrainingStep]:
 
 @st.cache_resource(show_spinner=False)
 def sweep_job(clip: float) -> Future:
-    """Part 5's training steps, once per server, in a thread of their own (as trained_job)."""
+    """Part 5's training steps, once per server, in a thread of their own, started when part
+    5 is shown (as trained_job)."""
     return jobs.in_thread("rnn-gradients-sweep", _sweep, clip)
 
 
@@ -217,33 +231,39 @@ def fresh_section(quantity: str) -> None:
     )
 
 
-st.header(t("rnn_gradients.fresh.header"))
-st.markdown(t("rnn_gradients.fresh.intro"))
-# the quantity is read by this section and the next (trained probes): it reruns the page
-quantity = ui.params.get_choice("q", QUANTITIES, default="state")
-quantity = st.segmented_control(
-    t("rnn_gradients.fresh.quantity"),
-    QUANTITIES,
-    format_func=ui.labeler("rnn_gradients.q."),
-    required=True,
-    **ui.params.bound("q", quantity, key="rnng_q"),
-)
-ui.params.set_params(q=quantity)
-fresh_section(quantity)
-# Parts 2 and 5 need no control. Their jobs start once part 1 has been sent, not at the top:
-# on two cores, started beside part 1 they slowed it (three threads of small torch steps
-# fighting for the GIL while the browser loads plotly.js) and the page as a whole was ready
-# later. Now the browser draws part 1 while they run.
-try:
-    trained_job()
-except zoo.ZooError:
-    pass  # part 2 says what is missing
+def quantity_picker() -> str:
+    """What parts 1 and 2 measure (one URL parameter, the same control in both parts)."""
+    quantity = ui.params.get_choice("q", QUANTITIES, default="state")
+    quantity = st.segmented_control(
+        t("rnn_gradients.fresh.quantity"),
+        QUANTITIES,
+        format_func=ui.labeler("rnn_gradients.q."),
+        required=True,
+        **ui.params.bound("q", quantity, key="rnng_q"),
+    )
+    ui.params.set_params(q=quantity)
+    return quantity
+
+
+@st.fragment  # the quantity reruns only this part (its other controls only fresh_section)
+def fresh_part() -> None:
+    st.header(t("rnn_gradients.fresh.header"))
+    st.markdown(t("rnn_gradients.fresh.intro"))
+    fresh_section(quantity_picker())
+
 
 # --- 2. the same measurement inside trained models ---------------------------------------
-st.header(t("rnn_gradients.trained.header"))
-st.markdown(t("rnn_gradients.trained.intro"))
-probes_ok = require(*PROBES.values(), vocabs=False)
-if probes_ok:
+
+
+@st.fragment  # the quantity reruns only this part
+def trained_part() -> None:
+    st.header(t("rnn_gradients.trained.header"))
+    st.markdown(t("rnn_gradients.trained.intro"))
+    quantity = quantity_picker()
+    if not require(*PROBES.values(), vocabs=False):
+        return
+    # the probes are measured in a thread of their own, started here (not at the top of the
+    # page): the text and the control above are already on their way to the browser
     with st.spinner(t("rnn_gradients.computing")):
         trained = jobs.result_of(trained_job)
     dist_t = trained["rnn"]["distance"]
@@ -251,7 +271,7 @@ if probes_ok:
         fig.decay_figure(
             dist_t,
             {PROBES[k]: trained[k][quantity] for k in CELLS},
-            title=t("rnn_gradients.trained.chart", n=N_SEQ),
+            title=t("rnn_gradients.trained.chart", n=N_STATE if quantity == "state" else N_SEQ),
             x_title=t("rnn_gradients.trained.distance_axis"),
             y_title=t(f"rnn_gradients.q.{quantity}.axis_trained"),
             presenter=P,
@@ -266,11 +286,10 @@ if probes_ok:
             rnn=sci(float(trained["rnn"][quantity][d_show])),
             lstm=sci(float(trained["lstm"][quantity][d_show])),
             gru=sci(float(trained["gru"][quantity][d_show])),
-            n=N_SEQ,
+            n=N_STATE if quantity == "state" else N_SEQ,
         )
     )
 
-sweep_job(clip_threshold())  # part 5's steps run while parts 3 and 4 are drawn
 
 # --- 3. what it does to learning ------------------------------------------------------------
 
@@ -352,9 +371,11 @@ def learn_section() -> None:
             )
 
 
-st.header(t("rnn_gradients.learn.header"))
-st.markdown(t("rnn_gradients.learn.intro"))
-learn_section()
+def learn_part() -> None:
+    st.header(t("rnn_gradients.learn.header"))
+    st.markdown(t("rnn_gradients.learn.intro"))
+    learn_section()
+
 
 # --- 4. which words still reach the end ---------------------------------------------------
 
@@ -437,9 +458,11 @@ def words_section() -> None:
             )
 
 
-st.header(t("rnn_gradients.words.header"))
-st.markdown(t("rnn_gradients.words.intro"))
-words_section()
+def words_part() -> None:
+    st.header(t("rnn_gradients.words.header"))
+    st.markdown(t("rnn_gradients.words.intro"))
+    words_section()
+
 
 # --- 5. exploding gradients: one training step, with and without clipping ----------------
 
@@ -493,13 +516,24 @@ def explode_section() -> None:
     )
 
 
-st.header(t("rnn_gradients.explode.header"))
-st.markdown(t("rnn_gradients.explode.intro"))
-explode_section()
+def explode_part() -> None:
+    st.header(t("rnn_gradients.explode.header"))
+    st.markdown(t("rnn_gradients.explode.intro"))
+    explode_section()
 
-# --- takeaway ----------------------------------------------------------------------------------
+
+# --- the chosen part, then the page's takeaway and what to try in this part ------------------
+{
+    "fresh": fresh_part,
+    "trained": trained_part,
+    "learn": learn_part,
+    "words": words_part,
+    "explode": explode_part,
+}[part]()
+
 st.header(t("rnn_gradients.takeaway.header"))
 st.markdown(t("rnn_gradients.takeaway.text"))
-st.subheader(t("rnn_gradients.try.header"))
-for key in ("radius", "drive", "words", "explode"):
-    st.markdown(f"- {t(f'rnn_gradients.try.{key}')}")
+if part in TRY:
+    st.subheader(t("rnn_gradients.try.header"))
+    for key in TRY[part]:
+        st.markdown(f"- {t(f'rnn_gradients.try.{key}')}")

@@ -60,9 +60,10 @@ def test_lesson_sentence_every_model_scored(dev_zoo):
     ]
     ref = "猫喝了牛奶因为猫饿了"
     assert any(ref in m.value for m in at.markdown)
-    assert _charts(at) == 2  # accuracy by length, memory by distance
+    assert _charts(at) == 0  # the held-out charts are the other part's
     assert _conf(at) == list(zoo.TRANSLATION_MODELS)  # the confidence grid
     assert at.query_params["input"] == "lesson" and at.query_params["lesson"] == "5"
+    assert at.query_params["part"] == "sentence"
 
 
 def test_default_is_a_grammar_sentence(dev_zoo):
@@ -148,11 +149,28 @@ def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
     assert outs[0] != "?" or outs[0] == "" and outs[1:] == ["?"] * 5
     assert outs[1:] == ["?"] * (len(zoo.TRANSLATION_MODELS) - 1)
     assert _charts(at) == 0 and len(_conf(at)) == 1  # the revealed model's confidence
+    # the evidence part keeps the held-out charts back until every model is revealed
+    at.button(key="arena_to_evidence").click().run()
+    assert not at.exception and at.query_params["part"] == "evidence"
+    assert at.query_params["mode"] == "predict" and at.query_params["reveal"] == "1"
+    assert _charts(at) == 0
+    assert any("give the answer away" in i.value for i in at.info)
+    at.button(key="arena_to_sentence").click().run()
+    assert at.query_params["part"] == "sentence"
+    for _ in range(len(zoo.TRANSLATION_MODELS) - 1):
+        [b for b in at.button if b.label == "Reveal next model"][0].click().run()
+    assert "?" not in list(_table(at)["Output"])
+    at.button(key="arena_to_evidence").click().run()
+    assert _charts(at) == 2 and not at.info
 
 
 def test_reveal_deep_link_and_bad_values(dev_zoo):
     at = make_app(ARENA, lang="en", mode="predict", reveal="6").run()
-    assert "?" not in list(_table(at)["Output"]) and _charts(at) == 2 and len(_conf(at)) == 6
+    assert "?" not in list(_table(at)["Output"]) and len(_conf(at)) == 6
+    at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal="6").run()
+    assert _charts(at) == 2
+    at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal="5").run()
+    assert _charts(at) == 0 and any("give the answer away" in i.value for i in at.info)
     at = make_app(
         ARENA, lang="en", input="lesson", mode="oops", reveal="99", lesson="x", view="zz"
     ).run()
@@ -172,14 +190,14 @@ def test_view_switch_changes_the_marks(dev_zoo):
 
 
 def test_metric_choice_changes_chart(dev_zoo):
-    at = make_app(ARENA, lang="en", metric="edit_acc").run()
+    at = make_app(ARENA, lang="en", part="evidence", metric="edit_acc").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "Edit accuracy" in fig["layout"]["title"]["text"]
     assert fig["data"][0]["y"] == [0.95] * len(corpus.BUCKETS)
 
 
 def test_charts_show_manifest_numbers(dev_zoo):
-    at = make_app(ARENA, lang="zh").run()
+    at = make_app(ARENA, lang="zh", part="evidence").run()
     length, dist = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
     for trace in length["data"]:
         by = dev_zoo["models"][trace["name"]]["metrics"]["by_length"]
@@ -220,13 +238,15 @@ def test_shipped_zoo_chart_matches_manifest():
     st.cache_resource.clear()
     st.cache_data.clear()
     manifest = zoo.load_manifest()
-    at = make_app(ARENA, lang="en").run(timeout=180)
+    at = make_app(ARENA, lang="en", part="evidence").run(timeout=180)
     assert not at.exception, [e.value for e in at.exception]
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     length = next(c for c in charts if "length" in c["layout"]["title"]["text"])
     for trace in length["data"]:
         by = manifest["models"][trace["name"]]["metrics"]["by_length"]
         assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]
+    at = make_app(ARENA, lang="en").run(timeout=180)
+    assert not at.exception, [e.value for e in at.exception]
     df = _table(at)
     for name, params in zip(df["Model"], df["Parameters"]):
         assert params == manifest["models"][name]["params"]
@@ -276,3 +296,65 @@ def test_cards_show_every_model_its_size_and_the_page_that_explains_it(dev_zoo):
     assert links == ["The bottleneck", "CNN receptive field", "RNN gradients", "Attention"]
     at = make_app(ARENA, lang="zh", mode="predict").run()
     assert _cards(at).count("<b>？</b> 尚未揭晓") == len(zoo.TRANSLATION_MODELS)
+
+
+# --- one part at a time: "sentence" (1–2) and "evidence" (3) ------------------------------
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+@pytest.mark.parametrize(("part", "charts"), [("sentence", 0), ("evidence", 2)])
+def test_each_part_renders_alone_with_only_its_own_charts(dev_zoo, part, charts, lang):
+    at = make_app(ARENA, lang=lang, part=part).run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert _charts(at) == charts
+    assert at.query_params["part"] == part
+    headers = [h.value for h in at.header]
+    sentence = [translate(k, lang) for k in ("arena.input.header", "arena.results.header")]
+    evidence = translate("arena.evidence.header", lang)
+    has_table = any(m.value.startswith(("| Model |", "| 模型 |")) for m in at.markdown)
+    if part == "sentence":
+        assert all(h in headers for h in sentence) and evidence not in headers
+        assert has_table and _conf(at) is not None
+        assert at.button(key="arena_to_evidence")  # the pointer to part 3
+        assert translate("arena.try.header", lang) in [s.value for s in at.subheader]
+    else:
+        assert evidence in headers and not any(h in headers for h in sentence)
+        assert not has_table and _conf(at) is None
+        assert "arena_input" not in [c.key for c in at.segmented_control]
+        lead = translate("arena.evidence.lead", lang, n=6, n_probes=len(zoo.PROBE_MODELS))
+        assert lead in [m.value for m in at.markdown]  # which models, which sentences
+    assert translate("arena.takeaway.header", lang) in headers  # the takeaway on every part
+
+
+def test_part_selector_switches_and_writes_the_url(dev_zoo):
+    at = make_app(ARENA, lang="en", input="lesson", mode="predict", reveal="6").run()
+    assert at.segmented_control(key="arena_part").value == "sentence"
+    at.segmented_control(key="arena_part").set_value("evidence").run()
+    assert not at.exception and at.query_params["part"] == "evidence"
+    assert _charts(at) == 2 and _conf(at) is None
+    # the sentence part's state stays in the URL and comes back with it
+    at.segmented_control(key="arena_part").set_value("sentence").run()
+    assert at.query_params["part"] == "sentence" and at.query_params["input"] == "lesson"
+    assert at.query_params["lesson"] == "5" and _charts(at) == 0
+    assert any("猫喝了牛奶因为猫饿了" in m.value for m in at.markdown)
+
+
+def test_pointer_opens_the_evidence_keeping_the_url(dev_zoo):
+    at = make_app(ARENA, lang="en", input="grammar", seed="42", len="12", view="position").run()
+    at.button(key="arena_to_evidence").click().run()
+    assert not at.exception
+    assert at.segmented_control(key="arena_part").value == "evidence"
+    assert _charts(at) == 2
+    for name, value in (("part", "evidence"), ("seed", "42"), ("len", "12"), ("view", "position")):
+        assert at.query_params[name] == value
+
+
+def test_invalid_part_falls_back_with_a_notice(dev_zoo):
+    at = make_app(ARENA, lang="en", part="<b>charts</b>").run()
+    assert not at.exception
+    assert any("<b>charts</b>" in w.value for w in at.warning)
+    assert at.query_params["part"] == "sentence" and _charts(at) == 0
+    assert len(_table(at)) == len(zoo.TRANSLATION_MODELS)
+    # a link with a parameter of the other part simply shows the default part
+    at = make_app(ARENA, lang="en", metric="edit_acc").run()
+    assert not at.exception and not at.warning and at.query_params["part"] == "sentence"

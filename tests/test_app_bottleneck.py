@@ -20,6 +20,16 @@ from core.i18n import translate
 from tests.conftest import dev_zoo_loaded, make_app
 
 PAGE = "pages/bottleneck.py"
+PARTS = ("read", "side", "length", "stretch", "probe", "grad")
+# the charts each part draws (and no other part)
+PART_CHARTS = {
+    "read": ["bn_states", "bn_strip"],
+    "side": [],
+    "length": ["bn_length"],
+    "stretch": ["bn_stretch"],
+    "probe": ["bn_probe"],
+    "grad": ["bn_grad"],
+}
 FOCUS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "gru_attention")
 LESSON = "the cat drank the milk because it was hungry"
 
@@ -45,6 +55,11 @@ def _run(**params):
 
 def _charts(at) -> list[dict]:
     return [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+
+
+def _chart_keys(at) -> list[str]:
+    """The page's own keys of the charts shown (``bn_states``...), in order."""
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
 
 
 def _titles(at) -> list[str]:
@@ -73,7 +88,7 @@ def _shipped_ready() -> bool:
 def test_shipped_zoo_length_chart_matches_the_manifest():
     st.cache_resource.clear()
     st.cache_data.clear()
-    at = _run(lang="en")
+    at = _run(lang="en", part="length")
     manifest = zoo.load_manifest()
     chart = next(c for c in _charts(at) if "Figure 2" in c["layout"]["title"]["text"])
     ys = {tr["name"]: tr["y"] for tr in chart["data"]}
@@ -86,21 +101,107 @@ def test_shipped_zoo_length_chart_matches_the_manifest():
     st.cache_data.clear()
 
 
-# --- default view and controls ------------------------------------------------------------
+# --- one part at a time ------------------------------------------------------------------------
 
 
-def test_default_view_has_every_part_and_writes_its_state(dev_zoo):
+def test_default_view_is_part_one_and_writes_its_state(dev_zoo):
     at = _run(lang="en")
-    assert len(_charts(at)) == 6  # states, C strip, length, stretch, probe, gradient
+    assert at.segmented_control(key="bottleneck_part").value == "read"
+    assert _chart_keys(at) == ["bn_states", "bn_strip"]
+    assert [h.value for h in at.header][0] == translate("bottleneck.read.header", "en")
     qp = at.query_params
-    assert qp["plain"] == "gru_plain_256" and qp["metric"] == "exact"
-    assert qp["len"] == "40" and qp["seed"] == "0"
+    assert qp["part"] == "read" and qp["plain"] == "gru_plain_256"
     assert qp["text"] == " ".join(_example(32).src)
+    # the other parts' state is neither computed nor written
+    assert not {"metric", "len", "seed", "log"} & set(qp)
     assert _metric(at, "bottleneck.read.c_size") == "256"
     assert _metric(at, "bottleneck.read.words") == "32"
-    # the example sentence has a reference: it is shown, as token chips
-    ref = _example(32).tgt
-    assert any(m.value.startswith("Reference:") and f"`{ref[0]}`" in m.value for m in at.markdown)
+    # the takeaway and "Try this" close every part
+    assert translate("bottleneck.takeaway", "en") in [s.value for s in at.success]
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_every_part_renders_alone_with_only_its_charts(dev_zoo, part):
+    at = _run(lang="en", part=part)
+    assert at.query_params["part"] == part
+    assert _chart_keys(at) == PART_CHARTS[part]
+    headers = [h.value for h in at.header]
+    assert headers == [
+        translate(f"bottleneck.{part}.header", "en"),
+        translate("bottleneck.takeaway.header", "en"),
+    ]
+    # the shared sentence and plain model stay above the part selector on every part
+    assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
+    assert at.segmented_control(key="bn_plain").value == "gru_plain_256"
+    assert translate("bottleneck.takeaway", "en") in [s.value for s in at.success]
+
+
+def test_each_part_writes_its_own_state_when_shown(dev_zoo):
+    # each part writes its own defaults to the URL when it is shown
+    expected = {
+        "length": {"metric": "exact"},
+        "stretch": {"len": "40", "seed": "0"},
+        "grad": {"log": "0"},
+    }
+    for part, values in expected.items():
+        qp = _run(lang="en", part=part).query_params
+        assert {k: qp[k] for k in values} == values, part
+
+
+def test_the_part_selector_switches_part_and_url(dev_zoo):
+    at = _run(lang="en")
+    for part in ("length", "side", "grad", "read"):
+        at.segmented_control(key="bottleneck_part").set_value(part).run()
+        assert not at.exception, part
+        assert at.query_params["part"] == part
+        assert _chart_keys(at) == PART_CHARTS[part], part
+    # the labels are short and numbered, in both languages
+    for lang in ("en", "zh"):
+        at = _run(lang=lang)
+        labels = [at.segmented_control(key="bottleneck_part").format_func(p) for p in PARTS]
+        assert [label.split(" · ")[0] for label in labels] == ["1", "2", "3", "4", "5", "6"]
+        assert all(len(label) <= 32 for label in labels), labels
+
+
+def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
+    from ui import jobs
+
+    started: list[str] = []
+    real = jobs.in_thread
+
+    def spy(name, fn, *args):
+        started.append(name)
+        return real(name, fn, *args)
+
+    monkeypatch.setattr(jobs, "in_thread", spy)
+    st.cache_resource.clear()  # forget a probe job of an earlier test
+    for part in ("read", "side", "length", "stretch", "grad"):
+        _run(lang="en", part=part)
+    assert started == []
+    at = _run(lang="en", part="probe")
+    assert started == ["bottleneck-probes"]
+    assert _chart_keys(at) == ["bn_probe"]
+
+
+def test_invalid_part_falls_back_with_a_notice(dev_zoo):
+    at = _run(lang="en", part="<b>nope</b>")
+    assert "nope" in " ".join(w.value for w in at.warning)
+    assert at.query_params["part"] == "read"
+    assert _chart_keys(at) == PART_CHARTS["read"]
+
+
+def test_a_parameter_of_another_part_shows_the_default_part(dev_zoo):
+    at = _run(lang="en", len="12", metric="edit_acc")
+    assert not at.warning
+    assert at.query_params["part"] == "read"
+    assert _chart_keys(at) == PART_CHARTS["read"]
+    # the values stay in the link and are used as soon as their part is opened
+    at.segmented_control(key="bottleneck_part").set_value("stretch").run()
+    assert at.slider(key="bn_len").value == 12
+    assert any("12-word" in title for title in _titles(at))
+
+
+# --- the controls of each part ----------------------------------------------------------------
 
 
 def test_plain_model_choice_changes_c_and_url(dev_zoo):
@@ -118,6 +219,10 @@ def test_example_button_and_typed_sentence(dev_zoo):
     assert at.text_input(key="bn_text").value == " ".join(_example(8).src)
     assert at.query_params["text"] == " ".join(_example(8).src)
     assert _metric(at, "bottleneck.read.words") == "8"
+    # part 2 shows the example's reference, as token chips
+    at.segmented_control(key="bottleneck_part").set_value("side").run()
+    ref = _example(8).tgt
+    assert any(m.value.startswith("Reference:") and f"`{ref[0]}`" in m.value for m in at.markdown)
     at.text_input(key="bn_text").input(LESSON).run()
     assert not at.exception and at.query_params["text"] == LESSON
     # a lesson sentence: the grammar's reference translation is known
@@ -126,8 +231,14 @@ def test_example_button_and_typed_sentence(dev_zoo):
     assert translate("bottleneck.side.no_reference", "en") in [c.value for c in at.caption]
 
 
+def test_default_example_has_its_reference_in_part_two(dev_zoo):
+    at = _run(lang="en", part="side")
+    ref = _example(32).tgt
+    assert any(m.value.startswith("Reference:") and f"`{ref[0]}`" in m.value for m in at.markdown)
+
+
 def test_stretch_slider_and_new_batch(dev_zoo):
-    at = _run(lang="en")
+    at = _run(lang="en", part="stretch")
     at.slider(key="bn_len").set_value(12).run()
     assert at.query_params["len"] == "12"
     assert any("12-word" in title for title in _titles(at))
@@ -143,7 +254,7 @@ def test_stretch_slider_and_new_batch(dev_zoo):
 
 
 def test_metric_switch_changes_the_length_chart(dev_zoo):
-    at = _run(lang="en")
+    at = _run(lang="en", part="length")
     at.segmented_control(key="bn_metric").set_value("edit_acc").run()
     assert at.query_params["metric"] == "edit_acc"
     chart = next(c for c in _charts(at) if "Figure 2" in c["layout"]["title"]["text"])
@@ -156,7 +267,7 @@ def test_metric_switch_changes_the_length_chart(dev_zoo):
 
 
 def test_log_toggle(dev_zoo):
-    at = _run(lang="en")
+    at = _run(lang="en", part="grad")
     at.toggle(key="bn_log").set_value(True).run()
     assert at.query_params["log"] == "1"
     grad = next(c for c in _charts(at) if "∂C" in c["layout"]["title"]["text"])
@@ -165,43 +276,62 @@ def test_log_toggle(dev_zoo):
 
 # --- deep links and bad input ------------------------------------------------------------------
 
+DEEP = {
+    "plain": "gru_plain_128",
+    "text": LESSON,
+    "len": "20",
+    "seed": "5",
+    "metric": "token_acc",
+    "log": "1",
+}
+
 
 def test_deep_link_restores_the_view(dev_zoo):
-    at = _run(
-        lang="zh",
-        plain="gru_plain_128",
-        text=LESSON,
-        len="20",
-        seed="5",
-        metric="token_acc",
-        log="1",
-    )
-    assert not at.warning
-    assert at.segmented_control(key="bn_plain").value == "gru_plain_128"
-    assert at.segmented_control(key="bn_metric").value == "token_acc"
-    assert at.text_input(key="bn_text").value == LESSON
-    assert at.slider(key="bn_len").value == 20
-    assert at.toggle(key="bn_log").value is True
-    assert _metric(at, "bottleneck.read.c_size", "zh") == "128"
-    assert any("20 词" in title for title in _titles(at))
+    # the shared controls on every part, each part's own control in its part
+    for part in PARTS:
+        at = _run(lang="zh", part=part, **DEEP)
+        assert not at.warning, part
+        assert at.segmented_control(key="bottleneck_part").value == part
+        assert at.segmented_control(key="bn_plain").value == "gru_plain_128"
+        assert at.text_input(key="bn_text").value == LESSON
+        if part == "read":
+            assert _metric(at, "bottleneck.read.c_size", "zh") == "128"
+        elif part == "length":
+            assert at.segmented_control(key="bn_metric").value == "token_acc"
+        elif part == "stretch":
+            assert at.slider(key="bn_len").value == 20
+            assert any("20 词" in title for title in _titles(at))
+        elif part == "grad":
+            assert at.toggle(key="bn_log").value is True
+        # every value of the link is kept, whichever part shows
+        assert {k: at.query_params[k] for k in DEEP} == DEEP
 
 
-def test_bad_params_fall_back_with_notices(dev_zoo):
-    at = make_app(
-        PAGE, lang="en", plain="gru_plain_999", len="500", seed="x", metric="bleu", log="2"
-    ).run(timeout=180)
+BAD = {"plain": "gru_plain_999", "len": "500", "seed": "x", "metric": "bleu", "log": "2"}
+
+
+@pytest.mark.parametrize(
+    ("part", "shown", "fixed"),
+    [
+        ("read", ("gru_plain_999",), {"plain": "gru_plain_256"}),
+        (
+            "stretch",
+            ("gru_plain_999", "500"),
+            {"plain": "gru_plain_256", "len": "40", "seed": "0"},
+        ),
+        ("length", ("gru_plain_999", "bleu"), {"plain": "gru_plain_256", "metric": "exact"}),
+        ("grad", ("gru_plain_999",), {"plain": "gru_plain_256", "log": "0"}),
+    ],
+)
+def test_bad_params_fall_back_with_notices(dev_zoo, part, shown, fixed):
+    at = make_app(PAGE, lang="en", part=part, **BAD).run(timeout=180)
     assert not at.exception
     warnings = " ".join(w.value for w in at.warning)
-    for bad in ("gru_plain_999", "500", "bleu"):
+    for bad in shown:
         assert bad in warnings
     qp = at.query_params
-    assert (qp["plain"], qp["len"], qp["seed"], qp["metric"], qp["log"]) == (
-        "gru_plain_256",
-        "40",
-        "0",
-        "exact",
-        "0",
-    )
+    assert {k: qp[k] for k in fixed} == fixed
+    assert _chart_keys(at) == PART_CHARTS[part]
 
 
 @pytest.mark.parametrize(
@@ -221,7 +351,19 @@ def test_bad_sentences_get_a_clear_message_and_the_page_keeps_working(dev_zoo, l
     for part in expect:
         assert part in message
     assert "<script>" not in message
-    assert len(_charts(at)) == 3  # length, stretch, probe: the parts without the sentence
+    # part 1 needs the sentence: it says so, and draws nothing
+    assert translate("bottleneck.need_sentence", lang) in [i.value for i in at.info]
+    assert not _charts(at)
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_parts_without_the_sentence_keep_working_on_a_bad_sentence(dev_zoo, part):
+    at = _run(lang="en", part=part, text="the kat drank the milk")
+    assert "kat" in " ".join(e.value for e in at.error)  # above the selector, on every part
+    needs = part in ("read", "side", "grad")
+    assert (translate("bottleneck.need_sentence", "en") in [i.value for i in at.info]) == needs
+    # length, stretch, probe: the parts without the sentence still draw their chart
+    assert _chart_keys(at) == ([] if needs else PART_CHARTS[part])
 
 
 def test_empty_sentence(dev_zoo):
@@ -237,10 +379,11 @@ def test_missing_manifest_names_file_and_command(no_manifest):
     st.cache_resource.clear()
     st.cache_data.clear()
     for lang, word in (("en", "Rebuild"), ("zh", "重新生成")):
-        at = make_app(PAGE, lang=lang).run(timeout=120)
-        assert not at.exception
-        msg = " ".join(e.value for e in at.error)
-        assert "manifest.json" in msg and "python -m core.train --all" in msg and word in msg
-        assert not at.get("plotly_chart")
+        for part in ("read", "probe"):
+            at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
+            assert not at.exception
+            msg = " ".join(e.value for e in at.error)
+            assert "manifest.json" in msg and "python -m core.train --all" in msg and word in msg
+            assert not at.get("plotly_chart")
     st.cache_resource.clear()
     st.cache_data.clear()

@@ -1,4 +1,5 @@
-"""The CNN receptive-field page: controls, deep links, bad input, the measured and probe parts.
+"""The CNN receptive-field page: one part at a time (the formula, the measurement, the
+probes), controls, deep links, bad input.
 
 The ``fake_zoo`` fixture stands in for the shipped weights (a randomly initialised
 ``cnn_s2s`` and a manifest with distance results), so these tests run before training;
@@ -11,9 +12,15 @@ import pytest
 import streamlit as st
 
 from core.analysis import receptive_field as rf
-from tests.conftest import make_app
+from tests.conftest import main_text, make_app
 
 PAGE = "pages/cnn_receptive_field.py"
+# the charts each part draws, and nothing else
+PART_CHARTS = {
+    "theory": ["cnn_rf_windows"],
+    "measured": ["cnn_rf_measured", "cnn_rf_widths"],
+    "probes": ["cnn_rf_probes"],
+}
 DISTANCES = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60)
 
 
@@ -84,6 +91,12 @@ def _chart(at, key: str) -> dict:
     raise AssertionError(f"no chart {key}")
 
 
+def _chart_keys(at) -> list[str]:
+    """The keys of the charts shown, in page order (the id ends with the key)."""
+    ids = [el.proto.id for el in at.get("plotly_chart")]
+    return [key for i in ids for keys in PART_CHARTS.values() for key in keys if key in i]
+
+
 def _window_bars(at) -> list[float]:
     fig = _chart(at, "cnn_rf_windows")
     return fig["data"][0]["x"]  # window width per layer
@@ -95,16 +108,47 @@ def _text(at) -> str:
     )
 
 
-def test_all_four_charts_with_the_model(fake_zoo):
+@pytest.mark.parametrize("part", list(PART_CHARTS))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):
+    at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.segmented_control(key="cnn_rf_part").value == part
+    assert at.query_params["part"] == part
+    assert _chart_keys(at) == PART_CHARTS[part]
+    assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
+    assert not at.main.error
+    # the takeaway and "try this" close every part
+    assert len(at.success) == 1
+    assert ("Try this" if lang == "en" else "动手试试") in main_text(at)
+
+
+def test_default_part_is_the_formula(fake_zoo):
     at = make_app(PAGE, lang="en").run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    keys = [el.proto.id for el in at.get("plotly_chart")]
-    for key in ("cnn_rf_windows", "cnn_rf_measured", "cnn_rf_widths", "cnn_rf_probes"):
-        assert any(key in k for k in keys), keys
+    assert at.query_params["part"] == "theory"
+    assert _chart_keys(at) == ["cnn_rf_windows"]
     # English default: the corpus counterpart, pair cicadas/their, 20 words apart -> layer 10
     assert at.query_params["sent"] == "en"
     assert "layer 10" in _text(at)
     assert not at.main.error
+
+
+def test_the_selector_switches_the_part_and_the_url(fake_zoo):
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    for part in ("measured", "probes", "theory"):
+        at.segmented_control(key="cnn_rf_part").set_value(part).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.query_params["part"] == part
+        assert _chart_keys(at) == PART_CHARTS[part]
+
+
+def test_bad_part_falls_back_with_a_notice(fake_zoo):
+    at = make_app(PAGE, lang="en", part="all").run(timeout=120)
+    assert not at.exception
+    assert any("`all`" in w.value and "part" in w.value for w in at.warning)
+    assert at.query_params["part"] == "theory"
+    assert _chart_keys(at) == ["cnn_rf_windows"]
 
 
 def test_depth_and_kernel_and_dilation_change_the_windows(fake_zoo):
@@ -151,8 +195,13 @@ def test_own_sentence_is_drawn_and_measured(fake_zoo):
     assert not at.exception
     fig = _chart(at, "cnn_rf_windows")
     assert fig["layout"]["xaxis"]["ticktext"][1] == "cat"
+    at.selectbox(key="cnn_rf_pos").set_value(1).run()
+    at.segmented_control(key="cnn_rf_part").set_value("measured").run()  # same sentence
+    assert not at.exception
+    assert at.selectbox(key="cnn_rf_pos").value == 1  # the position followed in part 1
     measured = _chart(at, "cnn_rf_measured")
     assert measured["layout"]["xaxis"]["ticktext"][-2:] == ["hungry", "EOS"]
+    assert "“cat”" in measured["layout"]["title"]["text"]
 
 
 @pytest.mark.parametrize(
@@ -164,11 +213,15 @@ def test_own_sentence_is_drawn_and_measured(fake_zoo):
     ],
 )
 def test_bad_own_text_gets_a_message(fake_zoo, text, expect):
-    at = make_app(PAGE, lang="en", sent="own", text=text).run(timeout=120)
+    at = make_app(PAGE, lang="en", part="measured", sent="own", text=text).run(timeout=120)
     assert not at.exception
     messages = "\n".join(str(m.value) for m in [*at.warning, *at.info])
     assert expect in messages
-    assert len(at.get("plotly_chart")) == 4  # the page keeps working
+    assert _chart_keys(at) == PART_CHARTS["measured"]  # the part keeps working
+    assert not any("<script>" in str(m.value) for m in at.main.markdown)
+    at.segmented_control(key="cnn_rf_part").set_value("theory").run()  # and so does part 1
+    assert not at.exception
+    assert _chart_keys(at) == PART_CHARTS["theory"]
     assert not any("<script>" in str(m.value) for m in at.main.markdown)
 
 
@@ -186,7 +239,7 @@ def test_switching_sentence_resets_the_pair(fake_zoo):
 
 
 def test_measured_position_for_the_chinese_sentence(fake_zoo):
-    at = make_app(PAGE, lang="zh", sent="zh").run(timeout=120)
+    at = make_app(PAGE, lang="zh", part="measured", sent="zh").run(timeout=120)
     sel = at.selectbox(key="cnn_rf_mpos")
     en = rf.english_counterpart()
     assert sel.value == en.index("their")
@@ -199,7 +252,7 @@ def test_measured_position_for_the_chinese_sentence(fake_zoo):
 
 
 def test_probe_chart_marks_each_field(fake_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=120)
+    at = make_app(PAGE, lang="en", part="probes").run(timeout=120)
     fig = _chart(at, "cnn_rf_probes")
     assert [tr["name"] for tr in fig["data"]] == [
         "CNN, 2 layers",
@@ -213,5 +266,9 @@ def test_probe_chart_marks_each_field(fake_zoo):
 def test_without_weights_the_formula_still_works(no_zoo):
     at = make_app(PAGE, lang="zh").run(timeout=120)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 1
-    assert any("python -m core.train" in e.value for e in at.main.error)
+    assert _chart_keys(at) == ["cnn_rf_windows"] and not at.main.error
+    for part in ("measured", "probes"):  # the parts that need the zoo say how to build it
+        at = make_app(PAGE, lang="zh", part=part).run(timeout=120)
+        assert not at.exception
+        assert not at.get("plotly_chart")
+        assert any("python -m core.train" in e.value for e in at.main.error)

@@ -1,4 +1,5 @@
-"""The path-length page: Table 1 controls, the word-pair paths, probes, deep links, bad input."""
+"""The path-length page: one part at a time (Table 1, the word-pair paths, the probes, the
+three problems), deep links, bad input."""
 
 from __future__ import annotations
 
@@ -10,10 +11,17 @@ import pytest
 
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
-from tests.conftest import make_app, md_tables
+from tests.conftest import main_text, make_app, md_tables
 from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
+# the charts each part draws, and nothing else
+PART_CHARTS = {
+    "table": ["path_table_chart"],
+    "pair": ["path_pair_chart"],
+    "probes": ["path_probes_chart"],
+    "problems": [],
+}
 
 
 def _chart(at, key: str) -> dict:
@@ -21,6 +29,12 @@ def _chart(at, key: str) -> dict:
         if el.proto.id and key in el.proto.id:
             return json.loads(el.proto.spec)
     raise AssertionError(f"no chart {key}")
+
+
+def _chart_keys(at) -> list[str]:
+    """The keys of the charts shown, in page order (the id ends with the key)."""
+    ids = [el.proto.id for el in at.get("plotly_chart")]
+    return [key for i in ids for keys in PART_CHARTS.values() for key in keys if key in i]
 
 
 def _array(values) -> np.ndarray:
@@ -34,12 +48,25 @@ def _metrics(at) -> list[str]:
     return [str(m.value) for m in at.main.metric]
 
 
-def test_three_charts_and_the_table(fake_zoo):  # noqa: F811
+@pytest.mark.parametrize("part", list(PART_CHARTS))
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):  # noqa: F811
+    at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.segmented_control(key="path_part").value == part
+    assert at.query_params["part"] == part
+    assert _chart_keys(at) == PART_CHARTS[part]
+    assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
+    # the takeaway and "try this" close every part
+    assert len(at.success) == 1
+    assert ("Try this" if lang == "en" else "动手试试") in main_text(at)
+
+
+def test_default_part_is_table_1(fake_zoo):  # noqa: F811
     at = make_app(PAGE, lang="en").run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    keys = [el.proto.id for el in at.get("plotly_chart")]
-    for key in ("path_table_chart", "path_pair_chart", "path_probes_chart"):
-        assert any(key in k for k in keys), keys
+    assert at.query_params["part"] == "table"
+    assert _chart_keys(at) == ["path_table_chart"]
     assert not at.table  # a Markdown table: no pandas, no table bundle
     rows = md_tables(at)[0][1:]
     assert [r[0] for r in rows] == [
@@ -52,6 +79,31 @@ def test_three_charts_and_the_table(fake_zoo):  # noqa: F811
     assert rows[1][3] == "O(n) = 49" and rows[2][3] == "O(n/k) = 25"
     assert rows[3][3] == "O(log_k(n)) = 4" and rows[0][3] == "O(1) = 1"
     assert rows[0][1] == "O(n²·d) = 1,280,000"  # 50² · 512
+
+
+def test_the_selector_switches_the_part_and_the_url(fake_zoo):  # noqa: F811
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    for part in ("pair", "probes", "problems", "table"):
+        at.segmented_control(key="path_part").set_value(part).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.query_params["part"] == part
+        assert _chart_keys(at) == PART_CHARTS[part]
+
+
+def test_bad_part_falls_back_with_a_notice(fake_zoo):  # noqa: F811
+    at = make_app(PAGE, lang="en", part="everything").run(timeout=120)
+    assert not at.exception
+    assert any("everything" in w.value and "part" in w.value for w in at.warning)
+    assert at.query_params["part"] == "table"
+    assert _chart_keys(at) == ["path_table_chart"]
+
+
+def test_a_link_with_another_parts_parameters_opens_the_default_part(fake_zoo):  # noqa: F811
+    at = make_app(PAGE, lang="en", sent="zh", a="0", b="26").run(timeout=120)
+    assert not at.exception and not at.warning
+    assert _chart_keys(at) == ["path_table_chart"]
+    at.segmented_control(key="path_part").set_value("pair").run()
+    assert _metrics(at) == ["1", "26", "13", "3"]  # the link's pair, kept for its part
 
 
 def test_table_sliders_change_the_numbers_and_the_url(fake_zoo):  # noqa: F811
@@ -70,7 +122,7 @@ def test_table_sliders_change_the_numbers_and_the_url(fake_zoo):  # noqa: F811
 
 
 def test_pair_steps_for_the_lessons_words(fake_zoo):  # noqa: F811
-    at = make_app(PAGE, lang="zh").run(timeout=120)
+    at = make_app(PAGE, lang="zh", part="pair").run(timeout=120)
     assert not at.exception
     assert at.query_params["sent"] == "zh"
     # 秋蝉 (0) and 它们 (26), k = 3: 1 step, 26 steps, 13 layers, 3 dilated layers
@@ -80,10 +132,10 @@ def test_pair_steps_for_the_lessons_words(fake_zoo):  # noqa: F811
 
 
 def test_pair_deep_link_and_change(fake_zoo):  # noqa: F811
-    at = make_app(PAGE, lang="en", sent="en", a="2", b="6", k="2", n="100", d="64")
+    at = make_app(PAGE, lang="en", part="pair", sent="en", a="2", b="6", k="2", n="100", d="64")
     at.run(timeout=120)
     assert not at.exception
-    assert at.selectbox(key="path_a").value == 2 and at.select_slider(key="path_d").value == 64
+    assert at.selectbox(key="path_a").value == 2 and at.slider(key="path_k").value == 2
     # k = 2: 4 layers of one more word each; dilated 1, 2, 4: 2^3 = 8 >= 5 positions
     assert _metrics(at) == ["1", "4", "4", "3"]
     at.selectbox(key="path_b").set_value(3).run()
@@ -91,17 +143,23 @@ def test_pair_deep_link_and_change(fake_zoo):  # noqa: F811
     assert _metrics(at) == ["1", "1", "1", "1"]
     at.selectbox(key="path_b").set_value(2).run()
     assert any("two different words" in i.value for i in at.info)
+    # the table's own parameters in the same link wait for their part
+    at.segmented_control(key="path_part").set_value("table").run()
+    assert at.select_slider(key="path_d").value == 64 and at.slider(key="path_n").value == 100
+    assert at.slider(key="path_k").value == 2
 
 
 def test_bad_params_fall_back_with_a_notice(fake_zoo):  # noqa: F811
-    at = make_app(PAGE, lang="en", n="0", d="7", k="x", metric="speed", a="999")
+    at = make_app(PAGE, lang="en", n="0", d="7", k="x", metric="speed")
     at.run(timeout=120)
     assert not at.exception
-    shown = "\n".join(w.value for w in at.warning)
-    for raw in ("speed", "999"):
-        assert raw in shown
+    assert "speed" in "\n".join(w.value for w in at.warning)
     assert at.query_params["n"] == "50" and at.query_params["d"] == "512"
     assert at.query_params["k"] == "3" and at.query_params["metric"] == "path"
+    at = make_app(PAGE, lang="en", part="pair", k="x", a="999").run(timeout=120)
+    assert not at.exception
+    assert "999" in "\n".join(w.value for w in at.warning)
+    assert at.query_params["k"] == "3" and at.query_params["a"] == "2"
 
 
 @pytest.mark.parametrize(
@@ -109,15 +167,15 @@ def test_bad_params_fall_back_with_a_notice(fake_zoo):  # noqa: F811
     [("🎉 ??", "no words to draw"), ("hello", "needs two words")],
 )
 def test_bad_own_text(fake_zoo, text, expect):  # noqa: F811
-    at = make_app(PAGE, lang="en", sent="own", text=text).run(timeout=120)
+    at = make_app(PAGE, lang="en", part="pair", sent="own", text=text).run(timeout=120)
     assert not at.exception
     assert any(expect in w.value for w in at.warning)
-    assert len(at.get("plotly_chart")) == 3
+    assert _chart_keys(at) == ["path_pair_chart"]  # the part keeps working
 
 
 def test_own_text_is_plain_and_capped(fake_zoo):  # noqa: F811
     text = "<img src=x onerror=alert(1)> " + "word " * 80
-    at = make_app(PAGE, lang="en", sent="own", text=text[:300]).run(timeout=120)
+    at = make_app(PAGE, lang="en", part="pair", sent="own", text=text[:300]).run(timeout=120)
     assert not at.exception
     assert any(str(rf.MAX_TOKENS) in i.value for i in at.info)
     assert not any("<img" in str(m.value) for m in at.main.markdown)
@@ -126,7 +184,7 @@ def test_own_text_is_plain_and_capped(fake_zoo):  # noqa: F811
 
 
 def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
-    at = make_app(PAGE, lang="en").run(timeout=120)
+    at = make_app(PAGE, lang="en", part="probes").run(timeout=120)
     fig = _chart(at, "path_probes_chart")
     names = [tr["name"] for tr in fig["data"]]
     assert names == [
@@ -143,8 +201,19 @@ def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
     assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · Vanilla RNN 10%" in caption
 
 
+def test_the_three_problems_side_by_side(fake_zoo):  # noqa: F811
+    at = make_app(PAGE, lang="en", part="problems").run(timeout=120)
+    text = main_text(at)
+    for name in ("Alignment.", "Fixed-size state.", "Relation distance."):
+        assert name in text
+
+
 def test_without_manifest_the_formulas_still_work(no_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=120)
+    for part in ("table", "pair"):
+        at = make_app(PAGE, lang="en", part=part).run(timeout=120)
+        assert not at.exception
+        assert _chart_keys(at) == PART_CHARTS[part] and not at.main.error
+    at = make_app(PAGE, lang="en", part="probes").run(timeout=120)
     assert not at.exception
-    assert len(at.get("plotly_chart")) == 2
+    assert not at.get("plotly_chart")
     assert any("manifest.json" in e.value for e in at.main.error)

@@ -1,5 +1,6 @@
-"""The RNN-gradients page through AppTest: controls change what it shows, deep links restore
-state, bad parameters and bad sentences give a message, a missing zoo leaves the rest working.
+"""The RNN-gradients page through AppTest: one part at a time (chosen in the URL), controls
+change what it shows, deep links restore state, bad parameters and bad sentences give a
+message, a missing zoo leaves the rest working.
 
 A small fake zoo (untrained models of the shipped families, a tiny vocabulary, a manifest
 with curves) stands in for the pretrained weights, so these tests do not depend on training.
@@ -17,6 +18,36 @@ from tests.conftest import make_app
 PAGE = "pages/rnn_gradients.py"
 PROBES = ("probe_rnn", "probe_lstm", "probe_gru")
 ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
+PARTS = ("fresh", "trained", "learn", "words", "explode")
+# the charts each part draws, by words of their titles (presenter mode: decay and
+# eigenvalues are two charts instead of one figure with two panels)
+CHARTS = {
+    "fresh": ("Untrained cells",),
+    "trained": ("Trained probes",),
+    "learn": ("Training of the three probes", "accuracy against distance"),
+    "words": ("Influence of each word",),
+    "explode": ("Gradient norm of one loss",),
+}
+PRESENTER_CHARTS = {**CHARTS, "fresh": ("Untrained cells", "Eigenvalues of W_hh")}
+HEADERS = {
+    "fresh": "1 · The signal fades",
+    "trained": "2 · Inside trained models",
+    "learn": "3 · What it does to learning",
+    "words": "4 · Which words still reach the end",
+    "explode": "5 · Exploding gradients",
+}
+# one valid value of every parameter of the page (a deep link may carry them all)
+ALL_PARAMS = {
+    "rho": "0.6",
+    "q": "input",
+    "T": "30",
+    "drive": "1.0",
+    "seed": "5",
+    "curve": "loss",
+    "model": "gru_plain_32",
+    "big": "4.0",
+    "text": "i love you",
+}
 TEXT = (
     "the trees are full of autumn cicadas because the bread that a tiger ate is sour "
     "every day so you see their shade"
@@ -102,13 +133,44 @@ def chart(at, words: str) -> dict:
     return next(c for c in charts(at) if words in c["layout"]["title"]["text"])
 
 
-def test_full_page_with_every_section(fake_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=300)
+def headers(at) -> list[str]:
+    return [h.value for h in at.header]
+
+
+def shows_only(at, part: str, *, presenter: bool = False) -> None:
+    """The page shows ``part`` and no other: its header, its charts, nothing else's."""
+    expected = (PRESENTER_CHARTS if presenter else CHARTS)[part]
+    titles = chart_titles(at)
+    assert len(titles) == len(expected), titles
+    for words in expected:
+        assert any(words in title for title in titles), (words, titles)
+    shown = [name for name, h in HEADERS.items() if any(x.startswith(h) for x in headers(at))]
+    assert shown == [part], headers(at)
+    assert at.segmented_control(key="rnn_gradients_part").value == part
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+@pytest.mark.parametrize("part", PARTS)
+def test_each_part_renders_alone_with_only_its_charts(fake_zoo, part, present):
+    at = make_app(PAGE, lang="en", present=present, part=part).run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
-    titles = chart_titles(at)
-    # decay + eigenvalues (one figure), trained, curves, acc, words, explode
-    assert len(titles) == 6, titles
+    assert not at.warning, [w.value for w in at.warning]
+    shows_only(at, part, presenter=present == "1")
+    assert at.query_params["part"] == part
+    # the page's takeaway closes every part; "Try this" lists only this part's suggestions
+    assert "Takeaway" in headers(at)
+    tries = [m.value for m in at.markdown if m.value.startswith("- ")]
+    expected = {"fresh": 2, "words": 1, "explode": 1}.get(part, 0)
+    assert len(tries) == expected, tries
+    assert ("Try this" in [h.value for h in at.subheader]) == bool(expected)
+
+
+def test_default_part_is_the_first(fake_zoo):
+    at = make_app(PAGE, lang="en").run(timeout=300)
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    shows_only(at, "fresh")
+    assert at.query_params["part"] == "fresh"
     decay = chart(at, "Untrained cells")
     assert decay["layout"]["yaxis"]["type"] == "log"
     assert [tr["name"] for tr in decay["data"]][:3] == ["vanilla RNN (tanh)", "LSTM", "GRU"]
@@ -118,13 +180,50 @@ def test_full_page_with_every_section(fake_zoo):
     assert decay["layout"]["yaxis2"]["scaleanchor"] == "x2"
     assert "Eigenvalues of W_hh" in decay["layout"]["annotations"][0]["text"]
     assert len(arr(eig[-1]["x"])) == 64
+    assert any("(part 2)" in c.value for c in at.caption)  # the caption points to its part
+
+
+def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo):
+    at = make_app(PAGE, lang="en", part="trained").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
     assert chart(at, "Trained probes")["layout"]["yaxis"]["type"] == "log"
+    at = make_app(PAGE, lang="en", part="words").run(timeout=300)
     words = chart(at, "Influence of each word")
     assert len(words["data"][0]["x"]) == len(TEXT.split()) + 1  # + <eos>
+    assert "`gru_plain_256`" in "\n".join(c.value for c in at.caption)
+    at = make_app(PAGE, lang="en", part="learn").run(timeout=300)
     acc = chart(at, "accuracy against distance")
     assert [tr["name"] for tr in acc["data"]] == list(PROBES)
-    caption = "\n".join(c.value for c in at.caption)
-    assert "`gru_plain_256`" in caption and "At ρ = 3.0" in caption
+    at = make_app(PAGE, lang="en", part="explode").run(timeout=300)
+    assert "At ρ = 3.0" in "\n".join(c.value for c in at.caption)
+    assert len(at.metric) == 4
+
+
+def test_part_selector_switches_the_part_and_writes_the_url(fake_zoo):
+    at = make_app(PAGE, lang="en").run(timeout=300)
+    for part in ("explode", "trained", "words", "learn", "fresh"):
+        at.segmented_control(key="rnn_gradients_part").set_value(part).run(timeout=300)
+        assert not at.exception, [e.value for e in at.exception]
+        assert at.query_params["part"] == part
+        shows_only(at, part)
+
+
+@pytest.mark.parametrize("value", ["bogus", "<b>x</b>", ""])
+def test_invalid_part_falls_back_to_the_first_with_a_notice(fake_zoo, value):
+    at = make_app(PAGE, lang="en", part=value).run(timeout=300)
+    assert not at.exception
+    assert any("`part`" in w.value for w in at.warning), [w.value for w in at.warning]
+    shows_only(at, "fresh")
+    assert at.query_params["part"] == "fresh"
+
+
+def test_link_with_another_parts_parameter_shows_the_default_part(fake_zoo):
+    # an old link to section 5 (no part): the default part, no complaint, the value kept
+    at = make_app(PAGE, lang="en", big="4.0").run(timeout=300)
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    shows_only(at, "fresh")
+    at.segmented_control(key="rnn_gradients_part").set_value("explode").run(timeout=300)
+    assert at.select_slider(key="rnng_big").value == 4.0
 
 
 def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
@@ -145,72 +244,85 @@ def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     assert any("≥ 1" in i.value for i in at.info)
 
 
-def test_quantity_switch_changes_axis(fake_zoo):
+def test_quantity_switch_changes_axis_in_parts_1_and_2(fake_zoo):
     at = make_app(PAGE, lang="en").run(timeout=300)
     at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
     assert at.query_params["q"] == "input"
     assert "∂L/∂x_t" in chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
-    assert "loss" in chart(at, "Trained probes")["layout"]["yaxis"]["title"]["text"]
-
-
-def test_deep_link_restores_state(fake_zoo):
-    at = make_app(
-        PAGE,
-        lang="zh",
-        rho="0.6",
-        q="input",
-        T="30",
-        drive="1.0",
-        seed="5",
-        curve="loss",
-        model="gru_plain_32",
-        big="4.0",
-        text="i love you",
-    ).run(timeout=300)
-    assert not at.exception and not at.warning, [w.value for w in at.warning]
-    assert at.slider(key="rnng_rho").value == pytest.approx(0.6)
-    assert at.slider(key="rnng_T").value == 30
+    # the same choice (one URL parameter) carries over to part 2, where it can be changed too
+    at.segmented_control(key="rnn_gradients_part").set_value("trained").run(timeout=300)
     assert at.segmented_control(key="rnng_q").value == "input"
-    assert at.segmented_control(key="rnng_drive").value == "1.0"
-    assert at.number_input(key="rnng_seed").value == 5
-    assert at.segmented_control(key="rnng_model").value == "gru_plain_32"
-    assert at.select_slider(key="rnng_big").value == 4.0
-    decay = chart(at, "未训练的单元")
-    assert len(arr(decay["data"][0]["x"])) == 30
-    words = chart(at, "每个词对最终状态")
-    assert "gru_plain_32" in words["layout"]["title"]["text"]
-    assert len(words["data"][0]["x"]) == 4
-    assert chart(at, "训练过程")["layout"]["yaxis"]["title"]["text"] == translate(
-        "rnn_gradients.learn.curve.loss.axis", "zh"
-    )
+    assert "loss" in chart(at, "Trained probes")["layout"]["yaxis"]["title"]["text"]
+    at.segmented_control(key="rnng_q").set_value("state").run(timeout=300)
+    assert at.query_params["q"] == "state"
+    assert "∂h_T/∂h_t" in chart(at, "Trained probes")["layout"]["yaxis"]["title"]["text"]
+
+
+@pytest.mark.parametrize("part", PARTS)
+def test_deep_link_restores_state(fake_zoo, part):
+    at = make_app(PAGE, lang="zh", part=part, **ALL_PARAMS).run(timeout=300)
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    assert at.query_params["part"] == part
+    for name, value in ALL_PARAMS.items():  # the other parts' values stay in the link
+        assert at.query_params[name] == value, name
+    if part == "fresh":
+        assert at.slider(key="rnng_rho").value == pytest.approx(0.6)
+        assert at.slider(key="rnng_T").value == 30
+        assert at.segmented_control(key="rnng_q").value == "input"
+        assert at.segmented_control(key="rnng_drive").value == "1.0"
+        assert at.number_input(key="rnng_seed").value == 5
+        decay = chart(at, "未训练的单元")
+        assert len(arr(decay["data"][0]["x"])) == 30
+    elif part == "trained":
+        assert at.segmented_control(key="rnng_q").value == "input"
+        assert chart(at, "训练好的探针")["layout"]["yaxis"]["title"]["text"] == translate(
+            "rnn_gradients.q.input.axis_trained", "zh"
+        )
+    elif part == "learn":
+        assert at.segmented_control(key="rnng_curve").value == "loss"
+        assert chart(at, "训练过程")["layout"]["yaxis"]["title"]["text"] == translate(
+            "rnn_gradients.learn.curve.loss.axis", "zh"
+        )
+    elif part == "words":
+        assert at.segmented_control(key="rnng_model").value == "gru_plain_32"
+        words = chart(at, "每个词对最终状态")
+        assert "gru_plain_32" in words["layout"]["title"]["text"]
+        assert len(words["data"][0]["x"]) == 4
+    else:
+        assert at.select_slider(key="rnng_big").value == 4.0
 
 
 @pytest.mark.parametrize(
-    ("name", "value"),
+    ("part", "name", "value"),
     [
-        ("rho", "7"),
-        ("rho", "nan"),
-        ("q", "grad"),
-        ("T", "-3"),
-        ("drive", "9"),
-        ("big", "x"),
-        ("model", "gru_attention"),
-        ("curve", "<b>"),
+        ("fresh", "rho", "7"),
+        ("fresh", "rho", "nan"),
+        ("fresh", "q", "grad"),
+        ("trained", "q", "grad"),
+        ("fresh", "T", "-3"),
+        ("fresh", "drive", "9"),
+        ("explode", "big", "x"),
+        ("words", "model", "gru_attention"),
+        ("learn", "curve", "<b>"),
     ],
 )
-def test_bad_params_fall_back_with_a_notice(fake_zoo, name, value):
-    at = make_app(PAGE, lang="en", **{name: value}).run(timeout=300)
+def test_bad_params_fall_back_with_a_notice(fake_zoo, part, name, value):
+    at = make_app(PAGE, lang="en", part=part, **{name: value}).run(timeout=300)
     assert not at.exception
     assert any(value in w.value for w in at.warning), [w.value for w in at.warning]
 
 
 def test_bad_sentences_get_a_message_and_the_page_keeps_working(fake_zoo):
-    at = make_app(PAGE, lang="en", text="the zebra ate <script>").run(timeout=300)
+    at = make_app(PAGE, lang="en", part="words", text="the zebra ate <script>").run(timeout=300)
     assert not at.exception
     msg = next(w.value for w in at.warning if "zebra" in w.value)
     assert "`zebra`" in msg and "synthetic corpus" in msg
     assert "Influence of each word" not in " ".join(chart_titles(at))
-    assert len(chart_titles(at)) == 5  # every other chart still drawn
+    assert "Takeaway" in headers(at)  # the rest of the page is still drawn
+    at.segmented_control(key="rnn_gradients_part").set_value("fresh").run(timeout=300)
+    assert not at.exception
+    shows_only(at, "fresh")  # the other parts still work
+    at.segmented_control(key="rnn_gradients_part").set_value("words").run(timeout=300)
     at.text_area(key="rnng_text").input("   ").run(timeout=300)
     assert any("Type an English sentence" in w.value for w in at.warning)
     at.text_area(key="rnng_text").input(" ".join(["you"] * 70)).run(timeout=300)
@@ -222,11 +334,12 @@ def test_bad_sentences_get_a_message_and_the_page_keeps_working(fake_zoo):
 
 
 def test_encoder_and_scale_controls_change_what_is_shown(fake_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=300)
+    at = make_app(PAGE, lang="en", part="words").run(timeout=300)
     strip = arr(chart(at, "Influence of each word")["data"][0]["customdata"][0])
     at.segmented_control(key="rnng_model").set_value("gru_plain_32").run(timeout=300)
     assert at.query_params["model"] == "gru_plain_32"
     assert arr(chart(at, "Influence of each word")["data"][0]["customdata"][0]) != strip
+    at = make_app(PAGE, lang="en", part="explode").run(timeout=300)
     metric = at.metric[0].value
     at.select_slider(key="rnng_big").set_value(1.0).run(timeout=300)
     assert at.query_params["big"] == "1.0"
@@ -234,19 +347,25 @@ def test_encoder_and_scale_controls_change_what_is_shown(fake_zoo):
     assert at.metric[2].value == at.metric[3].value  # below the threshold: clipping is a no-op
 
 
-def test_missing_zoo_shows_the_error_and_keeps_the_fresh_sections(no_zoo):
-    for lang, word in (("en", "Rebuild"), ("zh", "重新生成")):
-        at = make_app(PAGE, lang=lang).run(timeout=300)
-        assert not at.exception
-        assert any("python -m core.train" in e.value and word in e.value for e in at.error)
-        assert len(chart_titles(at)) == 2  # fresh decay and eigenvalues, explosion
-        assert len(at.metric) == 4  # the exploding step needs no pretrained weights
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_missing_zoo_shows_the_error_and_keeps_the_fresh_parts(no_zoo, lang):
+    word = {"en": "Rebuild", "zh": "重新生成"}[lang]
+    for part in PARTS:
+        at = make_app(PAGE, lang=lang, part=part).run(timeout=300)
+        assert not at.exception, (part, [e.value for e in at.exception])
+        needs_zoo = part in ("trained", "learn", "words")
+        assert needs_zoo == any(
+            "python -m core.train" in e.value and word in e.value for e in at.error
+        ), (part, [e.value for e in at.error])
+        # the fresh decay and eigenvalues, and the explosion, need no pretrained weights
+        assert len(chart_titles(at)) == {"fresh": 1, "explode": 1}.get(part, 0), part
+        assert len(at.metric) == (4 if part == "explode" else 0)
 
 
 def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
     at = make_app(PAGE, lang="en", present="1").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     titles = chart_titles(at)
-    assert len(titles) == 7, titles  # decay and eigenvalues apart, at the presenter's size
+    assert len(titles) == 2, titles  # decay and eigenvalues apart, at the presenter's size
     assert chart(at, "Eigenvalues of W_hh")["layout"]["yaxis"]["scaleanchor"] == "x"
     assert "yaxis2" not in chart(at, "Untrained cells")["layout"]

@@ -160,9 +160,11 @@ def test_budget_marks_unmeasured_figures_unknown_not_passed():
 
 
 def test_markdown_table_has_a_row_per_page_and_model():
-    table = markdown_table(_result())
-    assert "| bare page (baseline) | 0.8 | 200 | 260 | 1 |" in table
-    assert "| home | 1 | 300 | 500 | 1.5 |" in table
+    result = _result()
+    result["pages"]["home"]["first_render_again_s"] = 0.9
+    table = markdown_table(result)
+    assert "| bare page (baseline) | 0.8 | — | 200 | 260 | 1 |" in table
+    assert "| home | 1 | 0.9 | 300 | 500 | 1.5 |" in table
     assert "| transformer | 5 | 31 | 60 |" in table
     assert "| 3 | 2 | 1.5 |" in table
 
@@ -201,12 +203,13 @@ def test_dry_run_prints_a_valid_bare_result():
         if os.environ.get("CI"):
             pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
         pytest.skip(msg)
-    cmd = [sys.executable, "-m", "bench", "--dry-run", "--json", "--reps", "2"]
+    cmd = [sys.executable, "-m", "bench", "--dry-run", "--json", "--reps", "2", "--again", "1"]
     run = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=280)
     assert run.returncode == 0, run.stderr[-3000:]
     result = json.loads(run.stdout)
     assert result["schema_problems"] == [] and result["errors"] == []
     assert validate(result, full=False) == []
     assert result["bare"]["reruns"] == 2
+    assert result["bare"]["first_render_again_s"] > 0  # one later visit, timed
     assert result["bare"]["control"].startswith("slider[0]")
     assert "pages" not in result and "model_ms" not in result

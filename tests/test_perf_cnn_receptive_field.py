@@ -1,10 +1,14 @@
-"""Speed work on the CNN receptive-field page: the controls and the formula are one fragment,
-the measurement another, and the figures are built in one go (no add_vline/update_* calls).
-These tests pin the behaviour that must not change."""
+"""Speed work on the CNN receptive-field page: one part at a time, the controls and the
+formula are one fragment, the measurement another, the figures are built in one go (no
+add_vline/update_* calls) and the formula runs without torch. These tests pin the behaviour
+that must not change."""
 
 from __future__ import annotations
 
+import ast
 import json
+import subprocess
+import sys
 
 import numpy as np
 
@@ -82,22 +86,51 @@ def test_sections_are_fragments():
         assert "@st.fragment" in text.split(f"def {name}")[0].rsplit("\n\n", 1)[-1]
 
 
-def test_position_reruns_the_page_so_the_measurement_follows(fake_zoo):  # noqa: F811
+def test_position_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noqa: F811
+    """Parts 1 and 2 both show the followed position, bound to one URL parameter."""
     at = make_app(PAGE, lang="en").run(timeout=120)
     en = rf.english_counterpart()
     assert at.selectbox(key="cnn_rf_pos").value == 12
     at.selectbox(key="cnn_rf_pos").set_value(4).run()
     assert not at.exception
     assert at.query_params["pos"] == "4"
+    at.segmented_control(key="cnn_rf_part").set_value("measured").run()
+    assert not at.exception
+    assert at.selectbox(key="cnn_rf_pos").value == 4
     assert en[4] in _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
-    assert "cnn_rf_full" not in at.session_state  # the flag is used once
+    at.selectbox(key="cnn_rf_pos").set_value(6).run()
+    assert at.query_params["pos"] == "6"
+    assert en[6] in _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
+    at.segmented_control(key="cnn_rf_part").set_value("theory").run()
+    assert at.selectbox(key="cnn_rf_pos").value == 6
 
 
-def test_sentence_change_reruns_the_page(fake_zoo):  # noqa: F811
+def test_sentence_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noqa: F811
     at = make_app(PAGE, lang="en").run(timeout=120)
     at.segmented_control(key="cnn_rf_sent").set_value("zh").run()
     assert not at.exception
-    assert "cnn_rf_full" not in at.session_state
+    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][0] == "秋蝉"
+    at.segmented_control(key="cnn_rf_part").set_value("measured").run()
+    assert not at.exception
+    assert at.segmented_control(key="cnn_rf_sent").value == "zh"
     # the Chinese sentence is measured on its English counterpart, with its own picker
     assert at.selectbox(key="cnn_rf_mpos").value == rf.english_counterpart().index("their")
-    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][0] == "秋蝉"
+    at.segmented_control(key="cnn_rf_sent").set_value("en").run()  # changed in part 2 ...
+    assert not at.exception
+    assert at.selectbox(key="cnn_rf_pos").value == 12  # ... its own words, the pair's node
+    at.segmented_control(key="cnn_rf_part").set_value("theory").run()
+    assert at.query_params["sent"] == "en"
+    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][2] == "cicadas"
+
+
+def test_the_formula_does_not_import_torch():
+    """Part 1 (the default) needs only formulas: the page's module-level imports must not
+    pull in torch (~1.5 s on a cold server); parts 2 and 3 import what they need."""
+    tree = ast.parse((ROOT / PAGE).read_text(encoding="utf-8"))
+    lines = [ast.unparse(n) for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    code = "\n".join([*lines, "import sys", "print('torch' in sys.modules)"])
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False", lines

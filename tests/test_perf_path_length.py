@@ -1,7 +1,12 @@
-"""Speed work on the path-length page: its sections are fragments, and the paths figure is
-built in one go (no make_subplots). These tests pin the behaviour that must not change."""
+"""Speed work on the path-length page: one part at a time, its sections are fragments, the
+paths figure is built in one go (no make_subplots) and Table 1 runs without torch. These
+tests pin the behaviour that must not change."""
 
 from __future__ import annotations
+
+import ast
+import subprocess
+import sys
 
 import numpy as np
 import streamlit as st
@@ -66,15 +71,35 @@ def test_sections_are_fragments():
     assert "@st.fragment" in text.split("def pair_section")[0].rsplit("\n\n", 1)[-1]
 
 
-def test_k_reruns_the_page_so_the_pair_paths_follow(fake_zoo):  # noqa: F811
-    at = make_app(PAGE, lang="en", sent="en", a="2", b="22").run(timeout=120)
+def test_k_is_shared_by_the_table_and_the_pair(fake_zoo):  # noqa: F811
+    """Parts 1 and 2 both show the kernel k, bound to one URL parameter."""
+    at = make_app(PAGE, lang="en", part="pair", sent="en", a="2", b="22").run(timeout=120)
     conv = lambda: [str(m.value) for m in at.main.metric][2]  # noqa: E731
     assert conv() == str(pl.pair_steps(2, 22, 3)["conv"])
     at.slider(key="path_k").set_value(5).run()
     assert not at.exception
     assert at.query_params["k"] == "5"
     assert conv() == str(pl.pair_steps(2, 22, 5)["conv"])
-    assert "path_k_changed" not in at.session_state  # the flag is used once
+    at.segmented_control(key="path_part").set_value("table").run()
+    assert at.slider(key="path_k").value == 5
     at.slider(key="path_n").set_value(300).run()  # n stays in its section
-    assert at.query_params["n"] == "300" and conv() == str(pl.pair_steps(2, 22, 5)["conv"])
+    at.slider(key="path_k").set_value(4).run()
+    assert at.query_params["n"] == "300" and at.query_params["k"] == "4"
+    at.segmented_control(key="path_part").set_value("pair").run()
+    assert at.slider(key="path_k").value == 4 and conv() == str(pl.pair_steps(2, 22, 4)["conv"])
     st.cache_data.clear()
+
+
+def test_table_1_does_not_import_torch():
+    """The default part needs only formulas: the page's module-level imports must not pull
+    in torch (~1.5 s on a cold server); the probes part imports what it needs itself."""
+    tree = ast.parse((ROOT / PAGE).read_text(encoding="utf-8"))
+    lines = [
+        ast.unparse(node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    code = "\n".join([*lines, "import sys", "print('torch' in sys.modules)"])
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False", lines

@@ -27,13 +27,24 @@ _PATTERNS = (
 )
 SHELL_PARAMS = ("lang", "present")
 
-# Parameters that choose which part of a page runs: every value is visited once.
-PART_PARAMS: dict[str, tuple[str, tuple[str, ...]]] = {
-    "autoregressive": ("part", ("lm", "translate", "wrong", "cost", "ngram")),
-    "attention": ("part", ("align", "pairs", "self", "score", "buys")),
-    "arena": ("input", ("lesson", "grammar", "typed")),
-    "path_length": ("sent", ("en", "zh", "own")),
-    "cnn_receptive_field": ("sent", ("en", "zh", "own")),
+
+# Parameters that choose which part of a page runs: every value is visited once (a
+# parameter read only inside one part is visited inside that part).
+def each(param: str, values: tuple[str, ...], **fixed: str) -> list[dict[str, str]]:
+    return [{param: value, **fixed} for value in values]
+
+
+PART_CONTEXTS: dict[str, list[dict[str, str]]] = {
+    "autoregressive": each("part", ("lm", "translate", "wrong", "cost", "ngram")),
+    "bottleneck": each("part", ("read", "side", "length", "stretch", "probe", "grad")),
+    "path_length": each("part", ("table", "pair", "probes", "problems"))
+    + each("sent", ("zh", "own"), part="pair"),
+    "cnn_receptive_field": each("part", ("theory", "measured", "probes"))
+    + [c for p in ("theory", "measured") for c in each("sent", ("zh", "own"), part=p)],
+    "rnn_gradients": each("part", ("fresh", "trained", "learn", "words", "explode")),
+    "attention": each("part", ("align", "pairs", "self", "score", "buys")),
+    "arena": each("part", ("sentence", "evidence"))
+    + each("input", ("lesson", "typed"), part="sentence"),
 }
 
 # Garbage a student can paste: markup, numbers out of range or not numbers, empties,
@@ -85,10 +96,7 @@ def cases() -> list[tuple[str, str, dict[str, str]]]:
     out = []
     for spec in PAGES:
         names = page_params(spec.slug)
-        part = PART_PARAMS.get(spec.slug)
-        contexts: list[dict[str, str]] = [{}]
-        if part is not None:
-            contexts = [{part[0]: value} for value in part[1]]
+        contexts = PART_CONTEXTS.get(spec.slug, [{}])
         for ctx in contexts:
             for profile in GARBAGE:
                 params = garbage_for(profile, [n for n in names if n not in ctx])

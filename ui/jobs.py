@@ -1,16 +1,17 @@
 """Slow, control-independent computations started early and run beside the page.
 
-A page whose later parts need a long computation that no control changes (probes trained
-on the shipped models, a sweep of training steps) starts it at the top, in a thread of its
-own, and only waits for it where its result is drawn: meanwhile the script thread draws the
-earlier parts on the other core. The job is cached once per server (``st.cache_resource``
-returning the Future); a failed job is dropped so that the next visit tries again.
+A part of a page that needs a long computation no control changes (probes trained on the
+shipped models, a sweep of training steps) starts it when that part begins, in a thread of
+its own, and only waits for it where its result is drawn: meanwhile the script thread draws
+the part's text and controls on the other core. Parts not on screen start nothing. The job
+is cached once per server (``st.cache_resource`` returning the Future); a failed job is
+dropped so that the next visit tries again.
 
     @st.cache_resource(show_spinner=False)
     def sweep_job(clip: float) -> Future:
         return jobs.in_thread("sweep", run_sweep, clip)   # no Streamlit calls in run_sweep
 
-    sweep_job(clip)                                      # at the top of the page
+    sweep_job(clip)                                      # where the part begins
     ...
     sweep = jobs.result_of(sweep_job, clip)              # where it is drawn
 """

@@ -304,8 +304,9 @@ def _backward_step(cell: Cell, states: torch.Tensor, xs: torch.Tensor):
 def spectral_norms(m: torch.Tensor) -> torch.Tensor:
     """‖M‖₂ of a batch of (R, C) matrices with R ≤ C: √λ_max(M Mᵀ) (..., R, C) → (...).
 
-    Same value as ``matrix_norm(ord=2)`` (to float64 rounding), but a symmetric
-    eigen-solve of the small Gram matrix is ~200× cheaper than a batched SVD on a CPU."""
+    Same value as ``matrix_norm(ord=2)`` (to float64 rounding); the symmetric eigen-solve
+    of the small Gram matrix measured ~1.7× faster than ``matrix_norm(ord=2)`` / ``svdvals``
+    here, and exact where a 20-step power iteration was off by up to 8 %."""
     gram = m @ m.transpose(-1, -2)  # (..., R, R)
     return torch.linalg.eigvalsh(gram)[..., -1].clamp_min(0).sqrt()
 

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.browser.conftest import DESKTOP, Tab, screenshot
-from tests.test_robust_params import PART_PARAMS, page_params
+from tests.test_robust_params import PART_CONTEXTS, page_params
 from ui.nav import PAGES
 
 pytestmark = pytest.mark.browser
@@ -84,10 +84,8 @@ def open_hostile(browser, url: str) -> tuple[Tab, list[str]]:
 def contexts() -> list[tuple[str, dict[str, str]]]:
     out = []
     for spec in PAGES:
-        part = PART_PARAMS.get(spec.slug)
-        values = part[1] if part else (None,)
-        for v in values:
-            out.append((spec.slug, {part[0]: v} if part else {}))
+        for ctx in PART_CONTEXTS.get(spec.slug, [{}]):
+            out.append((spec.slug, ctx))
     return out
 
 
