@@ -127,6 +127,7 @@ def render(page, url: str, timeout_s: float = 120.0, need_title: bool = True) ->
 
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
 SEGMENTED = '[data-testid="stMain"] [data-testid="stButtonGroup"]'
+OPTION = "button[aria-checked]"  # a segmented control's options (not its label's help icon)
 
 
 @dataclass
@@ -157,7 +158,7 @@ def list_controls(page) -> list[Control]:
         g = groups.nth(i)
         label = g.locator("label").first
         text = label.inner_text(timeout=2000).strip() if label.count() else ""
-        off = g.locator("button").count() - g.locator("button:disabled").count() < 2
+        off = g.locator(OPTION).count() - g.locator(f"{OPTION}:disabled").count() < 2
         out.append(Control("segmented", i, text, off))
     return out
 
@@ -188,16 +189,13 @@ def change(page, control: Control) -> None:
         thumb.focus()
         page.keyboard.press("ArrowRight" if up else "ArrowLeft")
     else:
-        buttons = page.locator(SEGMENTED).nth(control.index).locator("button")
+        # the options only (a label's help icon is a button too, without aria-checked)
+        buttons = page.locator(SEGMENTED).nth(control.index).locator(OPTION)
         n = buttons.count()
         if n < 2:
             raise BenchTimeout(f"segmented control {control.describe()} has < 2 options")
         # two options used alternately: the first two that are not the current one
-        current = [
-            i for i in range(n) if buttons.nth(i).get_attribute("aria-checked") == "true"
-        ] or [
-            i for i in range(n) if "Active" in (buttons.nth(i).get_attribute("data-testid") or "")
-        ]
+        current = [i for i in range(n) if buttons.nth(i).get_attribute("aria-checked") == "true"]
         target = next(i for i in range(n) if i not in current[:1])
         buttons.nth(target).click()
     control.flips += 1

@@ -213,3 +213,46 @@ def test_dry_run_prints_a_valid_bare_result():
     assert result["bare"]["first_render_again_s"] > 0  # one later visit, timed
     assert result["bare"]["control"].startswith("slider[0]")
     assert "pages" not in result and "model_ms" not in result
+
+
+def test_segmented_change_clicks_an_option_not_the_help_icon():
+    """A segmented control's label can carry a help icon, which is a button too: the bench
+    must flip between the options (the bottleneck page's first control has one)."""
+    if not os.path.exists("/usr/bin/chromium"):
+        msg = "/usr/bin/chromium not found: apt-get install chromium"
+        if os.environ.get("CI"):
+            pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
+        pytest.skip(msg)
+    from playwright.sync_api import sync_playwright
+
+    from bench import browser as B
+
+    html = """<div data-testid="stMain"><div data-testid="stButtonGroup">
+      <label>Plain model <button id="help">?</button></label>
+      <button aria-checked="false">C = 32</button><button aria-checked="false">C = 128</button>
+      <button aria-checked="true">C = 256</button></div></div>
+      <script>
+        window.clicks = [];
+        for (const b of document.querySelectorAll('button')) b.onclick = () => {
+          window.clicks.push(b.textContent);
+          if (!b.hasAttribute('aria-checked')) return;
+          for (const o of document.querySelectorAll('button[aria-checked]'))
+            o.setAttribute('aria-checked', String(o === b));
+        };
+      </script>"""
+    with sync_playwright() as pw:
+        browser = B.launch(pw)
+        try:
+            page = browser.new_page()
+            page.set_content(html)
+            control = B.list_controls(page)[0]
+            assert (control.kind, control.label, control.disabled) == (
+                "segmented",
+                "Plain model ?",
+                False,
+            )
+            for _ in range(3):
+                B.change(page, control)
+            assert page.evaluate("window.clicks") == ["C = 32", "C = 128", "C = 32"]
+        finally:
+            browser.close()
