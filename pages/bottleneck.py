@@ -281,18 +281,12 @@ def read_part() -> None:
             x_title=t("bottleneck.read.x"),
             y_title=t("bottleneck.read.y", size=size),
             context_label="C",
+            context=context,
+            strip_title=t("bottleneck.read.strip_title", size=size, n=len(tokens)),
+            strip_x_title=t("bottleneck.read.strip_x"),
             presenter=presenter,
         ),
         key="bn_states",
-    )
-    ui.chart(
-        figs.context_strip(
-            context,
-            title=t("bottleneck.read.strip_title", size=size, n=len(tokens)),
-            x_title=t("bottleneck.read.strip_x"),
-            presenter=presenter,
-        ),
-        key="bn_strip",
     )
     st.caption(t("bottleneck.read.caption", size=size))
 

@@ -222,8 +222,34 @@ def test_figures_build_and_check_their_input():
     assert fig.data[0].z.shape == (6, 4) and len(set(fig.data[0].x)) == 4
     with pytest.raises(ValueError, match="one word per state"):
         figs.states_heatmap(h, ["a"], title="t", x_title="x", y_title="y", context_label="C")
-    strip = figs.context_strip(np.ones(6), title="t", x_title="x")
-    assert strip.data[0].z.shape == (1, 6)
+    both = figs.states_heatmap(
+        h,
+        ["a", "b", "a", "<eos>"],
+        title="t",
+        x_title="x",
+        y_title="y",
+        context_label="C",
+        context=np.ones(6),
+        strip_title="C: 6 numbers",
+        strip_x_title="dim",
+    )
+    heat, strip = both.data
+    assert strip.z.shape == (1, 6) and (strip.xaxis, strip.yaxis) == ("x2", "y2")
+    # the strip sits under the heatmap, its title just above it, nothing overlapping
+    assert both.layout.yaxis2.domain[1] < both.layout.yaxis.domain[0]
+    assert both.layout.annotations[-1].text == "<b>C: 6 numbers</b>"
+    assert both.layout.annotations[-1].y == both.layout.yaxis2.domain[1]
+    assert heat.colorbar.len == pytest.approx(1 - both.layout.yaxis.domain[0])
+    with pytest.raises(ValueError, match="context"):
+        figs.states_heatmap(
+            h,
+            ["a"] * 4,
+            title="t",
+            x_title="x",
+            y_title="y",
+            context_label="C",
+            context=np.array([np.nan]),
+        )
     curves = {"gru_attention": [1.0] * 5, "cnn_s2s": [0.5] * 5}
     fig = figs.length_figure(
         corpus.BUCKETS, curves, focus=("gru_attention",), title="t", x_title="x", y_title="y"

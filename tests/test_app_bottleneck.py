@@ -23,7 +23,7 @@ PAGE = "pages/bottleneck.py"
 PARTS = ("read", "side", "length", "stretch", "probe", "grad")
 # the charts each part draws (and no other part)
 PART_CHARTS = {
-    "read": ["bn_states", "bn_strip"],
+    "read": ["bn_states"],  # h_t and, under it, the strip of C: one figure
     "side": [],
     "length": ["bn_length"],
     "stretch": ["bn_stretch"],
@@ -107,7 +107,7 @@ def test_shipped_zoo_length_chart_matches_the_manifest():
 def test_default_view_is_part_one_and_writes_its_state(dev_zoo):
     at = _run(lang="en")
     assert at.segmented_control(key="bottleneck_part").value == "read"
-    assert _chart_keys(at) == ["bn_states", "bn_strip"]
+    assert _chart_keys(at) == ["bn_states"]
     assert [h.value for h in at.header][0] == translate("bottleneck.read.header", "en")
     qp = at.query_params
     assert qp["part"] == "read" and qp["plain"] == "gru_plain_256"

@@ -78,12 +78,17 @@ def states_heatmap(
     x_title: str,
     y_title: str,
     context_label: str,
+    context: np.ndarray | None = None,
+    strip_title: str = "",
+    strip_x_title: str = "",
     presenter: bool = False,
 ) -> go.Figure:
     """The encoder's hidden states, one column per word read: (H, S) as dimensions x words.
 
     ``hidden`` is (S, H) as the encoder returns it; the last column (after EOS) is C and
-    gets a frame labelled ``context_label``.
+    gets a frame labelled ``context_label``. With ``context`` (H,), C is also drawn under
+    the heatmap as one strip of H cells, the same size whatever the sentence's length
+    (one figure, not two: the browser draws one chart per click instead of two).
     """
     h = np.asarray(hidden, dtype=float)
     if h.ndim != 2 or 0 in h.shape:
@@ -95,78 +100,110 @@ def states_heatmap(
     s = charts.scale(presenter)
     x = _unique(words)
     last = len(x) - 1
+    angled = len(words) > 12
+    heat_px = s.height + (80 if presenter else 40)
+    heatmap = go.Heatmap(
+        z=h.T,  # (H, S)
+        x=x,
+        y=np.arange(1, h.shape[1] + 1),
+        zmin=-1,
+        zmax=1,
+        colorscale="RdBu_r",
+        colorbar=dict(thickness=12 if not presenter else 20),
+        hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
+    )
+    frame = dict(
+        type="rect",
+        x0=last - 0.5,
+        x1=last + 0.5,
+        y0=0.5,
+        y1=h.shape[1] + 0.5,
+        line=dict(color="#000000", width=s.line + 1),
+    )
+    label = dict(
+        x=x[last],
+        y=0.5,
+        text=f"<b>{context_label}</b>",
+        showarrow=False,
+        yanchor="bottom",
+        font=dict(size=s.font + 2),
+    )
+    xaxis = dict(type="category", tickangle=-60 if angled else 0)
+    if context is None:
+        return go.Figure(
+            data=[heatmap],
+            layout=_layout(
+                presenter,
+                title,
+                x_title,
+                y_title,
+                xaxis=xaxis,
+                yaxis=dict(autorange="reversed"),
+                shapes=[frame],
+                annotations=[label],
+                height=heat_px,
+            ),
+        )
+    c = np.asarray(context, dtype=float)
+    if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
+        raise ValueError(f"context must be a finite 1-D vector (H,), got shape {c.shape}")
+    # Fixed pixel rows, top to bottom: the heatmap, its word labels and axis title (a gap),
+    # the strip's title, the strip, then the strip's own axis in the bottom margin.
+    k = 1.5 if presenter else 1.0
+    gap_px = round(k * (135 if angled else 70))
+    strip_px = round(k * 34)
+    head_px = round(k * 30)
+    plot_px = heat_px + gap_px + head_px + strip_px
+    strip_top = strip_px / plot_px
+    heat_bottom = (strip_px + head_px + gap_px) / plot_px
+    heatmap.colorbar.update(y=(1 + heat_bottom) / 2, len=1 - heat_bottom, yanchor="middle")
+    strip = go.Heatmap(
+        z=c[None, :],
+        x=np.arange(1, c.size + 1),
+        y=["C"],
+        xaxis="x2",
+        yaxis="y2",
+        zmin=-1,
+        zmax=1,
+        colorscale="RdBu_r",
+        showscale=False,
+        hovertemplate="C[%{x}] = %{z:.2f}<extra></extra>",
+    )
+    top = 60 if presenter else 50
+    bottom = round(k * 64)
     return go.Figure(
-        data=[
-            go.Heatmap(
-                z=h.T,  # (H, S)
-                x=x,
-                y=np.arange(1, h.shape[1] + 1),
-                zmin=-1,
-                zmax=1,
-                colorscale="RdBu_r",
-                colorbar=dict(thickness=12 if not presenter else 20),
-                hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
-            )
-        ],
+        data=[heatmap, strip],
         layout=_layout(
             presenter,
             title,
             x_title,
             y_title,
-            xaxis=dict(type="category", tickangle=-60 if len(words) > 12 else 0),
-            yaxis=dict(autorange="reversed"),
-            shapes=[
-                dict(
-                    type="rect",
-                    x0=last - 0.5,
-                    x1=last + 0.5,
-                    y0=0.5,
-                    y1=h.shape[1] + 0.5,
-                    line=dict(color="#000000", width=s.line + 1),
-                )
-            ],
+            xaxis={**xaxis, "automargin": False},
+            yaxis=dict(autorange="reversed", domain=[heat_bottom, 1.0], automargin=True),
+            xaxis2=dict(
+                anchor="y2",
+                automargin=False,
+                title=dict(text=strip_x_title, font=dict(size=s.font + 2), standoff=8),
+                tickfont=dict(size=s.font),
+            ),
+            yaxis2=dict(domain=[0.0, strip_top], anchor="x2", tickfont=dict(size=s.font)),
+            shapes=[frame],
             annotations=[
+                label,
                 dict(
-                    x=x[last],
-                    y=0.5,
-                    text=f"<b>{context_label}</b>",
-                    showarrow=False,
+                    text=f"<b>{strip_title}</b>",
+                    xref="paper",
+                    yref="paper",
+                    x=0.0,
+                    xanchor="left",
+                    y=strip_top,
                     yanchor="bottom",
+                    showarrow=False,
                     font=dict(size=s.font + 2),
-                )
+                ),
             ],
-            height=s.height + (80 if presenter else 40),
-        ),
-    )
-
-
-def context_strip(
-    context: np.ndarray, *, title: str, x_title: str, presenter: bool = False
-) -> go.Figure:
-    """C as one strip of H cells: the same size whatever the sentence's length."""
-    c = np.asarray(context, dtype=float)
-    if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
-        raise ValueError(f"context must be a finite 1-D vector (H,), got shape {c.shape}")
-    return go.Figure(
-        data=[
-            go.Heatmap(
-                z=c[None, :],
-                x=np.arange(1, c.size + 1),
-                y=["C"],
-                zmin=-1,
-                zmax=1,
-                colorscale="RdBu_r",
-                showscale=False,
-                hovertemplate="C[%{x}] = %{z:.2f}<extra></extra>",
-            )
-        ],
-        layout=_layout(
-            presenter,
-            title,
-            x_title,
-            "",
-            height=200 if presenter else 150,
-            margin=dict(t=60 if presenter else 45),
+            margin=dict(t=top, b=bottom),
+            height=top + plot_px + bottom,
         ),
     )
 
