@@ -117,15 +117,7 @@ def _grammar(seed: int, length: int) -> corpus.Pair:
 
 # --- one part at a time --------------------------------------------------------------------
 
-part = ui.params.get_choice("part", PARTS, default=PARTS[0])
-part = st.segmented_control(
-    t("arena.part"),
-    PARTS,
-    format_func=ui.labeler("arena.part."),
-    required=True,
-    **ui.params.bound("part", part, key="arena_part"),
-)
-ui.params.set_params(part=part)
+part = ui.part_selector("arena.", PARTS, key="arena_part")
 
 # --- which models are here -----------------------------------------------------------------
 

@@ -41,15 +41,7 @@ HOVER = {
     "sum": t("attention.hover.sum"),
 }
 
-part = ui.params.get_choice("part", PARTS, default="align")
-part = st.segmented_control(
-    t("attention.part"),
-    PARTS,
-    format_func=ui.labeler("attention.part."),
-    required=True,
-    **ui.params.bound("part", part, key="attention_part"),
-)
-ui.params.set_params(part=part)
+part = ui.part_selector("attention.", PARTS, key="attention_part")
 st.caption(t(f"attention.part.{part}.lead"))
 
 if not M.require(*ATTN_MODELS):

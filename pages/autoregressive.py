@@ -239,15 +239,7 @@ def try_this(key: str) -> None:
 
 # --- the page ---------------------------------------------------------------------------------
 
-part = ui.params.get_choice("part", PARTS, "lm")
-part = st.segmented_control(
-    t(k("part")),
-    PARTS,
-    format_func=ui.labeler(k("part.")),
-    required=True,
-    **ui.params.bound("part", part, key="ar_part"),
-)
-ui.params.set_params(part=part)
+part = ui.part_selector(k(""), PARTS, key="ar_part")
 st.caption(t(k(f"part.{part}.intro")))
 
 

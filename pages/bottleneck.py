@@ -246,15 +246,7 @@ def controls() -> None:
         tokens = None
         st.error(input_message(err), icon=":material/translate:")
 
-    part = ui.params.get_choice("part", PARTS, default=PARTS[0])
-    part = st.segmented_control(
-        t("bottleneck.part"),
-        PARTS,
-        format_func=ui.labeler("bottleneck.part."),
-        required=True,
-        **ui.params.bound("part", part, key="bottleneck_part"),
-    )
-    ui.params.set_params(part=part)
+    part = ui.part_selector("bottleneck.", PARTS, key="bottleneck_part")
 
 
 # --- 1. watch the encoder read ------------------------------------------------------------------

@@ -83,15 +83,7 @@ def position_select(tokens: tuple[str, ...], pos: int) -> int:
     )
 
 
-part = ui.params.get_choice("part", PARTS, default=PARTS[0])
-part = st.segmented_control(
-    t(P + "part"),
-    PARTS,
-    format_func=ui.labeler(P + "part."),
-    required=True,
-    **ui.params.bound("part", part, key="cnn_rf_part"),
-)
-ui.params.set_params(part=part)
+part = ui.part_selector(P, PARTS, key="cnn_rf_part")
 
 
 # --- 1. the formula ------------------------------------------------------------------------

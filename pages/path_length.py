@@ -49,15 +49,7 @@ def kernel_slider(k: int) -> int:
     return st.slider(t(P + "k"), 2, K_MAX, **ui.params.bound("k", k, key="path_k"))
 
 
-part = ui.params.get_choice("part", PARTS, default=PARTS[0])
-part = st.segmented_control(
-    t(P + "part"),
-    PARTS,
-    format_func=ui.labeler(P + "part."),
-    required=True,
-    **ui.params.bound("part", part, key="path_part"),
-)
-ui.params.set_params(part=part)
+part = ui.part_selector(P, PARTS, key="path_part")
 
 
 # --- 1. Table 1 ----------------------------------------------------------------------------

@@ -40,15 +40,7 @@ SWEEP = tuple(np.round(np.arange(0.5, 5.01, 0.5), 2))  # W_hh scales for the exp
 LR = 0.1  # plain SGD: the update is lr times the (clipped) gradient
 TRY = {"fresh": ("radius", "drive"), "words": ("words",), "explode": ("explode",)}
 
-part = ui.params.get_choice("part", PARTS, default=PARTS[0])
-part = st.segmented_control(
-    t("rnn_gradients.part"),
-    PARTS,
-    format_func=ui.labeler("rnn_gradients.part."),
-    required=True,
-    **ui.params.bound("part", part, key="rnn_gradients_part"),
-)
-ui.params.set_params(part=part)
+part = ui.part_selector("rnn_gradients.", PARTS, key="rnn_gradients_part")
 
 
 def clip_threshold() -> float:

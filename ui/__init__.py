@@ -6,6 +6,8 @@ Pages use: ``begin_page(slug)``, ``t(key, **fmt)``, ``current_lang()``, ``presen
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import plotly.graph_objects as go
 import streamlit as st
 
@@ -19,6 +21,7 @@ __all__ = [
     "current_lang",
     "labeler",
     "page_link",
+    "part_selector",
     "params",
     "presenter",
     "secondary",
@@ -31,6 +34,22 @@ def chart(fig: go.Figure, *, key: str | None = None) -> None:
     st.plotly_chart(
         fig, width="stretch", key=key, config={"displaylogo": False, "responsive": True}
     )
+
+
+def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
+    """The part of a lesson page on screen: a segmented control labelled ``<prefix>part``
+    (options ``<prefix>part.<name>``), in the URL as ``part`` (the first part by default; a
+    bad value falls back with the usual notice). Returns the chosen part's name."""
+    part = params.get_choice("part", parts, default=parts[0])
+    part = st.segmented_control(
+        t(prefix + "part"),
+        parts,
+        format_func=labeler(prefix + "part."),
+        required=True,
+        **params.bound("part", part, key=key),
+    )
+    params.set_params(part=part)
+    return part
 
 
 def page_link(path: str, *, label: str, **kwargs: object) -> None:
