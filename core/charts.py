@@ -264,3 +264,23 @@ def _unique(labels: list[str]) -> list[str]:
         seen[lab] = k + 1
         out.append(lab + "\u200b" * k)
     return out
+
+
+def hline(y: float, line: Mapping) -> dict:
+    """A reference line across the whole plot at height ``y`` (what ``add_hline`` draws,
+    built directly: ``add_hline`` re-validates the whole figure)."""
+    return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=dict(line))
+
+
+def hline_label(y: float, text: str, *, side: str = "right", anchor: str = "top") -> dict:
+    """The label of :func:`hline` at ``y``: at its right (or left) end, under (or above) it."""
+    return dict(
+        text=text,
+        showarrow=False,
+        xref="x domain",
+        x=1 if side == "right" else 0,
+        xanchor=side,
+        yref="y",
+        y=y,
+        yanchor=anchor,
+    )

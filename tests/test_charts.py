@@ -70,3 +70,21 @@ def test_core_never_imports_streamlit():
         "assert not bad, bad\n"
     )
     subprocess.run([sys.executable, "-c", code], cwd=ROOT, check=True, timeout=120)
+
+
+def test_hline_spans_the_plot_and_its_label_sits_at_either_end():
+    from core import charts
+
+    line = charts.hline(0.25, {"dash": "dot"})
+    assert (line["xref"], line["x0"], line["x1"], line["y0"], line["y1"]) == (
+        "x domain",
+        0,
+        1,
+        0.25,
+        0.25,
+    )
+    assert line["line"] == {"dash": "dot"}
+    right = charts.hline_label(0.25, "chance")
+    left = charts.hline_label(0.25, "chance", side="left", anchor="bottom")
+    assert (right["x"], right["xanchor"], right["yanchor"], right["y"]) == (1, "right", "top", 0.25)
+    assert (left["x"], left["xanchor"], left["yanchor"]) == (0, "left", "bottom")

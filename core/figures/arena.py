@@ -141,24 +141,9 @@ def accuracy_by_distance(
         if not 0 <= chance <= 1:
             raise ValueError(f"chance must lie in [0, 1], got {chance}")
         line = dict(color="#777777", dash="dot", width=max(1.0, charts.scale(presenter).line / 2))
-        shapes.append(
-            dict(
-                type="line", xref="x domain", x0=0, x1=1, yref="y", y0=chance, y1=chance, line=line
-            )
-        )
+        shapes.append(charts.hline(chance, line))
         if chance_label:
-            annotations.append(
-                dict(
-                    text=chance_label,
-                    showarrow=False,
-                    xref="x domain",
-                    x=0,
-                    xanchor="left",
-                    yref="y",
-                    y=chance,
-                    yanchor="top",
-                )
-            )
+            annotations.append(charts.hline_label(chance, chance_label, side="left"))
     return _lines(
         [int(d) for d in distances],
         series,

@@ -175,18 +175,7 @@ def weight_bars(
         )
     shapes = []
     if ceiling is not None:  # e.g. log2(S) bits: the most spread-out a row can be
-        shapes.append(
-            dict(
-                type="line",
-                xref="x domain",
-                x0=0,
-                x1=1,
-                yref="y",
-                y0=ceiling,
-                y1=ceiling,
-                line=dict(color="#888888", dash="dash"),
-            )
-        )
+        shapes.append(charts.hline(ceiling, dict(color="#888888", dash="dash")))
     # one construction: plotly validates every update call separately
     return go.Figure(
         data=data,
@@ -355,31 +344,10 @@ def saturation_figure(
             )
         )
     if ceiling is not None:
-        shapes.append(
-            dict(
-                type="line",
-                xref="x domain",
-                x0=0,
-                x1=1,
-                yref="y",
-                y0=ceiling,
-                y1=ceiling,
-                line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
-            )
-        )
+        line = dict(color="#888888", width=max(1.0, s.line / 2), dash="dash")
+        shapes.append(charts.hline(ceiling, line))
         if ceiling_label:
-            annotations.append(
-                dict(
-                    text=ceiling_label,
-                    showarrow=False,
-                    xref="x domain",
-                    x=1,
-                    xanchor="right",
-                    yref="y",
-                    y=ceiling,
-                    yanchor="top",
-                )
-            )
+            annotations.append(charts.hline_label(ceiling, ceiling_label))
     # one construction: plotly validates every update call separately
     return go.Figure(
         data=_line_traces(x, curves),
@@ -486,30 +454,9 @@ def score_kinds_bars(
     shapes, annotations = [], []
     if even_label and xl:
         even = 1.0 / len(xl)
-        shapes.append(
-            dict(
-                type="line",
-                xref="x domain",
-                x0=0,
-                x1=1,
-                yref="y",
-                y0=even,
-                y1=even,
-                line=dict(color="#888888", width=max(1.0, s.line / 2), dash="dash"),
-            )
-        )
-        annotations.append(
-            dict(
-                text=even_label,
-                showarrow=False,
-                xref="x domain",
-                x=1,
-                xanchor="right",
-                yref="y",
-                y=even,
-                yanchor="bottom",
-            )
-        )
+        line = dict(color="#888888", width=max(1.0, s.line / 2), dash="dash")
+        shapes.append(charts.hline(even, line))
+        annotations.append(charts.hline_label(even, even_label, anchor="bottom"))
     # one construction: plotly validates every add_trace / update call separately
     return go.Figure(
         data=data,

@@ -350,29 +350,14 @@ def accuracy_figure(
             y_title,
             yaxis=dict(range=[0, 1.05], tickformat=".0%"),
             shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
-            annotations=[
-                dict(
-                    text=chance_label,
-                    showarrow=False,
-                    x=1,
-                    xref="x domain",
-                    xanchor="right",
-                    y=chance,
-                    yref="y",
-                    yanchor="top",
-                )
-            ],
+            annotations=[charts.hline_label(chance, chance_label)],
         ),
     )
 
 
 def _hline(y: float, line: dict, presenter: bool) -> dict:
-    """A horizontal line across the plot at ``y`` (what ``add_hline`` draws, built directly:
-    ``add_hline`` re-validates the whole figure)."""
-    width = charts.scale(presenter).line / 2
-    return dict(
-        type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=dict(line, width=width)
-    )
+    """:func:`core.charts.hline` at this page's width (half the scale's line)."""
+    return charts.hline(y, dict(line, width=charts.scale(presenter).line / 2))
 
 
 def influence_strip(
