@@ -70,6 +70,9 @@ WHY: dict[str, tuple[str, ...]] = {
     "cnn_s2s": ("cnn_receptive_field", "attention"),
     "transformer": ("attention",),
 }
+# The part of a linked page that shows the evidence for these models (other pages open at
+# their first part): the trained encoders' word influence, the trained CNN's gradients.
+WHY_PART: dict[str, str] = {"rnn_gradients": "words", "cnn_receptive_field": "measured"}
 # Non-colour marks (projector, print-outs, colour-blind viewers).
 SYMBOLS = {A.OK: " ✓", A.WRONG: " ✗", A.EXTRA: " +"}
 # One result card (a bordered box; translucent grey reads on light and dark themes).
@@ -291,7 +294,11 @@ def _why_links(names: list[str]) -> None:
                     spec.path,
                     label=t(f"page.{slug}.title"),
                     icon=":material/arrow_forward:",
-                    query_params={"lang": lang, "present": int(present)},
+                    query_params={
+                        "lang": lang,
+                        "present": int(present),
+                        **({"part": WHY_PART[slug]} if slug in WHY_PART else {}),
+                    },
                 )
             else:
                 st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))

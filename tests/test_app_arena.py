@@ -8,6 +8,7 @@ one test checks the page against the shipped zoo when it is there.
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 
@@ -18,7 +19,7 @@ import streamlit as st
 import core.zoo as zoo
 from core import corpus
 from core.i18n import translate
-from tests.conftest import make_app
+from tests.conftest import ROOT, make_app
 
 ARENA = "pages/arena.py"
 
@@ -292,8 +293,13 @@ def test_cards_show_every_model_its_size_and_the_page_that_explains_it(dev_zoo):
         assert f"<b>{name}</b>" in cards and f"{params:,} parameters" in cards
     assert cards.count("reference words") == len(zoo.TRANSLATION_MODELS)
     assert "→ The bottleneck · RNN gradients" in cards and "→ Attention" in cards
-    links = [e.proto.label for e in at.get("page_link")]
-    assert links == ["The bottleneck", "CNN receptive field", "RNN gradients", "Attention"]
+    links = {e.proto.label: e.proto.query_string for e in at.get("page_link")}
+    assert list(links) == ["The bottleneck", "CNN receptive field", "RNN gradients", "Attention"]
+    # the RNN and CNN links open the part with the trained models' evidence
+    assert "part=measured" in links["CNN receptive field"]
+    assert "part=words" in links["RNN gradients"]
+    assert "part=" not in links["The bottleneck"] and "part=" not in links["Attention"]
+    assert all("lang=en" in q for q in links.values())
     at = make_app(ARENA, lang="zh", mode="predict").run()
     assert _cards(at).count("<b>？</b> 尚未揭晓") == len(zoo.TRANSLATION_MODELS)
 
@@ -358,3 +364,22 @@ def test_invalid_part_falls_back_with_a_notice(dev_zoo):
     # a link with a parameter of the other part simply shows the default part
     at = make_app(ARENA, lang="en", metric="edit_acc").run()
     assert not at.exception and not at.warning and at.query_params["part"] == "sentence"
+
+
+def _constant(slug: str, name: str):
+    """A module-level constant of a page, read from its source (running the page needs a
+    session)."""
+    tree = ast.parse((ROOT / "pages" / f"{slug}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
+            return ast.literal_eval(node.value)
+    raise AssertionError(f"pages/{slug}.py has no {name}")
+
+
+def test_why_links_name_real_parts_of_linked_pages():
+    why, why_part = _constant("arena", "WHY"), _constant("arena", "WHY_PART")
+    linked = {slug for slugs in why.values() for slug in slugs}
+    assert why_part and set(why_part) <= linked
+    for slug, part in why_part.items():
+        assert part in _constant(slug, "PARTS"), (slug, part)
