@@ -2,7 +2,9 @@
 
 Starts its own Streamlit servers on 127.0.0.1 (the app, ``streamlit hello`` and the bare
 page ``bench/bare_app.py``), drives Debian's Chromium through Playwright and prints one JSON
-object (issue 10). Every budget is a ratio against a baseline measured in the same run.
+object (issue 10). Every budget is a ratio against a baseline measured in the same run: each
+rerun of a page is followed by one rerun of the bare page in another tab, and the page's
+ratio uses those paired bare reruns (``--no-paired``: the bare run at the start only).
 
     python -m bench --json                       # the full run (~10+ minutes on 2 cores)
     python -m bench --json --reps 3 --cold-reps 1 --sessions 3   # a quick look
@@ -18,6 +20,7 @@ import json
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench import browser as B
@@ -86,24 +89,43 @@ def render_again(browser, url: str, n: int, errors: list[str] | None = None) -> 
     return round(median(times), 3) if times else None
 
 
+@dataclass
+class Paired:
+    """A tab on the bare page, rerun once after every rerun of the page being measured: the
+    baseline of each page's ratio is timed in the same minute as the page (the machine's
+    speed drifts over a run, by ~20% between runs here)."""
+
+    tab: object
+    control: B.Control
+
+
 def measure_interactive(
-    browser, url: str, reps: int, prefer=None, errors: list[str] | None = None, again: int = 0
+    browser,
+    url: str,
+    reps: int,
+    prefer=None,
+    errors: list[str] | None = None,
+    again: int = 0,
+    paired: Paired | None = None,
 ) -> dict:
-    """First render of ``url`` in a new session, then ``reps`` reruns of one control, then
-    (with ``again``) the median first render of ``again`` more new sessions."""
-    out = _first_and_reruns(browser, url, reps, prefer, errors)
+    """First render of ``url`` in a new session, then ``reps`` reruns of one control (each
+    followed by one rerun of the bare page with ``paired``), then (with ``again``) the
+    median first render of ``again`` more new sessions."""
+    out = _first_and_reruns(browser, url, reps, prefer, errors, paired)
     if again:
         out["first_render_again_s"] = render_again(browser, url, again, errors)
     return out
 
 
-def _first_and_reruns(browser, url: str, reps: int, prefer, errors: list[str] | None) -> dict:
+def _first_and_reruns(
+    browser, url: str, reps: int, prefer, errors: list[str] | None, paired: Paired | None
+) -> dict:
     tab = B.new_tab(browser, errors)
     try:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
         control = B.pick_control(tab, prefer)
         out["control"] = control.describe()
-        times, lost = [], 0
+        times, bare, lost = [], [], 0
         for i in range(reps):
             try:
                 times.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
@@ -114,10 +136,20 @@ def _first_and_reruns(browser, url: str, reps: int, prefer, errors: list[str] | 
                 lost += 1
                 if lost >= 2:  # twice in a row: this control does not rerun the page
                     break
+            if paired is not None:
+                try:
+                    bare.append(B.rerun(paired.tab, paired.control, RERUN_TIMEOUT_S))
+                except B.BenchTimeout as exc:
+                    if errors is not None:
+                        errors.append(f"paired bare rerun {i + 1} for {url}: {exc}")
         if not times:
             raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
         out.update(summary_ms(times))
         out["reruns"] = len(times)
+        if bare:
+            paired_figs = summary_ms(bare)
+            out["bare_rerun_ms_median"] = paired_figs["rerun_ms_median"]
+            out["bare_rerun_ms_p95"] = paired_figs["rerun_ms_p95"]
         return out
     finally:
         tab.context.close()
@@ -206,10 +238,28 @@ def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, er
     return {"sessions_20": with_sessions, "sessions_peak": peak, "after_close": None}
 
 
+def start_paired(browser, errors: list[str]) -> tuple[procs.Server | None, Paired | None]:
+    """The bare page in its own server and tab, for the reruns paired with each page's."""
+    try:
+        server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare_paired.log")
+    except RuntimeError as exc:
+        errors.append(f"paired bare page: {exc}")
+        return None, None
+    try:
+        tab = B.new_tab(browser, errors)
+        B.render(tab, server.url("/"))
+        return server, Paired(tab, B.pick_control(tab))
+    except B.BenchTimeout as exc:
+        errors.append(f"paired bare page: {exc}")
+        procs.stop_server(server)
+        return None, None
+
+
 def run_app(browser, args, errors) -> tuple:
     server = procs.start_server("app.py", ROOT, LOGS / "app.log")
     pages: dict[str, dict] = {}
     rss: dict = {}
+    bare_server, paired = start_paired(browser, errors) if args.paired else (None, None)
     try:
         rss["after_start"] = procs.rss_mb(server.pid)
         warm = B.new_tab(browser)  # the server is warm: home has run once (st.navigation)
@@ -226,12 +276,17 @@ def run_app(browser, args, errors) -> tuple:
                     CONTROLS.get(slug),
                     errors,
                     again=args.again,
+                    paired=paired,
                 )
                 log(f"page {slug}: {pages[slug]}")
             except (B.BenchTimeout, RuntimeError) as exc:
                 errors.append(f"page {slug}: {exc}")
                 pages[slug] = {k: None for k in ("first_render_s", "rerun_ms_median")}
                 pages[slug]["rerun_ms_p95"] = None
+        if paired is not None:
+            paired.tab.context.close()
+            procs.stop_server(bare_server)
+            paired = None
         rss["after_all_pages"] = procs.rss_mb(server.pid)
         log(f"RSS after all pages: {rss['after_all_pages']} MB")
         rss.update(
@@ -241,6 +296,8 @@ def run_app(browser, args, errors) -> tuple:
         rss["sessions"] = args.sessions
         log(f"RSS: {rss}")
     finally:
+        if paired is not None:
+            procs.stop_server(bare_server)
         procs.stop_server(server)
     return pages, rss
 
@@ -260,6 +317,7 @@ def run(args) -> dict:
             "cold_reps": args.cold_reps,
             "sessions": args.sessions,
             "pages": args.pages or "all",
+            "paired": bool(args.paired),
             "dry_run": bool(args.dry_run),
         }
     }
@@ -313,6 +371,12 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--model-reps", type=int, default=10, help="timed translations per cell")
     p.add_argument("--skip-models", action="store_true", help="no model_ms / zoo_load_s")
     p.add_argument("--dry-run", action="store_true", help="the bare page only")
+    p.add_argument(
+        "--no-paired",
+        dest="paired",
+        action="store_false",
+        help="no bare rerun after each page rerun (ratios against the bare run at the start)",
+    )
     p.add_argument("--pages", help="comma-separated slugs to measure (default: every page)")
     p.add_argument("--out", type=Path, help="also write the JSON here ('auto': results/<date>)")
     p.add_argument("--table", type=Path, help="print the README table of a saved result")

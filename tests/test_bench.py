@@ -159,12 +159,27 @@ def test_budget_marks_unmeasured_figures_unknown_not_passed():
     assert budget(result)["pages.home.rerun_median_over_bare"]["ok"] is None
 
 
+def test_a_page_is_compared_with_the_bare_reruns_paired_with_its_own():
+    result = _result()
+    result["pages"]["home"].update(bare_rerun_ms_median=250.0, bare_rerun_ms_p95=300.0)
+    b = budget(result)
+    # home: 300 / 250 (its paired bare), not 300 / 200 (the bare run at the start)
+    assert b["pages.home.rerun_median_over_bare"] == {"value": 1.2, "limit": 1.5, "ok": True}
+    assert b["pages.home.rerun_p95_over_bare_median"] == {"value": 2.0, "limit": 2.0, "ok": True}
+    # arena has no paired figures: the bare run at the start
+    assert b["pages.arena.rerun_median_over_bare"]["value"] == 1.5
+    assert validate(result, PAGES) == []
+    assert "| home | 1 | — | 300 | 500 | 250 | 1.2 | 2 |" in markdown_table(result)
+    result["pages"]["home"]["bare_rerun_ms_median"] = "quick"
+    assert any("bare_rerun_ms_median" in p for p in validate(result, PAGES))
+
+
 def test_markdown_table_has_a_row_per_page_and_model():
     result = _result()
     result["pages"]["home"]["first_render_again_s"] = 0.9
     table = markdown_table(result)
-    assert "| bare page (baseline) | 0.8 | — | 200 | 260 | 1 |" in table
-    assert "| home | 1 | 0.9 | 300 | 500 | 1.5 |" in table
+    assert "| bare page (baseline) | 0.8 | — | 200 | 260 | — | 1 | 1.3 |" in table
+    assert "| home | 1 | 0.9 | 300 | 500 | — | 1.5 | 2.5 |" in table
     assert "| transformer | 5 | 31 | 60 |" in table
     assert "| 3 | 2 | 1.5 |" in table
 
