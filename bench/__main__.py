@@ -42,7 +42,8 @@ CONTROLS: dict[str, tuple[str, int]] = {
     # How the next word is chosen (greedy / sampling); the temperature slider is disabled
     # while decoding is greedy, the page's default
     "autoregressive": ("segmented", 1),
-    "bottleneck": ("segmented", 0),  # Plain model (size of C): redraws part 1's two charts
+    # Plain model (size of C), under part 1's header (the part selector is segmented 0)
+    "bottleneck": ("segmented", 1),
     "path_length": ("slider", 0),  # Sequence length n
     "cnn_receptive_field": ("slider", 0),  # Kernel size k
     "rnn_gradients": ("slider", 0),  # spectral radius of the recurrent weights

@@ -2,7 +2,9 @@
 through one fixed-length vector C, and long sentences no longer fit.
 
 One part of the lesson at a time (a segmented control whose value is in the URL), below the
-sentence and the plain model that several parts share; only the chosen part computes.
+sentence that several parts share; only the chosen part computes. The parts that use a plain
+model (1, 2, 4, 6) draw its switch at their own top, inside their own fragment: a click on it
+reruns that part, not the sentence box and the part selector above it.
 """
 
 from __future__ import annotations
@@ -180,7 +182,11 @@ def input_message(err: InputError) -> str:
 
 # --- controls ----------------------------------------------------------------------------------
 
-st.markdown(t("bottleneck.intro"))
+if presenter:  # on a projector the claim says it; the part selector and the part fit one screen
+    with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
+        st.markdown(t("bottleneck.intro"))
+else:
+    st.markdown(t("bottleneck.intro"))
 
 
 def _use_example(n: int) -> None:
@@ -194,33 +200,16 @@ def plain_label(name: str) -> str:  # fixed language: Streamlit may call it outs
     return translate("bottleneck.plain.option", _lang, size=name.rsplit("_", 1)[1])
 
 
-# set by controls() on every run of the lesson fragment, read by the parts
-plain = "gru_plain_256"
-text = ""
-tokens: tuple[str, ...] | None = None
-part = PARTS[0]
-
-
-def controls() -> None:
-    """The model, the sentence and the part: drawn inside :func:`lesson` (one fragment), so a
-    change reruns the lesson, not the app's frame around it."""
-    global plain, text, tokens, part
+def sentence_box() -> tuple[str, ...] | None:
+    """The sentence (typed or an example) and its message if the models cannot read it:
+    drawn inside :func:`lesson`. Returns the sentence's tokens, or None."""
     # read from the URL on every run of the fragment: an example button writes it
     default_text = " ".join(examples()[DEFAULT_EXAMPLE][0])
-    plain = ui.params.get_choice("plain", PLAIN, default="gru_plain_256")
     # A blank sentence in the URL is the user's empty input (answered below), not a bad link.
     raw_text = st.query_params.get("text")
     blank = raw_text is not None and not raw_text.strip()
     text = "" if blank else ui.params.get_text("text", default_text, max_len=400)
     with st.container(border=True):
-        plain = st.segmented_control(
-            t("bottleneck.plain.label"),
-            PLAIN,
-            format_func=plain_label,
-            required=True,
-            help=t("bottleneck.plain.help"),
-            **ui.params.bound("plain", plain, key="bn_plain"),
-        )
         text = st.text_input(
             t("bottleneck.text.label"),
             max_chars=400,
@@ -228,6 +217,7 @@ def controls() -> None:
             **ui.params.bound("text", text, key="bn_text"),
         )
         # the examples stay visible in presenter mode: they are the teacher's quickest control
+        # (a short label: label and buttons fit one row on a laptop and on a projector)
         with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
             st.caption(t("bottleneck.examples"))
             for n in EXAMPLE_LENGTHS:
@@ -238,22 +228,37 @@ def controls() -> None:
                     args=(n,),
                     width="content",
                 )
-    ui.params.set_params(plain=plain, text=text)
-
+    ui.params.set_params(text=text)
     try:
-        tokens = tuple(prepare(text, src_vocab))
+        return tuple(prepare(text, src_vocab))
     except InputError as err:
-        tokens = None
         st.error(input_message(err), icon=":material/translate:")
+        return None
 
-    part = ui.part_selector("bottleneck.", PARTS, key="bottleneck_part")
+
+def plain_picker() -> str:
+    """The plain model of parts 1, 2, 4 and 6: the same control (one widget key, one URL
+    parameter) at the top of each, inside the part's fragment; one part shows at a time."""
+    plain = ui.params.get_choice("plain", PLAIN, default="gru_plain_256")
+    plain = st.segmented_control(
+        t("bottleneck.plain.label"),
+        PLAIN,
+        format_func=plain_label,
+        required=True,
+        help=t("bottleneck.plain.help"),
+        **ui.params.bound("plain", plain, key="bn_plain"),
+    )
+    ui.params.set_params(plain=plain)
+    return plain
 
 
 # --- 1. watch the encoder read ------------------------------------------------------------------
 
 
-def read_part() -> None:
+@st.fragment  # the model switch reruns only this part
+def read_part(tokens: tuple[str, ...] | None) -> None:
     st.header(t("bottleneck.read.header"))
+    plain = plain_picker()
     if tokens is None:
         st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
         return
@@ -286,8 +291,10 @@ def read_part() -> None:
 # --- 2. side by side ---------------------------------------------------------------------------
 
 
-def side_part() -> None:
+@st.fragment  # the model switch reruns only this part
+def side_part(tokens: tuple[str, ...] | None) -> None:
     st.header(t("bottleneck.side.header"))
+    plain = plain_picker()
     if tokens is None:
         st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
         return
@@ -433,9 +440,10 @@ def stretch_section(plain: str) -> None:
             st.markdown("  \n".join(lines))
 
 
+@st.fragment  # the model switch reruns only this part (the slider only stretch_section)
 def stretch_part() -> None:
     st.header(t("bottleneck.stretch.header"))
-    stretch_section(plain)
+    stretch_section(plain_picker())
 
 
 # --- 5. what C remembers: linear probes -------------------------------------------------------
@@ -517,8 +525,10 @@ def influence_section(plain: str, tokens: tuple[str, ...]) -> None:
     st.caption(t(key, ratio=f"{ratio:.2g}"))
 
 
-def grad_part() -> None:
+@st.fragment  # the model switch reruns only this part (the log toggle only influence_section)
+def grad_part(tokens: tuple[str, ...] | None) -> None:
     st.header(t("bottleneck.grad.header"))
+    plain = plain_picker()
     if tokens is not None:
         influence_section(plain, tokens)
     else:
@@ -530,17 +540,24 @@ def grad_part() -> None:
 
 @st.fragment
 def lesson() -> None:
-    """The controls and the chosen part, rerun together by any of their controls (a click
-    reruns this fragment, not the app's frame: ~30 ms less per click, measured)."""
-    controls()
-    {
-        "read": read_part,
-        "side": side_part,
-        "length": length_part,
-        "stretch": stretch_part,
-        "probe": probe_part,
-        "grad": grad_part,
-    }[part]()
+    """The sentence, the part selector and the chosen part, rerun together by the sentence,
+    an example or the part (a click reruns this fragment, not the app's frame: ~30 ms less
+    per click, measured). The parts' own controls, the plain model's included, rerun only
+    their part."""
+    tokens = sentence_box()
+    part = ui.part_selector("bottleneck.", PARTS, key="bottleneck_part")
+    if part == "read":
+        read_part(tokens)
+    elif part == "side":
+        side_part(tokens)
+    elif part == "length":
+        length_part()
+    elif part == "stretch":
+        stretch_part()
+    elif part == "probe":
+        probe_part()
+    else:
+        grad_part(tokens)
 
 
 lesson()

@@ -274,6 +274,46 @@ def test_figures_build_and_check_their_input():
         figs.influence_bars(["a"], [1.0, 2.0], title="t", x_title="x", y_title="y", color="#000")
 
 
+def _decoded(array_spec: dict) -> np.ndarray:
+    """An array of a figure's JSON as plotly.js reads it (a typed array in base64)."""
+    import base64
+
+    flat = np.frombuffer(base64.b64decode(array_spec["bdata"]), dtype="<" + array_spec["dtype"])
+    return flat.reshape([int(n) for n in array_spec["shape"].split(",")])
+
+
+def test_states_heatmap_sends_float32_and_the_same_values():
+    """h_t goes to the browser as float32, the encoder's own precision: the values arrive bit
+    for bit (so the colours and the 2-decimal hover are unchanged) in half the bytes."""
+    import json
+
+    import plotly.io as pio
+
+    hidden, context = bn.encoder_states(
+        _model(False, hidden=256), [3 + i % 27 for i in range(32)] + [2]
+    )
+    assert hidden.dtype == np.float32 and hidden.shape == (33, 256)
+    words = [f"w{i}" for i in range(32)] + ["<eos>"]
+    kwargs = dict(title="t", x_title="x", y_title="y", context_label="C", context=context)
+    for h, c in ((hidden, context), (hidden.astype(np.float64), context.astype(np.float64))):
+        fig = figs.states_heatmap(h, words, **{**kwargs, "context": c})
+        spec = pio.to_json(fig, validate=False)
+        heat, strip = json.loads(spec)["data"]
+        assert heat["z"]["dtype"] == "f4" and heat["z"]["shape"] == "256, 33"
+        np.testing.assert_array_equal(_decoded(heat["z"]), hidden.T)
+        np.testing.assert_array_equal(_decoded(strip["z"]), context[None, :])
+        hover = [f"{v:.2f}" for v in _decoded(heat["z"]).astype(np.float64).ravel()]
+        assert hover == [f"{v:.2f}" for v in hidden.T.astype(np.float64).ravel()]
+        assert heat["hovertemplate"].endswith("%{z:.2f}<extra></extra>")
+        # the dimensions 1..H as a start and a step, not as arrays
+        assert (heat["y0"], heat["dy"], strip["x0"], strip["dx"]) == (1, 1, 1, 1)
+        assert "y" not in heat and "x" not in strip
+        # 33 words x 256 dimensions: was 115 KB with float64 values and index arrays
+        assert len(spec) < 65_000, len(spec)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        figs.states_heatmap(np.full((2, 3), np.inf), ["a", "<eos>"], **kwargs)
+
+
 def test_kept_positions_and_ranges():
     result = bn.ProbeResult(
         positions=np.arange(1, 7),

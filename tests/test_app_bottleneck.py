@@ -30,6 +30,8 @@ PART_CHARTS = {
     "probe": ["bn_probe"],
     "grad": ["bn_grad"],
 }
+# the parts that use one plain model: each draws the model switch at its own top
+PLAIN_PARTS = ("read", "side", "stretch", "grad")
 FOCUS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "gru_attention")
 LESSON = "the cat drank the milk because it was hungry"
 
@@ -69,6 +71,11 @@ def _titles(at) -> list[str]:
 def _metric(at, label_key: str, lang: str = "en") -> str:
     label = translate(label_key, lang)
     return next(m.value for m in at.metric if m.label == label)
+
+
+def _switches(at) -> list[str]:
+    """The keys of the segmented controls of the main area, in order."""
+    return [c.key for c in at.main.get("button_group")]
 
 
 # --- the shipped zoo (first: the dev_zoo fixture then patches the zoo for the module) ---
@@ -130,9 +137,15 @@ def test_every_part_renders_alone_with_only_its_charts(dev_zoo, part):
         translate(f"bottleneck.{part}.header", "en"),
         translate("bottleneck.takeaway.header", "en"),
     ]
-    # the shared sentence and plain model stay above the part selector on every part
+    # the shared sentence stays above the part selector on every part; the plain model's
+    # switch is in the parts that use it, under their header, and only there
     assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
-    assert at.segmented_control(key="bn_plain").value == "gru_plain_256"
+    own = {"length": ["bn_metric"]}.get(part, [])
+    if part in PLAIN_PARTS:
+        assert _switches(at) == ["bottleneck_part", "bn_plain", *own]
+        assert at.segmented_control(key="bn_plain").value == "gru_plain_256"
+    else:
+        assert _switches(at) == ["bottleneck_part", *own]
     assert translate("bottleneck.takeaway", "en") in [s.value for s in at.success]
 
 
@@ -161,6 +174,21 @@ def test_the_part_selector_switches_part_and_url(dev_zoo):
         labels = [at.segmented_control(key="bottleneck_part").format_func(p) for p in PARTS]
         assert [label.split(" · ")[0] for label in labels] == ["1", "2", "3", "4", "5", "6"]
         assert all(len(label) <= 32 for label in labels), labels
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_presenter_mode_folds_the_intro_to_keep_the_part_on_the_first_screen(dev_zoo, lang):
+    intro = translate("bottleneck.intro", lang)
+    laptop = _run(lang=lang, present="0")
+    assert intro in [m.value for m in laptop.main.markdown]
+    assert not laptop.main.expander
+    at = _run(lang=lang, present="1")
+    folded = at.main.expander[0]
+    assert folded.label == translate("bottleneck.intro_more", lang)
+    assert [m.value for m in folded.markdown] == [intro]
+    # the examples keep their one short row, above the part selector
+    assert translate("bottleneck.examples", lang) in [c.value for c in at.main.caption]
+    assert _switches(at) == ["bottleneck_part", "bn_plain"]
 
 
 def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
@@ -211,6 +239,136 @@ def test_plain_model_choice_changes_c_and_url(dev_zoo):
     assert at.query_params["plain"] == "gru_plain_32"
     assert _metric(at, "bottleneck.read.c_size") == "32"
     assert any("gru_plain_32" in title for title in _titles(at))
+
+
+def test_a_model_change_keeps_the_sentence_and_the_part_and_redraws_part_one(dev_zoo):
+    at = _run(lang="en")
+    at.button(key="bn_ex_16").click().run()
+    sentence = " ".join(_example(16).src)
+    before = _charts(at)[0]
+    assert "gru_plain_256" in before["layout"]["title"]["text"]
+    for name, size in (("gru_plain_128", 128), ("gru_plain_32", 32)):
+        at.segmented_control(key="bn_plain").set_value(name).run()
+        assert not at.exception and not at.warning
+        # the sentence and the part are kept, in the widgets and in the link
+        assert at.text_input(key="bn_text").value == sentence
+        assert at.segmented_control(key="bottleneck_part").value == "read"
+        qp = at.query_params
+        assert (qp["text"], qp["part"], qp["plain"]) == (sentence, "read", name)
+        # part 1 is drawn again, for the new model: its title, C's size, h_t's rows
+        assert _chart_keys(at) == ["bn_states"]
+        heat, strip = _charts(at)[0]["data"]
+        assert name in _titles(at)[0] and "16 words" in _titles(at)[0]
+        assert _metric(at, "bottleneck.read.c_size") == str(size)
+        assert _metric(at, "bottleneck.read.words") == "16"
+        assert _metric(at, "bottleneck.read.states") == f"17 × {size}"
+        assert heat["z"]["shape"] == f"{size}, 17" and strip["z"]["shape"] == f"1, {size}"
+        assert at.header[0].value == translate("bottleneck.read.header", "en")
+
+
+@pytest.mark.parametrize("part", ("side", "stretch", "grad"))
+def test_the_model_switch_of_the_other_parts_changes_their_model(dev_zoo, part):
+    at = _run(lang="en", part=part)
+    at.segmented_control(key="bn_plain").set_value("gru_plain_32").run()
+    assert not at.exception
+    assert at.segmented_control(key="bottleneck_part").value == part
+    assert at.query_params["plain"] == "gru_plain_32"
+    assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
+    if part == "side":
+        assert any(m.value.endswith("`gru_plain_32`") for m in at.markdown)
+        assert not any("gru_plain_256" in m.value for m in at.markdown)
+    elif part == "stretch":
+        names = {tr["name"] for tr in _charts(at)[0]["data"]}
+        assert names == {"gru_plain_32", "gru_attention"}
+    else:
+        assert "gru_plain_32" in _titles(at)[0]
+
+
+@pytest.mark.parametrize("part", ("length", "probe"))
+def test_parts_without_the_plain_model_show_no_switch(dev_zoo, part):
+    at = _run(lang="en", part=part)
+    with pytest.raises(KeyError):
+        at.segmented_control(key="bn_plain")
+    assert "bn_plain" not in _switches(at)
+    assert translate("bottleneck.plain.label", "en") not in [
+        c.label for c in at.main.get("button_group")
+    ]
+    # nor does it write a model to the link; a model already in it stays for the other parts
+    assert "plain" not in at.query_params
+    at = _run(lang="en", part=part, plain="gru_plain_32")
+    assert at.query_params["plain"] == "gru_plain_32"
+    at.segmented_control(key="bottleneck_part").set_value("read").run()
+    assert at.segmented_control(key="bn_plain").value == "gru_plain_32"
+    assert _metric(at, "bottleneck.read.c_size") == "32"
+
+
+def test_plain_round_trips_through_the_url(dev_zoo):
+    # the link sets the switch; the switch writes the link; the written link reopens it
+    for name in ("gru_plain_32", "gru_plain_128", "gru_plain_256"):
+        at = _run(lang="en", plain=name)
+        assert at.segmented_control(key="bn_plain").value == name
+        assert at.query_params["plain"] == name
+    at.segmented_control(key="bn_plain").set_value("gru_plain_128").run()
+    at.segmented_control(key="bottleneck_part").set_value("side").run()
+    at.text_input(key="bn_text").input(LESSON).run()
+    link = {k: v for k, v in at.query_params.items() if k not in ("lang", "present")}
+    assert link == {"part": "side", "plain": "gru_plain_128", "text": LESSON}
+    again = _run(lang="zh", **link)
+    assert not again.warning
+    assert again.segmented_control(key="bn_plain").value == "gru_plain_128"
+    assert again.segmented_control(key="bottleneck_part").value == "side"
+    assert again.text_input(key="bn_text").value == LESSON
+    assert any(m.value.endswith("`gru_plain_128`") for m in again.markdown)
+
+
+def test_the_model_switch_reruns_its_part_not_the_sentence_box(dev_zoo, monkeypatch):
+    """Which fragment draws each control: a widget reruns the fragment it is drawn in, so the
+    model switch must sit in the part's own fragment, the sentence and the part selector in
+    the lesson's (the browser test checks what a click really sends)."""
+    import functools
+
+    stack: list[str] = []
+    drawn: dict[str, tuple[str, ...]] = {}
+    real_fragment = st.fragment
+
+    def spy_fragment(func=None, **kwargs):
+        def wrap(f):
+            @functools.wraps(f)
+            def inner(*args, **kw):
+                stack.append(f.__name__)
+                try:
+                    return f(*args, **kw)
+                finally:
+                    stack.pop()
+
+            return real_fragment(inner, **kwargs)
+
+        return wrap(func) if func is not None else wrap
+
+    def spy_widget(real):
+        def widget(*args, **kwargs):
+            drawn[kwargs.get("key")] = tuple(stack)
+            return real(*args, **kwargs)
+
+        return widget
+
+    monkeypatch.setattr(st, "fragment", spy_fragment)
+    for name in ("segmented_control", "text_input", "button", "slider", "toggle"):
+        monkeypatch.setattr(st, name, spy_widget(getattr(st, name)))
+    expected = {
+        "read": "read_part",
+        "side": "side_part",
+        "stretch": "stretch_part",
+        "grad": "grad_part",
+    }
+    for part, fragment in expected.items():
+        drawn.clear()
+        _run(lang="en", part=part)
+        assert drawn["bn_plain"] == ("lesson", fragment), part
+        for key in ("bn_text", "bn_ex_8", "bn_ex_44", "bottleneck_part"):
+            assert drawn[key] == ("lesson",), (part, key)
+    # the parts' own controls rerun their own section only, inside the part
+    assert drawn["bn_log"] == ("lesson", "grad_part", "influence_section")
 
 
 def test_example_button_and_typed_sentence(dev_zoo):
@@ -287,12 +445,13 @@ DEEP = {
 
 
 def test_deep_link_restores_the_view(dev_zoo):
-    # the shared controls on every part, each part's own control in its part
+    # the sentence on every part, the plain model and each part's own control in its part
     for part in PARTS:
         at = _run(lang="zh", part=part, **DEEP)
         assert not at.warning, part
         assert at.segmented_control(key="bottleneck_part").value == part
-        assert at.segmented_control(key="bn_plain").value == "gru_plain_128"
+        if part in PLAIN_PARTS:
+            assert at.segmented_control(key="bn_plain").value == "gru_plain_128"
         assert at.text_input(key="bn_text").value == LESSON
         if part == "read":
             assert _metric(at, "bottleneck.read.c_size", "zh") == "128"
@@ -319,7 +478,8 @@ BAD = {"plain": "gru_plain_999", "len": "500", "seed": "x", "metric": "bleu", "l
             ("gru_plain_999", "500"),
             {"plain": "gru_plain_256", "len": "40", "seed": "0"},
         ),
-        ("length", ("gru_plain_999", "bleu"), {"plain": "gru_plain_256", "metric": "exact"}),
+        # part 3 has no plain model: it neither reads nor rewrites it (the next part does)
+        ("length", ("bleu",), {"plain": "gru_plain_999", "metric": "exact"}),
         ("grad", ("gru_plain_999",), {"plain": "gru_plain_256", "log": "0"}),
     ],
 )
@@ -332,6 +492,11 @@ def test_bad_params_fall_back_with_notices(dev_zoo, part, shown, fixed):
     qp = at.query_params
     assert {k: qp[k] for k in fixed} == fixed
     assert _chart_keys(at) == PART_CHARTS[part]
+    if part not in PLAIN_PARTS:
+        assert "gru_plain_999" not in warnings
+        at.segmented_control(key="bottleneck_part").set_value("read").run()
+        assert "gru_plain_999" in " ".join(w.value for w in at.warning)
+        assert at.query_params["plain"] == "gru_plain_256"
 
 
 @pytest.mark.parametrize(

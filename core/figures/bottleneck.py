@@ -89,8 +89,13 @@ def states_heatmap(
     gets a frame labelled ``context_label``. With ``context`` (H,), C is also drawn under
     the heatmap as one strip of H cells, the same size whatever the sentence's length
     (one figure, not two: the browser draws one chart per click instead of two).
+
+    The values go to the browser as float32 (the encoder's own precision: a float32 input
+    arrives bit for bit, so colours and the 2-decimal hover are those of the model) and the
+    dimension axes as a start and a step, not arrays: the figure's JSON is half as heavy
+    as with float64 (33 words x 256 dimensions: ~60 KB instead of ~115 KB).
     """
-    h = np.asarray(hidden, dtype=float)
+    h = np.asarray(hidden, dtype=np.float32)  # plotly sends float32 arrays as 4 bytes a value
     if h.ndim != 2 or 0 in h.shape:
         raise ValueError(f"hidden must be a non-empty (S, H) array, got shape {h.shape}")
     if len(words) != h.shape[0]:
@@ -105,7 +110,8 @@ def states_heatmap(
     heatmap = go.Heatmap(
         z=h.T,  # (H, S)
         x=x,
-        y=np.arange(1, h.shape[1] + 1),
+        y0=1,  # dimensions 1..H, without an array of H numbers in the JSON
+        dy=1,
         zmin=-1,
         zmax=1,
         colorscale="RdBu_r",
@@ -144,7 +150,7 @@ def states_heatmap(
                 height=heat_px,
             ),
         )
-    c = np.asarray(context, dtype=float)
+    c = np.asarray(context, dtype=np.float32)
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
         raise ValueError(f"context must be a finite 1-D vector (H,), got shape {c.shape}")
     # Fixed pixel rows, top to bottom: the heatmap, its word labels and axis title (a gap),
@@ -158,8 +164,9 @@ def states_heatmap(
     heat_bottom = (strip_px + head_px + gap_px) / plot_px
     heatmap.colorbar.update(y=(1 + heat_bottom) / 2, len=1 - heat_bottom, yanchor="middle")
     strip = go.Heatmap(
-        z=c[None, :],
-        x=np.arange(1, c.size + 1),
+        z=c[None, :],  # (1, H)
+        x0=1,  # dimensions 1..H
+        dx=1,
         y=["C"],
         xaxis="x2",
         yaxis="y2",

@@ -25,7 +25,7 @@ HTML = """<div data-testid="stMain"><div data-testid="stButtonGroup">
 
 def test_segmented_change_clicks_an_option_not_the_help_icon(browser):
     """A segmented control's label can carry a help icon, which is a button too: the bench
-    must flip between the options (the bottleneck page's first control has one)."""
+    must flip between the options (the bottleneck page's model switch has one)."""
     context = browser.new_context()
     try:
         page = context.new_page()

@@ -1,0 +1,108 @@
+"""The bottleneck page in a real Chromium: a click on the plain model reruns only its part
+(read from what the server really sends), and in presenter mode the part selector and the
+start of the part fit the first screen of a 1280x800 projector."""
+
+from __future__ import annotations
+
+import pytest
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from core import zoo
+from core.i18n import translate
+from tests.browser.conftest import ARTIFACTS, DESKTOP, open_tab, wait_idle
+
+pytestmark = pytest.mark.browser
+GROUPS = '[data-testid="stMain"] [data-testid="stButtonGroup"]'
+
+
+def _need_models() -> None:
+    try:
+        for name in ("gru_plain_32", "gru_plain_256", "gru_attention"):
+            zoo.load_model(name)
+    except zoo.ZooError as err:
+        pytest.skip(f"bottleneck models not trained yet: {err}")
+
+
+def _record(page) -> dict[str, list]:
+    """Every websocket frame from now on, decoded: what the browser sends, what it gets."""
+    frames: dict[str, list] = {"sent": [], "got": []}
+
+    def on_ws(ws) -> None:
+        ws.on("framesent", lambda p: isinstance(p, bytes) and frames["sent"].append(p))
+        ws.on("framereceived", lambda p: isinstance(p, bytes) and frames["got"].append(p))
+
+    page.on("websocket", on_ws)
+    return frames
+
+
+def _new_elements(frames: dict[str, list], start: int) -> list[str]:
+    out = []
+    for raw in frames["got"][start:]:
+        msg = ForwardMsg.FromString(raw)
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            out.append(msg.delta.new_element.WhichOneof("type"))
+    return out
+
+
+def test_a_model_click_reruns_only_part_one(server, browser):
+    _need_models()
+    url = "/bottleneck?lang=en&present=0&part=read&text=the+cat+drank+the+milk"
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    try:
+        frames = _record(page)
+        page.goto(server.url(url))
+        wait_idle(page)
+        groups = page.locator(GROUPS)
+        # on part 1: the part selector, then the model switch (the benchmark's control)
+        assert groups.count() == 2
+        assert groups.nth(1).inner_text().startswith(translate("bottleneck.plain.label", "en"))
+        sent, got = len(frames["sent"]), len(frames["got"])
+        groups.nth(1).locator("button", has_text="C = 32").click()
+        page.wait_for_url("**plain=gru_plain_32**", timeout=15_000)
+        wait_idle(page)
+        reruns = [BackMsg.FromString(raw) for raw in frames["sent"][sent:]]
+        reruns = [m.rerun_script for m in reruns if m.WhichOneof("type") == "rerun_script"]
+        assert len(reruns) == 1 and reruns[0].fragment_id, "a fragment rerun, not the page"
+        drawn = _new_elements(frames, got)
+        # the part again: header, the switch, three metrics, the chart, its caption; not the
+        # sentence box (text input, five example buttons) nor the part selector
+        assert sorted(drawn) == sorted(
+            ["heading", "button_group", "metric", "metric", "metric", "plotly_chart", "markdown"]
+        ), drawn
+        assert "text=the+cat+drank+the+milk" in page.url and "part=read" in page.url
+        title = page.locator('[data-testid="stMain"] .js-plotly-plot .gtitle').first
+        assert "gru_plain_32" in (title.text_content() or "")
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_presenter_first_screen_shows_the_part_selector_and_the_part(server, browser, lang):
+    _need_models()
+    tab = open_tab(browser, server.url(f"/bottleneck?lang={lang}&present=1&part=read"), DESKTOP)
+    page = tab.page
+    try:
+        page.wait_for_function(
+            """() => parseFloat(getComputedStyle(
+                document.querySelector('[data-testid="stMain"] h1')).fontSize) >= 45""",
+            timeout=15_000,
+        )
+        groups = page.locator(GROUPS)
+        selector, switch = groups.nth(0).bounding_box(), groups.nth(1).bounding_box()
+        header = page.locator('[data-testid="stMain"] h2').first
+        assert header.inner_text().strip() == translate("bottleneck.read.header", lang)
+        # the part selector, the part's header and its model switch all on the first screen
+        for name, box in (
+            ("part selector", selector),
+            ("header", header.bounding_box()),
+            ("model switch", switch),
+        ):
+            assert box["y"] + box["height"] <= DESKTOP["height"], (name, box)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / f"bottleneck_first_screen_{lang}_presenter.png"))
+        assert tab.real_errors() == []
+    finally:
+        page.context.close()
