@@ -87,13 +87,34 @@ part = ui.part_selector(P, PARTS, key="cnn_rf_part")
 
 
 # --- 1. the formula ------------------------------------------------------------------------
-@st.fragment  # the sentence, kernel, dilation, depth, position and pair rerun only this part
+# Two fragments, nested: the knobs of the formula (kernel, dilation, depth) rerun only
+# ``formula_section`` (its three controls, the metrics, the chart and its text); the sentence,
+# the pair and the followed position rerun ``window_section``, which draws the formula again.
+@st.fragment  # the sentence, the pair and the position rerun this part (and the formula)
 def window_section() -> None:
-    """The controls and the formula's windows."""
-    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
-    kernel, dilated = kernel_in_link()
-    with ui.secondary():
+    """The words: the sentence, the pair and the followed position, then the formula."""
+    more = ui.secondary()  # one fold for the sentence and the pair (presenter mode)
+    with more:
         kind, text = sentence_controls()
+    tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
+    # k and dil are the formula's controls (inner fragment, below): read from the link; they
+    # only set the default position, the pair's meeting node, on a link without ``pos``
+    a, b, pos = pair_and_position(tokens, pair, *kernel_in_link())
+    with more:
+        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
+    pos = position_select(tokens, pos)
+    ui.params.set_params(a=a, b=b, pos=pos)
+    formula_section(tokens, a, b, pos)
+
+
+@st.fragment  # kernel, dilation and depth rerun only their controls, the metrics and the chart
+def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int) -> None:
+    """The formula's knobs and the windows of ``tokens[pos]`` layer by layer, the pair
+    ``(a, b)`` marked. The arguments come from ``window_section`` (unchanged by a rerun of
+    this fragment alone); the knobs are read from the link on every run."""
+    kernel, dilated = kernel_in_link()
+    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
+    with ui.secondary():
         c1, c2 = st.columns(2)
         with c1:
             kernel = st.select_slider(
@@ -105,23 +126,13 @@ def window_section() -> None:
                 help=t(P + "dilation_help"),
                 **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
             )
-    tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
-    a, b, pos = pair_and_position(tokens, pair, kernel, dilated)
-    n = len(tokens)
-
-    col_depth, col_pos = st.columns(2)
-    with col_depth:
-        depth = st.slider(
-            t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
-        )
-    with col_pos:
-        pos = position_select(tokens, pos)
-    with ui.secondary():
-        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
-    ui.params.set_params(depth=depth, k=kernel, dil=dilated, a=a, b=b, pos=pos)
+    depth = st.slider(
+        t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+    )
+    ui.params.set_params(k=kernel, dil=dilated, depth=depth)
 
     base = 2 if dilated else 1
-    wins = rf.windows(pos, depth, kernel, n, base=base)
+    wins = rf.windows(pos, depth, kernel, len(tokens), base=base)
     shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
     formula = rf.FORMULAS[base]
     field_now = rf.theoretical_field(depth, kernel, base)
@@ -130,7 +141,9 @@ def window_section() -> None:
     m1.metric(t(P + "metric.field", depth=depth), t(P + "metric.words", n=field_now))
     m2.metric(
         t(P + "metric.shared"),
-        t(P + "metric.layer", layer=shared) if shared is not None else t(P + "metric.never"),
+        t(P + "metric.layer", layer=shared)
+        if shared is not None
+        else t(P + "metric.never", max=MAX_DEPTH),
     )
     m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=abs(a - b)))
 
@@ -162,9 +175,9 @@ def theory_part() -> None:
 
 
 # --- 2. the measurement --------------------------------------------------------------------
-@st.fragment  # the sentence and the measured position rerun only this part
+@st.fragment  # the sentence reruns this part; the position only ``measured_view``
 def measured_section() -> None:
-    """Gradients of the shipped ``cnn_s2s`` encoder at one position, next to the formula."""
+    """The sentence measured by the shipped ``cnn_s2s`` encoder, then its gradients."""
     from core.translate import InputError, prepare  # imports torch: part 1 never needs it
 
     try:
@@ -200,14 +213,31 @@ def measured_section() -> None:
                 st.info(t(P + "measured.own_unknown", words=words), icon=":material/spellcheck:")
             else:
                 st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
-    same = en_tokens is not None
-    if same:
-        # the sentence of part 1 itself: measure at the position part 1 follows
+    same = en_tokens is not None  # the sentence of part 1 itself
+    if not same:
+        en_tokens = rf.english_counterpart()
+        st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
+    src_ids = tuple(sv.encode(list(en_tokens), eos=True))
+    measured_view(tokens if same else None, pair, en_tokens, src_ids, model.cfg.kernel)
+
+
+@st.fragment  # the measured position reruns only its picker, the two charts and the caption
+def measured_view(
+    tokens: tuple[str, ...] | None,
+    pair: tuple[int, int],
+    en_tokens: tuple[str, ...],
+    src_ids: tuple[int, ...],
+    kernel: int,
+) -> None:
+    """The gradients at one position of ``en_tokens`` (ids ``src_ids``, EOS last) and the
+    widths they fill. ``tokens``: part 1's sentence when it is the one measured (the position
+    is then part 1's, URL ``pos``), else ``None`` (the English counterpart, URL ``mpos``);
+    ``kernel``: the trained encoder's."""
+    if tokens is not None:
+        # measure at the position part 1 follows
         mpos = position_select(tokens, pair_and_position(tokens, pair, *kernel_in_link())[-1])
         ui.params.set_params(pos=mpos)
     else:
-        en_tokens = rf.english_counterpart()
-        st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
         mpos = ui.params.get_int("mpos", 0, len(en_tokens) - 1, default=en_tokens.index("their"))
         mpos = st.selectbox(
             t(P + "measured.position"),
@@ -217,12 +247,10 @@ def measured_section() -> None:
         )
         ui.params.set_params(mpos=mpos)
     labels = [*en_tokens, "EOS"]
-    src_ids = tuple(sv.encode(list(en_tokens), eos=True))
     raw = measured_field(src_ids, mpos)
     field = rf.normalise_rows(raw)
-    cfg = model.cfg
     L = raw.shape[0]
-    mwins = rf.windows(mpos, L, cfg.kernel, len(labels))[1:]
+    mwins = rf.windows(mpos, L, kernel, len(labels))[1:]
     ui.chart(
         figs.gradient_heatmap(
             field,
@@ -232,7 +260,7 @@ def measured_section() -> None:
             x_title=t(P + "measured.x"),
             y_title=t(P + "measured.y"),
             colorbar=t(P + "measured.colorbar"),
-            window_label=t(P + "measured.window", k=cfg.kernel),
+            window_label=t(P + "measured.window", k=kernel),
             presenter=present,
         ),
         key="cnn_rf_measured",
@@ -255,8 +283,8 @@ def measured_section() -> None:
         t(
             P + "measured.caption",
             layers=L,
-            k=cfg.kernel,
-            field=rf.theoretical_field(L, cfg.kernel),
+            k=kernel,
+            field=rf.theoretical_field(L, kernel),
             inside=f"{inside:.0%}",
             eff=eff[-1],
             theo=theo[-1],

@@ -179,6 +179,153 @@ def test_deep_link_restores_state(fake_zoo):
     assert fig["layout"]["xaxis"]["ticktext"][0] == "秋蝉"
 
 
+@pytest.mark.parametrize(
+    ("k", "dil", "meet"),
+    [(None, None, 12), ("4", "0", 9), ("7", "0", 14), ("3", "1", 17)],
+)
+def test_a_fresh_link_follows_the_pairs_meeting_node(fake_zoo, k, dil, meet):
+    """Without ``pos`` the followed position is where cicadas (2) and their (22) meet, for
+    the kernel and dilation in the link (read by the words' fragment from the URL)."""
+    params = {name: v for name, v in (("k", k), ("dil", dil)) if v is not None}
+    at = make_app(PAGE, lang="en", **params).run(timeout=120)
+    assert not at.exception
+    expected = rf.meeting_path(2, 22, int(k or 3), base=2 if dil == "1" else 1)[0][-1]
+    assert expected == meet
+    assert at.selectbox(key="cnn_rf_pos").value == meet and at.query_params["pos"] == str(meet)
+    assert at.select_slider(key="cnn_rf_k").value == int(k or 3)
+    assert "layer" in _text(at) and _window_bars(at)[0] == 1
+
+
+def test_the_kernel_keeps_the_words_and_moves_the_formula(fake_zoo):
+    """A new kernel changes the metrics and the chart; the sentence, the pair and the
+    followed position keep their values (the kernel's fragment does not draw them)."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    at.selectbox(key="cnn_rf_a").set_value(4).run()
+    at.selectbox(key="cnn_rf_pos").set_value(8).run()
+    at.slider(key="cnn_rf_depth").set_value(5).run()
+    words = {p: at.query_params[p] for p in ("sent", "a", "b", "pos", "depth")}
+    assert words == {"sent": "en", "a": "4", "b": "22", "pos": "8", "depth": "5"}
+    for k in (5, 2, 7):
+        at.select_slider(key="cnn_rf_k").set_value(k).run()
+        assert not at.exception
+        assert {p: at.query_params[p] for p in words} == words and at.query_params["k"] == str(k)
+        assert at.segmented_control(key="cnn_rf_sent").value == "en"
+        assert (at.selectbox(key="cnn_rf_a").value, at.selectbox(key="cnn_rf_b").value) == (4, 22)
+        assert at.selectbox(key="cnn_rf_pos").value == 8
+        assert _window_bars(at) == [hi - lo + 1 for lo, hi in rf.windows(8, 5, k, 24)]
+        shared = rf.first_shared_layer(4, 22, k, max_layers=16)
+        metrics = [m.value for m in at.main.metric]
+        assert metrics[0] == f"{rf.theoretical_field(5, k)} words"
+        assert metrics[1] == (f"layer {shared}" if shared is not None else "beyond 16 layers")
+        assert metrics[2] == "18 words"
+        assert f"k = {k}, 5 layers" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
+
+
+EVERY = {
+    "sent": "own",
+    "text": "the cat drank the milk because it was hungry",
+    "k": "5",
+    "dil": "1",
+    "depth": "3",
+    "pos": "6",
+    "a": "1",
+    "b": "7",
+}
+
+
+def _state(at) -> dict:
+    return {
+        "sent": at.segmented_control(key="cnn_rf_sent").value,
+        "text": at.text_input(key="cnn_rf_text").value,
+        "k": at.select_slider(key="cnn_rf_k").value,
+        "dil": at.toggle(key="cnn_rf_dil").value,
+        "depth": at.slider(key="cnn_rf_depth").value,
+        "pos": at.selectbox(key="cnn_rf_pos").value,
+        "a": at.selectbox(key="cnn_rf_a").value,
+        "b": at.selectbox(key="cnn_rf_b").value,
+    }
+
+
+def test_a_link_with_every_parameter_reopens_the_same_state(fake_zoo):
+    at = make_app(PAGE, lang="en", **EVERY).run(timeout=120)
+    assert not at.exception and not at.warning
+    assert _state(at) == {**EVERY, "k": 5, "dil": True, "depth": 3, "pos": 6, "a": 1, "b": 7}
+    assert {p: at.query_params[p] for p in EVERY} == EVERY  # the link is kept as it was
+    fig = _chart(at, "cnn_rf_windows")
+    assert fig["data"][0]["x"] == [hi - lo + 1 for lo, hi in rf.windows(6, 3, 5, 9, base=2)]
+    assert "“it”" in fig["layout"]["title"]["text"]
+
+
+def test_a_session_round_trips_through_its_link(fake_zoo):
+    """Every control changed in one session (both fragments), then the link opened fresh:
+    the same controls, the same chart, the same metrics."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    at.segmented_control(key="cnn_rf_sent").set_value("own").run()
+    at.text_input(key="cnn_rf_text").input(EVERY["text"]).run()
+    at.selectbox(key="cnn_rf_a").set_value(1).run()
+    at.selectbox(key="cnn_rf_b").set_value(7).run()
+    at.selectbox(key="cnn_rf_pos").set_value(6).run()
+    at.select_slider(key="cnn_rf_k").set_value(5).run()
+    at.toggle(key="cnn_rf_dil").set_value(True).run()
+    at.slider(key="cnn_rf_depth").set_value(3).run()
+    assert not at.exception
+    link = dict(at.query_params)
+    assert {p: link[p] for p in EVERY} == EVERY
+    again = make_app(PAGE, **link).run(timeout=120)
+    assert not again.exception and not again.warning
+    assert _state(again) == _state(at)
+    assert _chart(again, "cnn_rf_windows") == _chart(at, "cnn_rf_windows")
+    assert [m.value for m in again.main.metric] == [m.value for m in at.main.metric]
+    assert dict(again.query_params) == link
+
+
+def _walk(block) -> list:
+    """The elements under ``block`` in page order."""
+    out = []
+    for _, child in sorted(getattr(block, "children", {}).items()):
+        out.append(child)
+        out += _walk(child)
+    return out
+
+
+def _widget_keys(block) -> list[str]:
+    """The keys of the page's widgets under ``block``, in page order (not the part selector)."""
+    keys = [getattr(el, "key", None) for el in _walk(block) if el.type != "plotly_chart"]
+    return [k for k in keys if k and k.startswith("cnn_rf_") and k != "cnn_rf_part"]
+
+
+def test_control_order_and_presenter_folding(fake_zoo):
+    """Laptop: the words first (sentence, pair, position), then the formula's knobs, kernel
+    first: it is the first slider of the page (bench: ("slider", 0)). Presenter mode folds
+    the sentence and the pair into one expander, kernel and dilation into another; the
+    position and the depth stay in sight."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    order = _widget_keys(at.main)
+    assert order == ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"] + [
+        "cnn_rf_k",
+        "cnn_rf_dil",
+        "cnn_rf_depth",
+    ]
+    sliders = [el for el in _walk(at.main) if el.type in ("slider", "select_slider")]
+    assert sliders[0].key == "cnn_rf_k"
+    assert not at.main.expander
+
+    at = make_app(PAGE, lang="zh", present="1").run(timeout=120)
+    assert not at.exception
+    words, knobs = at.main.expander
+    assert _widget_keys(words) == ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b"]
+    assert _widget_keys(knobs) == ["cnn_rf_k", "cnn_rf_dil"]
+    assert _widget_keys(at.main) == [
+        "cnn_rf_sent",
+        "cnn_rf_a",
+        "cnn_rf_b",
+        "cnn_rf_pos",
+        "cnn_rf_k",
+        "cnn_rf_dil",
+        "cnn_rf_depth",
+    ]
+
+
 def test_bad_params_fall_back_with_a_notice(fake_zoo):
     at = make_app(PAGE, lang="en", depth="99", k="6", sent="klingon", a="-3", dil="yes")
     at.run(timeout=120)

@@ -1,16 +1,21 @@
-"""Speed work on the CNN receptive-field page: one part at a time, the controls and the
-formula are one fragment, the measurement another, the figures are built in one go (no
-add_vline/update_* calls) and the formula runs without torch. These tests pin the behaviour
-that must not change."""
+"""Speed work on the CNN receptive-field page: one part at a time; in each part two nested
+fragments, so that a click resends only what it changes (the formula's knobs only their
+controls, the metrics and the chart; the measured position only its picker and its two
+charts); the figures are built in one go (no add_vline/update_* calls) and the formula runs
+without torch. These tests pin the behaviour that must not change."""
 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import subprocess
 import sys
 
 import numpy as np
+import pytest
+import streamlit.testing.v1.local_script_runner as lsr
+from streamlit.runtime.scriptrunner import RerunData
 
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
@@ -80,10 +85,175 @@ def test_probe_chart_draws_fields_and_chance_in_one_layout():
     assert tuple(fig.layout.yaxis.range) == (0, 1.05) and fig.layout.yaxis.title.text == "y"
 
 
+# the fragments of each part, outer first, and the widgets (keys) each one draws itself
+FRAGMENTS = {
+    "window_section": {"cnn_rf_sent", "cnn_rf_text", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"},
+    "formula_section": {"cnn_rf_k", "cnn_rf_dil", "cnn_rf_depth"},
+    "measured_section": {"cnn_rf_sent", "cnn_rf_text"},
+    "measured_view": {"cnn_rf_pos", "cnn_rf_mpos"},
+}
+INNER = {"window_section": "formula_section", "measured_section": "measured_view"}
+
+
+def _functions() -> dict[str, ast.FunctionDef]:
+    tree = ast.parse((ROOT / PAGE).read_text(encoding="utf-8"))
+    return {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+
+
+def _calls(fn: ast.FunctionDef) -> set[str]:
+    return {
+        n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute)
+    }
+
+
 def test_sections_are_fragments():
-    text = (ROOT / PAGE).read_text(encoding="utf-8")
-    for name in ("window_section", "measured_section"):
-        assert "@st.fragment" in text.split(f"def {name}")[0].rsplit("\n\n", 1)[-1]
+    """Each part is an outer fragment that calls an inner one (st.fragment, nested)."""
+    functions = _functions()
+    for name in FRAGMENTS:
+        decorators = [ast.unparse(d) for d in functions[name].decorator_list]
+        assert decorators == ["st.fragment"], (name, decorators)
+    for outer, inner in INNER.items():
+        assert inner in _calls(functions[outer]), f"{outer} must call {inner}"
+        assert outer not in _calls(functions[inner])
+
+
+# --- what a click sends ----------------------------------------------------------------------
+# AppTest reruns the whole script on every interaction; the browser asks the server for a
+# rerun of the fragment that holds the widget (RerunData.fragment_id, set by AppSession from
+# the widget's delta). These helpers do what the browser does, through the AppTest runner, and
+# list the elements the server sends for the click (Streamlit 1.67, pinned in requirements).
+def _sent(msgs) -> list[tuple[str, str]]:
+    """(element type, widget or chart key, "" if none) of each new element, in send order."""
+    out = []
+    for msg in msgs:
+        if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+            continue
+        element = msg.delta.new_element
+        kind = element.WhichOneof("type")
+        ident = getattr(getattr(element, kind), "id", "") or ""
+        key = ident.rsplit("-", 1)[-1] if ident.startswith("$$ID") else ""
+        out.append((kind, key))
+    return out
+
+
+@pytest.fixture
+def wire(monkeypatch):
+    """The messages of every AppTest run, in order (a list of lists of ForwardMsg)."""
+    runs: list[list] = []
+    parse = lsr.parse_tree_from_messages
+
+    def record(msgs):
+        runs.append(list(msgs))
+        return parse(msgs)
+
+    monkeypatch.setattr(lsr, "parse_tree_from_messages", record)
+    return runs
+
+
+def _fragment_of(runs: list[list], key: str) -> str:
+    """The id of the fragment that last drew the widget ``key``."""
+    for msgs in reversed(runs):
+        for msg in msgs:
+            if msg.WhichOneof("type") != "delta" or not msg.delta.HasField("new_element"):
+                continue
+            element = msg.delta.new_element
+            ident = getattr(getattr(element, element.WhichOneof("type")), "id", "") or ""
+            if ident.endswith(f"-{key}"):
+                assert msg.delta.fragment_id, f"{key} is not inside a fragment"
+                return msg.delta.fragment_id
+    raise AssertionError(f"no widget {key}")
+
+
+def _click(at, runs, monkeypatch, widget, value) -> list[tuple[str, str]]:
+    """Set ``widget`` to ``value`` and rerun its fragment only, as the browser does; returns
+    what the server sent. (AppTest's tree then holds only those elements.)"""
+    fragment = _fragment_of(runs, widget.key)
+    monkeypatch.setattr(lsr, "RerunData", functools.partial(RerunData, fragment_id=fragment))
+    try:
+        widget.set_value(value).run()
+    finally:
+        monkeypatch.setattr(lsr, "RerunData", RerunData)
+    assert not at.exception, [e.value for e in at.exception]
+    return _sent(runs[-1])
+
+
+def _widgets(sent) -> set[str]:
+    return {key for kind, key in sent if key and kind != "plotly_chart"}
+
+
+def _charts(sent) -> list[str]:
+    return [key for kind, key in sent if kind == "plotly_chart"]
+
+
+@pytest.mark.parametrize(
+    ("key", "kind", "value"),
+    [
+        ("cnn_rf_k", "select_slider", 5),
+        ("cnn_rf_dil", "toggle", True),
+        ("cnn_rf_depth", "slider", 3),
+    ],
+)
+def test_a_knob_of_the_formula_resends_only_the_formula(wire, monkeypatch, key, kind, value):
+    """Kernel, dilation, depth: their three controls, the metrics and the chart, nothing of
+    the sentence, the pair or the position (each widget costs ~5 ms in the browser)."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    before = _sent(wire[-1])
+    assert {"cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"} <= _widgets(before)
+    sent = _click(at, wire, monkeypatch, getattr(at, kind)(key=key), value)
+    assert _widgets(sent) == FRAGMENTS["formula_section"]
+    assert _charts(sent) == ["cnn_rf_windows"]
+    assert [kind for kind, _ in sent].count("metric") == 3
+    params = {"k": "3", "dil": "0", "depth": "8"} | {key.removeprefix("cnn_rf_"): str(int(value))}
+    assert {p: at.query_params[p] for p in params} == params
+    # the chart sent follows the new value
+    k, base, depth = int(params["k"]), 1 + int(params["dil"]), int(params["depth"])
+    fig = _chart(at, "cnn_rf_windows")
+    assert fig["data"][0]["x"] == [hi - lo + 1 for lo, hi in rf.windows(12, depth, k, 24, base)]
+    assert f"k = {k}, {depth} layers" in fig["layout"]["title"]["text"]
+    # the words are untouched (the URL keeps them) and a full run still shows them
+    assert (at.query_params["a"], at.query_params["b"], at.query_params["pos"]) == ("2", "22", "12")
+    at.run()
+    assert at.selectbox(key="cnn_rf_pos").value == 12
+    assert at.segmented_control(key="cnn_rf_sent").value == "en"
+
+
+def test_the_words_rerun_both_fragments(wire, monkeypatch):
+    """The position (and so the pair and the sentence, its neighbours) reruns the outer
+    fragment, which draws the formula again: the chart follows the new word."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    sent = _click(at, wire, monkeypatch, at.selectbox(key="cnn_rf_pos"), 4)
+    assert (
+        _widgets(sent)
+        == FRAGMENTS["window_section"] - {"cnn_rf_text"} | FRAGMENTS["formula_section"]
+    )
+    assert _charts(sent) == ["cnn_rf_windows"]
+    assert "“in”" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
+    assert at.query_params["pos"] == "4"
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "value"),
+    [({"sent": "en"}, "cnn_rf_pos", 6), ({"sent": "zh"}, "cnn_rf_mpos", 3)],
+)
+def test_the_measured_position_resends_only_its_charts(
+    fake_zoo,  # noqa: F811
+    wire,
+    monkeypatch,
+    params,
+    key,
+    value,
+):
+    """Part 2: the position changes both charts, not the sentence above them."""
+    at = make_app(PAGE, lang="en", part="measured", **params).run(timeout=120)
+    assert "cnn_rf_sent" in _widgets(_sent(wire[-1]))
+    sent = _click(at, wire, monkeypatch, at.selectbox(key=key), value)
+    assert _widgets(sent) == {key}
+    assert _charts(sent) == ["cnn_rf_measured", "cnn_rf_widths"]
+    word = rf.english_counterpart()[value]
+    assert f"“{word}”" in _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
+    assert at.query_params[key.removeprefix("cnn_rf_")] == str(value)
 
 
 def test_position_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noqa: F811
