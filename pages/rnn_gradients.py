@@ -106,8 +106,41 @@ def sci(x: float) -> str:
 # --- 1. decay with distance, freshly initialised cells ------------------------------------
 
 
-@st.fragment  # the radius, length, drive and seed controls rerun only this section
+@st.fragment  # length, drive and seed rerun this section; the radius only radius_section
 def fresh_section(quantity: str) -> None:
+    """Part 1 under the quantity picker. The radius is the knob a class moves most, so it sits
+    first, in a fragment of its own with what it changes (figure, caption, takeaway). A
+    fragment's widgets cannot go into a container drawn by its caller, so the secondary
+    controls come after it: their values are read from the URL (where a change has already
+    been written by the widget's callback) before the radius section is called."""
+    length = ui.params.get_int("T", 20, 100, 60)
+    drive = ui.params.get_choice("drive", DRIVES, default="0.1")
+    seed = ui.params.get_int("seed", 0, 999, 0)
+    radius_section(int(length), str(drive), int(seed), quantity)
+    with ui.secondary():
+        left, middle, right = st.columns(3)
+        length = left.slider(
+            t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
+        )
+        drive = middle.segmented_control(
+            t("rnn_gradients.fresh.drive"),
+            DRIVES,
+            required=True,
+            help=t("rnn_gradients.fresh.drive_help"),
+            **ui.params.bound("drive", drive, key="rnng_drive"),
+        )
+        seed = right.number_input(
+            t("rnn_gradients.fresh.seed"),
+            0,
+            999,
+            help=t("rnn_gradients.fresh.seed_help"),
+            **ui.params.bound("seed", seed, key="rnng_seed"),
+        )
+    ui.params.set_params(T=length, drive=drive, seed=seed)
+
+
+@st.fragment  # the radius reruns only this: its slider, the figure, the caption, the takeaway
+def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
     radius = st.slider(
         t("rnn_gradients.fresh.radius"),
@@ -117,30 +150,13 @@ def fresh_section(quantity: str) -> None:
         help=t("rnn_gradients.fresh.radius_help"),
         **ui.params.bound("rho", radius, key="rnng_rho"),
     )
-    length = ui.params.get_int("T", 20, 100, 60)
-    drive = ui.params.get_choice("drive", DRIVES, default="0.1")
-    seed = ui.params.get_int("seed", 0, 999, 0)
-    with ui.secondary():
-        length = st.slider(
-            t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
-        )
-        drive = st.segmented_control(
-            t("rnn_gradients.fresh.drive"),
-            DRIVES,
-            required=True,
-            help=t("rnn_gradients.fresh.drive_help"),
-            **ui.params.bound("drive", drive, key="rnng_drive"),
-        )
-        seed = st.number_input(
-            t("rnn_gradients.fresh.seed"), 0, 999, **ui.params.bound("seed", seed, key="rnng_seed")
-        )
-    ui.params.set_params(rho=radius, T=length, drive=drive, seed=seed)
+    ui.params.set_params(rho=radius)
 
     radius = round(float(radius), 2)
     # no spinner: a new radius takes well under its 0.5 s delay (~50-80 ms), and it would
     # add a placeholder and a timer thread to every step of the slider
-    fresh = fresh_curves(radius, int(length), float(drive), int(seed), quantity)
-    distance = np.arange(int(length))
+    fresh = fresh_curves(radius, length, float(drive), seed, quantity)
+    distance = np.arange(length)
     names = {k: t(f"rnn_gradients.cell.{k}") for k in CELLS}
     series = {names[k]: fresh[k] for k in CELLS}
     bound = (t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float))
@@ -197,7 +213,7 @@ def fresh_section(quantity: str) -> None:
             ),
             key="rnng_fresh",
         )
-    far = int(length) - 1
+    far = length - 1
     rnn_far = float(fresh["rnn"][far])
     st.caption(
         t(
@@ -237,7 +253,7 @@ def quantity_picker() -> str:
     return quantity
 
 
-@st.fragment  # the quantity reruns only this part (its other controls only fresh_section)
+@st.fragment  # the quantity reruns this part; the radius, length, drive, seed less of it
 def fresh_part() -> None:
     st.header(t("rnn_gradients.fresh.header"))
     st.markdown(t("rnn_gradients.fresh.intro"))
@@ -472,11 +488,21 @@ def explode_section() -> None:
     with st.spinner(t("rnn_gradients.computing")):
         sweep = jobs.result_of(sweep_job, clip)
     chosen = next(s for s in sweep if abs(s.radius - big) < 1e-9)
-    cols = st.columns(4)
-    cols[0].metric(t("rnn_gradients.explode.grad"), sci(chosen.grad_norm))
-    cols[1].metric(t("rnn_gradients.explode.weights"), sci(chosen.weight_norm))
-    cols[2].metric(t("rnn_gradients.explode.plain"), sci(chosen.update_plain))
-    cols[3].metric(t("rnn_gradients.explode.clipped"), sci(chosen.update_clipped))
+    # short labels, the detail in their help: at the presenter's size a label gets one line
+    # of a quarter (laptop) or half (presenter: two rows of two) of the width
+    cols = [*st.columns(2), *st.columns(2)] if P else st.columns(4)
+    metrics = {
+        "grad": chosen.grad_norm,
+        "weights": chosen.weight_norm,
+        "plain": chosen.update_plain,
+        "clipped": chosen.update_clipped,
+    }
+    for col, (name, value) in zip(cols, metrics.items(), strict=True):
+        col.metric(
+            t(f"rnn_gradients.explode.{name}"),
+            sci(value),
+            help=t(f"rnn_gradients.explode.{name}_help", lr=LR, clip=clip),
+        )
     ui.chart(
         fig.explosion_figure(
             [s.radius for s in sweep],

@@ -125,6 +125,15 @@ def arr(value) -> list:
     return list(value)
 
 
+def xs(trace: dict) -> list[float]:
+    """A trace's x values: its array, or the ones its ``x0``/``dx`` stand for (a decay line
+    over distances 0, 1, 2, … is sent without an x array)."""
+    if "x" in trace:
+        return arr(trace["x"])
+    n = len(arr(trace["y"]))
+    return [trace.get("x0", 0) + trace.get("dx", 1) * i for i in range(n)]
+
+
 def chart_titles(at) -> list[str]:
     return [c["layout"]["title"]["text"] for c in charts(at)]
 
@@ -272,7 +281,7 @@ def test_deep_link_restores_state(fake_zoo, part):
         assert at.segmented_control(key="rnng_drive").value == "1.0"
         assert at.number_input(key="rnng_seed").value == 5
         decay = chart(at, "未训练的单元")
-        assert len(arr(decay["data"][0]["x"])) == 30
+        assert xs(decay["data"][0]) == list(range(30))
     elif part == "trained":
         assert at.segmented_control(key="rnng_q").value == "input"
         assert chart(at, "训练好的探针")["layout"]["yaxis"]["title"]["text"] == translate(
@@ -369,3 +378,152 @@ def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
     assert len(titles) == 2, titles  # decay and eigenvalues apart, at the presenter's size
     assert chart(at, "Eigenvalues of W_hh")["layout"]["yaxis"]["scaleanchor"] == "x"
     assert "yaxis2" not in chart(at, "Untrained cells")["layout"]
+
+
+# --- part 1: the radius and the secondary controls (issue #10: a click reruns what it changes)
+
+LINK_1 = {"rho": "0.6", "T": "30", "drive": "1.0", "seed": "5", "q": "input"}
+
+
+def part_1_state(at) -> dict:
+    """What part 1 shows: its controls, its figures (JSON), its caption and takeaway."""
+    return {
+        "rho": at.slider(key="rnng_rho").value,
+        "T": at.slider(key="rnng_T").value,
+        "drive": at.segmented_control(key="rnng_drive").value,
+        "seed": at.number_input(key="rnng_seed").value,
+        "q": at.segmented_control(key="rnng_q").value,
+        "charts": charts(at),
+        "caption": [c.value for c in at.caption],
+        "info": [i.value for i in at.info],
+    }
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_zoo, present):
+    at = make_app(PAGE, lang="en", present=present, **LINK_1).run(timeout=300)
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
+    before = arr(chart(at, "Untrained cells")["data"][0]["y"])
+    at.slider(key="rnng_rho").set_value(1.2).run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    # the secondary controls and the quantity keep their values, on screen and in the link
+    assert at.slider(key="rnng_T").value == 30
+    assert at.segmented_control(key="rnng_drive").value == "1.0"
+    assert at.number_input(key="rnng_seed").value == 5
+    assert at.segmented_control(key="rnng_q").value == "input"
+    assert {k: at.query_params[k] for k in LINK_1} == {**LINK_1, "rho": "1.2"}
+    # the chart follows the new radius, over the kept length, drive and seed
+    decay = chart(at, "Untrained cells")
+    assert "ρ = 1.2" in decay["layout"]["title"]["text"]
+    assert "T = 30" in decay["layout"]["title"]["text"]
+    assert "∂L/∂x_t" in decay["layout"]["yaxis"]["title"]["text"]
+    bound = next(tr for tr in decay["data"] if tr["name"].startswith("ρ^"))
+    assert xs(bound) == list(range(30))
+    assert arr(bound["y"]) == pytest.approx([1.2**k for k in range(30)])
+    after = arr(decay["data"][0]["y"])
+    assert len(after) == 30 and after != before
+    ring = next(tr for c in charts(at) for tr in c["data"] if tr["name"] == "|λ| = ρ = 1.2")
+    assert max(arr(ring["x"])) == pytest.approx(1.2)
+    assert "29 steps back" in "\n".join(c.value for c in at.caption)
+    assert any("ρ = 1.2 ≥ 1" in i.value for i in at.info)
+    # ... the same chart as a link that says ρ = 1.2 with those values (so drive and seed
+    # were used, not reset: a different drive gives a different curve)
+    linked = make_app(PAGE, lang="en", present=present, **{**LINK_1, "rho": "1.2"})
+    linked = linked.run(timeout=300)
+    assert charts(linked) == charts(at)
+    other = make_app(PAGE, lang="en", present=present, **{**LINK_1, "rho": "1.2", "drive": "0.1"})
+    assert arr(chart(other.run(timeout=300), "Untrained cells")["data"][0]["y"]) != after
+
+
+def test_secondary_controls_keep_the_radius(fake_zoo):
+    at = make_app(PAGE, lang="en", **LINK_1).run(timeout=300)
+    at.slider(key="rnng_rho").set_value(1.3).run(timeout=300)
+    at.slider(key="rnng_T").set_value(80).run(timeout=300)
+    at.segmented_control(key="rnng_drive").set_value("0.3").run(timeout=300)
+    at.number_input(key="rnng_seed").set_value(9).run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.slider(key="rnng_rho").value == pytest.approx(1.3)
+    assert at.query_params["rho"] == "1.3"
+    assert (at.query_params["T"], at.query_params["drive"], at.query_params["seed"]) == (
+        "80",
+        "0.3",
+        "9",
+    )
+    decay = chart(at, "Untrained cells")
+    assert "ρ = 1.3" in decay["layout"]["title"]["text"]
+    assert xs(decay["data"][0]) == list(range(80))
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_part_1_parameters_round_trip_through_the_url(fake_zoo, present):
+    """Every control of part 1 changed by hand, then the link copied and opened in a new
+    session: the same controls, the same figures, the same caption and takeaway."""
+    at = make_app(PAGE, lang="zh", present=present).run(timeout=300)
+    at.slider(key="rnng_rho").set_value(1.15).run(timeout=300)
+    at.slider(key="rnng_T").set_value(45).run(timeout=300)
+    at.segmented_control(key="rnng_drive").set_value("0.3").run(timeout=300)
+    at.number_input(key="rnng_seed").set_value(7).run(timeout=300)
+    at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    link = dict(at.query_params)
+    assert {k: link[k] for k in ("rho", "T", "drive", "seed", "q")} == {
+        "rho": "1.15",
+        "T": "45",
+        "drive": "0.3",
+        "seed": "7",
+        "q": "input",
+    }
+    shown = part_1_state(at)
+    again = make_app(PAGE, **link).run(timeout=300)
+    assert not again.exception and not again.warning, [w.value for w in again.warning]
+    assert part_1_state(again) == shown
+    assert dict(again.query_params) == link
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_radius_is_the_first_slider_and_the_secondary_controls_follow_the_takeaway(
+    fake_zoo, present
+):
+    """The radius is the page's main knob (and the benchmark's ("slider", 0)): the first
+    slider of the main area; length, drive and seed come after the figure and takeaway (in
+    presenter mode folded into "More controls")."""
+    at = make_app(PAGE, lang="en", present=present).run(timeout=300)
+    assert [s.key for s in at.main.slider] == ["rnng_rho", "rnng_T"]
+    keys = ("rnng_rho", "rnng_T", "rnng_drive", "rnng_seed")
+    order = [
+        "chart" if e.type == "plotly_chart" else getattr(e, "key", None) or e.type
+        for e in at.main
+        if getattr(e, "key", None) in keys or e.type in ("plotly_chart", "info")
+    ]
+    charts_n = 2 if present == "1" else 1
+    assert order == ["rnng_rho", *["chart"] * charts_n, "info", *keys[1:]], order
+    expanders = [e.label for e in at.main.expander]
+    assert ("More controls" in expanders) == (present == "1")
+
+
+def _width(text: str) -> int:
+    """Display width in character cells (a Chinese character takes two)."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_explosion_metrics_have_short_labels_and_the_detail_in_help(fake_zoo, lang, present):
+    """Part 5's four metrics: labels short enough for one line at the presenter's size (the
+    old "update ‖Δθ‖, no clipping" was cut off), the detail in each help; in presenter mode
+    two rows of two, so each label has half the width."""
+    at = make_app(PAGE, lang=lang, present=present, part="explode", big="3.0").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    metrics = list(at.metric)
+    assert len(metrics) == 4
+    for m in metrics:
+        assert _width(m.label) <= 16, m.label
+        assert m.help and len(m.help) > len(m.label), m.label
+    helps = " ".join(m.help for m in metrics)
+    assert "0.1" in helps  # the learning rate and the clipping threshold are spelled out
+    cols = [c for c in at.main.columns if any(ch.type == "metric" for ch in c.children.values())]
+    assert len(cols) == 4
+    # a column's weight is its share of its row: two rows of two, or one row of four
+    assert [c.weight for c in cols] == [0.5 if present == "1" else 0.25] * 4
