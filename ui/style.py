@@ -20,6 +20,8 @@ PRESENTER_CSS = """
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.2rem; color: #222; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; font-weight: 600; }
 [data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
+/* a metric's value is a markdown paragraph too: keep it a big number, above the text size */
+[data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: 2.4rem; line-height: 1.2; }
 [data-testid="stMain"] [data-testid="stHtml"] { font-size: 1.45rem; line-height: 1.5; }
 [data-testid="stMain"] .block-container { padding-top: 2.5rem; max-width: 100%; }
 </style>
