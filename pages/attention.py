@@ -402,45 +402,36 @@ def align_part() -> None:
     ui.params.set_params(s=" ".join(tokens))
 
 
-@st.fragment  # the decoding step reruns only what it moves: the frame and the row's bars
+@st.fragment  # the decoding step reruns only what it moves: one figure (heatmap + row)
 def align_step(
     name: str, run: A.AttentionRun, weights: np.ndarray, entropy: np.ndarray, shown: str
 ) -> None:
-    """The step slider, the heatmap with the step's row framed, and that row as bars
-    (``shown``: which attention the weights are, in words)."""
+    """The step slider, and one figure: the heatmap with the step's row framed, that row
+    as bars under it (``shown``: which attention the weights are, in words)."""
     step = step_picker(run, t("attention.step"))
     with ui.secondary():
         values = st.toggle(
             t("attention.values"),
             **ui.params.bound("values", ui.params.get_bool("values", False), key="attention_v"),
         )
-    out_labels = [f"{i + 1} {tok}" for i, tok in enumerate(run.output)]
-    fig = F.attention_heatmap(
+    fig = F.alignment_figure(
         weights,
         run.source,
-        out_labels,
+        [f"{i + 1} {tok}" for i, tok in enumerate(run.output)],
+        step=step,
         title=t("attention.align.title", model=t(f"attention.model.{name}")),
         x_title=t("attention.align.x"),
         y_title=t("attention.align.y"),
+        row_title=t("attention.row.title", step=step + 1, token=run.output[step]),
+        row_y_title=t("attention.hover.weight"),
         hover=HOVER,
         presenter=P,
-        highlight_row=step,
         show_values=values,
     )
-    ui.chart(fig, key="attention_align_heatmap")
-    st.caption(t("attention.align.caption", where=shown))
-
+    ui.chart(fig, key="attention_align")
     row = weights[step]
     top = int(np.argmax(row))
-    fig = F.weight_bars(
-        run.source,
-        row,
-        title=t("attention.row.title", step=step + 1, token=run.output[step]),
-        x_title=t("attention.align.x"),
-        y_title=t("attention.hover.weight"),
-        presenter=P,
-    )
-    ui.chart(fig, key="attention_align_row")
+    st.caption(t("attention.align.caption", where=shown))
     st.caption(
         t(
             "attention.row.caption",
@@ -456,7 +447,7 @@ def align_step(
 # =========================================================================================
 # 2. Minimal pairs: context decides
 # =========================================================================================
-@st.fragment
+@st.fragment  # the pair reruns the part: the decoder's rows and the encoder's
 def pairs_part() -> None:
     key = ui.params.get_choice("pair", PAIR_KEYS, default=PAIR_KEYS[0])
     key = st.segmented_control(
@@ -468,72 +459,82 @@ def pairs_part() -> None:
     )
     ui.params.set_params(pair=key)
     pair = next(p for p in A.MINIMAL_PAIRS if p.key == key)
+    pairs_decoder(pair)
+    # Inside the encoder: what the ambiguous word itself reads (Transformer self-attention).
+    st.subheader(t("attention.pairs.enc.header"))
+    pairs_encoder(
+        tuple((e, dict(A.corpus_pair(e).info).get("word", "it")) for e in (pair.a, pair.b))
+    )
+    st.info(t("attention.pairs.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.pairs.try"))
+
+
+@st.fragment  # the model, layer and head rerun only the decoder's rows: one figure
+def pairs_decoder(pair: A.MinimalPair) -> None:
+    """The step that writes the deciding word in A and in B: the two rows of weights and
+    A minus B, as three panels of one figure (position under position)."""
     name = model_picker()
     layer, head = 0, None
-    rows, runs = [], []
+    runs = []
     for english in (pair.a, pair.b):
-        cp = A.corpus_pair(english)
-        tokens = tuple(english.split())
-        run, gap = run_model(name, _sha(name), tokens)
-        runs.append((english, cp, run, gap))
+        run, gap = run_model(name, _sha(name), tuple(english.split()))
+        runs.append((english, A.corpus_pair(english), run, gap))
     if name == "transformer":
         with ui.secondary():
             layer, head = layer_head_picker(runs[0][2])
     st.caption(t(f"attention.pairs.source.{pair.source}"))
-    cols = st.columns(2)
-    for col, (english, cp, run, gap), tag in zip(cols, runs, "AB"):
+    panels, rows = [], []
+    for col, (english, cp, run, gap), tag in zip(st.columns(2), runs, "AB"):
         with col:
             idx, word = cp.check[0]
             st.markdown(f"**{tag}** · `{english}`")
             model_note(name, run, gap)
             step = A.token_step(run.output, word, idx)
-            weights = A.select_heads(run.cross, layer, head)
             if step is None:
                 st.warning(t("attention.pairs.missed", word=word), icon=":material/error:")
                 rows.append(None)
                 continue
-            row = weights[step]
+            row = A.select_heads(run.cross, layer, head)[step]
             rows.append(row)
-            fig = F.weight_bars(
-                run.source,
-                row,
-                title=t("attention.pairs.row", tag=tag, token=word, step=step + 1),
-                x_title=t("attention.align.x"),
-                y_title=t("attention.hover.weight"),
-                presenter=P,
+            panels.append(
+                F.BarPanel(
+                    run.source,
+                    row,
+                    title=t("attention.pairs.row", tag=tag, token=word, step=step + 1),
+                    y_title=t("attention.hover.weight"),
+                    x_title=t("attention.align.x"),
+                )
             )
-            ui.chart(fig, key=f"attention_pair_{tag}")
             top = int(np.argmax(row))
             st.caption(
                 t("attention.pairs.peak", token=word, top=run.source[top], w=f"{row[top]:.2f}")
             )
     a_run, b_run = runs[0][2], runs[1][2]
-    if all(r is not None for r in rows) and len(a_run.source) == len(b_run.source):
-        labels = [x if x == y else f"{x}/{y}" for x, y in zip(a_run.source, b_run.source)]
-        fig = F.weight_bars(
-            labels,
-            rows[0] - rows[1],
-            title=t("attention.pairs.diff.title"),
-            x_title=t("attention.pairs.diff.x"),
-            y_title=t("attention.pairs.diff.y"),
-            presenter=P,
-            signed=True,
+    same_length = len(a_run.source) == len(b_run.source)
+    diff = same_length and all(r is not None for r in rows)
+    if diff:
+        panels.append(
+            F.BarPanel(
+                [x if x == y else f"{x}/{y}" for x, y in zip(a_run.source, b_run.source)],
+                rows[0] - rows[1],
+                title=t("attention.pairs.diff.title"),
+                y_title=t("attention.pairs.diff.y"),
+                x_title=t("attention.pairs.diff.x"),
+                signed=True,
+            )
         )
-        ui.chart(fig, key="attention_pair_diff")
+    if panels:
+        ui.chart(F.bar_panels(panels, presenter=P), key="attention_pair_rows")
+    if diff:
         st.caption(t("attention.pairs.diff.caption", where=where(name, layer, head)))
-    else:
+    elif not same_length:  # (a row missing: its warning above says why)
         st.caption(t("attention.pairs.nodiff"))
 
-    # Inside the encoder: what the ambiguous word itself reads (Transformer self-attention).
-    st.subheader(t("attention.pairs.enc.header"))
-    pairs_encoder(tuple((english, dict(cp.info).get("word", "it")) for english, cp, *_ in runs))
-    st.info(t("attention.pairs.takeaway"), icon=":material/lightbulb:")
-    st.markdown(t("attention.pairs.try"))
 
-
-@st.fragment  # the encoder layer reruns only its two charts
+@st.fragment  # the encoder layer reruns only its figure
 def pairs_encoder(sentences: tuple[tuple[str, str], ...]) -> None:
-    """What the ambiguous word reads in each sentence of the pair, (english, word) each."""
+    """What the ambiguous word reads in each sentence of the pair, (english, word) each:
+    its self-attention row in A and in B, two panels of one figure."""
     enc_runs = [
         run_model("transformer", _sha("transformer"), tuple(e.split()))[0] for e, _ in sentences
     ]
@@ -545,21 +546,21 @@ def pairs_encoder(sentences: tuple[tuple[str, str], ...]) -> None:
         **ui.params.bound("elayer", elayer, key="attention_elayer"),
     )
     ui.params.set_params(elayer=elayer)
-    cols = st.columns(2)
-    for col, (_, word), erun, tag in zip(cols, sentences, enc_runs, "AB"):
-        with col:
-            i = erun.source.index(word)
-            row = erun.enc_self[elayer - 1].mean(0)[i]
-            fig = F.weight_bars(
+    panels = []
+    for (_, word), erun, tag in zip(sentences, enc_runs, "AB"):
+        i = erun.source.index(word)
+        row = erun.enc_self[elayer - 1].mean(0)[i]
+        panels.append(
+            F.BarPanel(
                 erun.source,
                 row,
                 title=t("attention.pairs.enc.title", tag=tag, word=word),
-                x_title=t("attention.self.x"),
                 y_title=t("attention.hover.weight"),
-                presenter=P,
+                x_title=t("attention.self.x"),
                 highlight=int(np.argmax(np.where(np.arange(row.size) == i, -1, row))),
             )
-            ui.chart(fig, key=f"attention_pair_enc_{tag}")
+        )
+    ui.chart(F.bar_panels(panels, presenter=P), key="attention_pair_enc")
     st.caption(t("attention.pairs.enc.caption", layer=elayer))
 
 
@@ -639,9 +640,21 @@ def score_part() -> None:
         **ui.params.bound("temp", temp, key="attention_temp"),
     )
     ui.params.set_params(score=kind, temp=temp)
-    kind_names = {k: t(f"attention.score.kind.{k}") for k in kinds}
+    score_toy(kind, temp)
+    score_model(kind, temp)
+    st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
+    st.markdown(t("attention.score.try"))
 
-    # --- 4a. Work it out by hand: small vectors, every number shown -----------------------
+
+def _kind_names() -> dict[str, str]:
+    return {k: t(f"attention.score.kind.{k}") for k in A.SCORE_KINDS}
+
+
+@st.fragment  # the vectors, their size and the reset rerun only the worked example
+def score_toy(kind: str, temp: float) -> None:
+    """4a. Work it out by hand: small vectors a student edits, every number shown."""
+    kinds = A.SCORE_KINDS
+    kind_names = _kind_names()
     st.subheader(t("attention.toy.header"))
     st.markdown(t("attention.toy.intro", word=A.TOY_QUERY_WORD))
     if st.session_state.get(TOY_SEEN) not in (None, _toy_raw()):
@@ -745,10 +758,14 @@ def score_part() -> None:
     )
     st.markdown(t("attention.toy.try"))
 
-    # --- 4b. The same steps inside a trained model ---------------------------------------
+
+@st.fragment  # the sentence and the query's controls rerun this section and 4c, not 4a
+def score_model(kind: str, temp: float) -> None:
+    """4b. The same steps inside a trained model: the scores of one query and their
+    softmax, one figure; then 4c (why divide by sqrt(d)) for that many keys."""
     st.subheader(t("attention.score.model.header"))
     tokens = sentence_picker(EXAMPLES[2], "q")
-    n_keys = len(words)
+    n_keys = read_toy(notify=False)[1].shape[0]  # no sentence: as many keys as the example
     if tokens is not None:
         if kind == "additive":
             run, gap = run_model("gru_attention", _sha("gru_attention"), tokens)
@@ -790,28 +807,26 @@ def score_part() -> None:
         c2.metric(t("attention.score.max"), f"{weights.max():.2f}")
         c3.metric(t("attention.score.sum"), f"{weights.sum():.3f}")
         st.caption(t("attention.score.entropy_help", max=f"{math.log2(len(labels)):.2f}"))
-        fig = F.weight_bars(
-            labels,
-            sc,
+        # the scores on top, their softmax under them: each key's weight under its score
+        fig = F.bar_panels(
+            [
+                F.BarPanel(labels, sc, title="", y_title=t("attention.score.scores_y")),
+                F.BarPanel(
+                    labels,
+                    weights,
+                    title=t("attention.score.weights_title", temp=f"{temp:g}"),
+                    y_title=t("attention.hover.weight"),
+                    x_title=t("attention.score.keys"),
+                    reference=used,
+                    reference_name=t("attention.score.used"),
+                    bars_name=t("attention.score.softmax"),
+                ),
+            ],
             title=t("attention.score.scores_title", query=query_name),
-            x_title=t("attention.score.keys"),
-            y_title=t("attention.score.scores_y"),
             presenter=P,
-            signed=False,
+            share_x=True,
         )
-        ui.chart(fig, key="attention_score_scores")
-        fig = F.weight_bars(
-            labels,
-            weights,
-            title=t("attention.score.weights_title", temp=f"{temp:g}"),
-            x_title=t("attention.score.keys"),
-            y_title=t("attention.hover.weight"),
-            presenter=P,
-            reference=used,
-            reference_name=t("attention.score.used"),
-            bars_name=t("attention.score.softmax"),
-        )
-        ui.chart(fig, key="attention_score_weights")
+        ui.chart(fig, key="attention_score_model")
         match = float(np.abs(A.softmax(sc) - used).max())
         if kind == "dot":
             st.caption(t("attention.score.caption_dot", gap=f"{match:.2f}"))
@@ -823,8 +838,6 @@ def score_part() -> None:
     # --- 4c. Why divide by sqrt(d)? -------------------------------------------------------
     st.subheader(t("attention.score.sqrt.header"))
     score_sqrt(n_keys)
-    st.info(t("attention.score.takeaway"), icon=":material/lightbulb:")
-    st.markdown(t("attention.score.try"))
 
 
 @st.fragment  # d reruns only its chart
@@ -867,8 +880,16 @@ def score_sqrt(n_keys: int) -> None:
 # =========================================================================================
 # 5. What attention buys
 # =========================================================================================
-@st.fragment
 def buys_part() -> None:
+    """Every model on one sentence (a fragment: the sentence reruns only the table), then
+    the shipped models' accuracy by length, which no control of the part changes."""
+    buys_table()
+    buys_lengths()
+    st.info(t("attention.buys.takeaway"), icon=":material/lightbulb:")
+
+
+@st.fragment  # the sentence reruns only the table: the curves below do not depend on it
+def buys_table() -> None:
     tokens = sentence_picker(EXAMPLES[6])
     if tokens is not None:
         rows = []
@@ -894,6 +915,11 @@ def buys_part() -> None:
         if ref:
             st.caption(t("attention.reference", text=detokenize_zh(ref.split())))
         ui.params.set_params(s=" ".join(tokens))
+
+
+def buys_lengths() -> None:
+    """Exact match by source length of the plain GRU, GRU + attention and Transformer (from
+    the manifest written by the training runs)."""
     series = {}
     for name in ("gru_plain_256", "gru_attention", "transformer"):
         by_len = manifest.get("models", {}).get(name, {}).get("metrics", {}).get("by_length", {})
@@ -912,7 +938,6 @@ def buys_part() -> None:
         st.caption(t("attention.buys.caption"))
     else:
         st.caption(t("attention.buys.no_metrics"))
-    st.info(t("attention.buys.takeaway"), icon=":material/lightbulb:")
 
 
 {

@@ -5,6 +5,7 @@ the state, bad links and bad sentences give a clear message."""
 from __future__ import annotations
 
 import base64
+import functools
 import json
 
 import numpy as np
@@ -13,6 +14,7 @@ import streamlit as st
 import torch
 
 import core.zoo as zoo
+import ui
 from core import corpus
 from core.analysis import attention as A
 from core.vocab import Vocab
@@ -96,27 +98,170 @@ def _seg(at, key):
     return at.segmented_control(key=key)
 
 
-def test_alignment_default_three_charts_with_real_tokens(tiny_zoo):
+def _keys(at) -> list[str]:
+    """The page's own keys of the charts shown, in order."""
+    return [c.proto.id.rsplit("-", 1)[-1] for c in at.get("plotly_chart")]
+
+
+def _row_bars(fig) -> tuple[np.ndarray, np.ndarray]:
+    """The alignment figure's heatmap (T, S) and its bars (S,)."""
+    heat, bars = fig["data"]
+    assert (heat["type"], bars["type"]) == ("heatmap", "bar")
+    return _array(heat["z"]), _array(bars["y"])
+
+
+def test_alignment_default_two_charts_with_real_tokens(tiny_zoo):
     at = _run()
-    figs = _figs(at)
-    assert len(figs) == 3
-    heat = figs[0]["data"][0]
-    assert heat["type"] == "heatmap"
+    # the heatmap and the step's row are one figure; the entropy of every step the other
+    assert _keys(at) == ["attention_align", "attention_align_focus"]
+    fig = _figs(at)[0]
+    heat = fig["data"][0]
     assert heat["x"][:3] == ["the", "teacher", "fed"] and heat["x"][-1] == "<eos>"
-    np.testing.assert_allclose(_array(heat["z"]).sum(1), 1.0, atol=1e-4)  # distributions
+    assert fig["data"][1]["x"] == heat["x"]  # each bar under its column
+    z, bars = _row_bars(fig)
+    np.testing.assert_allclose(z.sum(1), 1.0, atol=1e-4)  # distributions
+    np.testing.assert_allclose(bars, z[0])  # step 1 by default
     assert "row sum" in heat["hovertemplate"]
+    assert "Step 1: the weights used to write" in fig["layout"]["annotations"][0]["text"]
     assert "reproduces the model's own output" in main_text(at)  # the replay check passed
     assert at.query_params["part"] == "align" and at.query_params["s"].startswith("the teacher")
 
 
-def test_step_moves_the_highlighted_row_and_the_url(tiny_zoo):
+def test_step_moves_the_frame_and_the_bars_in_one_chart(tiny_zoo):
     at = _run()
-    before = _titles(at)[1]
     at.select_slider(key="attention_step").set_value(2).run()
-    assert not at.exception
-    assert _titles(at)[1] != before and at.query_params["step"] == "2"
-    shape = _figs(at)[0]["layout"]["shapes"][0]
+    assert not at.exception and at.query_params["step"] == "2"
+    assert _keys(at) == ["attention_align", "attention_align_focus"]
+    fig = _figs(at)[0]
+    z, bars = _row_bars(fig)
+    np.testing.assert_allclose(bars, z[1])  # the bars are the framed row
+    assert not np.allclose(bars, z[0])
+    shape = fig["layout"]["shapes"][0]
     assert shape["y0"] == pytest.approx(0.5) and shape["y1"] == pytest.approx(1.5)
+    assert "Step 2:" in fig["layout"]["annotations"][0]["text"]
+    top = int(np.argmax(z[1]))
+    assert f"({z[1][top]:.2f})" in main_text(at)  # the row's caption follows the step
+    at.toggle(key="attention_v").set_value(True).run()
+    assert _figs(at)[0]["data"][0]["texttemplate"] == "%{text}"  # the values toggle
+
+
+@pytest.fixture
+def redrawn(monkeypatch):
+    """What a click on each control redraws: every chart drawn inside the fragment the
+    control sits in (a fragment reruns the fragments it calls too); a control outside any
+    fragment reruns the whole page. Returns ``f(at) -> {control key: [chart keys]}`` for
+    the run just made."""
+    stack: list[str] = []
+    charts: list[tuple[str, tuple[str, ...]]] = []
+    controls: dict[str, tuple[str, ...]] = {}
+    real_fragment, real_chart = st.fragment, ui.chart
+    real_bound, real_editor = ui.params.bound, st.data_editor
+
+    def fragment(func=None, **kwargs):
+        def wrap(f):
+            @functools.wraps(f)
+            def inner(*a, **k):
+                stack.append(f.__name__)
+                try:
+                    return f(*a, **k)
+                finally:
+                    stack.pop()
+
+            return real_fragment(inner, **kwargs)
+
+        return wrap(func) if func is not None else wrap
+
+    def chart(fig, *, key=None):
+        charts.append((key, tuple(stack)))
+        real_chart(fig, key=key)
+
+    def bound(name, value, *, key):
+        controls[key] = tuple(stack)
+        return real_bound(name, value, key=key)
+
+    def data_editor(*a, key=None, **k):
+        controls[key] = tuple(stack)
+        return real_editor(*a, key=key, **k)
+
+    monkeypatch.setattr(st, "fragment", fragment)
+    monkeypatch.setattr(ui, "chart", chart)
+    monkeypatch.setattr(ui.params, "bound", bound)
+    monkeypatch.setattr(st, "data_editor", data_editor)
+
+    def run(**params) -> dict[str, list[str]]:
+        charts.clear()
+        controls.clear()
+        _run(**params)
+        return {
+            control: [c for c, where in charts if not inner or inner[-1] in where]
+            for control, inner in controls.items()
+        }
+
+    return run
+
+
+ALIGN = ["attention_align", "attention_align_focus"]
+PAIRS = ["attention_pair_rows", "attention_pair_enc"]
+SELF = ["attention_self_heatmap", "attention_self_lines"]
+SCORE = ["attention_toy_weights", "attention_score_model", "attention_score_sqrt"]
+
+
+@pytest.mark.parametrize(
+    ("params", "expect"),
+    [
+        (
+            dict(part="align"),
+            {
+                "attention_part": ALIGN,  # outside every fragment: the whole page
+                "attention_s": ALIGN,
+                "attention_model": ALIGN,
+                "attention_step": ["attention_align"],  # heatmap and row: one chart
+                "attention_v": ["attention_align"],
+            },
+        ),
+        (
+            dict(part="align", model="transformer"),
+            {"attention_layer": ALIGN, "attention_head": ALIGN, "attention_step": ALIGN[:1]},
+        ),
+        (
+            dict(part="pairs"),
+            {
+                "attention_pair": PAIRS,
+                "attention_model": ["attention_pair_rows"],  # A, B and A - B: one chart
+                "attention_elayer": ["attention_pair_enc"],  # A and B: one chart
+            },
+        ),
+        (
+            dict(part="pairs", model="transformer"),
+            {"attention_layer": PAIRS[:1], "attention_head": PAIRS[:1]},
+        ),
+        (
+            dict(part="self"),
+            {"attention_s": SELF, "attention_layer": SELF, "attention_word": SELF},
+        ),
+        (
+            dict(part="score"),
+            {
+                "attention_score": SCORE,
+                "attention_temp": SCORE,
+                "attention_toy_qk_0": ["attention_toy_weights"],  # the worked example only
+                "attention_toy_v_0": ["attention_toy_weights"],
+                "attention_s": SCORE[1:],  # scores and softmax: one chart, and 4c's n
+                "attention_word": SCORE[1:],
+                "attention_d": ["attention_score_sqrt"],
+            },
+        ),
+        (dict(part="score", score="additive"), {"attention_step": SCORE[1:]}),
+        (dict(part="buys"), {"attention_s": []}),  # the curves do not depend on the sentence
+    ],
+)
+def test_each_control_redraws_only_the_charts_it_changes(
+    tiny_zoo, redrawn, monkeypatch, params, expect
+):
+    # untrained models seldom write a pair's deciding word: take its first step instead
+    monkeypatch.setattr(A, "token_step", lambda output, word, idx: 0)
+    found = redrawn(**params)
+    assert {k: found.get(k) for k in expect} == expect
 
 
 def test_transformer_layer_and_head_change_the_heatmap(tiny_zoo):
@@ -146,7 +291,7 @@ def test_bad_link_values_fall_back_with_a_notice(tiny_zoo):
     for raw in ("nope", "gpt", "`x`"):
         assert raw in warnings
     assert at.query_params["part"] == "align" and at.query_params["model"] == "gru_attention"
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 2
 
 
 @pytest.mark.parametrize(
@@ -187,6 +332,52 @@ def test_minimal_pairs_switch(tiny_zoo):
     _seg(at, "attention_pair").set_value("it_probe").run()
     assert not at.exception and at.query_params["pair"] == "it_probe"
     assert "the dog drank the coffee because it was sweet" in main_text(at)
+
+
+def _chart(at, key: str) -> dict:
+    return _figs(at)[_keys(at).index(key)]
+
+
+def test_pair_rows_and_their_difference_are_one_figure(tiny_zoo, monkeypatch):
+    monkeypatch.setattr(A, "token_step", lambda output, word, idx: 1)
+    at = _run(part="pairs", pair="it_probe")
+    fig = _chart(at, "attention_pair_rows")
+    a, b, diff = (_array(tr["y"]) for tr in fig["data"])
+    assert [tr["type"] for tr in fig["data"]] == ["bar"] * 3
+    np.testing.assert_allclose(diff, a - b)
+    np.testing.assert_allclose([a.sum(), b.sum()], 1.0, atol=1e-4)
+    pair = next(p for p in A.MINIMAL_PAIRS if p.key == "it_probe")
+    assert fig["data"][0]["x"][:3] == pair.a.split()[:3]
+    titles = [x["text"] for x in fig["layout"]["annotations"]]
+    assert "A: weights at step 2" in titles[0] and "B: weights at step 2" in titles[1]
+    assert "A minus B" in titles[2]
+    enc = _chart(at, "attention_pair_enc")
+    assert [tr["type"] for tr in enc["data"]] == ["bar", "bar"]
+    assert "self-attention row" in enc["layout"]["annotations"][0]["text"]
+    # a sentence whose deciding word was not written: B's row alone, no difference
+    a_word = A.corpus_pair(pair.a).check[0][1]
+    monkeypatch.setattr(A, "token_step", lambda output, word, idx: None if word == a_word else 1)
+    at = _run(part="pairs", pair="it_probe")
+    assert f"did not write `{a_word}`" in main_text(at)
+    fig = _chart(at, "attention_pair_rows")
+    assert len(fig["data"]) == 1 and "B: weights" in fig["layout"]["annotations"][0]["text"]
+    assert "different lengths" not in main_text(at)  # the warning says why, not lengths
+
+
+def test_scores_and_their_softmax_are_one_figure(tiny_zoo):
+    at = _run(part="score", temp="0.5")
+    fig = _chart(at, "attention_score_model")
+    scores, weights, used = fig["data"]
+    assert (scores["type"], weights["type"], used["type"]) == ("bar", "bar", "scatter")
+    e, w = _array(scores["y"]), _array(weights["y"])
+    np.testing.assert_allclose(w, np.exp(e / 0.5) / np.exp(e / 0.5).sum(), rtol=1e-5)
+    assert (weights["xaxis"], used["xaxis"], fig["layout"]["xaxis2"]["matches"]) == (
+        "x2",
+        "x2",
+        "x",
+    )
+    assert "τ = 0.5" in fig["layout"]["annotations"][0]["text"]
+    assert "Scores of the query" in fig["layout"]["title"]["text"]
 
 
 def test_self_attention_selects_it_and_follows_the_word(tiny_zoo):

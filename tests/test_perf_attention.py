@@ -89,3 +89,207 @@ def test_lines_view_title_broken_for_a_narrow_column_gets_room():
     assert "margin" not in _json(one)["layout"]  # the template's margin
     top = charts.template(False).layout.margin.t
     assert _json(two)["layout"]["margin"]["t"] > top
+
+
+# --- figures of several panels: one chart for the browser to redraw per click -----------
+
+
+def _weights(rows: int, cols: int, seed: int = 0) -> np.ndarray:
+    z = np.random.default_rng(seed).random((rows, cols))
+    return z / z.sum(1, keepdims=True)
+
+
+def _align(z, step=2, presenter=False, show_values=False, x=None):
+    rows, cols = z.shape
+    return F.alignment_figure(
+        z,
+        x or [f"w{j}" for j in range(cols)],
+        [f"{i + 1} o{i}" for i in range(rows)],
+        step=step,
+        title="T",
+        x_title="X",
+        y_title="Y",
+        row_title="Step 3",
+        row_y_title="W",
+        hover=HOVER,
+        presenter=presenter,
+        show_values=show_values,
+    )
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it(presenter):
+    z = _weights(5, 7)
+    x = list("abcdefa")  # a repeated word stays its own column, and its own bar
+    figure = _align(z, step=2, presenter=presenter, x=x)
+    fig = _json(figure)
+    heat, bars = fig["data"]
+    lay = fig["layout"]
+    assert (heat["type"], bars["type"]) == ("heatmap", "bar")
+    assert (heat.get("xaxis", "x"), heat.get("yaxis", "y")) == ("x", "y")
+    assert (bars["xaxis"], bars["yaxis"]) == ("x2", "y2")
+    # one source-word axis: the same categories, and the bars' axis follows the heatmap's
+    assert bars["x"] == heat["x"] and len(set(heat["x"])) == 7
+    assert lay["xaxis2"]["matches"] == "x" and lay["xaxis2"]["type"] == "category"
+    assert lay["xaxis"]["side"] == "top" and lay["yaxis"]["autorange"] == "reversed"
+    # the heatmap above the bars, neither overlapping, each with its own y title
+    (hb, ht), (bb, bt) = lay["yaxis"]["domain"], lay["yaxis2"]["domain"]
+    assert 0.0 <= bb < bt < hb < ht <= 1.0
+    assert ht - hb > bt - bb  # the heatmap is the larger panel
+    assert (lay["yaxis"]["title"]["text"], lay["yaxis2"]["title"]["text"]) == ("Y", "W")
+    assert lay["xaxis"]["title"]["text"] == "X" and lay["title"]["text"] == "T"
+    # the frame on the step's row, the bars are that row, the largest in the frame's colour
+    (frame,) = lay["shapes"]
+    assert (frame["xref"], frame["yref"]) == ("x", "y")
+    assert (frame["y0"], frame["y1"]) == (1.5, 2.5) and (frame["x0"], frame["x1"]) == (-0.5, 6.5)
+    np.testing.assert_allclose(figure.data[1].y, z[2])
+    top = int(np.argmax(z[2]))
+    colors = bars["marker"]["color"]
+    assert colors[top] == frame["line"]["color"] and len(set(colors)) == 2
+    # the row's title sits just above the bars; the colour bar beside the heatmap only
+    (note,) = lay["annotations"]
+    assert "Step 3" in note["text"] and note["y"] == pytest.approx(bt)
+    bar = heat["colorbar"]
+    assert bar["y"] == pytest.approx((hb + ht) / 2) and bar["len"] == pytest.approx(ht - hb)
+    assert "z" in heat["hovertemplate"] and "customdata" in heat["hovertemplate"]
+    assert "%{y:.3f}" in bars["hovertemplate"]
+    # the sizes of the scale in use, set on the figure (Streamlit's theme overrides the template)
+    s = charts.scale(presenter)
+    assert lay["title"]["font"]["size"] == s.title and lay["font"]["size"] == s.font
+    assert lay["xaxis2"]["tickfont"]["size"] == s.font
+
+
+def test_alignment_figure_keeps_the_heatmap_and_grows_with_the_scale():
+    z = _weights(9, 10)
+    alone = _json(
+        F.attention_heatmap(
+            z,
+            [f"w{j}" for j in range(10)],
+            [f"{i + 1} o{i}" for i in range(9)],
+            title="T",
+            x_title="X",
+            y_title="Y",
+            hover=HOVER,
+            highlight_row=2,
+            show_values=True,
+        )
+    )
+    both = _json(_align(z, step=2, show_values=True))
+    heat = dict(both["data"][0])
+    heat["colorbar"] = {"title": {"text": heat["colorbar"]["title"]["text"]}}
+    assert heat == alone["data"][0]  # the same heatmap trace, values toggle included
+    assert both["layout"]["shapes"] == alone["layout"]["shapes"]
+    assert both["layout"]["height"] > alone["layout"]["height"]  # the bars add their room
+    big = _json(_align(z, step=2, presenter=True))
+    assert big["layout"]["height"] > both["layout"]["height"]
+    assert big["layout"]["margin"]["t"] > both["layout"]["margin"]["t"]
+
+
+def test_alignment_figure_checks_its_input():
+    z = _weights(3, 4)
+    with pytest.raises(ValueError, match="step 3 is outside 0..2"):
+        _align(z, step=3)
+    with pytest.raises(ValueError, match="hover"):
+        F.alignment_figure(
+            z,
+            list("abcd"),
+            list("xyz"),
+            step=0,
+            title="",
+            x_title="",
+            y_title="",
+            row_title="",
+            row_y_title="",
+            hover={},
+        )
+    with pytest.raises(ValueError, match="x_labels"):
+        _align(z, step=0, x=list("abc"))
+
+
+def test_bar_panels_stack_top_to_bottom_each_with_its_title_and_axes():
+    a, b = np.array([0.1, 0.7, 0.2]), np.array([0.5, 0.2, 0.3])
+    figure = F.bar_panels(
+        [
+            F.BarPanel(list("abc"), a, title="A", y_title="wa", x_title="xa"),
+            F.BarPanel(list("abd"), b, title="B", y_title="wb", highlight=2),
+            F.BarPanel(["a", "b", "c/d"], a - b, title="A-B", y_title="d", signed=True),
+        ]
+    )
+    fig = _json(figure)
+    lay = fig["layout"]
+    assert [(tr["xaxis"], tr["yaxis"]) for tr in fig["data"]] == [
+        ("x", "y"),
+        ("x2", "y2"),
+        ("x3", "y3"),
+    ]
+    np.testing.assert_allclose(figure.data[2].y, a - b)
+    domains = [lay[f"yaxis{n}"]["domain"] for n in ("", "2", "3")]
+    for (lo, hi), (lo_next, hi_next) in zip(domains, domains[1:]):
+        assert lo_next < hi_next < lo < hi  # each panel under the one before, no overlap
+    assert [lay[f"yaxis{n}"]["title"]["text"] for n in ("", "2", "3")] == ["wa", "wb", "d"]
+    assert lay["xaxis"]["title"]["text"] == "xa" and lay["xaxis2"]["title"]["text"] == ""
+    assert [lay[f"xaxis{n}"]["anchor"] for n in ("", "2", "3")] == ["y", "y2", "y3"]
+    assert "matches" not in lay["xaxis2"]  # different words: no shared axis
+    titles = lay["annotations"]
+    assert [n["text"] for n in titles] == ["<b>A</b>", "<b>B</b>", "<b>A-B</b>"]
+    for note, (_, hi) in zip(titles, domains):
+        assert note["y"] == pytest.approx(hi) and note["yanchor"] == "bottom"
+    s = charts.scale(False)
+    colors = [tr["marker"]["color"] for tr in fig["data"]]
+    assert colors[0] == [s.palette[2], s.palette[1], s.palette[2]]  # largest
+    assert colors[1] == [s.palette[2], s.palette[2], s.palette[1]]  # highlight=2
+    assert colors[2] == [s.palette[2], s.palette[1], s.palette[2]]  # signed: 0.5 > 0
+    assert "title" not in lay and lay["margin"]["t"] == 10  # no figure title: no room for one
+
+
+def test_bar_panels_shared_axis_title_and_legend_over_its_panel():
+    sc = np.array([2.0, -1.0, 0.5])
+    w = np.exp(sc) / np.exp(sc).sum()
+    fig = _json(
+        F.bar_panels(
+            [
+                F.BarPanel(list("abc"), sc, title="", y_title="score"),
+                F.BarPanel(
+                    list("abc"),
+                    w,
+                    title="softmax",
+                    y_title="weight",
+                    reference=w * 0.9,
+                    reference_name="used",
+                    bars_name="ours",
+                ),
+            ],
+            title="Scores",
+            presenter=True,
+            share_x=True,
+        )
+    )
+    lay = fig["layout"]
+    assert lay["title"]["text"] == "Scores" and lay["title"]["font"]["size"] == 28
+    assert lay["xaxis2"]["matches"] == "x"
+    used = fig["data"][2]
+    assert (used["type"], used["xaxis"], used["yaxis"], used["name"]) == (
+        "scatter",
+        "x2",
+        "y2",
+        "used",
+    )
+    _, top2 = lay["yaxis2"]["domain"]
+    assert lay["legend"]["y"] == pytest.approx(top2) and lay["legend"]["yanchor"] == "bottom"
+    (note,) = lay["annotations"]  # the first panel has no title of its own
+    assert note["text"] == "<b>softmax</b>" and note["y"] > top2  # above its legend
+    assert fig["data"][0]["showlegend"] is False and fig["data"][1]["showlegend"] is True
+
+
+def test_bar_panels_check_their_input():
+    with pytest.raises(ValueError, match="panels is empty"):
+        F.bar_panels([])
+    with pytest.raises(ValueError, match="share_x"):
+        F.bar_panels(
+            [F.BarPanel(list("ab"), [1, 2], "", ""), F.BarPanel(list("ac"), [1, 2], "", "")],
+            share_x=True,
+        )
+    with pytest.raises(ValueError, match="one label per bar"):
+        F.bar_panels([F.BarPanel(list("abc"), [1, 2], "", "")])
+    with pytest.raises(ValueError, match="reference"):
+        F.bar_panels([F.BarPanel(list("ab"), [1, 2], "", "", reference=[1], reference_name="r")])

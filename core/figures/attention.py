@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import plotly.graph_objects as go
@@ -31,6 +32,73 @@ def _labels(name: str, labels: Sequence[object], n: int) -> list[str]:
     return out
 
 
+def _heatmap_trace(
+    z: np.ndarray,
+    xl: list[str],
+    yl: list[str],
+    hover: Mapping[str, str],
+    s: charts.Scale,
+    *,
+    show_values: bool,
+) -> dict:
+    """The heatmap trace of :func:`attention_heatmap` (as ``core.charts.heatmap`` draws it,
+    with the hover of each cell's weight and its row's sum)."""
+    missing = {"row", "col", "weight", "sum"} - set(hover)
+    if missing:
+        raise ValueError(f"hover needs the labels {sorted(missing)}")
+    trace = dict(
+        type="heatmap",
+        z=z,
+        x=xl,
+        y=yl,
+        zmin=0.0,
+        zmax=1.0,
+        colorscale="Cividis",
+        hoverongaps=False,
+        customdata=np.repeat(z.sum(1, keepdims=True), z.shape[1], axis=1),  # each row's sum
+        hovertemplate=(
+            f"{hover['row']}: %{{y}}<br>{hover['col']}: %{{x}}<br>"
+            f"{hover['weight']}: %{{z:.3f}}<br>{hover['sum']}: %{{customdata:.3f}}<extra></extra>"
+        ),
+        colorbar=dict(title=dict(text=hover["weight"])),
+    )
+    if show_values:
+        trace.update(
+            text=np.round(z, 2), texttemplate="%{text}", textfont=dict(size=max(10, s.font - 4))
+        )
+    return trace
+
+
+def _row_frame(row: int, z: np.ndarray, presenter: bool, name: str = "highlight_row") -> dict:
+    """The frame around row ``row`` of the heatmap of ``z`` (the current step or word;
+    ``name``: the caller's argument, for the error)."""
+    rows, cols = z.shape
+    if not 0 <= row < rows:
+        raise ValueError(f"{name} {row} is outside 0..{rows - 1}")
+    s = charts.scale(presenter)
+    return dict(
+        type="rect",
+        xref="x",
+        yref="y",
+        x0=-0.5,
+        x1=cols - 0.5,
+        y0=row - 0.5,
+        y1=row + 0.5,
+        line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+    )
+
+
+def _heat_top(presenter: bool) -> int:
+    """The top margin of a heatmap whose x axis (words and title) sits above it: the
+    chart title goes above the axis."""
+    return 150 if presenter else 110
+
+
+def _heat_height(rows: int, s: charts.Scale) -> int:
+    """The height of a heatmap figure of ``rows`` rows (as ``core.charts.heatmap``)."""
+    return max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2)))
+
+
 def attention_heatmap(
     weights: Sequence[Sequence[float]] | np.ndarray,
     x_labels: Sequence[str],
@@ -51,63 +119,96 @@ def attention_heatmap(
     ``highlight_row`` draws a frame around one row (the current decoding step).
     """
     z = _matrix("weights", weights)
-    missing = {"row", "col", "weight", "sum"} - set(hover)
-    if missing:
-        raise ValueError(f"hover needs the labels {sorted(missing)}")
     rows, cols = z.shape
     xl = _unique(_labels("x_labels", x_labels, cols))
     yl = _unique(_labels("y_labels", y_labels, rows))
     s = charts.scale(presenter)
     # one construction, as core.charts.heatmap draws it (plotly validates every call)
-    trace = dict(
-        type="heatmap",
-        z=z,
-        x=xl,
-        y=yl,
-        zmin=0.0,
-        zmax=1.0,
-        colorscale="Cividis",
-        hoverongaps=False,
-        customdata=np.repeat(z.sum(1, keepdims=True), cols, axis=1),  # each row's sum
-        hovertemplate=(
-            f"{hover['row']}: %{{y}}<br>{hover['col']}: %{{x}}<br>"
-            f"{hover['weight']}: %{{z:.3f}}<br>{hover['sum']}: %{{customdata:.3f}}<extra></extra>"
-        ),
-        colorbar=dict(title=dict(text=hover["weight"])),
-    )
-    if show_values:
-        trace.update(
-            text=np.round(z, 2), texttemplate="%{text}", textfont=dict(size=max(10, s.font - 4))
-        )
-    shapes = []
-    if highlight_row is not None:
-        if not 0 <= highlight_row < rows:
-            raise ValueError(f"highlight_row {highlight_row} is outside 0..{rows - 1}")
-        shapes.append(
-            dict(
-                type="rect",
-                xref="x",
-                yref="y",
-                x0=-0.5,
-                x1=cols - 0.5,
-                y0=highlight_row - 0.5,
-                y1=highlight_row + 0.5,
-                line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
-            )
-        )
+    trace = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
+    shapes = [] if highlight_row is None else [_row_frame(highlight_row, z, presenter)]
     return go.Figure(
         data=[trace],
         layout=dict(
             template=charts.template(presenter),
             # the x axis (source words and its title) sits on top: the chart title above it
             title=dict(text=title, yref="container", y=0.99, yanchor="top"),
-            margin=dict(t=150 if presenter else 110),
+            margin=dict(t=_heat_top(presenter)),
             xaxis=dict(title=dict(text=x_title), type="category", side="top"),
             yaxis=dict(title=dict(text=y_title), type="category", autorange="reversed"),
-            height=max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2))),
+            height=_heat_height(rows, s),
             shapes=shapes,
         ),
     )
+
+
+def _bar_values(labels: Sequence[str], weights: Sequence[float] | np.ndarray) -> np.ndarray:
+    w = np.asarray(weights, dtype=float)
+    if w.ndim != 1 or w.size == 0:
+        raise ValueError(f"weights must be a non-empty 1-D sequence, got shape {w.shape}")
+    if not np.all(np.isfinite(w)):
+        raise ValueError("weights contain NaN or infinity")
+    if len(labels) != w.size:
+        raise ValueError(f"{len(labels)} labels for {w.size} bars; pass one label per bar")
+    return w
+
+
+def _bar_traces(
+    xl: list[str],
+    w: np.ndarray,
+    s: charts.Scale,
+    *,
+    reference: Sequence[float] | np.ndarray | None = None,
+    reference_name: str = "",
+    bars_name: str = "",
+    signed: bool = False,
+    highlight: int | bool | None = None,
+    axes: Mapping[str, str] | None = None,
+) -> list[dict]:
+    """The traces of :func:`weight_bars`: the bars (the largest, or bar ``highlight``,
+    coloured; none with ``highlight=False``; ``signed``: positive and negative apart) and
+    the optional ``reference`` markers. ``axes`` (``xaxis``, ``yaxis``...) puts them on
+    a panel of a figure with several."""
+    if signed:
+        colors = [s.palette[1] if v > 0 else s.palette[2] for v in w]
+    elif highlight is False:  # every bar alike
+        colors = [s.palette[2]] * w.size
+    else:
+        top = int(np.argmax(w)) if highlight is None else highlight
+        if not 0 <= top < w.size:
+            raise ValueError(f"highlight {highlight} is outside 0..{w.size - 1}")
+        colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
+    data: list[dict] = [
+        dict(
+            type="bar",
+            x=xl,
+            y=w,
+            marker_color=colors,
+            name=bars_name,
+            showlegend=bool(reference_name),
+            **(axes or {}),
+        )
+    ]
+    if reference is not None:
+        r = np.asarray(reference, dtype=float)
+        if r.shape != w.shape:
+            raise ValueError(f"reference has shape {r.shape} but weights have {w.shape}")
+        data.append(
+            dict(
+                type="scatter",
+                x=xl,
+                y=r,
+                mode="markers",
+                name=reference_name,
+                marker=dict(symbol="diamond", size=s.marker + 4, color=s.palette[0]),
+                **(axes or {}),
+            )
+        )
+    return data
+
+
+def _tick_angle(n: int) -> int:
+    """Words under bars: slanted when there are too many to stand side by side."""
+    return -45 if n > 8 else 0
 
 
 def weight_bars(
@@ -131,48 +232,18 @@ def weight_bars(
     ``reference`` adds markers (e.g. the model's own weights) over the bars; ``signed``
     colours positive and negative bars apart; ``ceiling`` draws a dashed horizontal line.
     """
-    w = np.asarray(weights, dtype=float)
-    if w.ndim != 1 or w.size == 0:
-        raise ValueError(f"weights must be a non-empty 1-D sequence, got shape {w.shape}")
-    if not np.all(np.isfinite(w)):
-        raise ValueError("weights contain NaN or infinity")
-    if len(labels) != w.size:
-        raise ValueError(f"{len(labels)} labels for {w.size} bars; pass one label per bar")
+    w = _bar_values(labels, weights)
     s = charts.scale(presenter)
-    xl = _unique([str(x) for x in labels])
-    if signed:
-        colors = [s.palette[1] if v > 0 else s.palette[2] for v in w]
-    elif highlight is False:  # every bar alike
-        colors = [s.palette[2]] * w.size
-    else:
-        top = int(np.argmax(w)) if highlight is None else highlight
-        if not 0 <= top < w.size:
-            raise ValueError(f"highlight {highlight} is outside 0..{w.size - 1}")
-        colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
-    data: list[dict] = [
-        dict(
-            type="bar",
-            x=xl,
-            y=w,
-            marker_color=colors,
-            name=bars_name,
-            showlegend=bool(reference_name),
-        )
-    ]
-    if reference is not None:
-        r = np.asarray(reference, dtype=float)
-        if r.shape != w.shape:
-            raise ValueError(f"reference has shape {r.shape} but weights have {w.shape}")
-        data.append(
-            dict(
-                type="scatter",
-                x=xl,
-                y=r,
-                mode="markers",
-                name=reference_name,
-                marker=dict(symbol="diamond", size=s.marker + 4, color=s.palette[0]),
-            )
-        )
+    data = _bar_traces(
+        _unique([str(x) for x in labels]),
+        w,
+        s,
+        reference=reference,
+        reference_name=reference_name,
+        bars_name=bars_name,
+        signed=signed,
+        highlight=highlight,
+    )
     shapes = []
     if ceiling is not None:  # e.g. log2(S) bits: the most spread-out a row can be
         shapes.append(charts.hline(ceiling, dict(color="#888888", dash="dash")))
@@ -182,14 +253,253 @@ def weight_bars(
         layout=dict(
             template=charts.template(presenter),
             title_text=title,
-            xaxis=dict(
-                title=dict(text=x_title), type="category", tickangle=-45 if w.size > 8 else 0
-            ),
+            xaxis=dict(title=dict(text=x_title), type="category", tickangle=_tick_angle(w.size)),
             yaxis_title=y_title,
             legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
             shapes=shapes,
         ),
     )
+
+
+# ---------------------------------------------------------------------------------------
+# Figures of several panels stacked top to bottom: one chart for the browser to redraw
+# when a control changes them all (each redrawn chart costs ~50 ms in Streamlit's page).
+# Panels are placed in pixels (a title row, the plot, a row of words under it) and the
+# pixels turned into the fractions of the figure plotly's axis domains are.
+# ---------------------------------------------------------------------------------------
+
+
+def _stack(blocks: Sequence[tuple[int, int, int]]) -> tuple[list[list[float]], int]:
+    """The vertical domains of panels stacked top to bottom. Each block is, in pixels,
+    (room above the plot: its title, a legend; the plot; room under it: its words, its
+    axis title). Returns each plot's [bottom, top] domain and the height of them all."""
+    total = sum(sum(b) for b in blocks)
+    domains = []
+    y = total
+    for head, plot, foot in blocks:
+        top = y - head
+        domains.append([round((top - plot) / total, 6), round(top / total, 6)])
+        y = top - plot - foot
+    return domains, total
+
+
+def _panel_px(s: charts.Scale) -> int:
+    """The height of one panel of bars."""
+    return round(s.height * 0.42)
+
+
+def _title_px(s: charts.Scale) -> int:
+    """The room of a panel's title row."""
+    return math.ceil((s.font + 2) * 1.9)
+
+
+def _words_px(labels: Sequence[str], s: charts.Scale, x_title: str = "") -> int:
+    """The room under a panel for its words (slanted ones take their length times
+    sin 45°) and its axis title."""
+    px = s.font * 1.8
+    if _tick_angle(len(labels)):
+        px += 0.45 * s.font * max(len(str(x)) for x in labels)
+    if x_title:
+        px += (s.font + 2) * 1.8
+    return math.ceil(px)
+
+
+def _panel_title(text: str, top: float, s: charts.Scale) -> dict:
+    """A panel's title: an annotation on the left, just above the panel (``top``, paper)."""
+    return dict(
+        text=f"<b>{text}</b>",
+        xref="paper",
+        x=0.0,
+        xanchor="left",
+        yref="paper",
+        y=top,
+        yanchor="bottom",
+        yshift=4,
+        showarrow=False,
+        font=dict(size=s.font + 2),
+    )
+
+
+def _axis(s: charts.Scale, title: str = "", **extra: object) -> dict:
+    """An axis of a panel, with its fonts set on the figure itself: Streamlit's chart theme
+    writes its own (small) fonts over the template's on axes the figure leaves unset."""
+    return dict(
+        title=dict(text=title, font=dict(size=s.font + 2)), tickfont=dict(size=s.font), **extra
+    )
+
+
+def _fonts(s: charts.Scale) -> dict:
+    """The layout's fonts on the figure itself, not only in the template: Streamlit's chart
+    theme writes its own (small) fonts over the template's in the browser."""
+    return dict(
+        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        legend=dict(font=dict(size=s.font)),
+    )
+
+
+def alignment_figure(
+    weights: Sequence[Sequence[float]] | np.ndarray,
+    x_labels: Sequence[str],
+    y_labels: Sequence[str],
+    *,
+    step: int,
+    title: str,
+    x_title: str,
+    y_title: str,
+    row_title: str,
+    row_y_title: str,
+    hover: Mapping[str, str],
+    presenter: bool = False,
+    show_values: bool = False,
+) -> go.Figure:
+    """The decoder's attention (T, S) as a heatmap with the row of ``step`` framed (top),
+    and that row as bars (bottom) on the same source-word axis: each bar under its column,
+    so the framed row becomes the bars. One figure, one chart for the browser to redraw
+    when the step moves.
+
+    The heatmap is :func:`attention_heatmap`'s (``hover``, ``show_values`` and its top
+    axis, titled ``x_title``); the bars are :func:`weight_bars`' (largest coloured) with
+    their words under them, ``row_title`` above them and ``row_y_title`` on their axis.
+    The two x axes match: zooming one zooms the other.
+    """
+    z = _matrix("weights", weights)
+    rows, cols = z.shape
+    xl = _unique(_labels("x_labels", x_labels, cols))
+    yl = _unique(_labels("y_labels", y_labels, rows))
+    s = charts.scale(presenter)
+    frame = _row_frame(step, z, presenter, name="step")
+    heat_px = _heat_height(rows, s) - _heat_top(presenter) - 10  # as attention_heatmap's
+    # above the heatmap: the title, the axis title, then the words (plotly slants them by
+    # 30° when they do not fit side by side: their length times sin 30°)
+    longest = max(len(x) for x in xl)
+    top = math.ceil((s.title + s.font + 2) * 1.8 + s.font * (1.8 + 0.3 * longest))
+    (heat, bars), plot_px = _stack(
+        [
+            (0, heat_px, round(s.font * 0.6)),
+            (_title_px(s), _panel_px(s), _words_px(xl, s)),
+        ]
+    )
+    heatmap = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
+    heatmap["colorbar"].update(
+        y=sum(heat) / 2, len=heat[1] - heat[0], yanchor="middle", tickfont=dict(size=s.font)
+    )
+    heatmap["colorbar"]["title"]["font"] = dict(size=s.font)
+    row = _bar_traces(xl, z[step], s, axes=dict(xaxis="x2", yaxis="y2"))
+    row[0]["hovertemplate"] = (
+        f"{hover['col']}: %{{x}}<br>{hover['weight']}: %{{y:.3f}}<extra></extra>"
+    )
+    return go.Figure(
+        data=[heatmap, *row],
+        layout=dict(
+            template=charts.template(presenter),
+            **_fonts(s),
+            title=dict(
+                text=title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)
+            ),
+            margin=dict(t=top),
+            height=top + plot_px + 10,
+            xaxis=_axis(s, x_title, type="category", side="top", anchor="y"),
+            yaxis=_axis(s, y_title, type="category", autorange="reversed", domain=heat),
+            xaxis2=_axis(s, type="category", matches="x", anchor="y2", tickangle=_tick_angle(cols)),
+            yaxis2=_axis(s, row_y_title, domain=bars, anchor="x2", rangemode="tozero"),
+            shapes=[frame],
+            annotations=[_panel_title(row_title, bars[1], s)],
+        ),
+    )
+
+
+@dataclass(frozen=True)
+class BarPanel:
+    """One panel of :func:`bar_panels`: one bar per word, as :func:`weight_bars` draws it
+    (``title`` above the panel; ``highlight``, ``signed``, ``reference`` as there)."""
+
+    labels: Sequence[str]
+    weights: Sequence[float] | np.ndarray
+    title: str
+    y_title: str
+    x_title: str = ""
+    reference: Sequence[float] | np.ndarray | None = None
+    reference_name: str = ""
+    bars_name: str = ""
+    signed: bool = False
+    highlight: int | bool | None = None
+
+
+def bar_panels(
+    panels: Sequence[BarPanel],
+    *,
+    title: str = "",
+    presenter: bool = False,
+    share_x: bool = False,
+) -> go.Figure:
+    """Panels of bars stacked top to bottom in one figure (one chart for the browser to
+    redraw when a control changes them all), each with its title above it, its words and
+    x title under it and its own y axis. With ``share_x`` every panel has the same words
+    and the x axes match (zooming one zooms all); without, panels of as many words still
+    put position i under position i. A legend (panels with ``reference``) sits above the
+    panel it belongs to, on the right.
+    """
+    if not panels:
+        raise ValueError("panels is empty; pass at least one BarPanel")
+    s = charts.scale(presenter)
+    labels = [_unique([str(x) for x in p.labels]) for p in panels]
+    values = [_bar_values(p.labels, p.weights) for p in panels]
+    if share_x and any(lab != labels[0] for lab in labels):
+        raise ValueError("share_x needs the same labels on every panel; pass share_x=False")
+    legend_px = math.ceil(s.font * 1.9)
+    blocks = [
+        (
+            (_title_px(s) if p.title else 0) + (legend_px if p.reference_name else 0),
+            _panel_px(s),
+            _words_px(lab, s, p.x_title),
+        )
+        for p, lab in zip(panels, labels)
+    ]
+    blocks[0] = (blocks[0][0] + round(s.font * 0.6), *blocks[0][1:])  # air under the title
+    domains, plot_px = _stack(blocks)
+    top = charts.template(presenter).layout.margin.t if title else 10
+    data: list[dict] = []
+    layout: dict = dict(
+        template=charts.template(presenter),
+        **_fonts(s),
+        margin=dict(t=top),
+        height=top + plot_px + 10,
+    )
+    annotations = []
+    for i, (p, xl, w, domain) in enumerate(zip(panels, labels, values, domains)):
+        n = "" if i == 0 else str(i + 1)
+        data += _bar_traces(
+            xl,
+            w,
+            s,
+            reference=p.reference,
+            reference_name=p.reference_name,
+            bars_name=p.bars_name,
+            signed=p.signed,
+            highlight=p.highlight,
+            axes=dict(xaxis=f"x{n}", yaxis=f"y{n}"),
+        )
+        layout[f"xaxis{n}"] = _axis(
+            s,
+            p.x_title,
+            type="category",
+            anchor=f"y{n}",
+            tickangle=_tick_angle(len(xl)),
+            **({"matches": "x"} if share_x and i else {}),
+        )
+        layout[f"yaxis{n}"] = _axis(s, p.y_title, domain=domain, anchor=f"x{n}")
+        if p.reference_name:
+            layout["legend"].update(
+                orientation="h", yanchor="bottom", y=domain[1], xanchor="right", x=1.0
+            )
+        if p.title:
+            above = domain[1] + (legend_px / plot_px if p.reference_name else 0.0)
+            annotations.append(_panel_title(p.title, above, s))
+    if title:
+        layout["title"] = dict(text=title, font=dict(size=s.title))
+    layout["annotations"] = annotations
+    # one construction: plotly validates every update call separately
+    return go.Figure(data=data, layout=layout)
 
 
 def _unique(labels: list[str]) -> list[str]:

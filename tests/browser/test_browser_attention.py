@@ -9,7 +9,7 @@ from core import zoo
 from tests.browser.conftest import DESKTOP, PHONE, open_tab, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
-PARTS = {"align": 3, "pairs": 2, "self": 2, "score": 4, "buys": 1}
+PARTS = {"align": 2, "pairs": 2, "self": 2, "score": 3, "buys": 1}
 
 
 def _need_models() -> None:
@@ -95,3 +95,41 @@ def test_worked_example_link_reopens_the_edited_vectors(server, browser):
         assert tab.real_errors() == []
     finally:
         tab.page.context.close()
+
+
+def test_the_decoding_step_moves_the_frame_and_the_bars_of_one_chart(server, browser):
+    """Part 1 draws the heatmap and the step's row as one figure: the bars stand under
+    their columns, and the step slider redraws that one chart (frame and bars together)."""
+    _need_models()
+    tab = open_tab(browser, server.url("/attention?lang=en&present=0&part=align&step=3"), DESKTOP)
+    page = tab.page
+    try:
+        assert _charts(page) == 2  # the alignment figure and every step's entropy
+        fig = page.locator('[data-testid="stMain"] .js-plotly-plot').first
+        assert fig.locator(".heatmaplayer image, .hm image").count() >= 1
+        n_words = page.evaluate(
+            "() => document.querySelector('[data-testid=stMain] .js-plotly-plot').data[0].x.length"
+        )
+        assert fig.locator(".barlayer .point").count() == n_words  # a bar per column
+        # the bars' x axis is the heatmap's: each bar's centre under its column's centre
+        offsets = page.evaluate(
+            """() => {
+                const gd = document.querySelector('[data-testid=stMain] .js-plotly-plot');
+                const x = gd._fullLayout.xaxis, x2 = gd._fullLayout.xaxis2;
+                return gd.data[0].x.map((_, i) => Math.abs(
+                    (x._offset + x.l2p(i)) - (x2._offset + x2.l2p(i))));
+            }"""
+        )
+        assert max(offsets) < 1.0
+        assert "Step 3:" in fig.inner_text()
+        page.locator('[data-testid="stMain"] [data-testid="stSlider"] input').first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_url("**step=4**", timeout=30_000)
+        wait_idle(page)
+        assert (
+            "Step 4:" in page.locator('[data-testid="stMain"] .js-plotly-plot').first.inner_text()
+        )
+        screenshot(page, "attention_align_step4_en_desktop")
+        assert tab.real_errors() == []
+    finally:
+        page.context.close()
