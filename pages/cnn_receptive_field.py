@@ -114,21 +114,23 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int) -> None:
     this fragment alone); the knobs are read from the link on every run."""
     kernel, dilated = kernel_in_link()
     depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
+    # the two knobs of the formula side by side, visible in presenter mode too; dilation
+    # (a variant of the formula) is the secondary control
+    c1, c2 = st.columns(2)
+    with c1:
+        kernel = st.select_slider(
+            t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+        )
+    with c2:
+        depth = st.slider(
+            t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+        )
     with ui.secondary():
-        c1, c2 = st.columns(2)
-        with c1:
-            kernel = st.select_slider(
-                t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
-            )
-        with c2:
-            dilated = st.toggle(
-                t(P + "dilation"),
-                help=t(P + "dilation_help"),
-                **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
-            )
-    depth = st.slider(
-        t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
-    )
+        dilated = st.toggle(
+            t(P + "dilation"),
+            help=t(P + "dilation_help"),
+            **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
+        )
     ui.params.set_params(k=kernel, dil=dilated, depth=depth)
 
     base = 2 if dilated else 1

@@ -295,16 +295,16 @@ def _widget_keys(block) -> list[str]:
 
 
 def test_control_order_and_presenter_folding(fake_zoo):
-    """Laptop: the words first (sentence, pair, position), then the formula's knobs, kernel
-    first: it is the first slider of the page (bench: ("slider", 0)). Presenter mode folds
-    the sentence and the pair into one expander, kernel and dilation into another; the
-    position and the depth stay in sight."""
+    """Laptop: the words first (sentence, pair, position), then the formula's two knobs side
+    by side, kernel first: it is the first slider of the page (bench: ("slider", 0)), then
+    dilation. Presenter mode folds the sentence and the pair into one expander and dilation
+    into another; the position, the kernel and the depth stay in sight."""
     at = make_app(PAGE, lang="en").run(timeout=120)
     order = _widget_keys(at.main)
     assert order == ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"] + [
         "cnn_rf_k",
-        "cnn_rf_dil",
         "cnn_rf_depth",
+        "cnn_rf_dil",
     ]
     sliders = [el for el in _walk(at.main) if el.type in ("slider", "select_slider")]
     assert sliders[0].key == "cnn_rf_k"
@@ -312,17 +312,17 @@ def test_control_order_and_presenter_folding(fake_zoo):
 
     at = make_app(PAGE, lang="zh", present="1").run(timeout=120)
     assert not at.exception
-    words, knobs = at.main.expander
+    words, variant = at.main.expander
     assert _widget_keys(words) == ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b"]
-    assert _widget_keys(knobs) == ["cnn_rf_k", "cnn_rf_dil"]
+    assert _widget_keys(variant) == ["cnn_rf_dil"]
     assert _widget_keys(at.main) == [
         "cnn_rf_sent",
         "cnn_rf_a",
         "cnn_rf_b",
         "cnn_rf_pos",
         "cnn_rf_k",
-        "cnn_rf_dil",
         "cnn_rf_depth",
+        "cnn_rf_dil",
     ]
 
 
