@@ -210,3 +210,20 @@ def md_tables(at) -> list[list[list[str]]]:
 
     tables = (mdtable.parse(str(m.value)) for m in at.main.markdown)
     return [t for t in tables if t is not None]
+
+
+@contextmanager
+def fragment_rerun(fragment_id: str) -> Iterator[None]:
+    """Inside it, ``at.run()`` reruns only the fragment ``fragment_id``, as the browser asks
+    after a click on a widget of that fragment (AppTest itself reruns the whole script).
+    Patches AppTest's runner, a Streamlit internal: 1.67 is pinned in requirements.txt."""
+    import functools
+
+    import streamlit.testing.v1.local_script_runner as lsr
+
+    plain = lsr.RerunData
+    lsr.RerunData = functools.partial(plain, fragment_id_queue=[fragment_id])
+    try:
+        yield
+    finally:
+        lsr.RerunData = plain

@@ -7,7 +7,6 @@ without torch. These tests pin the behaviour that must not change."""
 from __future__ import annotations
 
 import ast
-import functools
 import json
 import subprocess
 import sys
@@ -15,11 +14,10 @@ import sys
 import numpy as np
 import pytest
 import streamlit.testing.v1.local_script_runner as lsr
-from streamlit.runtime.scriptrunner import RerunData
 
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
-from tests.conftest import ROOT, make_app
+from tests.conftest import ROOT, fragment_rerun, make_app
 from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/cnn_receptive_field.py"
@@ -166,15 +164,11 @@ def _fragment_of(runs: list[list], key: str) -> str:
     raise AssertionError(f"no widget {key}")
 
 
-def _click(at, runs, monkeypatch, widget, value) -> list[tuple[str, str]]:
+def _click(at, runs, widget, value) -> list[tuple[str, str]]:
     """Set ``widget`` to ``value`` and rerun its fragment only, as the browser does; returns
     what the server sent. (AppTest's tree then holds only those elements.)"""
-    fragment = _fragment_of(runs, widget.key)
-    monkeypatch.setattr(lsr, "RerunData", functools.partial(RerunData, fragment_id=fragment))
-    try:
+    with fragment_rerun(_fragment_of(runs, widget.key)):
         widget.set_value(value).run()
-    finally:
-        monkeypatch.setattr(lsr, "RerunData", RerunData)
     assert not at.exception, [e.value for e in at.exception]
     return _sent(runs[-1])
 
@@ -195,13 +189,13 @@ def _charts(sent) -> list[str]:
         ("cnn_rf_depth", "slider", 3),
     ],
 )
-def test_a_knob_of_the_formula_resends_only_the_formula(wire, monkeypatch, key, kind, value):
+def test_a_knob_of_the_formula_resends_only_the_formula(wire, key, kind, value):
     """Kernel, dilation, depth: their three controls, the metrics and the chart, nothing of
     the sentence, the pair or the position (each widget costs ~5 ms in the browser)."""
     at = make_app(PAGE, lang="en").run(timeout=120)
     before = _sent(wire[-1])
     assert {"cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"} <= _widgets(before)
-    sent = _click(at, wire, monkeypatch, getattr(at, kind)(key=key), value)
+    sent = _click(at, wire, getattr(at, kind)(key=key), value)
     assert _widgets(sent) == FRAGMENTS["formula_section"]
     assert _charts(sent) == ["cnn_rf_windows"]
     assert [kind for kind, _ in sent].count("metric") == 3
@@ -219,11 +213,11 @@ def test_a_knob_of_the_formula_resends_only_the_formula(wire, monkeypatch, key, 
     assert at.segmented_control(key="cnn_rf_sent").value == "en"
 
 
-def test_the_words_rerun_both_fragments(wire, monkeypatch):
+def test_the_words_rerun_both_fragments(wire):
     """The position (and so the pair and the sentence, its neighbours) reruns the outer
     fragment, which draws the formula again: the chart follows the new word."""
     at = make_app(PAGE, lang="en").run(timeout=120)
-    sent = _click(at, wire, monkeypatch, at.selectbox(key="cnn_rf_pos"), 4)
+    sent = _click(at, wire, at.selectbox(key="cnn_rf_pos"), 4)
     assert (
         _widgets(sent)
         == FRAGMENTS["window_section"] - {"cnn_rf_text"} | FRAGMENTS["formula_section"]
@@ -240,7 +234,6 @@ def test_the_words_rerun_both_fragments(wire, monkeypatch):
 def test_the_measured_position_resends_only_its_charts(
     fake_zoo,  # noqa: F811
     wire,
-    monkeypatch,
     params,
     key,
     value,
@@ -248,7 +241,7 @@ def test_the_measured_position_resends_only_its_charts(
     """Part 2: the position changes both charts, not the sentence above them."""
     at = make_app(PAGE, lang="en", part="measured", **params).run(timeout=120)
     assert "cnn_rf_sent" in _widgets(_sent(wire[-1]))
-    sent = _click(at, wire, monkeypatch, at.selectbox(key=key), value)
+    sent = _click(at, wire, at.selectbox(key=key), value)
     assert _widgets(sent) == {key}
     assert _charts(sent) == ["cnn_rf_measured", "cnn_rf_widths"]
     word = rf.english_counterpart()[value]

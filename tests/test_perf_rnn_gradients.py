@@ -10,8 +10,6 @@ fragment only, which AppTest does not offer by itself.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import json
 from dataclasses import dataclass
 
@@ -20,7 +18,7 @@ import pytest
 
 from core.analysis import rnn_gradients as rg
 from core.figures import rnn_gradients as figs
-from tests.conftest import make_app
+from tests.conftest import fragment_rerun, make_app
 from tests.test_app_rnn_gradients import arr, fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/rnn_gradients.py"
@@ -62,20 +60,6 @@ def sent(monkeypatch) -> list[Sent]:
 
 
 KEYS = ("rnng_rho", "rnng_q", *SECONDARY, "rnng_fresh", "rnng_decay", "rnng_eig")
-
-
-@contextlib.contextmanager
-def fragment_rerun(fragment_id: str):
-    """Inside it, ``at.run()`` reruns only ``fragment_id``, as a browser does after a click on
-    a widget of that fragment."""
-    import streamlit.testing.v1.local_script_runner as lsr
-
-    plain = lsr.RerunData
-    lsr.RerunData = functools.partial(plain, fragment_id_queue=[fragment_id])
-    try:
-        yield
-    finally:
-        lsr.RerunData = plain
 
 
 def fragment_of(log: list[Sent], key: str) -> str:
