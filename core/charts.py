@@ -284,3 +284,171 @@ def hline_label(y: float, text: str, *, side: str = "right", anchor: str = "top"
         y=y,
         yanchor=anchor,
     )
+
+
+# --- the projector ---------------------------------------------------------------------------
+# A part's main chart on the projector must fit, whole, on the first 1280x800 screen under
+# the compact presenter header (measured in Chromium: the header, the part selector and
+# one sentence take ~260 px), so no figure is drawn taller than this in presenter mode.
+SLIDE_HEIGHT = 480
+MIN_PROJECTOR_FONT = 18  # px: no chart text smaller than this on a projector (tests ask >= 16)
+# Width of the main column in presenter mode at 1280 px (sidebar folded), for title wrapping.
+PROJECTOR_WIDTH = 1200
+
+
+def _is_cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" or "\u3000" <= ch <= "\u303f"
+
+
+def _text_width(text: str, size: float) -> float:
+    """Rough rendered width in px of ``text`` at ``size`` px (CJK glyphs are square)."""
+    return sum(size if _is_cjk(ch) else 0.56 * size for ch in text)
+
+
+def wrap(text: str, size: float, width: float) -> str:
+    """``text`` with ``<br>`` inserted so that no line is wider than ``width`` px at
+    ``size`` px: at spaces in Latin text, between any two characters in Chinese. Text that
+    already has line breaks is wrapped line by line."""
+    if not text:
+        return text
+    out: list[str] = []
+    for para in text.split("<br>"):
+        line = ""
+        # tokens: words with their trailing space, or single CJK characters
+        tokens: list[str] = []
+        word = ""
+        for ch in para:
+            if _is_cjk(ch):
+                if word:
+                    tokens.append(word)
+                    word = ""
+                tokens.append(ch)
+            else:
+                word += ch
+                if ch == " ":
+                    tokens.append(word)
+                    word = ""
+        if word:
+            tokens.append(word)
+        for tok in tokens:
+            if line and _text_width(line + tok.rstrip(), size) > width:
+                out.append(line.rstrip())
+                line = tok.lstrip() if tok.strip() else ""
+            else:
+                line += tok
+        out.append(line.rstrip())
+    return "<br>".join(out)
+
+
+def _font_size(font, floor: float, unset: float | None = None) -> float | None:
+    """The size to give ``font`` (a plotly font object or ``None``), or ``None`` to leave it:
+    ``floor`` when it is set below ``floor``; ``unset`` when it is not set at all (in
+    Streamlit an unset size falls to the theme's small default, whatever the template says)."""
+    size = getattr(font, "size", None) if font is not None else None
+    if size is None:
+        return unset
+    return floor if size < floor else None
+
+
+def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEIGHT) -> go.Figure:
+    """Make any figure readable on a projector, whoever built it; returns the same figure.
+
+    - every text (layout font, titles, ticks, legends, annotations, colour bars, trace text)
+      at least :data:`MIN_PROJECTOR_FONT` px, none left to a theme's small default;
+    - the title wrapped to the chart's width (``width``: the fraction of the main column the
+      chart gets, e.g. 0.5 in one of two columns) instead of being cut, at the top of the
+      figure, with the top margin sized for its lines and for a legend at the top (which
+      goes right under the title: they never overlap);
+    - no taller than ``height`` px, so the main chart stays on the first screen.
+    """
+    floor = MIN_PROJECTOR_FONT
+    lay = fig.layout
+    upd: dict = {}
+    base = lay.font.size if lay.font and lay.font.size else None
+    if base is None or base < floor:
+        upd["font_size"] = max(floor, PRESENTER.font)
+    base = upd.get("font_size", base)
+    full = PRESENTER.font  # what an unset size becomes
+    for name in [k for k in lay if k.startswith(("xaxis", "yaxis")) or k == "coloraxis"]:
+        axis = lay[name]
+        if axis is None:
+            continue
+        if name == "coloraxis":
+            bar = axis.colorbar
+            for part, font in (("tickfont", bar.tickfont), ("title_font", bar.title.font)):
+                size = _font_size(font, floor, full)
+                if size:
+                    upd[f"{name}_colorbar_{part}_size"] = size
+            continue
+        for part, font in (("tickfont", axis.tickfont), ("title_font", axis.title.font)):
+            size = _font_size(font, floor, full)
+            if size:
+                upd[f"{name}_{part}_size"] = size
+    for part, font in (
+        ("legend_font", lay.legend.font),
+        ("legend_title_font", lay.legend.title.font),
+    ):
+        size = _font_size(font, floor, full)
+        if size:
+            upd[f"{part}_size"] = size
+    if lay.annotations:
+        anns = []
+        changed = False
+        for ann in lay.annotations:
+            a = ann.to_plotly_json()
+            size = _font_size(ann.font, floor, full)
+            if size:
+                a.setdefault("font", {})["size"] = size
+                changed = True
+            anns.append(a)
+        if changed:
+            upd["annotations"] = anns
+    # the title: wrapped, at the top; the margin makes room for it and a legend at the top
+    title = lay.title.text or ""
+    tsize = lay.title.font.size or PRESENTER.title
+    tsize = max(tsize, floor)
+    upd["title_font_size"] = tsize
+    if title:
+        wrapped = wrap(title, tsize, PROJECTOR_WIDTH * width - 40)
+        if wrapped != title:
+            upd["title_text"] = wrapped
+        lines = wrapped.count("<br>") + 1
+        top = 12 + lines * tsize * 1.3
+        legend = lay.legend
+        shown = [tr for tr in fig.data if tr.showlegend is not False and tr.name]
+        if lay.showlegend is not False and len(shown) > 1 and (legend.y or 0) > 1:
+            # a legend above the plot: right under the title, never on it
+            per_row = max(1, int(PROJECTOR_WIDTH * width // 260))
+            rows = -(-len(shown) // per_row)
+            upd.update(legend_y=1.0, legend_yanchor="bottom", legend_yref="paper")
+            top += rows * (legend.font.size or base or floor) * 1.6
+        upd.update(
+            title_y=1.0,
+            title_yref="container",
+            title_yanchor="top",
+            title_pad_t=8,
+            title_automargin=False,
+            margin_t=int(max(top, (lay.margin.t or 0) if not title else top)),
+        )
+    h = lay.height
+    if h is None or h > height:
+        upd["height"] = height
+    if upd:
+        fig.update_layout(**upd)
+    for trace in fig.data:
+        tf = getattr(trace, "textfont", None)
+        has_text = getattr(trace, "text", None) is not None or getattr(trace, "texttemplate", None)
+        if tf is not None and has_text:
+            size = _font_size(tf, floor, full)
+            if size:
+                trace.textfont.size = size
+        bar = getattr(trace, "colorbar", None)
+        if bar is not None and getattr(trace, "showscale", None) is not False:
+            for font in (bar.tickfont, bar.title.font):
+                size = _font_size(font, floor, full)
+                if size:
+                    font.size = size
+        hover = getattr(trace, "hoverlabel", None)
+        if hover is not None and _font_size(hover.font, floor):
+            hover.font.size = floor
+    return fig

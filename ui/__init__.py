@@ -1,7 +1,9 @@
 """Streamlit-side helpers shared by ``app.py`` and every page (``core`` stays UI-free).
 
 Pages use: ``begin_page(slug)``, ``t(key, **fmt)``, ``current_lang()``, ``presenter()``,
-``secondary()``, ``labeler(prefix)``, ``chart(fig)`` and the deep-link helpers in ``ui.params``.
+``labeler(prefix)``, ``part_selector``, the one part layout ``slide(lead)`` with
+``takeaway``, ``try_this``, ``curious`` and ``mixed`` (see ``ui.slide``), ``chart(fig)``,
+``model_name(model)`` and the deep-link helpers in ``ui.params``.
 """
 
 from __future__ import annotations
@@ -11,38 +13,74 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
+from core import charts, lexicon
 from ui import params
 from ui.i18n import current_lang, labeler, presenter, t
+from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
+from ui.slide import curious, mixed, slide, takeaway, try_this
 
 __all__ = [
     "begin_page",
     "chart",
     "current_lang",
+    "curious",
     "labeler",
+    "mixed",
+    "model_name",
     "page_link",
     "part_selector",
     "params",
     "presenter",
     "secondary",
+    "slide",
     "t",
+    "takeaway",
+    "try_this",
 ]
 
 
-def chart(fig: go.Figure, *, key: str | None = None) -> None:
-    """Show a figure from ``core.charts`` full width, without plotly's logo."""
+def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None:
+    """Show a figure from ``core.charts`` full width, without plotly's logo.
+
+    In presenter mode the figure is first fitted to the projector
+    (:func:`core.charts.fit_projector`: every text at projector size, the title wrapped to
+    ``width`` -- the fraction of the main column the chart gets, 0.5 in one of two
+    columns -- and the height capped so the chart stays on the first screen)."""
+    if presenter():
+        charts.fit_projector(fig, width=width)
     st.plotly_chart(
         fig, width="stretch", key=key, config={"displaylogo": False, "responsive": True}
     )
 
 
+def model_name(model: str) -> str:
+    """The one display name of a model or probe, in the session's language."""
+    return lexicon.name(model, current_lang())
+
+
 def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
-    """The part of a lesson page on screen: a segmented control labelled ``<prefix>part``
-    (options ``<prefix>part.<name>``), in the URL as ``part`` (the first part by default; a
-    bad value falls back with the usual notice). Returns the chosen part's name."""
+    """The part of a lesson page on screen: one segmented control (options
+    ``<prefix>part.<name>``), in the URL as ``part`` (the first part by default; a bad value
+    falls back with the usual notice). Returns the chosen part's name.
+
+    ``prefix`` is ``"<slug>."``; ``parts`` must be the page's parts as declared in
+    ``ui.nav.PAGES`` (the deck walks those). In presenter mode the label says where the
+    part is in the page and in the whole lesson ("Part 2 of 5 · slide 12 of 31")."""
+    slug = prefix.rstrip(".")
+    declared = page_parts(slug)
+    if declared and tuple(parts) != declared:
+        raise ValueError(
+            f"page {slug!r} shows parts {tuple(parts)} but ui.nav.PAGES declares {declared}; "
+            "keep them the same (the deck walks the declared ones)"
+        )
     part = params.get_choice("part", parts, default=parts[0])
+    label = t("shell.part")
+    if presenter():
+        _, _, k, n = neighbours(slug, part)
+        label = t("shell.part_of", k=list(parts).index(part) + 1, n=len(parts), slide=k, total=n)
     part = st.segmented_control(
-        t(prefix + "part"),
+        label,
         parts,
         format_func=labeler(prefix + "part."),
         required=True,

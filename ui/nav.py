@@ -16,6 +16,10 @@ ROOT = Path(__file__).resolve().parent.parent
 @dataclass(frozen=True)
 class PageSpec:
     slug: str  # url path, file stem and i18n key stem: page.<slug>.title / .claim
+    # The page's parts in lesson order (the ``part=`` values of its part selector; labels
+    # ``<slug>.part.<name>``). Declared here, not in the page, so the deck (every part of
+    # every page, in order) is known without running a page. Home has none.
+    parts: tuple[str, ...] = ()
 
     @property
     def path(self) -> str:
@@ -25,15 +29,17 @@ class PageSpec:
 # The pages that exist, in navigation order. One line per page.
 # (No page icons: Streamlit turns a page's material icon into a favicon fetched from the
 # internet, which fails in an offline classroom and logs a console error.)
+# Path length compares every architecture, so it comes after the CNN and RNN pages.
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home"),
-    PageSpec("autoregressive"),
-    PageSpec("bottleneck"),
-    PageSpec("path_length"),
-    PageSpec("cnn_receptive_field"),
-    PageSpec("rnn_gradients"),
-    PageSpec("attention"),
-    PageSpec("arena"),
+    PageSpec("autoregressive", ("lm", "translate", "wrong", "cost")),
+    PageSpec("bottleneck", ("latent", "read", "side", "length", "stretch", "probe", "grad")),
+    PageSpec("compression", ("markov", "priors")),
+    PageSpec("cnn_receptive_field", ("theory", "measured", "probes")),
+    PageSpec("rnn_gradients", ("fresh", "trained", "learn", "words", "explode")),
+    PageSpec("path_length", ("table", "pair", "probes", "problems")),
+    PageSpec("attention", ("align", "pairs", "self", "score", "buys")),
+    PageSpec("arena", ("sentence", "evidence")),
 )
 
 
@@ -46,10 +52,11 @@ class LessonStop:
 # The lesson, section by section, and the page that shows each claim (see DESIGN.md).
 LESSON_MAP: tuple[LessonStop, ...] = (
     LessonStop("1.2–1.3", "autoregressive"),
-    LessonStop("1.4–1.6", "bottleneck"),
-    LessonStop("2.1, 2.4", "path_length"),
-    LessonStop("2.2", "cnn_receptive_field"),
+    LessonStop("1.4–1.5", "bottleneck"),
+    LessonStop("1.6", "compression"),
+    LessonStop("2.1–2.2", "cnn_receptive_field"),
     LessonStop("2.3", "rnn_gradients"),
+    LessonStop("2.1, 2.4", "path_length"),
     LessonStop("3.1–3.2", "attention"),
     LessonStop("1–3", "arena"),
 )
@@ -64,3 +71,41 @@ def is_built(slug: str) -> bool:
     """A lesson page is live when it is registered and its file exists."""
     spec = page_spec(slug)
     return spec is not None and (ROOT / spec.path).is_file()
+
+
+def page_parts(slug: str) -> tuple[str, ...]:
+    """The parts of the page ``slug`` in order (``()`` for home or an unknown page)."""
+    spec = page_spec(slug)
+    return spec.parts if spec is not None else ()
+
+
+@dataclass(frozen=True)
+class Stop:
+    """One step of the deck: a page and one of its parts (``part`` is ``None`` for home)."""
+
+    slug: str
+    part: str | None
+
+
+def deck() -> tuple[Stop, ...]:
+    """The whole lesson as a slide deck: home, then every part of every built page in the
+    navigation order. "next ▸" walks it forward, "◂ previous" back."""
+    stops: list[Stop] = []
+    for spec in PAGES:
+        if not is_built(spec.slug):
+            continue
+        stops.extend([Stop(spec.slug, p) for p in spec.parts] or [Stop(spec.slug, None)])
+    return tuple(stops)
+
+
+def neighbours(slug: str, part: str | None) -> tuple[Stop | None, Stop | None, int, int]:
+    """``(previous, next, k, n)`` around the stop ``(slug, part)``: ``k`` is its 1-based
+    place in the deck and ``n`` the deck's length (``k == 0`` when it is not in the deck)."""
+    stops = deck()
+    here = Stop(slug, part if part in page_parts(slug) else None)
+    if here not in stops:
+        return None, None, 0, len(stops)
+    i = stops.index(here)
+    prev = stops[i - 1] if i > 0 else None
+    nxt = stops[i + 1] if i + 1 < len(stops) else None
+    return prev, nxt, i + 1, len(stops)

@@ -16,7 +16,7 @@ from streamlit.navigation.page import StreamlitPage
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from ui import share, style, warmup
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
-from ui.nav import PAGES, ROOT
+from ui.nav import PAGES, ROOT, Stop, is_built, neighbours
 from ui.params import notice
 
 SHELL_RAN_KEY = "ui_shell_running"  # True while app.py's frame is around the page
@@ -36,7 +36,25 @@ def _pages() -> list[st.Page]:
             default=(i == 0),
         )
         for i, spec in enumerate(PAGES)
+        if is_built(spec.slug)
     ]
+
+
+def _nav_links() -> None:
+    """The app's own navigation, in the sidebar: one link per page, in lesson order.
+
+    Streamlit's sidebar navigation is switched off (``client.showSidebarNavigation =
+    false`` in ``.streamlit/config.toml``, which also hides it in the legacy multipage mode a
+    fresh server starts in: a first visitor never sees the file names "app, arena, ..."),
+    and ``st.navigation`` runs hidden; these links replace it."""
+    st.caption(t("nav.header"))
+    for spec in PAGES:
+        if is_built(spec.slug):
+            st.page_link(
+                str(ROOT / spec.path),
+                label=t(f"page.{spec.slug}.title"),
+                query_params={"lang": current_lang(), "present": int(presenter())},
+            )
 
 
 def _resolve() -> list[tuple[str, str, object]]:
@@ -123,7 +141,7 @@ def frame() -> Iterator[StreamlitPage]:
     page = start()
     try:
         yield page
-        finish()
+        finish(page)
     finally:
         # Marks "no frame" again, so a later run that skips app.py is noticed.
         st.session_state[SHELL_RAN_KEY] = False
@@ -138,17 +156,54 @@ def start() -> StreamlitPage:
         page_title=t("app.title"),
         initial_sidebar_state="collapsed" if presenter() else "auto",
     )
-    page = st.navigation(_pages(), position="sidebar")
+    page = st.navigation(_pages(), position="hidden")
     _sidebar()
+    with st.sidebar:
+        _nav_links()
     style.apply(presenter())
     for name, raw, default in bad:
         notice(name, raw, default)
     return page
 
 
-def finish() -> None:
-    """Everything after the page (which has written its state to the URL): sharing, and
-    (once per process) the background import of what the lesson pages need."""
+def _slug(page: StreamlitPage) -> str:
+    return page.url_path or PAGES[0].slug  # the default page's url_path is ""
+
+
+def _stop_label(stop: Stop) -> str:
+    title = t(f"page.{stop.slug}.title")
+    if stop.part is None:
+        return title
+    return t("deck.where", page=title, part=t(f"{stop.slug}.part.{stop.part}"))
+
+
+def deck_links(slug: str, part: str | None) -> None:
+    """ "◂ previous" / "next ▸" under the part: the whole lesson as one deck, every step a
+    deep link to a page and part (language and presenter mode kept)."""
+    prev, nxt, _, _ = neighbours(slug, part)
+    if prev is None and nxt is None:
+        return
+    keep = {"lang": current_lang(), "present": int(presenter())}
+    st.divider()
+    left, right = st.columns(2)
+    for col, stop, key in ((left, prev, "deck.prev"), (right, nxt, "deck.next")):
+        if stop is None:
+            continue
+        params = dict(keep, part=stop.part) if stop.part else keep
+        with col:
+            st.page_link(
+                str(ROOT / f"pages/{stop.slug}.py"),
+                label=t(key, where=_stop_label(stop)),
+                query_params=params,
+            )
+
+
+def finish(page: StreamlitPage | None = None) -> None:
+    """Everything after the page (which has written its state to the URL): the deck's
+    previous/next links, sharing, and (once per process) the background import of what the
+    lesson pages need."""
+    if page is not None:
+        deck_links(_slug(page), st.query_params.get("part"))
     if st.session_state.pop(SHARE_OPEN_KEY, False):
         share.show_dialog(share.current_url())
     warmup.start()
@@ -174,6 +229,8 @@ def _leave_legacy_mode() -> None:
         st.rerun()
     bad = _resolve()
     _sidebar()
+    with st.sidebar:
+        _nav_links()
     style.apply(presenter())
     for name, raw, default in bad:
         notice(name, raw, default)

@@ -14,16 +14,19 @@ PRESENTER_CSS = """
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] th {
   font-size: 1.45rem; line-height: 1.5; color: #000;
 }
-[data-testid="stMain"] h1 { font-size: 3.1rem; font-weight: 800; color: #000; }
-[data-testid="stMain"] h2 { font-size: 2.3rem; font-weight: 750; color: #000; }
-[data-testid="stMain"] h3 { font-size: 1.8rem; font-weight: 700; color: #000; }
+/* a compact slide header: title and one-line claim, so the part's chart starts high */
+[data-testid="stMain"] h1 { font-size: 2.1rem; font-weight: 800; color: #000;
+  padding: 0 0 0.15rem 0; }
+[data-testid="stMain"] h2 { font-size: 1.75rem; font-weight: 750; color: #000;
+  padding: 0.2rem 0 0.1rem 0; }
+[data-testid="stMain"] h3 { font-size: 1.5rem; font-weight: 700; color: #000; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.2rem; color: #222; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; font-weight: 600; }
 [data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
 /* a metric's value is a markdown paragraph too: keep it a big number, above the text size */
 [data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: 2.4rem; line-height: 1.2; }
 [data-testid="stMain"] [data-testid="stHtml"] { font-size: 1.45rem; line-height: 1.5; }
-[data-testid="stMain"] .block-container { padding-top: 2.5rem; max-width: 100%; }
+[data-testid="stMain"] .block-container { padding-top: 3rem; max-width: 100%; }
 </style>
 """
 

@@ -1,0 +1,151 @@
+"""Measure a lesson part the way a projector and a phone show it (Chromium, Playwright).
+
+For one page and part, in one browser tab: how much of the part's first chart lies inside
+the first screen (no scrolling), the smallest chart text, whether a chart's title box meets
+its legend box, the document's width against the viewport, the smallest heatmap label, and
+a screenshot. The browser tests call :func:`measure`; by hand::
+
+    python -m bench.slides --port 8501 attention self --lang zh --present 1 --size 1280x800
+
+(against a server you started yourself: ``streamlit run app.py --server.port 8501``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, IDLE_JS
+
+# All numbers in CSS px, read in the page itself.
+MEASURE_JS = """() => {
+  const vh = window.innerHeight, vw = window.innerWidth;
+  const main = document.querySelector('[data-testid="stMain"]');
+  const charts = [...main.querySelectorAll('[data-testid="stPlotlyChart"]')]
+      .filter(c => c.getBoundingClientRect().height > 0);
+  const out = {viewport_w: vw, viewport_h: vh, charts: charts.length,
+               doc_width: document.documentElement.scrollWidth,
+               first_top: null, first_height: null, first_visible: null,
+               min_font: null, min_font_text: null, overlaps: [], min_heat_label: null};
+  if (charts.length) {
+    const r = charts[0].getBoundingClientRect();
+    const top = r.top + window.scrollY;
+    out.first_top = top;
+    out.first_height = r.height;
+    out.first_visible = Math.max(0, Math.min(top + r.height, vh) - Math.max(top, 0));
+  }
+  const fontOf = (el) => parseFloat(getComputedStyle(el).fontSize) ||
+                         parseFloat(el.getAttribute('font-size') || el.style.fontSize);
+  charts.forEach((c, ci) => {
+    for (const el of c.querySelectorAll('svg text')) {
+      if (!el.textContent.trim()) continue;
+      const b = el.getBoundingClientRect();
+      if (b.width === 0 && b.height === 0) continue;
+      const f = fontOf(el);
+      if (f && (out.min_font === null || f < out.min_font)) {
+        out.min_font = f; out.min_font_text = `chart ${ci}: ${el.textContent.slice(0, 40)}`;
+      }
+    }
+    const title = c.querySelector('.infolayer .g-gtitle, .infolayer .gtitle');
+    const legend = c.querySelector('.infolayer .legend');
+    if (title && legend) {
+      const a = title.getBoundingClientRect(), b = legend.getBoundingClientRect();
+      const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
+      const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
+      if (a.width && b.width && x > 1 && y > 1) out.overlaps.push(ci);
+    }
+    if (c.querySelector('.hm, .heatmaplayer image, .heatmaplayer .hm')) {
+      for (const el of c.querySelectorAll('.xtick text, .ytick text')) {
+        if (!el.textContent.trim()) continue;
+        const f = fontOf(el);
+        if (f && (out.min_heat_label === null || f < out.min_heat_label)) out.min_heat_label = f;
+      }
+    }
+  });
+  return out;
+}"""
+
+
+@dataclass
+class Measure:
+    """What one part looks like on one screen (px)."""
+
+    url: str
+    viewport_w: int
+    viewport_h: int
+    charts: int
+    doc_width: int
+    first_top: float | None
+    first_height: float | None
+    first_visible: float | None
+    min_font: float | None
+    min_font_text: str | None
+    overlaps: list[int]
+    min_heat_label: float | None
+
+    @property
+    def in_view(self) -> float | None:
+        """Share of the first chart's height inside the first screen (None: no chart)."""
+        if not self.first_height:
+            return None
+        return self.first_visible / self.first_height
+
+
+def part_url(base: str, slug: str, part: str | None, lang: str, present: bool) -> str:
+    path = "/" if slug == "home" else f"/{slug}"
+    query = f"lang={lang}&present={int(present)}" + (f"&part={part}" if part else "")
+    return f"{base.rstrip('/')}{path}?{query}"
+
+
+def wait_ready(page, timeout: float = 180_000) -> None:
+    """Until the app is idle twice in a row 0.6 s apart and every chart has drawn."""
+    for _ in range(30):
+        page.wait_for_function(IDLE_JS, arg=True, timeout=timeout, polling=200)
+        page.wait_for_timeout(600)
+        if page.evaluate(IDLE_JS, True):
+            return
+
+
+def measure(page, shot: Path | None = None) -> Measure:
+    """Measure the page as it is now, at scroll position 0 (and screenshot it)."""
+    page.evaluate("() => window.scrollTo(0, 0)")
+    page.evaluate(
+        "() => { const m = document.querySelector('[data-testid=\"stMain\"]');"
+        " if (m) m.scrollTop = 0; }"
+    )
+    data = page.evaluate(MEASURE_JS)
+    if shot is not None:
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot))
+    return Measure(url=page.url, **data)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("slug")
+    ap.add_argument("part", nargs="?")
+    ap.add_argument("--port", type=int, default=8501)
+    ap.add_argument("--lang", default="en")
+    ap.add_argument("--present", type=int, default=1)
+    ap.add_argument("--size", default="1280x800")
+    ap.add_argument("--shot", type=Path, default=None, help="screenshot file (PNG)")
+    args = ap.parse_args()
+    w, h = (int(x) for x in args.size.split("x"))
+    from playwright.sync_api import sync_playwright
+
+    url = part_url(f"http://127.0.0.1:{args.port}", args.slug, args.part, args.lang, args.present)
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        ctx = browser.new_context(viewport={"width": w, "height": h})
+        page = ctx.new_page()
+        page.goto(url)
+        wait_ready(page)
+        m = measure(page, args.shot)
+        browser.close()
+    print(json.dumps(asdict(m) | {"in_view": m.in_view}, ensure_ascii=False, indent=1))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,102 @@
+"""One vocabulary for the whole app: a model's name, colour, marker and line everywhere.
+
+Every figure, table and legend that names a model or a probe takes its display name from
+:func:`name` and its look from :func:`look` (no page picks its own colour for a model), so
+the transformer is the same reddish purple on the bottleneck page, in the arena and on the
+attention page, in both languages and on the projector. Special tokens are shown one way
+only (:func:`show_token`: ``<eos>`` is always ``⟨eos⟩``; plotly would read ``<eos>`` as an
+HTML tag and drop it).
+
+No streamlit here; names come from the catalogues (``model.<name>.name``) through
+:func:`core.i18n.translate`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.i18n import translate
+
+
+@dataclass(frozen=True)
+class Look:
+    """How one model is drawn: the same in every chart, on a laptop and on a projector."""
+
+    color: str  # a colour-blind-safe hue (Okabe & Ito / Paul Tol), distinct per model
+    marker: str  # plotly marker symbol: a second cue besides colour (print-outs, projectors)
+    dash: str  # plotly line dash: a third cue
+
+
+# Families share a hue family: plain GRU encoder-decoders are blues (darker = larger C),
+# attention models warm reds/purples, convolutions greens, recurrent probes oranges/browns.
+LOOKS: dict[str, Look] = {
+    # translation models
+    "gru_plain_32": Look("#9ECAE1", "circle-open", "dot"),
+    "gru_plain_128": Look("#56B4E9", "square-open", "dash"),
+    "gru_plain_256": Look("#0072B2", "circle", "solid"),
+    "gru_attention": Look("#D55E00", "diamond", "solid"),
+    "cnn_s2s": Look("#009E73", "triangle-up", "dashdot"),
+    "transformer": Look("#CC79A7", "star", "solid"),
+    # the language model
+    "lm_gru": Look("#000000", "circle", "solid"),
+    # distance probes
+    "probe_rnn": Look("#E69F00", "circle", "solid"),
+    "probe_lstm": Look("#882255", "square", "dash"),
+    "probe_gru": Look("#8C510A", "triangle-down", "dot"),
+    "probe_cnn2": Look("#A6DBA0", "x", "dot"),
+    "probe_cnn4": Look("#5AAE61", "cross", "dash"),
+    "probe_cnn8": Look("#1B7837", "pentagon", "dashdot"),
+    "probe_attention": Look("#B2182B", "diamond", "solid"),
+}
+
+# Shown instead of the vocabulary's special tokens, everywhere a student sees tokens.
+SHOWN_TOKENS: dict[str, str] = {
+    "<eos>": "⟨eos⟩",
+    "<bos>": "⟨bos⟩",
+    "<unk>": "⟨unk⟩",
+    "<pad>": "⟨pad⟩",
+}
+EOS = SHOWN_TOKENS["<eos>"]  # the one spelling of end-of-sentence on screen
+
+
+def known(model: str) -> bool:
+    """Whether ``model`` has a look and a name (every model of the zoo has both)."""
+    return model in LOOKS
+
+
+def look(model: str) -> Look:
+    """The look of ``model``; a ``ValueError`` names the models that have one."""
+    try:
+        return LOOKS[model]
+    except KeyError:
+        raise ValueError(
+            f"no look for model {model!r}; add it to core.lexicon.LOOKS (known: {sorted(LOOKS)})"
+        ) from None
+
+
+def name(model: str, lang: str) -> str:
+    """The display name of ``model`` in ``lang`` (catalogue key ``model.<model>.name``)."""
+    look(model)  # unknown models fail loudly, not with their raw key on screen
+    return translate(f"model.{model}.name", lang)
+
+
+def line(model: str, width: float) -> dict:
+    """A scatter trace's ``line`` for ``model`` at ``width`` px."""
+    lk = look(model)
+    return dict(color=lk.color, dash=lk.dash, width=width)
+
+
+def marker(model: str, size: float) -> dict:
+    """A scatter trace's ``marker`` for ``model`` at ``size`` px."""
+    lk = look(model)
+    return dict(color=lk.color, symbol=lk.marker, size=size)
+
+
+def show_token(token: str) -> str:
+    """A token as students see it: special tokens in their one display spelling."""
+    return SHOWN_TOKENS.get(token, token)
+
+
+def show_tokens(tokens) -> list[str]:
+    """:func:`show_token` over a sequence."""
+    return [SHOWN_TOKENS.get(tok, tok) for tok in tokens]

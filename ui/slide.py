@@ -1,0 +1,96 @@
+"""The one layout of a lesson part: a slide on the projector, a page on a laptop or phone.
+
+A part declares what it shows and the helper puts it in place::
+
+    s = ui.slide(t(P + "lead"))           # one plain sentence, then the places below
+    with s.control:                        # the part's one main control (under the chart)
+        n = st.slider(...)
+    with s.chart:                          # the part's main chart: first, big, in view
+        ui.chart(fig, key="...")
+    with s.more:                           # secondary controls: folded on the projector
+        d = st.select_slider(...)
+    with s.words:                          # explanation, caption, numbers
+        st.caption(...)
+    ui.takeaway(t(P + "takeaway"))         # the part's conclusion, one style everywhere
+    ui.try_this(t(P + "try"))
+    with ui.curious():                     # formulas, verification, how it was measured
+        st.markdown(...)
+
+The places are made in screen order when :func:`slide` is called (chart, control, more,
+words), so a part can fill them in the order its code needs (the control's value before
+the chart) and the screen still shows the picture first. Everything a part draws inside a
+fragment must be made inside that fragment: call :func:`slide` there.
+
+On the projector (presenter mode) the page header is compact, the chart is capped to the
+height that keeps it on the first 1280x800 screen (:data:`core.charts.SLIDE_HEIGHT`), and
+the secondary controls fold into "More controls". The same order serves a phone: the
+chart comes right after one sentence, before any control.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+from ui.i18n import presenter, t
+
+
+@dataclass
+class Slide:
+    """The places of one part, in screen order (see the module docstring)."""
+
+    chart: DeltaGenerator
+    control: DeltaGenerator
+    _more_slot: DeltaGenerator
+    words: DeltaGenerator
+    _more: DeltaGenerator | None = field(default=None, repr=False)
+
+    @property
+    def more(self) -> DeltaGenerator:
+        """Secondary controls: inline on a laptop, folded on the projector. Made on first
+        use, so a part without secondary controls shows no empty fold."""
+        if self._more is None:
+            if presenter():
+                self._more = self._more_slot.expander(
+                    t("shell.more_controls"), icon=":material/tune:"
+                )
+            else:
+                self._more = self._more_slot.container()
+        return self._more
+
+
+def slide(lead: str | None = None) -> Slide:
+    """Start a part: its one plain sentence (``lead``, markdown), then empty places for
+    the main chart, the main control, secondary controls and words, in that order."""
+    if lead:
+        st.markdown(lead)
+    return Slide(
+        chart=st.container(),
+        control=st.container(),
+        _more_slot=st.container(),
+        words=st.container(),
+    )
+
+
+def takeaway(text: str) -> None:
+    """The part's conclusion: the one takeaway style of the app."""
+    st.success(text, icon=":material/lightbulb:")
+
+
+def try_this(text: str) -> None:
+    """What to try next with the controls: the one "try this" style of the app."""
+    st.info(f"**{t('shell.try')}** {text}", icon=":material/touch_app:")
+
+
+def curious() -> AbstractContextManager:
+    """A fold for formulas, verification figures and how a number was measured: closed by
+    default, so a part opens with its sentence and its picture."""
+    return st.expander(t("shell.curious"), icon=":material/science:")
+
+
+def mixed(text: str) -> None:
+    """Where the evidence is mixed: said on screen, next to the chart (one style)."""
+    st.warning(text, icon=":material/balance:")
