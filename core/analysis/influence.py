@@ -93,3 +93,22 @@ def gru_input_jacobians(cell, states: torch.Tensor, xs: torch.Tensor) -> torch.T
     dz = (z * (1 - z)).unsqueeze(-1) * W_z  # ∂z/∂x
     dn = (1 - n**2).unsqueeze(-1) * (W_n + hn.unsqueeze(-1) * dr)  # ∂n/∂x
     return (1 - z).unsqueeze(-1) * dn + (states - n).unsqueeze(-1) * dz
+
+
+# One statistic, one conclusion: the bottleneck page and the RNN-gradients page read the
+# same measurement (‖∂C/∂e_j‖ of a plain GRU encoder) the same way.
+FADE_BELOW, EARLY_ABOVE = 0.67, 1.5  # thresholds on early_late_ratio
+
+
+def verdict(ratio: float) -> str:
+    """What the first-third / last-third influence ratio
+    (:func:`core.analysis.bottleneck.early_late_ratio`) says: ``"short"`` (sentence too short
+    to compare, ratio not finite), ``"fade"`` (early words count clearly less, < 0.67),
+    ``"even"`` (within 0.67-1.5) or ``"early"`` (early words count more, > 1.5)."""
+    if not np.isfinite(ratio):
+        return "short"
+    if ratio < FADE_BELOW:
+        return "fade"
+    if ratio <= EARLY_ABOVE:
+        return "even"
+    return "early"
