@@ -1,0 +1,77 @@
+"""The page registry and the deck: every part of every page, in lesson order, once."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from core import i18n
+from tests.conftest import ROOT
+from ui.nav import LESSON_MAP, PAGES, Stop, deck, is_built, neighbours, page_parts
+
+
+def _source_parts(slug: str) -> tuple[str, ...] | None:
+    """The ``PARTS`` tuple written in a page's source (``None`` if the page has none)."""
+    tree = ast.parse((ROOT / "pages" / f"{slug}.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == "PARTS" for t in node.targets
+        ):
+            return tuple(ast.literal_eval(node.value))
+    return None
+
+
+def test_every_registered_page_exists():
+    assert [p.slug for p in PAGES if not is_built(p.slug)] == []
+
+
+@pytest.mark.parametrize("spec", PAGES, ids=[p.slug for p in PAGES])
+def test_declared_parts_are_the_pages_parts(spec):
+    """ui.part_selector refuses a mismatch at run time; this catches it without running."""
+    assert _source_parts(spec.slug) == (spec.parts or None)
+
+
+@pytest.mark.parametrize("spec", [p for p in PAGES if p.parts], ids=lambda p: p.slug)
+def test_every_part_has_a_label_in_both_languages(spec):
+    for lang in i18n.LANGS:
+        cat = i18n.load_catalogue(lang)
+        missing = [p for p in spec.parts if f"{spec.slug}.part.{p}" not in cat]
+        assert missing == [], (lang, spec.slug)
+
+
+def test_deck_walks_home_then_every_part_once_and_ends_on_the_arena():
+    stops = deck()
+    assert stops[0] == Stop("home", None)
+    assert stops[-1] == Stop("arena", "evidence")
+    assert len(stops) == len(set(stops))
+    expected = [Stop("home", None)] + [Stop(p.slug, part) for p in PAGES for part in p.parts]
+    assert list(stops) == expected
+
+
+def test_neighbours_link_both_ways():
+    stops = deck()
+    for i, stop in enumerate(stops):
+        prev, nxt, k, n = neighbours(stop.slug, stop.part)
+        assert (k, n) == (i + 1, len(stops))
+        assert prev == (stops[i - 1] if i else None)
+        assert nxt == (stops[i + 1] if i + 1 < len(stops) else None)
+
+
+def test_unknown_part_is_not_in_the_deck():
+    assert neighbours("attention", "nope")[2] == 0  # falls back to no place
+    assert neighbours("nowhere", None) == (None, None, 0, len(deck()))
+
+
+def test_a_comparison_page_comes_after_the_pages_it_compares():
+    order = [p.slug for p in PAGES]
+    assert order.index("path_length") > order.index("cnn_receptive_field")
+    assert order.index("path_length") > order.index("rnn_gradients")
+    assert order.index("arena") == len(order) - 1
+
+
+def test_lesson_map_follows_the_page_order():
+    order = [p.slug for p in PAGES]
+    stops = [s.slug for s in LESSON_MAP]
+    assert stops == [s for s in order if s in stops]
+    assert page_parts("home") == ()
