@@ -34,18 +34,17 @@ def each(param: str, values: tuple[str, ...], **fixed: str) -> list[dict[str, st
     return [{param: value, **fixed} for value in values]
 
 
+# Every page's parts come from the registry (ui.nav.PAGES), plus the parameters that switch
+# a part between modes.
 PART_CONTEXTS: dict[str, list[dict[str, str]]] = {
-    "autoregressive": each("part", ("lm", "translate", "wrong", "cost", "ngram")),
-    "bottleneck": each("part", ("read", "side", "length", "stretch", "probe", "grad")),
-    "path_length": each("part", ("table", "pair", "probes", "problems"))
-    + each("sent", ("zh", "own"), part="pair"),
-    "cnn_receptive_field": each("part", ("theory", "measured", "probes"))
-    + [c for p in ("theory", "measured") for c in each("sent", ("zh", "own"), part=p)],
-    "rnn_gradients": each("part", ("fresh", "trained", "learn", "words", "explode")),
-    "attention": each("part", ("align", "pairs", "self", "score", "buys")),
-    "arena": each("part", ("sentence", "evidence"))
-    + each("input", ("lesson", "typed"), part="sentence"),
+    spec.slug: each("part", spec.parts) for spec in PAGES if spec.parts
 }
+PART_CONTEXTS["path_length"] += each("sent", ("zh", "own"), part="pair")
+PART_CONTEXTS["cnn_receptive_field"] += [
+    c for p in ("theory", "measured") for c in each("sent", ("zh", "own"), part=p)
+]
+PART_CONTEXTS["arena"] += each("input", ("lesson", "typed"), part="sentence")
+
 
 # Garbage a student can paste: markup, numbers out of range or not numbers, empties,
 # control and bidi characters, huge values, another script.

@@ -47,7 +47,6 @@ def _nav_links() -> None:
     false`` in ``.streamlit/config.toml``, which also hides it in the legacy multipage mode a
     fresh server starts in: a first visitor never sees the file names "app, arena, ..."),
     and ``st.navigation`` runs hidden; these links replace it."""
-    st.caption(t("nav.header"))
     for spec in PAGES:
         if is_built(spec.slug):
             st.page_link(
@@ -55,6 +54,7 @@ def _nav_links() -> None:
                 label=t(f"page.{spec.slug}.title"),
                 query_params={"lang": current_lang(), "present": int(presenter())},
             )
+    st.divider()
 
 
 def _resolve() -> list[tuple[str, str, object]]:
@@ -157,9 +157,9 @@ def start() -> StreamlitPage:
         initial_sidebar_state="collapsed" if presenter() else "auto",
     )
     page = st.navigation(_pages(), position="hidden")
-    _sidebar()
     with st.sidebar:
-        _nav_links()
+        _nav_links()  # the lesson first, then language, presenter mode and sharing
+    _sidebar()
     style.apply(presenter())
     for name, raw, default in bad:
         notice(name, raw, default)
@@ -228,9 +228,9 @@ def _leave_legacy_mode() -> None:
         st.navigation(_pages(), position="hidden")
         st.rerun()
     bad = _resolve()
-    _sidebar()
     with st.sidebar:
         _nav_links()
+    _sidebar()
     style.apply(presenter())
     for name, raw, default in bad:
         notice(name, raw, default)
