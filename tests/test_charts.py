@@ -88,3 +88,65 @@ def test_hline_spans_the_plot_and_its_label_sits_at_either_end():
     left = charts.hline_label(0.25, "chance", side="left", anchor="bottom")
     assert (right["x"], right["xanchor"], right["yanchor"], right["y"]) == (1, "right", "top", 0.25)
     assert (left["x"], left["xanchor"], left["yanchor"]) == (0, "left", "bottom")
+
+
+# --- the projector -------------------------------------------------------------------------
+
+
+def _font_sizes(node, key: str = "") -> list[float]:
+    """Every font size in a figure dict (under any key ending in "font")."""
+    out: list[float] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "size" and key.endswith("font") and isinstance(v, (int, float)):
+                out.append(v)
+            else:
+                out += _font_sizes(v, k)
+    elif isinstance(node, list):
+        for v in node:
+            out += _font_sizes(v, key)
+    return out
+
+
+def test_fit_projector_raises_every_font_and_caps_height():
+    fig = charts.heatmap(np.eye(40), list(range(40)), list(range(40)), title="x", presenter=False)
+    fig.update_layout(annotations=[dict(text="note", font=dict(size=9))], height=900)
+    fig.update_xaxes(tickfont=dict(size=8))
+    charts.fit_projector(fig)
+    d = fig.to_dict()
+    d["layout"].pop("template")  # the laptop template: every size it sets is overridden
+    sizes = _font_sizes(d["layout"]) + _font_sizes(d["data"])
+    assert sizes and min(sizes) >= charts.MIN_PROJECTOR_FONT
+    assert d["layout"]["xaxis"]["tickfont"]["size"] == charts.MIN_PROJECTOR_FONT  # was 8
+    assert d["layout"]["yaxis"]["tickfont"]["size"] == charts.PRESENTER.font  # was unset
+    assert d["layout"]["height"] == charts.SLIDE_HEIGHT
+
+
+def test_fit_projector_wraps_a_long_title_and_keeps_a_top_legend_under_it():
+    title = "Exact match by source length for every translation model of the zoo, greedy"
+    fig = charts.line_chart([1, 2], {"a": [1, 2], "b": [2, 1], "c": [1, 1]}, title=title)
+    fig.update_layout(legend=dict(orientation="h", y=1.15))
+    charts.fit_projector(fig, width=0.5)
+    lay = fig.to_dict()["layout"]
+    lines = lay["title"]["text"].split("<br>")
+    assert len(lines) >= 2 and " ".join(lines) == title
+    size = lay["title"]["font"]["size"]
+    limit = charts.PROJECTOR_WIDTH * 0.5 - 40
+    assert all(charts._text_width(line, size) <= limit for line in lines[:-1])
+    # the legend sits on the plot's top edge, the title at the figure's top, and the top
+    # margin holds the title's lines and the legend's row
+    assert lay["legend"]["y"] == 1.0 and lay["legend"]["yanchor"] == "bottom"
+    assert lay["title"]["yref"] == "container" and lay["title"]["y"] == 1.0
+    assert lay["margin"]["t"] >= len(lines) * size * 1.3 + lay["legend"]["font"]["size"]
+
+
+def test_wrap_breaks_chinese_anywhere_and_latin_at_spaces():
+    zh = charts.wrap("编码器把整句话压进一个固定长度的向量长句子装不下", 20, 200)
+    assert (
+        "<br>" in zh
+        and zh.replace("<br>", "") == "编码器把整句话压进一个固定长度的向量长句子装不下"
+    )
+    en = charts.wrap("one two three four five six seven", 20, 120)
+    assert all(" " not in (w[:1] + w[-1:]) for w in en.split("<br>"))
+    assert en.replace("<br>", " ") == "one two three four five six seven"
+    assert charts.wrap("short", 20, 500) == "short"
