@@ -1,0 +1,315 @@
+"""Class polls and votes, stored in SQLite (default) or PostgreSQL, through SQLAlchemy Core.
+
+One small interface (:class:`PollStore`) for both databases: the same statements, the
+dialect's own upsert for a changed vote. Every call is one short transaction; nothing holds
+a lock across a Streamlit script run.
+
+Who may do what:
+- opening a poll returns a random room code (shown to the class: join link, QR code) and a
+  random teacher key (kept by the teacher's browser session only, never in a link); only
+  the key's holder can reveal, close, reset or move the poll to another question. The store
+  keeps the key's SHA-256, never the key.
+- a vote is an answer index inside the question's own list, one per voter (a random id per
+  browser session), changeable until the poll is closed or revealed.
+- no names and no IP addresses are stored; polls expire after :data:`TTL_S` (24 h) and are
+  deleted with their votes.
+
+Room codes: :data:`CODE_LEN` characters from :data:`ALPHABET` (31 symbols without 0/O, 1/I/L):
+31**8 ≈ 8.5e11 codes, about 39.6 bits. With at most :data:`MAX_OPEN_POLLS` polls open at
+once, a guess hits an open poll with probability below 2.4e-10, and guessing is slowed by
+the per-session limits of the UI; a room code gives only a student's rights anyway.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import secrets
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Engine
+
+ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed on phones
+CODE_LEN = 8
+CODE_BITS = CODE_LEN * 4.954  # log2(31) = 4.954 bits a symbol
+TTL_S = 24 * 3600  # a poll and its votes are deleted a day after it was opened
+MAX_ANSWERS = 8  # answers a question may offer
+MAX_VOTERS = 500  # voters one poll counts (a lecture hall)
+MAX_OPEN_POLLS = 200  # polls open at once on one server (or one database)
+STATES = ("open", "closed", "revealed")
+
+DATA_DIR_ENV = "ROAD_DATA_DIR"  # where the SQLite file lives
+DB_URL_ENV = "ROAD_DATABASE_URL"  # e.g. postgresql+psycopg://user@/road?host=/run/pg
+
+
+def default_data_dir() -> Path:
+    """``$ROAD_DATA_DIR``, else ``~/.road_to_attention`` (a laptop; the Docker image sets
+    ``ROAD_DATA_DIR=/data``)."""
+    env = os.environ.get(DATA_DIR_ENV)
+    return Path(env) if env else Path.home() / ".road_to_attention"
+
+
+def default_url() -> str:
+    """``$ROAD_DATABASE_URL`` if set (PostgreSQL for several replicas), else a SQLite file
+    ``polls.sqlite3`` in :func:`default_data_dir`."""
+    url = os.environ.get(DB_URL_ENV)
+    if url:
+        return url
+    folder = default_data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'polls.sqlite3'}"
+
+
+class PollError(Exception):
+    """A refused poll action. ``reason`` is a stable word the UI translates:
+    ``bad_code``, ``no_poll``, ``expired``, ``not_teacher``, ``closed``, ``bad_answer``,
+    ``full`` (voters), ``too_many`` (open polls), ``bad_question``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Poll:
+    code: str
+    question: str  # a question id of core.poll.questions
+    n_answers: int
+    state: str  # "open", "closed" or "revealed"
+    created: float  # unix time
+    round: int  # 1, 2, ...: "next question" and "reset" start a new round
+
+
+@dataclass(frozen=True)
+class Tally:
+    counts: tuple[int, ...]  # votes per answer, in the question's order
+    voters: int
+
+
+metadata = sa.MetaData()
+polls = sa.Table(
+    "polls",
+    metadata,
+    sa.Column("code", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("teacher_hash", sa.String(64), nullable=False),
+    sa.Column("question", sa.String(64), nullable=False),
+    sa.Column("n_answers", sa.Integer, nullable=False),
+    sa.Column("state", sa.String(8), nullable=False),
+    sa.Column("round", sa.Integer, nullable=False),
+    sa.Column("created", sa.Float, nullable=False),
+)
+votes = sa.Table(
+    "votes",
+    metadata,
+    sa.Column("code", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("voter", sa.String(64), primary_key=True),
+    sa.Column("answer", sa.Integer, nullable=False),
+    sa.Index("votes_by_poll", "code", "round"),
+)
+
+
+def valid_code(code: object) -> bool:
+    """Whether ``code`` has the shape of a room code (checked before any query)."""
+    return isinstance(code, str) and len(code) == CODE_LEN and all(ch in ALPHABET for ch in code)
+
+
+def normalise_code(raw: object) -> str:
+    """A typed room code: spaces and dashes dropped, upper case (``"abcd-efgh"`` works)."""
+    text = str(raw or "")[: 4 * CODE_LEN]
+    return "".join(ch for ch in text.upper() if ch not in " -")
+
+
+def _hash(key: str) -> str:
+    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+
+
+def _engine(url: str) -> Engine:
+    if url.startswith("sqlite"):
+        engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
+
+        @sa.event.listens_for(engine, "connect")
+        def _pragmas(dbapi_conn, _record) -> None:  # every new connection
+            cur = dbapi_conn.cursor()
+            cur.execute("PRAGMA journal_mode=WAL")  # readers never wait for the writer
+            cur.execute("PRAGMA synchronous=NORMAL")  # safe with WAL, fewer fsyncs
+            cur.execute("PRAGMA busy_timeout=30000")
+            cur.close()
+
+        return engine
+    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+
+
+class PollStore:
+    """Polls and votes in one database (see the module docstring for the rules)."""
+
+    def __init__(self, url: str | None = None, *, clock=time.time) -> None:
+        self.url = url or default_url()
+        self.engine = _engine(self.url)
+        self.clock = clock
+        metadata.create_all(self.engine)
+
+    @property
+    def dialect(self) -> str:
+        return self.engine.dialect.name
+
+    # --- the teacher ---------------------------------------------------------------------
+
+    def open(self, question: str, n_answers: int) -> tuple[str, str]:
+        """Open a poll on ``question``; returns ``(room code, teacher key)``."""
+        if not (isinstance(question, str) and 0 < len(question) <= 64):
+            raise PollError("bad_question")
+        if not 2 <= n_answers <= MAX_ANSWERS:
+            raise PollError("bad_question")
+        self.purge()
+        key = secrets.token_urlsafe(24)  # 192 bits
+        with self.engine.begin() as conn:
+            n_open = conn.execute(
+                sa.select(sa.func.count()).select_from(polls).where(polls.c.state == "open")
+            ).scalar_one()
+            if n_open >= MAX_OPEN_POLLS:
+                raise PollError("too_many")
+            for _ in range(10):  # a collision is astronomically rare; retry anyway
+                code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
+                exists = conn.execute(sa.select(polls.c.code).where(polls.c.code == code)).first()
+                if exists is None:
+                    break
+            conn.execute(
+                polls.insert().values(
+                    code=code,
+                    teacher_hash=_hash(key),
+                    question=question,
+                    n_answers=n_answers,
+                    state="open",
+                    round=1,
+                    created=self.clock(),
+                )
+            )
+        return code, key
+
+    def _teacher(self, conn, code: str, key: str) -> Poll:
+        poll = self._get(conn, code)
+        row = conn.execute(sa.select(polls.c.teacher_hash).where(polls.c.code == code)).first()
+        if not (isinstance(key, str) and hmac.compare_digest(row.teacher_hash, _hash(key))):
+            raise PollError("not_teacher")
+        return poll
+
+    def set_state(self, code: str, key: str, state: str) -> Poll:
+        """Reveal (``"revealed"``), close (``"closed"``) or reopen (``"open"``) a poll."""
+        if state not in STATES:
+            raise ValueError(f"state must be one of {STATES}")
+        with self.engine.begin() as conn:
+            self._teacher(conn, code, key)
+            conn.execute(polls.update().where(polls.c.code == code).values(state=state))
+            return self._get(conn, code)
+
+    def restart(self, code: str, key: str, question: str | None = None, n_answers: int = 0) -> Poll:
+        """A new round in the same room: the same question again (reset) or the next one;
+        earlier votes stay in their round and no longer count."""
+        with self.engine.begin() as conn:
+            poll = self._teacher(conn, code, key)
+            values = dict(state="open", round=poll.round + 1)
+            if question is not None:
+                if not 2 <= n_answers <= MAX_ANSWERS:
+                    raise PollError("bad_question")
+                values.update(question=question, n_answers=n_answers)
+            conn.execute(polls.update().where(polls.c.code == code).values(**values))
+            return self._get(conn, code)
+
+    def is_teacher(self, code: str, key: str | None) -> bool:
+        """Whether ``key`` is the teacher key of poll ``code`` (no error for a bad code)."""
+        if not key or not valid_code(code):
+            return False
+        try:
+            with self.engine.connect() as conn:
+                self._teacher(conn, code, key)
+            return True
+        except PollError:
+            return False
+
+    # --- everyone ----------------------------------------------------------------------
+
+    def _get(self, conn, code: str) -> Poll:
+        if not valid_code(code):
+            raise PollError("bad_code")
+        row = conn.execute(sa.select(polls).where(polls.c.code == code)).first()
+        if row is None:
+            raise PollError("no_poll")
+        if self.clock() - row.created > TTL_S:
+            raise PollError("expired")
+        return Poll(row.code, row.question, row.n_answers, row.state, row.created, row.round)
+
+    def get(self, code: str) -> Poll:
+        """The poll behind a room code (``PollError`` if malformed, unknown or expired)."""
+        with self.engine.connect() as conn:
+            return self._get(conn, code)
+
+    def vote(self, code: str, voter: str, answer: int) -> None:
+        """Cast or change ``voter``'s vote in the current round."""
+        if not (isinstance(voter, str) and 8 <= len(voter) <= 64):
+            raise PollError("bad_answer")
+        with self.engine.begin() as conn:
+            poll = self._get(conn, code)
+            if poll.state != "open":
+                raise PollError("closed")
+            if not (isinstance(answer, int) and 0 <= answer < poll.n_answers):
+                raise PollError("bad_answer")
+            here = (votes.c.code == code) & (votes.c.round == poll.round)
+            mine = conn.execute(sa.select(votes.c.answer).where(here & (votes.c.voter == voter)))
+            if mine.first() is None:
+                n = conn.execute(sa.select(sa.func.count()).where(here)).scalar_one()
+                if n >= MAX_VOTERS:
+                    raise PollError("full")
+            row = dict(code=code, round=poll.round, voter=voter, answer=answer)
+            if self.dialect == "postgresql":
+                from sqlalchemy.dialects.postgresql import insert
+            else:
+                from sqlalchemy.dialects.sqlite import insert
+            stmt = insert(votes).values(**row)
+            stmt = stmt.on_conflict_do_update(
+                index_elements=[votes.c.code, votes.c.round, votes.c.voter],
+                set_={"answer": stmt.excluded.answer},
+            )
+            conn.execute(stmt)
+
+    def my_vote(self, code: str, voter: str) -> int | None:
+        """``voter``'s answer in the current round, or ``None``."""
+        with self.engine.connect() as conn:
+            poll = self._get(conn, code)
+            return conn.execute(
+                sa.select(votes.c.answer).where(
+                    (votes.c.code == code)
+                    & (votes.c.round == poll.round)
+                    & (votes.c.voter == voter)
+                )
+            ).scalar_one_or_none()
+
+    def tally(self, code: str) -> Tally:
+        """Votes per answer in the current round."""
+        with self.engine.connect() as conn:
+            poll = self._get(conn, code)
+            rows = conn.execute(
+                sa.select(votes.c.answer, sa.func.count())
+                .where((votes.c.code == code) & (votes.c.round == poll.round))
+                .group_by(votes.c.answer)
+            ).all()
+        counts = [0] * poll.n_answers
+        for answer, n in rows:
+            if 0 <= answer < poll.n_answers:
+                counts[answer] = n
+        return Tally(tuple(counts), sum(counts))
+
+    def purge(self) -> int:
+        """Delete polls older than :data:`TTL_S` and their votes; returns how many polls."""
+        cutoff = self.clock() - TTL_S
+        with self.engine.begin() as conn:
+            old = sa.select(polls.c.code).where(polls.c.created < cutoff)
+            conn.execute(votes.delete().where(votes.c.code.in_(old)))
+            return conn.execute(polls.delete().where(polls.c.created < cutoff)).rowcount
+
+    def dispose(self) -> None:
+        self.engine.dispose()
