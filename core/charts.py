@@ -408,16 +408,18 @@ def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEI
     if text:
         wrapped = wrap(text, tsize, PROJECTOR_WIDTH * width - 40)
         title["text"] = wrapped
-        top = 12 + (wrapped.count("<br>") + 1) * tsize * 1.3
+        gap = 6
         shown = [tr for tr in data if tr.get("showlegend") is not False and tr.get("name")]
         if lay.get("showlegend") is not False and len(shown) > 1 and legend.get("y", 0) > 1:
-            # a legend above the plot: right under the title, never on it
+            # a legend above the plot: on the plot's top edge, the title above it
             per_row = max(1, int(PROJECTOR_WIDTH * width // 260))
             rows = -(-len(shown) // per_row)
             legend.update(y=1.0, yanchor="bottom", yref="paper")
-            top += rows * legend["font"]["size"] * 1.6
-        title.update(y=1.0, yref="container", yanchor="top", pad={"t": 8}, automargin=False)
-        lay.setdefault("margin", {})["t"] = int(top)
+            gap += int(rows * legend["font"]["size"] * 1.7)
+        # anchored on the plot's top edge and pushed up by its own lines (automargin makes
+        # the top margin as tall as they need): a wrapped title is never cut at the top
+        title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": gap}, automargin=True)
+        lay.setdefault("margin", {})["t"] = 10
     if lay.get("height") is None or lay["height"] > height:
         lay["height"] = height
     return fig

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -15,6 +17,9 @@ from streamlit.testing.v1 import AppTest
 import core  # noqa: F401  (caps BLAS/OpenMP threads before any test module imports torch)
 
 ROOT = Path(__file__).resolve().parent.parent
+# Class polls of the test run (AppTest and the servers the tests start, which inherit the
+# environment) go to a folder of their own, never to the user's data directory.
+os.environ.setdefault("ROAD_DATA_DIR", tempfile.mkdtemp(prefix="road-test-data-"))
 APP = ROOT / "app.py"
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")

@@ -20,6 +20,9 @@ class PageSpec:
     # ``<slug>.part.<name>``). Declared here, not in the page, so the deck (every part of
     # every page, in order) is known without running a page. Home has none.
     parts: tuple[str, ...] = ()
+    # Listed pages are in the sidebar, the home map and the deck; an unlisted page (the
+    # class poll's room) is reached only by its links.
+    listed: bool = True
 
     @property
     def path(self) -> str:
@@ -40,6 +43,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("path_length", ("table", "pair", "probes", "problems")),
     PageSpec("attention", ("align", "pairs", "self", "score", "buys")),
     PageSpec("arena", ("sentence", "evidence")),
+    PageSpec("poll", listed=False),
 )
 
 
@@ -92,7 +96,7 @@ def deck() -> tuple[Stop, ...]:
     navigation order. "next ▸" walks it forward, "◂ previous" back."""
     stops: list[Stop] = []
     for spec in PAGES:
-        if not is_built(spec.slug):
+        if not (spec.listed and is_built(spec.slug)):
             continue
         stops.extend([Stop(spec.slug, p) for p in spec.parts] or [Stop(spec.slug, None)])
     return tuple(stops)

@@ -16,7 +16,7 @@ from streamlit.navigation.page import StreamlitPage
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from ui import share, style, warmup
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
-from ui.nav import PAGES, ROOT, Stop, is_built, neighbours
+from ui.nav import PAGES, ROOT, Stop, is_built, neighbours, page_parts
 from ui.params import notice
 
 SHELL_RAN_KEY = "ui_shell_running"  # True while app.py's frame is around the page
@@ -48,7 +48,7 @@ def _nav_links() -> None:
     fresh server starts in: a first visitor never sees the file names "app, arena, ..."),
     and ``st.navigation`` runs hidden; these links replace it."""
     for spec in PAGES:
-        if is_built(spec.slug):
+        if spec.listed and is_built(spec.slug):
             st.page_link(
                 str(ROOT / spec.path),
                 label=t(f"page.{spec.slug}.title"),
@@ -198,11 +198,29 @@ def deck_links(slug: str, part: str | None) -> None:
             )
 
 
+def ask_links(slug: str, part: str | None) -> None:
+    """On the projector, "Ask the class" for each poll question of this part: opens the
+    poll room for this browser (the teacher), with the question's room code and QR."""
+    if not presenter():
+        return
+    from core.poll.questions import for_part  # no model code: answers are computed later
+
+    for q in for_part(slug, part if part in page_parts(slug) else None):
+        st.page_link(
+            str(ROOT / "pages/poll.py"),
+            label=t("poll.ask_button"),
+            help=t(f"poll.q.{q.id}.text"),
+            icon=":material/how_to_vote:",
+            query_params={"ask": q.id, "lang": current_lang(), "present": 1},
+        )
+
+
 def finish(page: StreamlitPage | None = None) -> None:
-    """Everything after the page (which has written its state to the URL): the deck's
-    previous/next links, sharing, and (once per process) the background import of what the
-    lesson pages need."""
+    """Everything after the page (which has written its state to the URL): "Ask the class"
+    on the projector, the deck's previous/next links, sharing, and (once per process) the
+    background import of what the lesson pages need."""
     if page is not None:
+        ask_links(_slug(page), st.query_params.get("part"))
         deck_links(_slug(page), st.query_params.get("part"))
     if st.session_state.pop(SHARE_OPEN_KEY, False):
         share.show_dialog(share.current_url())
