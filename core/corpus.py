@@ -15,6 +15,7 @@ seed gives the same corpus on every machine.
 from __future__ import annotations
 
 import random
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -1460,3 +1461,19 @@ def build_splits(
     train.extend(lessons[: max(0, n_train - len(train))])
     rng.shuffle(train)
     return Splits(tuple(train), tuple(dev), tuple(test))
+
+
+_shared_lock = threading.Lock()
+_shared: dict[int, Splits] = {}
+
+
+def shared_splits(seed: int = 1234) -> Splits:
+    """:func:`build_splits`, built once per process and shared read-only by every page and
+    the server's warm-up thread (~10 s on one core: building it twice, or copying it per
+    call as a data cache would, costs a class's first visit)."""
+    with _shared_lock:  # one build even when a page and the warm-up ask at the same time
+        if seed not in _shared:
+            if len(_shared) >= 2:
+                _shared.clear()
+            _shared[seed] = build_splits(seed)
+        return _shared[seed]

@@ -133,7 +133,8 @@ def no_zoo(monkeypatch):
 
 
 def write_dev_zoo(out: Path) -> dict:
-    """A small *untrained* zoo in ``out``: every translation model and distance probe as
+    """A small *untrained* zoo in ``out``: every translation model, distance probe and
+    language model as
     ``core.train`` writes it after 0 steps (random weights, the real architectures and
     sizes), a vocabulary from the grammar and made-up metrics. Returns the manifest."""
     from core import corpus, train
@@ -151,7 +152,7 @@ def write_dev_zoo(out: Path) -> dict:
     tgt_vocab = Vocab.build(p.tgt for p in pairs)
     data = (corpus.Splits(tuple(pairs), (), ()), src_vocab, tgt_vocab)
     entries = {}
-    for i, name in enumerate(zoo_.TRANSLATION_MODELS + zoo_.PROBE_MODELS):
+    for i, name in enumerate(zoo_.TRANSLATION_MODELS + zoo_.PROBE_MODELS + zoo_.LM_MODELS):
         entry = train.train_one(name, train.SPECS[name], out, data=data, steps=0, evaluate=False)
         if entry["task"] == "translation":
             entry["metrics"] = {
@@ -165,6 +166,8 @@ def write_dev_zoo(out: Path) -> dict:
                     for k, b in enumerate(corpus.BUCKETS)
                 }
             }
+        elif entry["task"] == "lm":
+            entry["metrics"] = {"test_ppl": 99.0, "you_should": ["<unk>"]}
         else:
             entry["metrics"] = {
                 "distance": {str(d): round(max(0.1, 1 - d / 100), 3) for d in (5, 30, 60)}

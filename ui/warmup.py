@@ -30,21 +30,39 @@ _lock = threading.Lock()
 _thread: threading.Thread | None = None
 
 
-def _import_all(modules: tuple[str, ...]) -> None:
+def _import_all(modules: tuple[str, ...], corpus: bool = False) -> None:
     for name in modules:
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001  (the page that needs it will raise and explain)
             continue
+    if corpus:
+        _warm_corpus()
+
+
+def _warm_corpus() -> None:
+    """The corpus splits behind the autoregressive and compression parts (~10 s on one
+    core), built once in the background so the first class to open them does not wait."""
+    try:
+        from core import corpus, zoo
+
+        seed = int(zoo.load_manifest().get("corpus", {}).get("seed", 1234))
+        corpus.shared_splits(seed)
+    except Exception:  # noqa: BLE001  (the page that needs them will raise and explain)
+        return
 
 
 def start(modules: tuple[str, ...] = MODULES) -> threading.Thread:
-    """Start the warm-up thread (once per process) and return it."""
+    """Start the warm-up thread (once per process) and return it. The app's own warm-up
+    (``MODULES``) also builds the shared corpus splits."""
     global _thread
     with _lock:
         if _thread is None:
             _thread = threading.Thread(
-                target=_import_all, args=(modules,), name="road-warm-up", daemon=True
+                target=_import_all,
+                args=(modules, modules is MODULES),
+                name="road-warm-up",
+                daemon=True,
             )
             _thread.start()
         return _thread
