@@ -1,8 +1,9 @@
 """Autoregressive generation (lesson 1.2–1.3, 1.6): one token at a time, each fed back in.
 
-Five screens, one idea each: step through a language model; the same for translation with
-the attention row of each step; force one wrong token ("一步错步步错"); the serial cost of
-writing; why counting n-grams does not scale.
+Four parts, one idea each: step through a language model; the same for translation with
+the attention row of each step; force one plausible wrong word ("一步错步步错", and how often
+the model recovers); the serial cost of writing. (Counting n-grams is on the compression
+page.)
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ import time
 import streamlit as st
 
 import ui
-from core import corpus
+from core import corpus, lexicon
 from core import mdtable as md
 from core.analysis import autoregressive as ar
-from core.analysis import ngram
 from core.evaluate import max_output_len
 from core.figures import autoregressive as figs
 from core.translate import InputError, prepare
@@ -24,9 +24,7 @@ from core.vocab import detokenize_zh, tokenize_en
 from ui.models import get_manifest, get_model, get_vocabs, require
 
 SLUG = "autoregressive"
-# Special tokens as shown: "<eos>" would read as an HTML tag in markdown and plotly.
-BOS_SHOW, EOS_SHOW = "⟨bos⟩", "⟨eos⟩"
-SPECIAL_SHOW = {0: "⟨pad⟩", 1: BOS_SHOW, 2: EOS_SHOW, 3: "⟨unk⟩"}
+BOS_SHOW = lexicon.show_token("<bos>")  # special tokens in their one display spelling
 ui.begin_page(SLUG)
 t = ui.t
 P = ui.presenter()
@@ -36,7 +34,7 @@ def k(key: str) -> str:
     return f"{SLUG}.{key}"
 
 
-PARTS = ("lm", "translate", "wrong", "cost", "ngram")
+PARTS = ("lm", "translate", "wrong", "cost")
 MODES = ar.MODES
 TRANSLATORS = ("gru_attention", "transformer")
 LM = "lm_gru"
@@ -44,11 +42,11 @@ MAX_NEW = 12  # tokens the language model may add
 K_SHOW = 8  # alternatives shown per step
 DEFAULT_PREFIX = "you should"
 DEFAULT_SOURCE = "the cat drank the milk because it was hungry"
+SLIP_LENGTHS = (4, 12)  # source lengths searched for the default slip (fits on a slide)
 WRONG_SAMPLE = 120  # held-out sentences in the "one wrong step" statistic
 WRONG_POSITIONS = (0, 1, 2, 4, 8)  # output positions where a wrong token is forced
 WRONG_LENGTHS = (8, 16)  # source lengths of the sampled sentences
 TIMING_LENGTHS = (4, 8, 16, 32, 64)
-NGRAM_MAX = 6
 
 
 # --- cached computation -----------------------------------------------------------------------
@@ -56,7 +54,7 @@ NGRAM_MAX = 6
 
 @st.cache_resource(show_spinner=False)
 def _splits(seed: int) -> corpus.Splits:
-    return corpus.build_splits(seed)
+    return corpus.shared_splits(seed)  # one copy per process, warmed up in the background
 
 
 def _corpus_seed() -> int:
@@ -88,6 +86,24 @@ def _translate(name: str, tokens: tuple[str, ...], forced: tuple[int, ...] = ())
     return ar.explain_output(model, src, out, K_SHOW)
 
 
+@st.cache_data(show_spinner=False, max_entries=4)
+def _slip(name: str, seed: int) -> tuple[str, int, str, float, int] | None:
+    """The default of "one wrong step", searched once from the model (see ar.find_slip):
+    (English sentence, 1-based step, forced Chinese word, its probability, later edits)."""
+    sv, tv = get_vocabs()
+    lo, hi = SLIP_LENGTHS
+    pool = [p for p in _splits(seed).test if lo <= len(p.src) <= hi]
+    slip = ar.find_slip(
+        get_model(name),
+        [sv.encode(p.src, eos=True) for p in pool],
+        [tv.encode(p.tgt) for p in pool],
+    )
+    if slip is None:
+        return None
+    src = " ".join(pool[slip.index].src)
+    return src, slip.pos + 1, tv.tokens[slip.token], slip.prob, slip.edits
+
+
 @st.cache_data(show_spinner=False, max_entries=8)
 def _wrong_stats(name: str, seed: int) -> ar.WrongStepResult:
     sv, tv = get_vocabs()
@@ -100,17 +116,6 @@ def _wrong_stats(name: str, seed: int) -> ar.WrongStepResult:
         [tv.encode(p.tgt) for p in sample],
         WRONG_POSITIONS,
     )
-
-
-@st.cache_data(show_spinner=False, max_entries=2)
-def _ngram_stats(seed: int) -> ngram.NGramStats:
-    sp = _splits(seed)
-    return ngram.ngram_stats([p.src for p in sp.train], [p.src for p in sp.test], NGRAM_MAX)
-
-
-@st.cache_resource(show_spinner=False, max_entries=2)
-def _ngram_table(seed: int) -> ngram.Coded:
-    return ngram.code([p.src for p in _splits(seed).train])
 
 
 # --- small UI helpers -------------------------------------------------------------------------
@@ -233,49 +238,83 @@ def big(text: str) -> None:
     st.markdown(f"### {text}")
 
 
-def try_this(key: str) -> None:
-    st.info(t(k(f"{key}.try")), icon=":material/lightbulb:")
+def part_end(key: str) -> None:
+    """The part's takeaway and "try this", in the app's one style."""
+    ui.takeaway(t(k(f"{key}.takeaway")))
+    ui.try_this(t(k(f"{key}.try")))
 
 
 # --- the page ---------------------------------------------------------------------------------
 
 part = ui.part_selector(k(""), PARTS, key="ar_part")
-st.caption(t(k(f"part.{part}.intro")))
 
 
-def read_prefix() -> list[str] | None:
-    """The prompt's tokens ([] = start from <bos>), or None after showing an error."""
-    text = text_param("prefix", DEFAULT_PREFIX, t(k("lm.prefix")), "ar_prefix", ("step",))
+def zh(ids) -> list[str]:
+    """Chinese tokens of output ids, special tokens in their one display spelling."""
+    _, tv = get_vocabs()
+    return lexicon.show_tokens(tv.tokens[i] for i in ids)
+
+
+def en(ids) -> list[str]:
+    """English tokens of language-model ids, special tokens in their one display spelling."""
+    sv, _ = get_vocabs()
+    return lexicon.show_tokens(sv.tokens[i] for i in ids)
+
+
+def read_text(
+    name: str, default: str, label: str, key: str, resets: tuple[str, ...], errors
+) -> list[str] | None:
+    """An English text box (in the current container) read as model tokens; ``[]`` for an
+    empty text, ``None`` after explaining the problem in ``errors`` (above the controls)."""
+    text = text_param(name, default, label, key, resets)
     if not tokenize_en(text):
-        st.caption(t(k("input.empty_prefix")))
         return []
     sv, _ = get_vocabs()
     try:
         return prepare(text, sv)
     except InputError as err:
-        input_error(err)
+        with errors:
+            input_error(err)
         return None
 
 
-@st.fragment  # its controls rerun only this screen
+def pick_translator() -> str:
+    name = ui.params.get_choice("model", TRANSLATORS, "gru_attention")
+    name = st.segmented_control(
+        t(k("tr.model")),
+        TRANSLATORS,
+        format_func=ui.model_name,
+        required=True,
+        **ui.params.bound("model", name, key="ar_model"),
+    )
+    ui.params.set_params(model=name)
+    return name
+
+
+@st.fragment  # its controls rerun only this part
 def lm_part() -> None:
+    s = ui.slide(t(k("lm.lead")))
     if not require(LM):
         return
-    prefix = read_prefix()
-    if prefix is None:
-        return
-    mode = ui.params.get_choice("mode", MODES, "greedy")
-    mode = st.segmented_control(
-        t(k("lm.mode")),
-        MODES,
-        format_func=ui.labeler(k("lm.mode.")),
-        required=True,
-        **ui.params.bound("mode", mode, key="ar_mode"),
-    )
-    temp = ui.params.get_float("temp", 0.1, 3.0, 1.0)
-    topk = ui.params.get_int("topk", 0, 50, 5)
-    seed = ui.params.get_int("seed", 0, 9999, 0)
-    with ui.secondary():
+    with s.more:
+        prefix = read_text(
+            "prefix", DEFAULT_PREFIX, t(k("lm.prefix")), "ar_prefix", ("step",), s.chart
+        )
+        if prefix is None:
+            return
+        if not prefix:
+            st.caption(t(k("input.empty_prefix")))
+        mode = ui.params.get_choice("mode", MODES, "greedy")
+        mode = st.segmented_control(
+            t(k("lm.mode")),
+            MODES,
+            format_func=ui.labeler(k("lm.mode.")),
+            required=True,
+            **ui.params.bound("mode", mode, key="ar_mode"),
+        )
+        temp = ui.params.get_float("temp", 0.1, 3.0, 1.0)
+        topk = ui.params.get_int("topk", 0, 50, 5)
+        seed = ui.params.get_int("seed", 0, 9999, 0)
         c1, c2, c3 = st.columns(3)
         off = mode == "greedy"
         temp = c1.slider(
@@ -305,49 +344,52 @@ def lm_part() -> None:
         )
     ui.params.set_params(mode=mode, temp=temp, topk=topk, seed=seed)
     steps = _lm_run(tuple(prefix), mode, round(float(temp), 2), int(topk), int(seed))
-    step, play = stepper("step", len(steps))
+    with s.control:
+        step, play = stepper("step", len(steps))
     # Placeholders that Play redraws in place; otherwise plain containers, so a rerun
     # updates the chart instead of replacing the whole block (a remount costs the browser).
     slot = st.empty if play else st.container
-    view, record = slot(), slot()
-
-    def words(s: ar.Step) -> list[str]:
-        return en(s.context[1:])
+    with s.chart:
+        view = slot()
+    with s.words:
+        record = slot()
+    model = ui.model_name(LM)
 
     def draw(n: int) -> None:
-        s = steps[n - 1]
-        chosen = en([s.chosen])[0]
-        read = [BOS_SHOW, *words(s)]
+        s_ = steps[n - 1]
+        chosen = en([s_.chosen])[0]
+        read = en(s_.context)
         with view.container():
+            tokens = en(s_.top_ids)
+            idx = s_.top_ids.index(s_.chosen) if s_.chosen in s_.top_ids else None
+            what = t(k(f"lm.dist.{mode}"), temp=f"{temp:.1f}", topk=topk or t(k("lm.all")))
+            fig = figs.next_token_bars(
+                tokens,
+                s_.top_probs,
+                idx,
+                title=t(k("lm.chart.title"), model=model, context=" ".join(read[-6:])),
+                x_title=what,
+                y_title=t(k("lm.chart.y"), k=len(tokens)),
+                presenter=P,
+                color=lexicon.look(LM).color,
+            )
+            ui.chart(fig, key=f"ar_lm_chart_{n}_{time.monotonic_ns()}" if play else "ar_lm_chart")
             big(
                 t(k("lm.step_of"), step=n, total=len(steps))
                 + " · "
                 + marked([*read, chosen], len(prefix) + 1, len(read))
             )
-            tokens = en(s.top_ids)
-            idx = s.top_ids.index(s.chosen) if s.chosen in s.top_ids else None
-            what = t(k(f"lm.dist.{mode}"), temp=f"{temp:.1f}", topk=topk or t(k("lm.all")))
-            fig = figs.next_token_bars(
-                tokens,
-                s.top_probs,
-                idx,
-                title=t(k("lm.chart.title"), model=LM, context=" ".join(read[-6:])),
-                x_title=what,
-                y_title=t(k("lm.chart.y"), k=len(tokens)),
-                presenter=P,
-            )
-            ui.chart(fig, key=f"ar_lm_chart_{n}_{time.monotonic_ns()}" if play else "ar_lm_chart")
-            st.caption(
-                t(k("lm.chose"), token=chosen, p=f"{s.chosen_prob:.1%}")
-                + " "
-                + t(k(f"lm.caption.{mode}"), seed=seed)
-            )
         header = [t(k(f"lm.col.{c}")) for c in ("step", "read", "chose", "p")]
         rows = [
-            [i, " ".join([BOS_SHOW, *words(r)]), en([r.chosen])[0], f"{r.chosen_prob:.1%}"]
+            [i, " ".join(en(r.context)), en([r.chosen])[0], f"{r.chosen_prob:.1%}"]
             for i, r in enumerate(steps[:n], 1)
         ]
         with record.container():
+            st.caption(
+                t(k("lm.chose"), token=chosen, p=f"{s_.chosen_prob:.1%}")
+                + " "
+                + t(k(f"lm.caption.{mode}"), seed=seed, model=model)
+            )
             st.markdown(f"**{t(k('lm.record'))}**")
             show_table(header, rows)
 
@@ -358,96 +400,75 @@ def lm_part() -> None:
         ui.params.set_params(step=len(steps))
         st.rerun()  # redraw the buttons for the last step
     draw(step)
+    part_end("lm")
     expected = (get_manifest().get("models", {}).get(LM, {}).get("metrics") or {}).get("you_should")
-    if expected and prefix == ["you", "should"] and mode == "greedy":
-        st.caption(t(k("lm.manifest"), tokens=" ".join(expected)))
-    st.success(t(k("lm.takeaway")), icon=":material/check_circle:")
-    try_this("lm")
+    with ui.curious():
+        st.markdown(t(k("lm.curious"), model=model))
+        if expected:
+            shown = " ".join(lexicon.show_tokens(expected))
+            st.markdown(t(k("lm.recorded"), tokens=shown, model=model))
 
 
-def read_source() -> list[str] | None:
-    text = text_param("src", DEFAULT_SOURCE, t(k("tr.source")), "ar_src", ("tstep", "fpos", "ftok"))
-    sv, _ = get_vocabs()
-    try:
-        return prepare(text, sv)
-    except InputError as err:
-        input_error(err)
-        return None
-
-
-def pick_translator() -> str:
-    name = ui.params.get_choice("model", TRANSLATORS, "gru_attention")
-    name = st.segmented_control(
-        t(k("tr.model")),
-        TRANSLATORS,
-        required=True,
-        **ui.params.bound("model", name, key="ar_model"),
-    )
-    ui.params.set_params(model=name)
-    return name
-
-
-def zh(ids) -> list[str]:
-    """Chinese tokens of output ids, special tokens in their display form."""
-    _, tv = get_vocabs()
-    return [SPECIAL_SHOW.get(i, tv.tokens[i]) for i in ids]
-
-
-def en(ids) -> list[str]:
-    """English tokens of language-model ids, special tokens in their display form."""
-    sv, _ = get_vocabs()
-    return [SPECIAL_SHOW.get(i, sv.tokens[i]) for i in ids]
-
-
-@st.fragment  # its controls rerun only this screen
+@st.fragment  # its controls rerun only this part
 def translate_part() -> None:
-    name = pick_translator()
-    if not require(name):
+    s = ui.slide(t(k("tr.lead")))
+    with s.more:
+        name = pick_translator()
+        if not require(name):
+            return
+        source = read_text("src", DEFAULT_SOURCE, t(k("tr.source")), "ar_src", ("tstep",), s.chart)
+    if not source:
+        if source == []:
+            with s.chart:
+                st.error(t(k("input.empty")))
         return
-    source = read_source()
-    if source is None:
-        return
+    model = ui.model_name(name)
+    color = lexicon.look(name).color
     dec = _translate(name, tuple(source))
-    step, play = stepper("tstep", len(dec.ids))
-    view = (st.empty if play else st.container)()  # see lm_part
-    src_labels = [*source, EOS_SHOW]
+    with s.control:
+        step, play = stepper("tstep", len(dec.ids))
+    with s.chart:
+        view = (st.empty if play else st.container)()  # see lm_part
+    src_labels = [*source, lexicon.EOS]
 
     def draw(n: int) -> None:
-        s = dec.steps[n - 1]
+        s_ = dec.steps[n - 1]
         out = zh(dec.ids)
         with view.container():
-            big(
-                t(k("tr.step_of"), step=n, total=len(dec.ids))
-                + " · "
-                + marked([BOS_SHOW, *out[:n]], 1, n, sep=" ")
-            )
             left, right = st.columns(2)
             with left:
                 fig = figs.next_token_bars(
-                    zh(s.top_ids),
-                    s.top_probs,
-                    s.top_ids.index(s.chosen) if s.chosen in s.top_ids else None,
-                    title=t(k("tr.chart.title"), model=name, step=n),
+                    zh(s_.top_ids),
+                    s_.top_probs,
+                    s_.top_ids.index(s_.chosen) if s_.chosen in s_.top_ids else None,
+                    title=t(k("tr.chart.title"), model=model, step=n),
                     x_title=t(k("tr.chart.x")),
-                    y_title=t(k("tr.chart.y"), k=len(s.top_ids)),
+                    y_title=t(k("tr.chart.y"), k=len(s_.top_ids)),
                     presenter=P,
+                    color=color,
                 )
-                ui.chart(fig, key=f"ar_tr_bars_{time.monotonic_ns()}" if play else "ar_tr_bars")
+                key = f"ar_tr_bars_{time.monotonic_ns()}" if play else "ar_tr_bars"
+                ui.chart(fig, key=key, width=0.5)
             with right:
                 if dec.attention is not None:
                     fig = figs.attention_row(
                         src_labels,
                         dec.attention[n - 1],
-                        title=t(k("tr.attn.title"), model=name, token=out[n - 1]),
+                        title=t(k("tr.attn.title"), model=model, token=out[n - 1]),
                         x_title=t(k("tr.attn.x")),
                         y_title=t(k("tr.attn.y")),
                         presenter=P,
+                        color=color,
                     )
                     key = f"ar_tr_attn_{time.monotonic_ns()}" if play else "ar_tr_attn"
-                    ui.chart(fig, key=key)
+                    ui.chart(fig, key=key, width=0.5)
                 else:
-                    st.caption(t(k("tr.no_attention"), model=name))
-            st.caption(t(k("tr.caption"), model=name))
+                    st.caption(t(k("tr.no_attention"), model=model))
+            big(
+                t(k("tr.step_of"), step=n, total=len(dec.ids))
+                + " · "
+                + marked([BOS_SHOW, *out[:n]], 1, n, sep=" ")
+            )
 
     if play:
         for n in range(step, len(dec.ids) + 1):
@@ -456,11 +477,13 @@ def translate_part() -> None:
         ui.params.set_params(tstep=len(dec.ids))
         st.rerun()  # redraw the buttons for the last step
     draw(step)
-    st.markdown(
-        t(k("tr.full"), text=detokenize_zh(zh(ar.strip_eos(dec.ids))) or "∅", n=len(dec.ids))
-    )
-    st.success(t(k("tr.takeaway")), icon=":material/check_circle:")
-    try_this("tr")
+    with s.words:
+        st.caption(t(k("tr.caption"), model=model))
+        text = detokenize_zh(zh(ar.strip_eos(dec.ids))) or "∅"
+        st.markdown(t(k("tr.full"), text=text, n=len(dec.ids)))
+    part_end("tr")
+    with ui.curious():
+        st.markdown(t(k("tr.curious")))
 
 
 def _on_fpos() -> None:
@@ -478,230 +501,194 @@ def alternatives(dec: ar.Decoded, pos: int) -> list[int]:
     return [i for i in step.top_ids if i != step.chosen and i not in (0, 1, 3)]  # no PAD/BOS/UNK
 
 
-@st.fragment  # its controls rerun only this screen
+def sentence_row(tokens: list[str], mark: int | None, new: tuple[int, ...] = ()) -> str:
+    """One output as a big markdown line: the forced word orange, new later words red."""
+    cells = []
+    for i, tok in enumerate(tokens):
+        tok = tok.replace("[", "(").replace("]", ")")
+        if i == mark:
+            cells.append(f":orange-background[**{tok}**]")
+        elif i in new:
+            cells.append(f":red[**{tok}**]")
+        else:
+            cells.append(tok)
+    return "### " + " ".join(cells)
+
+
+@st.fragment  # its controls rerun only this part
 def wrong_part() -> None:
-    name = pick_translator()
-    if not require(name):
+    s = ui.slide(t(k("wrong.lead")))
+    with s.more:
+        name = pick_translator()
+    if not require(name, "gru_attention"):
         return
-    source = read_source()
-    if source is None:
+    seed = _corpus_seed()
+    with s.chart, st.spinner(t(k("wrong.searching"))):
+        slip = _slip("gru_attention", seed)  # the default model's clearest plausible slip
+    default_src, default_pos, default_tok = (
+        (slip[0], slip[1], slip[2]) if slip else (DEFAULT_SOURCE, 2, "")
+    )
+    with s.more:
+        source = read_text(
+            "wsrc", default_src, t(k("tr.source")), "ar_wsrc", ("fpos", "ftok"), s.chart
+        )
+    if not source:
+        if source == []:
+            with s.chart:
+                st.error(t(k("input.empty")))
         return
     _, tv = get_vocabs()
+    model = ui.model_name(name)
     base = _translate(name, tuple(source))
     n = len(base.ids)
     out = zh(base.ids)
-    fpos = ui.params.get_int("fpos", 1, max_output_len(len(source) + 1), min(2, n))
+    own_default = " ".join(source) == default_src
+    fpos = ui.params.get_int(
+        "fpos", 1, max_output_len(len(source) + 1), default_pos if own_default else min(2, n)
+    )
     fpos = min(fpos, n)
     options = alternatives(base, fpos)
     raw_tok = ui.params.get_text("ftok", "", max_len=40) if st.query_params.get("ftok") else ""
     forced = next((i for i in options if tv.tokens[i] == raw_tok), None)
     if raw_tok and forced is None:
         ui.params.notice("ftok", raw_tok, tv.tokens[options[0]])
+    if forced is None and own_default:
+        forced = next((i for i in options if tv.tokens[i] == default_tok), None)
     forced = options[0] if forced is None else forced
 
-    c1, c2 = st.columns(2)
-    st.session_state["ar_fpos"] = fpos
-    fpos = c1.selectbox(
-        t(k("wrong.pos")),
-        list(range(1, n + 1)),
-        format_func=lambda i: f"{i}: {out[i - 1]}",
-        key="ar_fpos",
-        on_change=_on_fpos,
-    )
-    options = alternatives(base, fpos)
-    if forced not in options:
-        forced = options[0]
-    probs = dict(zip(base.steps[fpos - 1].top_ids, base.steps[fpos - 1].top_probs))
-    st.session_state["ar_ftok"] = forced
-    forced = c2.selectbox(
-        t(k("wrong.token")),
-        options,
-        format_func=lambda i: f"{zh([i])[0]} ({probs[i]:.1%})",
-        key="ar_ftok",
-        on_change=_on_ftok,
-    )
+    with s.control:
+        c1, c2 = st.columns(2)
+        st.session_state["ar_fpos"] = fpos
+        fpos = c1.selectbox(
+            t(k("wrong.pos")),
+            list(range(1, n + 1)),
+            format_func=lambda i: f"{i}: {out[i - 1]}",
+            key="ar_fpos",
+            on_change=_on_fpos,
+        )
+        options = alternatives(base, fpos)
+        if forced not in options:
+            forced = options[0]
+        probs = dict(zip(base.steps[fpos - 1].top_ids, base.steps[fpos - 1].top_probs))
+        st.session_state["ar_ftok"] = forced
+        forced = c2.selectbox(
+            t(k("wrong.token")),
+            options,
+            format_func=lambda i: f"{zh([i])[0]} ({probs[i]:.1%})",
+            key="ar_ftok",
+            on_change=_on_ftok,
+        )
     ui.params.set_params(fpos=fpos, ftok=zh([forced])[0])
     new = _translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
-    new_out = zh(new.ids)
+    edits, fresh = ar.later_changes(base.ids, new.ids, fpos - 1)
+    later = max(len(base.ids), len(new.ids)) - fpos
 
-    def row(tokens: list[str], ref: list[str], mark: int | None) -> str:
-        cells = []
-        for i, tok in enumerate(tokens):
-            tok = tok.replace("[", "(").replace("]", ")")
-            if i == mark:
-                cells.append(f":orange-background[**{tok}**]")
-            elif i >= fpos and (i >= len(ref) or ref[i] != tok):
-                cells.append(f":red[**{tok}**]")
-            else:
-                cells.append(tok)
-        return " ".join(cells)
-
-    st.markdown(f"{t(k('wrong.before'))}  \n### {row(out, out, None)}")
-    st.markdown(f"{t(k('wrong.after'))}  \n### {row(new_out, out, fpos - 1)}")
-    later = max(len(out), len(new_out)) - fpos
-    changed = sum(
-        1
-        for i in range(fpos, max(len(out), len(new_out)))
-        if i >= len(out) or i >= len(new_out) or out[i] != new_out[i]
-    )
-    st.caption(
-        t(
-            k("wrong.changed"),
-            changed=changed,
-            later=max(later, 0),
-            pos=fpos,
-            token=zh([forced])[0],
-            model=name,
-        )
-    )
-
-    st.subheader(t(k("wrong.stat.header")))
     with st.spinner(t(k("wrong.stat.spinner"), n=WRONG_SAMPLE)):
-        res = _wrong_stats(name, _corpus_seed())
-    if res.n_correct == 0:
-        st.warning(t(k("wrong.stat.none"), model=name))
-    else:
-        fig = figs.wrong_step_chart(
-            res.positions,
-            {t(k("wrong.stat.exact")): res.rest_exact, t(k("wrong.stat.edit")): res.rest_edit},
-            title=t(k("wrong.stat.title"), model=name, n=res.n_correct),
-            x_title=t(k("wrong.stat.x")),
-            y_title=t(k("wrong.stat.y")),
-            presenter=P,
-        )
-        ui.chart(fig, key="ar_wrong_chart")
-        st.caption(
+        res = _wrong_stats(name, seed)
+    with s.chart:
+        left, right = st.columns([5, 4])
+        with left:
+            st.markdown(t(k("wrong.before")))
+            st.markdown(sentence_row(out, None))
+            st.markdown(t(k("wrong.after")))
+            st.markdown(sentence_row(zh(new.ids), fpos - 1, fresh))
+            st.markdown(
+                t(
+                    k("wrong.changed"),
+                    changed=edits,
+                    later=max(later, 0),
+                    pos=fpos,
+                    token=zh([forced])[0],
+                    p=f"{probs[forced]:.1%}",
+                    model=model,
+                )
+            )
+        with right:
+            if res.n_correct == 0:
+                st.warning(t(k("wrong.stat.none"), model=model))
+            else:
+                fig = figs.wrong_step_chart(
+                    res.positions,
+                    {
+                        t(k("wrong.stat.exact")): res.rest_exact,
+                        t(k("wrong.stat.edit")): res.rest_edit,
+                    },
+                    title=t(k("wrong.stat.title"), model=model, n=res.n_correct),
+                    x_title=t(k("wrong.stat.x")),
+                    y_title=t(k("wrong.stat.y")),
+                    presenter=P,
+                )
+                ui.chart(fig, key="ar_wrong_chart", width=0.45)
+    with s.words:
+        if res.n_correct:
+            lo, hi = min(res.rest_exact), max(res.rest_exact)
+            ui.mixed(t(k("wrong.mixed"), model=model, lo=f"{lo:.0%}", hi=f"{hi:.0%}"))
+    part_end("wrong")
+    with ui.curious():
+        if slip:
+            st.markdown(
+                t(
+                    k("wrong.search"),
+                    threshold=f"{ar.SLIP_THRESHOLD:.0%}",
+                    lo=SLIP_LENGTHS[0],
+                    hi=SLIP_LENGTHS[1],
+                    model=ui.model_name("gru_attention"),
+                    src=slip[0],
+                    pos=slip[1],
+                    token=slip[2],
+                    p=f"{slip[3]:.1%}",
+                    edits=slip[4],
+                )
+            )
+        st.markdown(
             t(
                 k("wrong.stat.caption"),
                 sampled=res.n_sentences,
                 lo=WRONG_LENGTHS[0],
                 hi=WRONG_LENGTHS[1],
                 correct=res.n_correct,
-                model=name,
+                model=model,
                 counts=", ".join(f"{p + 1}: {c}" for p, c in zip(res.positions, res.n)),
             )
         )
-    st.success(t(k("wrong.takeaway")), icon=":material/check_circle:")
-    try_this("wrong")
 
 
-@st.fragment  # its controls rerun only this screen
+@st.fragment  # its controls rerun only this part
 def cost_part() -> None:
+    s = ui.slide(t(k("cost.lead")))
     if not require(LM):
         return
-    st.button(t(k("cost.again")), icon=":material/timer:", key="ar_cost_again")
-    with st.spinner(t(k("cost.spinner"))):
+    model = ui.model_name(LM)
+    with s.control:
+        st.button(t(k("cost.again")), icon=":material/timer:", key="ar_cost_again")
+    with s.chart, st.spinner(t(k("cost.spinner"))):
         timing = ar.time_generation(get_model(LM), TIMING_LENGTHS, repeats=5)
-    per_token = timing.generate_ms[-1] / timing.lengths[-1]
-    c1, c2 = st.columns(2)
-    c1.metric(t(k("cost.per_token")), f"{per_token:.2f} ms")
-    c2.metric(
-        t(k("cost.ratio"), n=timing.lengths[-1]),
-        f"{timing.generate_ms[-1] / max(timing.read_ms[-1], 1e-6):.0f}×",
-    )
     fig = figs.timing_chart(
         timing.lengths,
         {t(k("cost.write")): timing.generate_ms, t(k("cost.read")): timing.read_ms},
-        title=t(k("cost.title"), model=LM),
+        title=t(k("cost.title"), model=model),
         x_title=t(k("cost.x")),
         y_title=t(k("cost.y")),
         presenter=P,
     )
-    ui.chart(fig, key="ar_cost_chart")
-    st.caption(t(k("cost.caption"), model=LM, repeats=timing.repeats))
-    st.success(t(k("cost.takeaway")), icon=":material/check_circle:")
-    try_this("cost")
-
-
-@st.fragment  # its controls rerun only this screen
-def ngram_part() -> None:
-    if not require(LM):
-        return
-    seed = _corpus_seed()
-    with st.spinner(t(k("ngram.spinner"))):
-        stats = _ngram_stats(seed)
-    fig = figs.ngram_growth_chart(
-        stats.n,
-        {
-            t(k("ngram.possible")): stats.possible,
-            t(k("ngram.seen")): stats.seen,
-            t(k("ngram.tokens")): [stats.train_tokens] * len(stats.n),
-        },
-        title=t(k("ngram.growth.title"), v=stats.vocab),
-        x_title=t(k("ngram.x")),
-        y_title=t(k("ngram.growth.y")),
-        presenter=P,
-    )
-    ui.chart(fig, key="ar_ngram_growth")
-    st.caption(
-        t(
-            k("ngram.growth.caption"),
-            v=stats.vocab,
-            tokens=f"{stats.train_tokens:,}",
-            n=stats.n[-1],
-            seen=f"{stats.seen[-1]:,}",
-            possible=f"{stats.possible[-1]:.1e}",
+    with s.chart:
+        ui.chart(fig, key="ar_cost_chart")
+    n_half, n_full = timing.lengths[-2], timing.lengths[-1]
+    per_token = timing.generate_ms[-1] / n_full
+    with s.words:
+        c1, c2, c3 = st.columns(3)
+        c1.metric(t(k("cost.per_token")), f"{per_token:.2f} ms")
+        c2.metric(
+            t(k("cost.ratio"), n=n_full),
+            f"{timing.generate_ms[-1] / max(timing.read_ms[-1], 1e-6):.0f}×",
         )
-    )
-    fig = figs.unseen_chart(
-        stats.n,
-        stats.test_unseen,
-        title=t(k("ngram.unseen.title")),
-        x_title=t(k("ngram.x")),
-        y_title=t(k("ngram.unseen.y")),
-        presenter=P,
-    )
-    ui.chart(fig, key="ar_ngram_unseen")
-    st.caption(t(k("ngram.unseen.caption"), windows=f"{stats.test_windows[0]:,}"))
-
-    st.subheader(t(k("ngram.compare")))
-    prefix = read_prefix()
-    if prefix is None:
-        return
-    order = ui.params.get_int("n", 2, 5, 3)
-    order = st.select_slider(
-        t(k("ngram.order")), [2, 3, 4, 5], **ui.params.bound("n", order, key="ar_n")
-    )
-    ui.params.set_params(n=order)
-    table = _ngram_table(seed)
-    counted = ngram.ngram_continue(table, prefix, order, MAX_NEW)
-    shown = {"<eos>": EOS_SHOW, "<bos>": BOS_SHOW}
-    neural = _lm_run(tuple(prefix), "greedy", 1.0, 0, 0)
-    left, right = st.columns(2)
-    with left:
-        st.markdown(f"**{t(k('ngram.model'), n=order)}**")
-        big(marked([*prefix, *(shown.get(s.word, s.word) for s in counted)], len(prefix), None))
-        show_table(
-            [t(k(f"ngram.col.{c}")) for c in ("context", "next", "count")],
-            [
-                [
-                    " ".join(shown.get(c, c) for c in s.context) or "∅",
-                    shown.get(s.word, s.word),
-                    f"{s.count} / {s.total}",
-                ]
-                for s in counted
-            ],
+        c3.metric(
+            t(k("cost.double"), a=n_half, b=n_full),
+            f"{timing.generate_ms[-1] / max(timing.generate_ms[-2], 1e-6):.1f}×",
         )
-    with right:
-        st.markdown(f"**{t(k('ngram.neural'), model=LM)}**")
-        lm_words = en([s.chosen for s in neural])
-        big(marked([*prefix, *lm_words], len(prefix), None))
-        show_table(
-            [t(k("ngram.col.next")), t(k("lm.col.p"))],
-            [[w, f"{s.chosen_prob:.1%}"] for w, s in zip(lm_words, neural)],
-        )
-    params = get_manifest().get("models", {}).get(LM, {}).get("params")
-    st.caption(
-        t(
-            k("ngram.size"),
-            n=order,
-            entries=f"{stats.seen[order - 1]:,}",
-            params=f"{params:,}" if isinstance(params, int) else "?",
-            model=LM,
-        )
-    )
-    st.success(t(k("ngram.takeaway")), icon=":material/check_circle:")
-    try_this("ngram")
+    part_end("cost")
+    with ui.curious():
+        st.markdown(t(k("cost.caption"), model=model, repeats=timing.repeats))
 
 
 PART_VIEWS = {
@@ -709,6 +696,5 @@ PART_VIEWS = {
     "translate": translate_part,
     "wrong": wrong_part,
     "cost": cost_part,
-    "ngram": ngram_part,
 }
 PART_VIEWS[part]()

@@ -1,10 +1,12 @@
-"""The bottleneck (lesson 1.4–1.5, 2.3): a plain encoder-decoder passes the whole sentence
-through one fixed-length vector C, and long sentences no longer fit.
+"""The bottleneck (lesson 1.4–1.5, 2.3): a latent state carried from word to word, and a
+plain encoder-decoder that passes the whole sentence through one fixed-length vector C, so
+long sentences no longer fit.
 
-One part of the lesson at a time (a segmented control whose value is in the URL), below the
-sentence that several parts share; only the chosen part computes. The parts that use a plain
-model (1, 2, 4, 6) draw its switch at their own top, inside their own fragment: a click on it
-reruns that part, not the sentence box and the part selector above it.
+One part of the lesson at a time (a segmented control whose value is in the URL); only the
+chosen part computes. Each part is one slide (``ui.slide``): its chart first, its one main
+control under it, secondary controls folded on the projector. The parts that read a
+sentence (read, side, grad) draw the sentence box themselves, inside their own fragment: a
+click in a part reruns that part only.
 """
 
 from __future__ import annotations
@@ -16,29 +18,28 @@ import numpy as np
 import streamlit as st
 
 import ui
-from core import corpus
+from core import corpus, lexicon
 from core.analysis import bottleneck as bn
-from core.analysis.influence import context_influence
+from core.analysis import latent
+from core.analysis.influence import context_influence, verdict
 from core.evaluate import decode_ids, score
 from core.figures import bottleneck as figs
 from core.i18n import translate
 from core.translate import InputError, prepare
 from ui import jobs, models
 
-PARTS = ("read", "side", "length", "stretch", "probe", "grad")
+PARTS = ("latent", "read", "side", "length", "stretch", "probe", "grad")
+LM = "lm_gru"
+LATENT_WORDS = ("you", "should", "wear", "shoes")  # the lesson's own example (1.3-1.4)
 PLAIN = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
 ATTN = "gru_attention"
-OTHERS = ("cnn_s2s", "transformer")  # on the length chart, greyed
-EXAMPLE_LENGTHS = (8, 16, 24, 32, 44)
-EXAMPLE_SEED = 2015  # Bahdanau et al.'s year: any fixed seed gives fixed examples
-DEFAULT_EXAMPLE = 32
-STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
-LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, 40
+OTHERS = ("cnn_s2s", "transformer")  # on the length chart, paler: for comparison
+EXAMPLE_LENGTHS, DEFAULT_EXAMPLE = bn.EXAMPLE_LENGTHS, bn.DEFAULT_EXAMPLE
+LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, bn.STRETCH_LEN
 PROBE_LEN = 25  # probe every word of 25-word sentences: the start, the middle, the end
 # 600 training sentences: the curves differ from 1000 by less than between two samples
 # of 1000 (mean 0.01-0.02 against 0.02-0.03 per position); about 0.2 s per model
 PROBE_TRAIN, PROBE_TEST = 600, 300
-PROBE_SEEDS = (101, 202)  # train / held-out sentence samples
 PROBE_ARGS = ((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
 
 t = ui.t
@@ -57,7 +58,7 @@ def examples() -> dict[int, tuple[tuple[str, ...], tuple[str, ...]]]:
     """A fixed grammar sentence of each example length: {length: (English, Chinese)}."""
     out = {}
     for n in EXAMPLE_LENGTHS:
-        pair = bn.sample_sentences(EXAMPLE_SEED + n, 1, n, n)[0]
+        pair = bn.example_pair(n)
         out[n] = (pair.src, pair.tgt)
     return out
 
@@ -89,25 +90,14 @@ def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
     return context_influence(models.get_model(name), ids)
 
 
+@st.cache_data(show_spinner=False, max_entries=8)
+def latent_view(ids: tuple[int, ...]) -> latent.LatentSteps:
+    return latent.latent_steps(models.get_model(LM), ids)
+
+
 @st.cache_data(show_spinner=False, max_entries=64)
 def stretch_batch(length: int, seed: int) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    pairs = bn.sample_sentences(seed * 1000 + length, STRETCH_BATCH, length, length)
-    return [(p.src, p.tgt) for p in pairs]
-
-
-def _probe_curves(loaded: dict, vocab, n_train: int, n_test: int, length: int) -> dict:
-    """Linear probes on C for each model: {name: ProbeResult}, same sentences for all.
-    No Streamlit call here: it runs in a thread of its own."""
-    train = bn.sample_sentences(PROBE_SEEDS[0], n_train, length, length)
-    seen = {p.src for p in train}
-    test = [
-        p
-        for p in bn.sample_sentences(PROBE_SEEDS[1], n_test + 50, length, length)
-        if p.src not in seen
-    ][:n_test]
-    train_rows = [vocab.encode(p.src, eos=True) for p in train]
-    test_rows = [vocab.encode(p.src, eos=True) for p in test]
-    return bn.probe_models(loaded, train_rows, test_rows, length)
+    return [(p.src, p.tgt) for p in bn.stretch_pairs(length, seed)]
 
 
 @st.cache_resource(show_spinner=False)
@@ -118,7 +108,7 @@ def probe_job(names: tuple[str, ...], n_train: int, n_test: int, length: int) ->
     loaded = {n: models.get_model(n) for n in names}  # here, in the script thread
     vocab = models.get_vocabs()[0]
     return jobs.in_thread(
-        "bottleneck-probes", _probe_curves, loaded, vocab, n_train, n_test, length
+        "bottleneck-probes", bn.probe_on_grammar, loaded, vocab, n_train, n_test, length
     )
 
 
@@ -131,35 +121,8 @@ def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int)
 # --- helpers for display ---------------------------------------------------------------------
 
 
-def _chip(token: str) -> str:
-    """One token as a markdown code span: shown literally, whatever it contains."""
-    return "`" + token.replace("`", "'") + "`"
-
-
-def chips(tokens: Sequence[str]) -> str:
-    return " ".join(_chip(tok) for tok in tokens)
-
-
 def marked(output: Sequence[str], reference: Sequence[str] | None) -> str:
-    """The output's tokens as chips; with a reference, each run of wrong tokens on a red
-    background (one marker per run keeps the markdown short)."""
-    if not output:
-        return t("bottleneck.empty_output")
-    if reference is None:
-        return chips(output)
-    parts: list[str] = []
-    run: list[str] = []
-    for tok, wrong in zip(output, bn.error_marks(output, reference)):
-        if wrong:
-            run.append(tok)
-            continue
-        if run:
-            parts.append(f":red-background[{chips(run)}]")
-            run = []
-        parts.append(_chip(tok))
-    if run:
-        parts.append(f":red-background[{chips(run)}]")
-    return " ".join(parts)
+    return figs.marked(output, reference, empty=t("bottleneck.empty_output"))
 
 
 def input_message(err: InputError) -> str:
@@ -182,11 +145,11 @@ def input_message(err: InputError) -> str:
 
 # --- controls ----------------------------------------------------------------------------------
 
-if presenter:  # on a projector the claim says it; the part selector and the part fit one screen
+# the claim says it; on a laptop or phone the intro is one click away, on the projector it
+# comes after the part (the slide opens with the part's chart)
+if not presenter:
     with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
         st.markdown(t("bottleneck.intro"))
-else:
-    st.markdown(t("bottleneck.intro"))
 
 
 def _use_example(n: int) -> None:
@@ -202,7 +165,7 @@ def plain_label(name: str) -> str:  # fixed language: Streamlit may call it outs
 
 def sentence_box() -> tuple[str, ...] | None:
     """The sentence (typed or an example) and its message if the models cannot read it:
-    drawn inside :func:`lesson`. Returns the sentence's tokens, or None."""
+    drawn inside the fragment of each part that reads it. Returns its tokens, or None."""
     # read from the URL on every run of the fragment: an example button writes it
     default_text = " ".join(examples()[DEFAULT_EXAMPLE][0])
     # A blank sentence in the URL is the user's empty input (answered below), not a bad link.
@@ -237,8 +200,8 @@ def sentence_box() -> tuple[str, ...] | None:
 
 
 def plain_picker() -> str:
-    """The plain model of parts 1, 2, 4 and 6: the same control (one widget key, one URL
-    parameter) at the top of each, inside the part's fragment; one part shows at a time."""
+    """The plain model of the parts read, side, stretch and grad: the same control (one
+    widget key, one URL parameter) in each, inside the part's fragment."""
     plain = ui.params.get_choice("plain", PLAIN, default="gru_plain_256")
     plain = st.segmented_control(
         t("bottleneck.plain.label"),
@@ -252,122 +215,192 @@ def plain_picker() -> str:
     return plain
 
 
+P = "bottleneck."
+
+
+def part_header(part: str) -> None:
+    """The part's short header; on the projector the highlighted part button says it."""
+    if not presenter:
+        st.header(t(f"{P}{part}.header"))
+
+
+def close_part(part: str) -> None:
+    """The part's conclusion and what to try next, in the app's one style."""
+    ui.takeaway(t(f"{P}{part}.takeaway"))
+    ui.try_this(t(f"{P}{part}.try"))
+
+
+# --- 0. a latent state, carried forward (lesson 1.4) -------------------------------------------
+
+
+def latent_part() -> None:
+    part_header("latent")
+    s = ui.slide(t(P + "latent.lead"))
+    with s.chart:
+        if not models.require(LM):
+            return
+    ids = tuple(src_vocab.encode(LATENT_WORDS))
+    steps = latent_view(ids)
+    read = lexicon.show_tokens(["<bos>", *LATENT_WORDS])
+    guesses = lexicon.show_tokens(
+        src_vocab.decode([i], strip_special=False)[0] for i in steps.top_ids
+    )
+    with s.chart:
+        ui.chart(
+            figs.latent_figure(
+                steps.states,
+                read,
+                guesses,
+                steps.top_probs,
+                title=t(P + "latent.title", model=ui.model_name(LM)),
+                x_title=t(P + "latent.x"),
+                y_title=t(P + "latent.y", size=steps.states.shape[1]),
+                bar_title=t(P + "latent.bar"),
+                presenter=presenter,
+            ),
+            key="bn_latent",
+        )
+    with s.words:
+        st.caption(t(P + "latent.caption", size=steps.states.shape[1]))
+    close_part("latent")
+    with ui.curious():
+        hits = latent.hits(steps, ids)
+        st.markdown(
+            t(
+                P + "latent.curious",
+                hits=hits,
+                n=len(ids) + 1,
+                change=", ".join(f"{c:.1f}" for c in steps.change),
+            )
+        )
+
+
 # --- 1. watch the encoder read ------------------------------------------------------------------
 
 
-@st.fragment  # the model switch reruns only this part
-def read_part(tokens: tuple[str, ...] | None) -> None:
-    st.header(t("bottleneck.read.header"))
-    plain = plain_picker()
+@st.fragment  # the model switch and the sentence rerun only this part
+def read_part() -> None:
+    part_header("read")
+    s = ui.slide(t(P + "read.lead"))
+    with s.control:
+        plain = plain_picker()
+    with s.more:
+        tokens = sentence_box()
     if tokens is None:
-        st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
         return
     ids = tuple(src_vocab.encode(tokens, eos=True))
-    words = [*tokens, "<eos>"]
+    words = lexicon.show_tokens([*tokens, "<eos>"])
     hidden, context = encoder_view(plain, ids)
     size = context.size  # the model's own C, not its name
-    m1, m2, m3 = st.columns(3)
-    m1.metric(t("bottleneck.read.words"), len(tokens))
-    m2.metric(t("bottleneck.read.states"), f"{len(words)} × {hidden.shape[1]}")
-    m3.metric(t("bottleneck.read.c_size"), size)
-    ui.chart(
-        figs.states_heatmap(
-            hidden,
-            words,
-            title=t("bottleneck.read.title", model=plain, n=len(tokens)),
-            x_title=t("bottleneck.read.x"),
-            y_title=t("bottleneck.read.y", size=size),
-            context_label="C",
-            context=context,
-            strip_title=t("bottleneck.read.strip_title", size=size, n=len(tokens)),
-            strip_x_title=t("bottleneck.read.strip_x"),
-            presenter=presenter,
-        ),
-        key="bn_states",
-    )
-    st.caption(t("bottleneck.read.caption", size=size))
+    with s.chart:
+        ui.chart(
+            figs.states_heatmap(
+                hidden,
+                words,
+                title=t(P + "read.title", model=ui.model_name(plain), n=len(tokens)),
+                x_title=t(P + "read.x"),
+                y_title=t(P + "read.y", size=size),
+                context_label="C",
+                # on the projector one heatmap, big: C is its framed last column
+                context=None if presenter else context,
+                strip_title=t(P + "read.strip_title", size=size, n=len(tokens)),
+                strip_x_title=t(P + "read.strip_x"),
+                presenter=presenter,
+            ),
+            key="bn_states",
+        )
+    with s.words:
+        m1, m2, m3 = st.columns(3)
+        m1.metric(t(P + "read.words"), len(tokens))
+        m2.metric(t(P + "read.states"), f"{len(words)} × {hidden.shape[1]}")
+        m3.metric(t(P + "read.c_size"), size)
+        st.caption(t(P + "read.caption", size=size))
+    close_part("read")
 
 
 # --- 2. side by side ---------------------------------------------------------------------------
 
 
-@st.fragment  # the model switch reruns only this part
-def side_part(tokens: tuple[str, ...] | None) -> None:
-    st.header(t("bottleneck.side.header"))
-    plain = plain_picker()
+@st.fragment  # the model switch and the sentence rerun only this part
+def side_part() -> None:
+    part_header("side")
+    s = ui.slide(t(P + "side.lead"))
+    with s.control:
+        tokens = sentence_box()
+    with s.more:
+        plain = plain_picker()
     if tokens is None:
-        st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
         return
     ids = tuple(src_vocab.encode(tokens, eos=True))
     reference = reference_for(tokens)
     outs = {name: translate_ids(name, (ids,))[0] for name in (plain, ATTN)}
-    left, right = st.columns(2)
-    for col, name in zip((left, right), (plain, ATTN)):
-        with col.container(border=True):
-            role = "attn" if name == ATTN else "plain"
-            st.markdown(f"**{t(f'bottleneck.side.{role}')}** `{name}`")
-            st.markdown(marked(outs[name], reference))
-            note = "attn_note" if name == ATTN else "plain_note"
-            st.caption(
-                t(f"bottleneck.side.{note}", n=len(ids), size=models.get_model(name).cfg.hidden)
-            )
-            if reference is not None:
-                wrong = sum(bn.error_marks(outs[name], reference))
-                s = score([outs[name]], [reference])
-                st.caption(
-                    t(
-                        "bottleneck.side.score",
-                        wrong=wrong,
-                        n=len(outs[name]),
-                        edit=f"{s['edit_acc']:.0%}",
-                    )
-                )
-    if reference is not None:
-        st.markdown(f"{t('bottleneck.side.reference')} {chips(reference)}")
-        st.caption(t("bottleneck.side.caption"))
-    else:
-        st.caption(t("bottleneck.side.no_reference"))
+    with s.chart:
+        left, right = st.columns(2)
+        for col, name in zip((left, right), (plain, ATTN)):
+            with col.container(border=True):
+                role = "attn" if name == ATTN else "plain"
+                st.markdown(f"**{t(f'{P}side.{role}')}** {ui.model_name(name)}")
+                st.markdown(marked(outs[name], reference))
+                note = "attn_note" if name == ATTN else "plain_note"
+                size = models.get_model(name).cfg.hidden
+                st.caption(t(f"{P}side.{note}", n=len(ids), size=size))
+                if reference is not None:
+                    wrong = sum(bn.error_marks(outs[name], reference))
+                    sc = score([outs[name]], [reference])
+                    edit = f"{sc['edit_acc']:.0%}"
+                    st.caption(t(P + "side.score", wrong=wrong, n=len(outs[name]), edit=edit))
+        if reference is not None:
+            st.markdown(f"{t(P + 'side.reference')} {figs.chips(reference)}")
+    with s.words:
+        st.caption(t(P + ("side.caption" if reference is not None else "side.no_reference")))
+    close_part("side")
 
 
 # --- 3. accuracy against length (Bahdanau et al. 2015, Figure 2) -------------------------------
 
 
-@st.fragment  # the metric switch reruns only this section
-def length_section() -> None:
+@st.fragment  # the metric switch reruns only this part
+def length_part() -> None:
+    part_header("length")
+    s = ui.slide(t(P + "length.lead"))
     manifest = models.get_manifest()
     metric = ui.params.get_choice("metric", bn.METRICS, default="exact")
-    with ui.secondary():
+    with s.control:
         metric = st.segmented_control(
-            t("bottleneck.length.metric"),
+            t(P + "length.metric"),
             bn.METRICS,
-            format_func=ui.labeler("bottleneck.metric."),
+            format_func=ui.labeler(P + "metric."),
             required=True,
             **ui.params.bound("metric", metric, key="bn_metric"),
         )
     ui.params.set_params(metric=metric)
-    curves = bn.length_curves(manifest, (*PLAIN, ATTN, *OTHERS), metric)
-    if curves:
+    names = (*PLAIN, ATTN, *OTHERS)
+    curves = bn.length_curves(manifest, names, metric)
+    if not curves:
+        s.chart.warning(t(P + "length.missing"), icon=":material/hourglass_empty:")
+        return
+    with s.chart:
         ui.chart(
             figs.length_figure(
                 corpus.BUCKETS,
                 curves,
                 focus=(*PLAIN, ATTN),
-                title=t("bottleneck.length.title", metric=t(f"bottleneck.metric.{metric}")),
-                x_title=t("bottleneck.length.x"),
-                y_title=t(f"bottleneck.metric.{metric}"),
+                names={n: ui.model_name(n) for n in names},
+                title=t(P + "length.title", metric=t(f"{P}metric.{metric}")),
+                x_title=t(P + "length.x"),
+                y_title=t(f"{P}metric.{metric}"),
                 presenter=presenter,
             ),
             key="bn_length",
         )
-        counts = bn.bucket_counts(manifest, ATTN)
-        st.caption(t("bottleneck.length.caption", n=sum(counts), per=min(counts) if counts else 0))
-    else:
-        st.warning(t("bottleneck.length.missing"), icon=":material/hourglass_empty:")
-
-
-def length_part() -> None:
-    st.header(t("bottleneck.length.header"))
-    length_section()
+    counts = bn.bucket_counts(manifest, ATTN)
+    with s.words:
+        st.caption(t(P + "length.caption", n=sum(counts), per=min(counts) if counts else 0))
+    close_part("length")
+    with ui.curious():
+        st.markdown(t(P + "length.curious"))
 
 
 # --- 4. stretch it live ------------------------------------------------------------------------
@@ -377,191 +410,179 @@ def _new_batch() -> None:
     st.query_params["seed"] = str((int(st.query_params.get("seed", "0") or 0) + 1) % 1_000_000)
 
 
-@st.fragment  # the length slider and the new-batch button rerun only this section
-def stretch_section(plain: str) -> None:
+@st.fragment  # the length slider, the new-batch button and the model switch rerun this part
+def stretch_part() -> None:
+    part_header("stretch")
+    s = ui.slide(t(P + "stretch.lead"))
     length = ui.params.get_int("len", LEN_MIN, LEN_MAX, LEN_DEFAULT)
     seed = ui.params.get_int("seed", 0, 999_999, 0)
-    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-    with c1:
+    with s.control:
         length = st.slider(
-            t("bottleneck.stretch.length"),
+            t(P + "stretch.length"),
             LEN_MIN,
             LEN_MAX,
-            help=t("bottleneck.stretch.length_help"),
+            help=t(P + "stretch.length_help"),
             **ui.params.bound("len", length, key="bn_len"),
         )
-    with c2:
-        st.button(
-            t("bottleneck.stretch.new"),
-            on_click=_new_batch,
-            icon=":material/casino:",
-            key="bn_new",
-            width="stretch",
-        )
+    with s.more:
+        plain = plain_picker()
+        st.button(t(P + "stretch.new"), on_click=_new_batch, icon=":material/casino:", key="bn_new")
     ui.params.set_params(len=length, seed=seed)
     batch = stretch_batch(length, seed)
     rows = tuple(tuple(src_vocab.encode(src, eos=True)) for src, _ in batch)
     refs = [tgt for _, tgt in batch]
     batch_out = {name: translate_ids(name, rows) for name in (plain, ATTN)}
-    cols = st.columns(2)
-    for col, name in zip(cols, (plain, ATTN)):
-        s = score(batch_out[name], refs)
-        col.metric(
-            t("bottleneck.stretch.exact", model=name),
-            f"{round(s['exact'] * len(refs))} / {len(refs)}",
-            help=t("bottleneck.stretch.edit", edit=f"{s['edit_acc']:.0%}"),
-        )
     max_pos = max(len(r) for r in refs)
-    ui.chart(
-        figs.lines_by_position(
-            np.arange(1, max_pos + 1),
-            {name: bn.on_track(batch_out[name], refs, max_pos) for name in (plain, ATTN)},
-            title=t("bottleneck.stretch.title", n=len(refs), length=length),
-            x_title=t("bottleneck.stretch.x"),
-            y_title=t("bottleneck.stretch.y"),
-            presenter=presenter,
-        ),
-        key="bn_stretch",
-    )
-    st.caption(t("bottleneck.stretch.caption", seed=seed))
-    if length > corpus.MAX_LEN:
-        st.caption(t("bottleneck.stretch.beyond", max=corpus.MAX_LEN))
+    curves = {n: bn.on_track(batch_out[n], refs, max_pos, bn.STRETCH_MIN_N) for n in (plain, ATTN)}
+    with s.chart:
+        ui.chart(
+            figs.lines_by_position(
+                np.arange(1, max_pos + 1),
+                curves,
+                names={n: ui.model_name(n) for n in curves},
+                title=t(P + "stretch.title", n=len(refs), length=length),
+                x_title=t(P + "stretch.x"),
+                y_title=t(P + "stretch.y"),
+                presenter=presenter,
+            ),
+            key="bn_stretch",
+        )
+    with s.words:
+        cols = st.columns(2)
+        for col, name in zip(cols, (plain, ATTN)):
+            sc = score(batch_out[name], refs)
+            col.metric(
+                t(P + "stretch.exact", model=ui.model_name(name)),
+                f"{round(sc['exact'] * len(refs))} / {len(refs)}",
+                help=t(P + "stretch.edit", edit=f"{sc['edit_acc']:.0%}"),
+            )
+        st.caption(t(P + "stretch.caption", min_n=bn.STRETCH_MIN_N, n=len(refs)))
+        if length > corpus.MAX_LEN:
+            st.caption(t(P + "stretch.beyond", max=corpus.MAX_LEN))
+    close_part("stretch")
     # drawn only while open (a closed expander reruns nothing): the slider stays light
     sentences = st.expander(
-        t("bottleneck.stretch.sentences"), icon=":material/list:", key="bn_sents", on_change="rerun"
+        t(P + "stretch.sentences"), icon=":material/list:", key="bn_sents", on_change="rerun"
     )
     with sentences:
         for i, (src, ref) in enumerate(batch if sentences.open else (), 1):  # one element each
             lines = [
-                f"**{i}.** {_chip(' '.join(src))}",
-                f"{t('bottleneck.side.reference')} {chips(ref)}",
-                *(f"`{name}` {marked(batch_out[name][i - 1], ref)}" for name in (plain, ATTN)),
+                f"**{i}.** {figs.chip(' '.join(src))}",
+                f"{t(P + 'side.reference')} {figs.chips(ref)}",
+                *(
+                    f"{ui.model_name(name)}: {marked(batch_out[name][i - 1], ref)}"
+                    for name in (plain, ATTN)
+                ),
             ]
             st.markdown("  \n".join(lines))
-
-
-@st.fragment  # the model switch reruns only this part (the slider only stretch_section)
-def stretch_part() -> None:
-    st.header(t("bottleneck.stretch.header"))
-    stretch_section(plain_picker())
 
 
 # --- 5. what C remembers: linear probes -------------------------------------------------------
 
 
 def probe_part() -> None:
-    st.header(t("bottleneck.probe.header"))
-    probe_job(*PROBE_ARGS)  # the probes start now, in their thread, while the intro is drawn
-    st.markdown(t("bottleneck.probe.intro"))
-    with st.spinner(t("bottleneck.probe.spinner")):
+    part_header("probe")
+    probe_job(*PROBE_ARGS)  # the probes start now, in their thread, while the lead is drawn
+    s = ui.slide(t(P + "probe.lead"))
+    with s.chart, st.spinner(t(P + "probe.spinner")):
         probes = probe_curves(*PROBE_ARGS)
     first = probes[PLAIN[0]]
-    ui.chart(
-        figs.lines_by_position(
-            first.positions,
-            {name: r.accuracy for name, r in probes.items()},
-            title=t("bottleneck.probe.title"),
-            x_title=t("bottleneck.probe.x"),
-            y_title=t("bottleneck.probe.y"),
-            presenter=presenter,
-            baseline=first.chance,
-            baseline_name=t("bottleneck.probe.chance"),
-        ),
-        key="bn_probe",
-    )
+    with s.chart:
+        ui.chart(
+            figs.lines_by_position(
+                first.positions,
+                {name: r.accuracy for name, r in probes.items()},
+                names={n: ui.model_name(n) for n in probes},
+                title=t(P + "probe.title"),
+                x_title=t(P + "probe.x"),
+                y_title=t(P + "probe.y"),
+                presenter=presenter,
+                baseline=first.chance,
+                baseline_name=t(P + "probe.chance"),
+            ),
+            key="bn_probe",
+        )
     kept = "; ".join(
         t(
-            "bottleneck.probe.kept",
-            model=name,
-            where=bn.ranges_text(bn.kept_positions(probes[name])) or t("bottleneck.probe.none"),
+            P + "probe.kept",
+            model=ui.model_name(name),
+            where=bn.ranges_text(bn.kept_positions(probes[name])) or t(P + "probe.none"),
         )
         for name in (*PLAIN, ATTN)
     )
-    st.caption(
-        t(
-            "bottleneck.probe.caption",
-            n_train=first.n_train,
-            n_test=first.n_test,
-            length=PROBE_LEN,
-            kept=kept,
+    with s.words:
+        st.caption(t(P + "probe.caption", kept=kept))
+    close_part("probe")
+    with ui.curious():
+        st.markdown(t(P + "probe.intro"))
+        st.markdown(
+            t(P + "probe.curious", n_train=first.n_train, n_test=first.n_test, length=PROBE_LEN)
         )
-    )
 
 
 # --- 6. how much each word still counts ----------------------------------------------------------
 
 
-@st.fragment  # the log-scale toggle reruns only this section
-def influence_section(plain: str, tokens: tuple[str, ...]) -> None:
-    ids = tuple(src_vocab.encode(tokens, eos=True))
-    log_y = ui.params.get_bool("log", False)
-    with ui.secondary():
-        log_y = st.toggle(t("bottleneck.grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
+@st.fragment  # the sentence, the model switch and the log toggle rerun only this part
+def grad_part() -> None:
+    part_header("grad")
+    s = ui.slide(t(P + "grad.lead"))
+    with s.control:
+        tokens = sentence_box()
+    with s.more:
+        plain = plain_picker()
+        log_y = ui.params.get_bool("log", False)
+        log_y = st.toggle(t(P + "grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
     ui.params.set_params(log=log_y)
-    with st.spinner(t("bottleneck.grad.spinner")):
+    if tokens is None:
+        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
+        return
+    ids = tuple(src_vocab.encode(tokens, eos=True))
+    with s.chart, st.spinner(t(P + "grad.spinner")):
         norms = influence(plain, ids)
-    ui.chart(
-        figs.influence_bars(
-            [*tokens, "<eos>"],
-            norms,
-            title=t("bottleneck.grad.title", model=plain),
-            x_title=t("bottleneck.grad.x"),
-            y_title=t("bottleneck.grad.y"),
-            color=figs.model_color(plain, presenter),
-            presenter=presenter,
-            log_y=log_y,
-        ),
-        key="bn_grad",
-    )
+    with s.chart:
+        ui.chart(
+            figs.influence_bars(
+                lexicon.show_tokens([*tokens, "<eos>"]),
+                norms,
+                title=t(P + "grad.title", model=ui.model_name(plain)),
+                x_title=t(P + "grad.x"),
+                y_title=t(P + "grad.y"),
+                color=lexicon.look(plain).color,
+                presenter=presenter,
+                log_y=log_y,
+            ),
+            key="bn_grad",
+        )
     ratio = bn.early_late_ratio(norms)
-    if not np.isfinite(ratio):
-        key = "bottleneck.grad.caption_short"
-    elif ratio < 0.67:
-        key = "bottleneck.grad.caption_fade"
-    elif ratio <= 1.5:
-        key = "bottleneck.grad.caption_even"
-    else:
-        key = "bottleneck.grad.caption_early"
-    st.caption(t(key, ratio=f"{ratio:.2g}"))
+    with s.words:
+        st.caption(t(P + "grad.caption_" + verdict(ratio), ratio=f"{ratio:.2g}"))
+    close_part("grad")
 
 
-@st.fragment  # the model switch reruns only this part (the log toggle only influence_section)
-def grad_part(tokens: tuple[str, ...] | None) -> None:
-    st.header(t("bottleneck.grad.header"))
-    plain = plain_picker()
-    if tokens is not None:
-        influence_section(plain, tokens)
-    else:
-        st.info(t("bottleneck.need_sentence"), icon=":material/edit:")
+# --- the chosen part ---------------------------------------------------------------------------
 
-
-# --- the chosen part, then the takeaway (short: under every part) -----------------------------
+DRAW = {
+    "latent": latent_part,
+    "read": read_part,
+    "side": side_part,
+    "length": length_part,
+    "stretch": stretch_part,
+    "probe": probe_part,
+    "grad": grad_part,
+}
 
 
 @st.fragment
 def lesson() -> None:
-    """The sentence, the part selector and the chosen part, rerun together by the sentence,
-    an example or the part (a click reruns this fragment, not the app's frame: ~30 ms less
-    per click, measured). The parts' own controls, the plain model's included, rerun only
-    their part."""
-    tokens = sentence_box()
-    part = ui.part_selector("bottleneck.", PARTS, key="bottleneck_part")
-    if part == "read":
-        read_part(tokens)
-    elif part == "side":
-        side_part(tokens)
-    elif part == "length":
-        length_part()
-    elif part == "stretch":
-        stretch_part()
-    elif part == "probe":
-        probe_part()
-    else:
-        grad_part(tokens)
+    """The part selector and the chosen part, rerun together by the part (a click reruns
+    this fragment, not the app's frame). The parts' own controls, the sentence included,
+    rerun only their part."""
+    part = ui.part_selector(P, PARTS, key="bottleneck_part")
+    DRAW[part]()
 
 
 lesson()
-
-st.header(t("bottleneck.takeaway.header"))
-st.success(t("bottleneck.takeaway"), icon=":material/lightbulb:")
-st.markdown(t("bottleneck.try"))
+if presenter:
+    with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
+        st.markdown(t("bottleneck.intro"))

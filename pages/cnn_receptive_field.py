@@ -15,7 +15,7 @@ part holds in the other (the third part reads no sentence, so it shows none).
 import streamlit as st
 
 import ui
-from core import charts, zoo
+from core import charts, lexicon, zoo
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
 from ui import word_pair
@@ -57,7 +57,9 @@ def sentence_controls() -> tuple[str, str]:
 
 def kernel_in_link() -> tuple[int, bool]:
     """The kernel size and the dilation switch in the link: (k, dilated)."""
-    return ui.params.get_choice("k", KERNELS, default=3), ui.params.get_bool("dil", default=False)
+    return ui.params.get_choice("k", KERNELS, default=rf.DEFAULT_KERNEL), ui.params.get_bool(
+        "dil", default=False
+    )
 
 
 def pair_and_position(
@@ -87,110 +89,116 @@ part = ui.part_selector(P, PARTS, key="cnn_rf_part")
 
 
 # --- 1. the formula ------------------------------------------------------------------------
-# Two fragments, nested: the knobs of the formula (kernel, dilation, depth) rerun only
-# ``formula_section`` (its three controls, the metrics, the chart and its text); the sentence,
-# the pair and the followed position rerun ``window_section``, which draws the formula again.
-@st.fragment  # the sentence, the pair and the position rerun this part (and the formula)
+# Two fragments, nested: kernel and depth rerun only ``formula_section`` (the chart, its two
+# knobs and the words under it); the sentence, the pair, the position and dilation (the
+# folded controls) rerun ``window_section``, which draws the formula again.
+@st.fragment  # the folded controls rerun this part (and the formula)
 def window_section() -> None:
-    """The words: the sentence, the pair and the followed position, then the formula."""
-    more = ui.secondary()  # one fold for the sentence and the pair (presenter mode)
-    with more:
+    """The slide of part 1: the lead, the formula (inner fragment), the folded controls."""
+    s = ui.slide(t(P + "theory.lead"))
+    with s.more:
         kind, text = sentence_controls()
-    tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
-    # k and dil are the formula's controls (inner fragment, below): read from the link; they
-    # only set the default position, the pair's meeting node, on a link without ``pos``
-    a, b, pos = pair_and_position(tokens, pair, *kernel_in_link())
-    with more:
-        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
-    pos = position_select(tokens, pos)
-    ui.params.set_params(a=a, b=b, pos=pos)
-    formula_section(tokens, a, b, pos)
-
-
-@st.fragment  # kernel, dilation and depth rerun only their controls, the metrics and the chart
-def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int) -> None:
-    """The formula's knobs and the windows of ``tokens[pos]`` layer by layer, the pair
-    ``(a, b)`` marked. The arguments come from ``window_section`` (unchanged by a rerun of
-    this fragment alone); the knobs are read from the link on every run."""
+        tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
     kernel, dilated = kernel_in_link()
-    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=8)
-    # the two knobs of the formula side by side, visible in presenter mode too; dilation
-    # (a variant of the formula) is the secondary control
-    c1, c2 = st.columns(2)
-    with c1:
-        kernel = st.select_slider(
-            t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
-        )
-    with c2:
-        depth = st.slider(
-            t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
-        )
-    with ui.secondary():
+    a, b, pos = pair_and_position(tokens, pair, kernel, dilated)
+    with s.more:
+        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
+        pos = position_select(tokens, pos)
         dilated = st.toggle(
             t(P + "dilation"),
             help=t(P + "dilation_help"),
             **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
         )
-    ui.params.set_params(k=kernel, dil=dilated, depth=depth)
+    ui.params.set_params(a=a, b=b, pos=pos, dil=dilated)
+    with s.chart:
+        formula_section(tokens, a, b, pos, dilated)
+
+
+@st.fragment  # kernel and depth rerun only the chart, their controls and the words under it
+def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: bool) -> None:
+    """The windows of ``tokens[pos]`` layer by layer, the pair ``(a, b)`` marked, with the
+    formula's two knobs (kernel, depth) under the chart. The arguments come from
+    ``window_section``; the knobs are read from the link on every run."""
+    kernel = kernel_in_link()[0]
+    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=rf.DEFAULT_DEPTH)
+    v = ui.slide()
+    with v.control:  # the formula's two knobs side by side, right under the chart
+        c1, c2 = st.columns(2)
+        with c1:
+            depth = st.slider(
+                t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+            )
+        with c2:
+            kernel = st.select_slider(
+                t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+            )
+    ui.params.set_params(k=kernel, depth=depth)
 
     base = 2 if dilated else 1
     wins = rf.windows(pos, depth, kernel, len(tokens), base=base)
     shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
-    formula = rf.FORMULAS[base]
-    field_now = rf.theoretical_field(depth, kernel, base)
-
-    m1, m2, m3 = st.columns(3)
-    m1.metric(t(P + "metric.field", depth=depth), t(P + "metric.words", n=field_now))
-    m2.metric(
-        t(P + "metric.shared"),
-        t(P + "metric.layer", layer=shared)
-        if shared is not None
-        else t(P + "metric.never", max=MAX_DEPTH),
-    )
-    m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=abs(a - b)))
-
-    fig = figs.window_figure(
-        tokens,
-        wins,
-        (a, b),
-        title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
-        x_title=t(P + "theory.x"),
-        y_title=t(P + "theory.y"),
-        hover=t(P + "theory.hover"),
-        pair_label=t(P + "theory.pair"),
-        presenter=present,
-    )
-    ui.chart(fig, key="cnn_rf_windows")
-    st.caption(t(P + "theory.caption", formula=formula, k=kernel, field=field_now, depth=depth))
-    if shared is None:
-        st.markdown(t(P + "theory.never", gap=abs(a - b), max=MAX_DEPTH))
-    elif shared <= depth:
-        st.markdown(t(P + "theory.shared_yes", layer=shared, gap=abs(a - b)))
-    else:
-        st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=abs(a - b)))
-    st.markdown(t(P + "theory.indirect"))
+    gap = abs(a - b)
+    with v.chart:
+        fig = figs.window_figure(
+            tokens,
+            wins,
+            (a, b),
+            title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
+            x_title=t(P + "theory.x"),
+            y_title=t(P + "theory.y"),
+            hover=t(P + "theory.hover"),
+            pair_label=t(P + "theory.pair"),
+            presenter=present,
+        )
+        ui.chart(fig, key="cnn_rf_windows")
+    with v.words:
+        if shared is None:
+            st.markdown(t(P + "theory.never", gap=gap, max=MAX_DEPTH))
+        elif shared <= depth:
+            st.markdown(t(P + "theory.shared_yes", layer=shared, gap=gap))
+        else:
+            st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=gap))
+        m1, m2, m3 = st.columns(3)
+        m1.metric(
+            t(P + "metric.field", depth=depth),
+            t(P + "metric.words", n=rf.theoretical_field(depth, kernel, base)),
+        )
+        m2.metric(
+            t(P + "metric.shared"),
+            t(P + "metric.layer", layer=shared)
+            if shared is not None
+            else t(P + "metric.never", max=MAX_DEPTH),
+        )
+        m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=gap))
+        st.caption(t(P + "theory.caption"))
 
 
 def theory_part() -> None:
     st.header(t(P + "theory.header"))  # headers outside the fragments: sent once per page run
     window_section()
+    ui.takeaway(t(P + "theory.takeaway"))
+    ui.try_this(t(P + "theory.try"))
+    with ui.curious():
+        st.markdown(t(P + "theory.curious", contiguous=rf.FORMULAS[1], dilated=rf.FORMULAS[2]))
 
 
 # --- 2. the measurement --------------------------------------------------------------------
 @st.fragment  # the sentence reruns this part; the position only ``measured_view``
 def measured_section() -> None:
-    """The sentence measured by the shipped ``cnn_s2s`` encoder, then its gradients."""
+    """The slide of part 2: the sentence measured by the shipped CNN encoder (folded), then
+    its gradients (inner fragment)."""
     from core.translate import InputError, prepare  # imports torch: part 1 never needs it
 
+    s = ui.slide(t(P + "measured.lead"))
     try:
         sv, _ = get_vocabs()
         model = get_model("cnn_s2s")
     except zoo.ZooError as err:
         show_zoo_error(err)
         return
-    with ui.secondary():
+    with s.more:
         kind, text = sentence_controls()
-    tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
+        tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
 
     en_tokens: tuple[str, ...] | None = None
     if kind == "en":
@@ -199,31 +207,35 @@ def measured_section() -> None:
         try:
             en_tokens = tuple(prepare(" ".join(tokens), sv))
         except InputError as err:
-            if rf.has_chinese(" ".join(tokens)):
-                st.info(t(P + "measured.own_zh"), icon=":material/translate:")
-            elif err.reason == "unknown":
-                words = ", ".join(
-                    t(
-                        P + "measured.suggest",
-                        word=safe_value(o.word),
-                        options=" / ".join(o.suggestions),
-                    )
-                    if o.suggestions
-                    else f"`{safe_value(o.word)}`"
-                    for o in err.unknown[:8]
-                )
-                st.info(t(P + "measured.own_unknown", words=words), icon=":material/spellcheck:")
-            else:
-                st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
+            with s.more:
+                own_problem(err, " ".join(tokens))
     same = en_tokens is not None  # the sentence of part 1 itself
     if not same:
         en_tokens = rf.english_counterpart()
-        st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
+        with s.words:
+            st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
     src_ids = tuple(sv.encode(list(en_tokens), eos=True))
-    measured_view(tokens if same else None, pair, en_tokens, src_ids, model.cfg.kernel)
+    with s.chart:
+        measured_view(tokens if same else None, pair, en_tokens, src_ids, model.cfg.kernel)
 
 
-@st.fragment  # the measured position reruns only its picker, the two charts and the caption
+def own_problem(err, text: str) -> None:
+    """Why an own sentence cannot be measured (Chinese, unknown words, too long)."""
+    if rf.has_chinese(text):
+        st.info(t(P + "measured.own_zh"), icon=":material/translate:")
+    elif err.reason == "unknown":
+        words = ", ".join(
+            t(P + "measured.suggest", word=safe_value(o.word), options=" / ".join(o.suggestions))
+            if o.suggestions
+            else f"`{safe_value(o.word)}`"
+            for o in err.unknown[:8]
+        )
+        st.info(t(P + "measured.own_unknown", words=words), icon=":material/spellcheck:")
+    else:
+        st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
+
+
+@st.fragment  # the measured position reruns only its picker, the two charts and the words
 def measured_view(
     tokens: tuple[str, ...] | None,
     pair: tuple[int, int],
@@ -235,91 +247,130 @@ def measured_view(
     widths they fill. ``tokens``: part 1's sentence when it is the one measured (the position
     is then part 1's, URL ``pos``), else ``None`` (the English counterpart, URL ``mpos``);
     ``kernel``: the trained encoder's."""
-    if tokens is not None:
-        # measure at the position part 1 follows
-        mpos = position_select(tokens, pair_and_position(tokens, pair, *kernel_in_link())[-1])
-        ui.params.set_params(pos=mpos)
-    else:
-        mpos = ui.params.get_int("mpos", 0, len(en_tokens) - 1, default=en_tokens.index("their"))
-        mpos = st.selectbox(
-            t(P + "measured.position"),
-            range(len(en_tokens)),
-            format_func=lambda i: f"{i + 1} · {en_tokens[i]}",
-            **ui.params.bound("mpos", mpos, key="cnn_rf_mpos"),
-        )
-        ui.params.set_params(mpos=mpos)
-    labels = [*en_tokens, "EOS"]
+    v = ui.slide()
+    with v.control:  # the position: the part's one control, under the heatmap
+        if tokens is not None:
+            mpos = position_select(tokens, pair_and_position(tokens, pair, *kernel_in_link())[-1])
+            ui.params.set_params(pos=mpos)
+        else:
+            mpos = ui.params.get_int(
+                "mpos", 0, len(en_tokens) - 1, default=en_tokens.index(rf.ENGLISH_PAIR[1])
+            )
+            mpos = st.selectbox(
+                t(P + "measured.position"),
+                range(len(en_tokens)),
+                format_func=word_pair.word_labeler(en_tokens),
+                **ui.params.bound("mpos", mpos, key="cnn_rf_mpos"),
+            )
+            ui.params.set_params(mpos=mpos)
+    labels = [*en_tokens, lexicon.EOS]
     raw = measured_field(src_ids, mpos)
-    field = rf.normalise_rows(raw)
     L = raw.shape[0]
     mwins = rf.windows(mpos, L, kernel, len(labels))[1:]
-    ui.chart(
-        figs.gradient_heatmap(
-            field,
-            labels,
-            mwins,
-            title=t(P + "measured.title", word=labels[mpos]),
-            x_title=t(P + "measured.x"),
-            y_title=t(P + "measured.y"),
-            colorbar=t(P + "measured.colorbar"),
-            window_label=t(P + "measured.window", k=kernel),
-            presenter=present,
-        ),
-        key="cnn_rf_measured",
-    )
-    theo = [hi - lo + 1 for lo, hi in mwins]
-    eff = [rf.mass_width(row, EFFECTIVE_SHARE) for row in raw]
-    inside = min(rf.share_inside(row, lo, hi) for row, (lo, hi) in zip(raw, mwins, strict=True))
-    ui.chart(
-        charts.line_chart(
-            list(range(1, L + 1)),
-            {t(P + "widths.theory"): theo, t(P + "widths.effective"): eff},
-            title=t(P + "widths.title"),
-            x_title=t(P + "measured.y"),
-            y_title=t(P + "widths.y"),
-            presenter=present,
-        ),
-        key="cnn_rf_widths",
-    )
-    st.caption(
-        t(
-            P + "measured.caption",
-            layers=L,
-            k=kernel,
-            field=rf.theoretical_field(L, kernel),
-            inside=f"{inside:.0%}",
-            eff=eff[-1],
-            theo=theo[-1],
+    theo, eff, inside = rf.field_widths(raw, mwins, EFFECTIVE_SHARE)
+    encoder = ui.model_name("cnn_s2s")
+    with v.chart:
+        ui.chart(
+            figs.gradient_heatmap(
+                rf.normalise_rows(raw),
+                labels,
+                mwins,
+                title=t(P + "measured.title", model=encoder, word=labels[mpos]),
+                x_title=t(P + "measured.x"),
+                y_title=t(P + "measured.y"),
+                colorbar=t(P + "measured.colorbar"),
+                window_label=t(P + "measured.window", k=kernel),
+                presenter=present,
+            ),
+            key="cnn_rf_measured",
         )
-    )
+    with v.words:
+        verdict = "narrower" if eff[-1] < theo[-1] else "full"
+        share = f"{EFFECTIVE_SHARE:.0%}"
+        st.markdown(t(P + f"measured.{verdict}", eff=eff[-1], theo=theo[-1], layers=L, share=share))
+        ui.chart(
+            charts.line_chart(
+                list(range(1, L + 1)),
+                {t(P + "widths.theory"): theo, t(P + "widths.effective"): eff},
+                title=t(P + "widths.title", model=encoder),
+                x_title=t(P + "measured.y"),
+                y_title=t(P + "widths.y"),
+                presenter=present,
+            ),
+            key="cnn_rf_widths",
+        )
+        st.caption(
+            t(P + "measured.caption", model=encoder, layers=L, k=kernel, inside=f"{inside:.0%}")
+        )
 
 
 def measured_part() -> None:
     st.header(t(P + "measured.header"))
     measured_section()
+    ui.takeaway(t(P + "measured.takeaway"))
+    ui.try_this(t(P + "measured.try"))
+    with ui.curious():
+        st.markdown(t(P + "measured.curious", share=f"{EFFECTIVE_SHARE:.0%}"))
 
 
 # --- 3. the probes -------------------------------------------------------------------------
-def probe_label(_name: str, cfg) -> str | None:
-    return t(P + "probes.series", layers=cfg["layers"]) if "layers" in cfg else None
-
-
 def probes_part() -> None:
     # Imported here: both import torch, which part 1 (the formula) never needs.
+    from core.analysis.distance_probes import probe_curves
     from core.probes_data import N_KEYS
-    from ui.probes import probe_section
+    from ui.models import get_manifest
 
     st.header(t(P + "probes.header"))
-    probes = probe_section(P, CNN_PROBES, probe_label, key="cnn_rf_probes")
-    if probes is not None:
-        distances, series, fields = probes.distances, probes.series, probes.fields
-        items = []
-        for label, accs in series.items():
-            solved = [d for d, acc in zip(distances, accs, strict=True) if acc >= SOLVED]
-            seen = fields[label] - 1 if label in fields else "?"
-            best = max(solved) if solved else t(P + "probes.none")
-            items.append(t(P + "probes.item", name=label, solved=best, seen=seen))
-        st.caption(t(P + "probes.caption", chance=f"{1 / N_KEYS:.0%}", summary=" · ".join(items)))
+    s = ui.slide(t(P + "probes.lead"))
+    try:
+        manifest = get_manifest()
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+        manifest = {"models": {}}
+    curves = probe_curves(manifest, CNN_PROBES, lambda name, _cfg: ui.model_name(name))
+    if curves.missing:
+        with s.words:
+            names = ", ".join(ui.model_name(m) for m in curves.missing)
+            st.info(t(P + "probes.missing", models=names), icon=":material/hourglass:")
+    if not (curves.series and curves.distances):
+        return
+    chance = 1 / N_KEYS
+    shown = {ui.model_name(m): m for m in CNN_PROBES if ui.model_name(m) in curves.series}
+    with s.chart:
+        ui.chart(
+            figs.probe_chart(
+                curves.distances,
+                curves.series,
+                fields=curves.fields,
+                models=shown,
+                chance=chance,
+                title=t(P + "probes.title"),
+                x_title=t(P + "probes.x"),
+                y_title=t(P + "probes.y"),
+                field_label=t(P + "probes.field"),
+                chance_label=t(P + "probes.chance"),
+                presenter=present,
+            ),
+            key="cnn_rf_probes",
+        )
+    items, early = [], []
+    for label, accs in curves.series.items():
+        if label not in curves.fields:
+            continue
+        reach = rf.probe_reach(curves.distances, accs, curves.fields[label], SOLVED)
+        solved = reach.solved if reach.solved is not None else t(P + "probes.none")
+        items.append(t(P + "probes.item", name=label, solved=solved, seen=reach.sees))
+        if reach.fails_inside(curves.distances):
+            early.append(label)
+    with s.words:
+        st.markdown(t(P + "probes.caption", chance=f"{chance:.0%}"))
+        if early:
+            st.markdown(t(P + "probes.early", names=", ".join(early)))
+        st.caption(t(P + "probes.summary", summary=" · ".join(items)))
+    ui.takeaway(t(P + "probes.takeaway"))
+    ui.try_this(t(P + "probes.try"))
+    with ui.curious():
+        st.markdown(t(P + "probes.curious", chance=f"{chance:.0%}", solved=f"{SOLVED:.0%}"))
 
 
 {
@@ -327,8 +378,3 @@ def probes_part() -> None:
     "measured": measured_part,
     "probes": probes_part,
 }[part]()
-
-# --- takeaway, under every part ------------------------------------------------------------
-st.header(t(P + "takeaway.header"))
-st.success(t(P + "takeaway"), icon=":material/lightbulb:")
-st.markdown(t(P + "try"))

@@ -196,6 +196,58 @@ def test_time_generation_writes_n_tokens_and_grows_with_n():
         ar.time_generation(CountingLM(), lengths=(), repeats=1)
 
 
+# --- the default slip of "one wrong step" ---------------------------------------------------
+
+
+def test_later_changes_counts_new_words_not_shifted_ones():
+    own = [5, 6, 7, 8, EOS_ID]
+    assert ar.later_changes(own, own, 1) == (0, ())
+    # one inserted word after position 1: one edit, the shifted words are not "new"
+    assert ar.later_changes(own, [5, 9, 7, 4, 8, EOS_ID], 1) == (1, (3,))
+    # everything after position 0 replaced
+    edits, new = ar.later_changes(own, [5, 9, 10, EOS_ID], 0)
+    assert edits == 3 and new == (1, 2)
+
+
+def test_find_slip_picks_a_plausible_word_that_changes_the_rest():
+    srcs = [[3, 4, 5, EOS_ID], [4, 5, 6, 7, 8, 9, EOS_ID]]
+    refs = [s[:-1] for s in srcs]
+    runner_up = 0.01  # the hand-made models give their second choice about 1.8%
+    chain = ar.find_slip(ChainTranslator(), srcs, refs, threshold=runner_up)
+    assert chain is not None and chain.prob >= runner_up and chain.rank == 2
+    assert chain.edits >= 2  # the chain carries the slip: every later word moves up by one
+    assert chain.forced[chain.pos] != chain.own[chain.pos]
+    assert ar.later_changes(chain.own, chain.forced, chain.pos)[0] == chain.edits
+    copy = ar.find_slip(CopyTranslator(), srcs, refs, threshold=runner_up)
+    assert copy is not None and copy.edits == 0  # the copier always recovers
+    # nothing reaches the default threshold (5%): no slip rather than an implausible one
+    assert ar.find_slip(ChainTranslator(), srcs, refs) is None
+    with pytest.raises(ValueError):
+        ar.find_slip(ChainTranslator(), srcs, refs, threshold=0)
+
+
+SLIP_MIN_EDITS = 2  # the default example must change at least this many later words
+
+
+def test_the_default_slip_of_the_trained_model_is_plausible_and_changes_the_rest():
+    from core import zoo
+
+    try:
+        model = zoo.load_model("gru_attention")
+        sv, tv = zoo.load_vocabs()
+        seed = int(zoo.load_manifest().get("corpus", {}).get("seed", 1234))
+    except zoo.ZooError as err:
+        pytest.skip(f"pretrained weights not available yet: {err}")
+    pool = [p for p in corpus.build_splits(seed).test if 4 <= len(p.src) <= 12]  # the page's
+    slip = ar.find_slip(
+        model, [sv.encode(p.src, eos=True) for p in pool], [tv.encode(p.tgt) for p in pool]
+    )
+    assert slip is not None
+    assert slip.prob >= ar.SLIP_THRESHOLD and slip.rank >= 2  # the model's own 2nd+ choice
+    assert slip.edits >= SLIP_MIN_EDITS
+    assert slip.own == (*tv.encode(pool[slip.index].tgt), EOS_ID)  # translated right alone
+
+
 # --- n-grams -----------------------------------------------------------------------------------
 
 

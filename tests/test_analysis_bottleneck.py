@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import torch
 
-from core import corpus
+from core import corpus, lexicon
 from core.analysis import bottleneck as bn
 from core.figures import bottleneck as figs
 from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
@@ -91,6 +91,21 @@ def test_correct_prefix_and_on_track():
     assert math.isnan(got[3])  # no reference has 4 tokens
     with pytest.raises(ValueError):
         bn.on_track(outs, refs[:2], 3)
+
+
+def test_on_track_stops_before_the_sample_is_too_small():
+    # eight references of 3..10 tokens: position p has 11 - p of them (8 at p <= 3)
+    refs = [["x"] * n for n in range(3, 11)]
+    outs = [r[:-1] + ["y"] for r in refs]  # each wrong at its last token only
+    full = bn.on_track(outs, refs, 10)
+    assert full[-1] == 0.0 and full[-2] == 0.5  # a "dip" made of one or two sentences
+    cut = bn.on_track(outs, refs, 10, min_n=bn.STRETCH_MIN_N)
+    live = np.array([sum(len(r) >= p for r in refs) for p in range(1, 11)])
+    assert np.all(np.isnan(cut[live < bn.STRETCH_MIN_N]))
+    np.testing.assert_allclose(cut[live >= bn.STRETCH_MIN_N], full[live >= bn.STRETCH_MIN_N])
+    assert bn.STRETCH_MIN_N == bn.STRETCH_BATCH // 2  # half the batch, named in the caption
+    with pytest.raises(ValueError, match="min_n"):
+        bn.on_track(outs, refs, 10, min_n=0)
 
 
 # --- length curves from the manifest --------------------------------------------------------
@@ -206,7 +221,8 @@ def test_figures_merge_their_layout_into_one_build():
         context_label="C",
         presenter=True,
     )
-    assert big.layout.yaxis.autorange == "reversed" and big.layout.height == 520 + 80
+    # dimension 1 on top, the range fixed (the frame and the C label cannot stretch it)
+    assert tuple(big.layout.yaxis.range) == (4.5, 0.5) and big.layout.height == 520 + 80
     assert big.layout.shapes[0].x0 == 1.5 and big.layout.annotations[0].text == "<b>C</b>"
     assert big.layout.xaxis.tickfont.size == 22
 
@@ -255,7 +271,20 @@ def test_figures_build_and_check_their_input():
         corpus.BUCKETS, curves, focus=("gru_attention",), title="t", x_title="x", y_title="y"
     )
     colors = {tr.name: tr.line.color for tr in fig.data}
-    assert colors["cnn_s2s"] == figs.GREY and colors["gru_attention"] != figs.GREY
+    # one vocabulary: every model in its lexicon colour, the comparison ones paler
+    assert colors == {n: lexicon.look(n).color for n in curves}
+    assert {tr.name: tr.opacity for tr in fig.data}["cnn_s2s"] < 1
+    named = figs.length_figure(
+        corpus.BUCKETS,
+        {"transformer": [1.0] * 5},
+        focus=(),
+        names={"transformer": "Transformer"},
+        title="t",
+        x_title="x",
+        y_title="y",
+    )
+    assert named.data[0].name == "Transformer"
+    assert named.data[0].line.color == lexicon.look("transformer").color
     with pytest.raises(ValueError, match="buckets"):
         figs.length_figure(
             corpus.BUCKETS, {"m": [1.0]}, focus=(), title="t", x_title="x", y_title="y"
@@ -270,6 +299,7 @@ def test_figures_build_and_check_their_input():
         baseline_name="chance",
     )
     assert [tr.name for tr in fig.data] == ["gru_plain_32", "chance"]
+    assert fig.data[0].line.color == lexicon.look("gru_plain_32").color
     with pytest.raises(ValueError):
         figs.influence_bars(["a"], [1.0, 2.0], title="t", x_title="x", y_title="y", color="#000")
 
@@ -333,3 +363,108 @@ def test_early_late_ratio():
     # six words and EOS: first third (2 words) over last third (2 words), EOS ignored
     assert bn.early_late_ratio(np.array([1, 1, 5, 5, 2, 2, 100.0])) == pytest.approx(0.5)
     assert math.isnan(bn.early_late_ratio(np.array([1.0, 2.0, 3.0])))
+
+
+# --- the shipped zoo: every default view proves its part's takeaway --------------------------
+
+PLAIN = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
+ATTN = "gru_attention"
+
+
+def _shipped() -> bool:
+    from core import zoo
+
+    try:
+        models = zoo.load_manifest()["models"]
+    except zoo.ZooError:
+        return False
+    return all(n in models for n in (*PLAIN, ATTN))
+
+
+shipped = pytest.mark.skipif(not _shipped(), reason="the shipped zoo is not built")
+
+
+@pytest.fixture(scope="module")
+def zoo_models():
+    from core import zoo
+
+    src, tgt = zoo.load_vocabs()
+    return src, tgt, {n: zoo.load_model(n) for n in (*PLAIN, ATTN)}
+
+
+@shipped
+def test_default_example_side_by_side_plain_fails_attention_right(zoo_models):
+    """Part "side": on the default example the plain model (C = 256) is clearly wrong and
+    attention exactly right."""
+    from core.evaluate import decode_ids
+
+    src, tgt, models = zoo_models
+    pair = bn.example_pair(bn.DEFAULT_EXAMPLE)
+    ids = src.encode(pair.src, eos=True)
+    wrong = {
+        n: sum(bn.error_marks(tgt.decode(decode_ids(models[n], [ids])[0]), pair.tgt))
+        for n in ("gru_plain_256", ATTN)
+    }
+    MIN_PLAIN_ERRORS = 5  # a fifth of the 27 reference tokens
+    assert wrong["gru_plain_256"] >= MIN_PLAIN_ERRORS and wrong[ATTN] == 0, wrong
+
+
+@shipped
+def test_default_example_gradient_verdict_is_even_for_every_plain_model(zoo_models):
+    """Part "grad": its takeaway says the early words of the long default sentence still
+    move C about as much as the late ones (verdict "even": ratio within 0.67-1.5)."""
+    from core.analysis.influence import context_influence, verdict
+
+    src, _, models = zoo_models
+    ids = src.encode(bn.example_pair(bn.DEFAULT_EXAMPLE).src, eos=True)
+    for n in PLAIN:
+        ratio = bn.early_late_ratio(context_influence(models[n], ids))
+        assert verdict(ratio) == "even", (n, ratio)
+
+
+@shipped
+def test_default_stretch_batch_plain_fails_early_attention_stays_right(zoo_models):
+    """Part "stretch" at its defaults (40 words, batch 0): the plain model goes wrong within
+    the first ten output tokens of at least 7 of 8 sentences; attention is exactly right on
+    at least 6 of 8 and its curve (cut at STRETCH_MIN_N sentences) never drops below 0.75."""
+    from core.evaluate import decode_ids
+
+    src, tgt, models = zoo_models
+    pairs = bn.stretch_pairs(bn.STRETCH_LEN, 0)
+    rows = [src.encode(p.src, eos=True) for p in pairs]
+    refs = [p.tgt for p in pairs]
+    max_pos = max(map(len, refs))
+    outs = {
+        n: [tgt.decode(o) for o in decode_ids(models[n], rows)] for n in ("gru_plain_256", ATTN)
+    }
+    plain = bn.on_track(outs["gru_plain_256"], refs, max_pos, bn.STRETCH_MIN_N)
+    attn = bn.on_track(outs[ATTN], refs, max_pos, bn.STRETCH_MIN_N)
+    assert plain[9] <= 1 / 8
+    assert sum(list(o) == list(r) for o, r in zip(outs[ATTN], refs)) >= 6
+    assert np.nanmin(attn) >= 0.75
+    # without the cut the attention curve dips to 0.5 on two sentences: the reason for it
+    assert np.nanmin(bn.on_track(outs[ATTN], refs, max_pos)) <= 0.5
+
+
+@shipped
+def test_length_chart_plain_models_fall_bigger_c_postpones_attention_stays():
+    """Part "length": every plain model is below 0.05 exact match on the longest bucket,
+    attention above 0.9; on the shortest bucket the order is C = 32 < 128 < 256."""
+    from core import zoo
+
+    curves = bn.length_curves(zoo.load_manifest(), (*PLAIN, ATTN), "exact")
+    assert all(curves[n][-1] <= 0.05 for n in PLAIN)
+    assert min(curves[ATTN]) >= 0.9
+    assert curves["gru_plain_32"][0] < curves["gru_plain_128"][0] < curves["gru_plain_256"][0]
+
+
+@shipped
+def test_probes_keep_the_ends_and_lose_the_middle(zoo_models):
+    """Part "probe": for every plain model the first and the last position are read back
+    from C above chance (10-point margin), no position of the middle (8-20) is."""
+    src, _, models = zoo_models
+    length = 25  # the page's probes: 600 training sentences, 300 held out
+    results = bn.probe_on_grammar({n: models[n] for n in PLAIN}, src, 600, 300, length)
+    for n, r in results.items():
+        kept = set(bn.kept_positions(r))
+        assert {1, length} <= kept and not kept & set(range(8, 21)), (n, sorted(kept))

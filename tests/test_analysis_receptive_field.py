@@ -178,3 +178,102 @@ def test_sentences():
     assert problem == "truncated" and len(words) == rf.MAX_TOKENS
     with pytest.raises(ValueError):
         rf.choose_sentence("fr")
+
+
+# --- each part's default view proves its takeaway -------------------------------------------
+MANY_LAYERS = 10  # "many layers": the default pair needs at least this many (kernel 3)
+
+
+@pytest.mark.parametrize("kind", ["zh", "en"])
+def test_default_depth_does_not_yet_link_the_lesson_pair(kind):
+    """Part 1: the default stack (depth 8, kernel 3) is short of the pair 秋蝉/它们 (or
+    cicadas/their): no window of any position holds both words, and the first layer where
+    one does is at least MANY_LAYERS deep (the page says "not yet ... layer N")."""
+    words, (a, b), _ = rf.choose_sentence(kind)
+    k, depth = rf.DEFAULT_KERNEL, rf.DEFAULT_DEPTH
+    shared = rf.first_shared_layer(a, b, k)
+    assert shared is not None and shared > depth and shared >= MANY_LAYERS
+    n = len(words)
+    assert not any(
+        lo <= a and b <= hi for p in range(n) for lo, hi in [rf.windows(p, depth, k, n)[-1]]
+    )
+    pos = rf.meeting_path(a, b, k)[0][-1]  # the followed position by default
+    lo, hi = rf.windows(pos, shared, k, n)[-1]
+    assert lo <= a and b <= hi  # ... and at that layer it does hold both
+
+
+NARROWER = 0.75  # the measured top-layer field is at most this share of the formula's window
+
+
+def _shipped_encoder():
+    from core import zoo
+
+    try:
+        return zoo.load_model("cnn_s2s"), zoo.load_vocabs()[0]
+    except zoo.ZooError:
+        pytest.skip("cnn_s2s is not trained yet (python -m core.train --model cnn_s2s)")
+
+
+def test_default_measured_field_is_narrower_than_the_formula():
+    """Part 2: at the default positions (English: where cicadas and their meet; Chinese:
+    "their" in the English counterpart) the shipped encoder's effective field at the top
+    layer (90% of the gradient) is at most NARROWER of the theoretical window."""
+    model, sv = _shipped_encoder()
+    words, (a, b), _ = rf.choose_sentence("en")
+    src = tuple(sv.encode(list(words), eos=True))
+    defaults = (rf.meeting_path(a, b, rf.DEFAULT_KERNEL)[0][-1], words.index("their"))
+    for pos in defaults:
+        raw = rf.gradient_field(model, src, pos)
+        wins = rf.windows(pos, raw.shape[0], model.cfg.kernel, len(src))[1:]
+        theory, effective, inside = rf.field_widths(raw, wins, 0.9)
+        assert inside == pytest.approx(1.0)
+        assert effective[-1] <= NARROWER * theory[-1], (pos, effective, theory)
+
+
+BLIND = 2.0  # beyond its field a probe is "at guessing level": accuracy < BLIND x chance
+SOLVED_WELL = 0.9  # ... and inside it, it solves some distance at least this well
+
+
+def test_each_cnn_probe_fails_beyond_its_field():
+    """Part 3, recomputed from the shipped probe weights (core.evaluate.distance_accuracy on
+    the fixed held-out sets): every CNN probe solves a distance inside its receptive field and
+    is at guessing level at every distance beyond it; the numbers match the ones the page
+    draws (the training run's record) within 0.02."""
+    from core import zoo
+    from core.evaluate import distance_accuracy
+    from core.models.probes import ProbeConfig
+    from core.probes_data import N_KEYS
+
+    try:
+        manifest = zoo.load_manifest()
+        probes = {n: zoo.load_model(n) for n in ("probe_cnn2", "probe_cnn4", "probe_cnn8")}
+    except zoo.ZooError:
+        pytest.skip("the CNN probes are not trained yet (python -m core.train)")
+    for name, probe in probes.items():
+        acc = distance_accuracy(probe)
+        ds = sorted(int(d) for d in acc)
+        field = ProbeConfig(**manifest["models"][name]["config"]).receptive_field
+        reach = rf.probe_reach(ds, [acc[str(d)] for d in ds], field, SOLVED_WELL)
+        assert reach.solved is not None and reach.solved <= reach.sees, (name, acc)
+        assert reach.blind_beyond(1 / N_KEYS, BLIND), (name, acc)
+        recorded = manifest["models"][name]["metrics"]["distance"]
+        assert all(abs(recorded[d] - acc[d]) <= 0.02 for d in acc), name
+
+
+def test_probe_reach():
+    reach = rf.probe_reach([5, 10, 15, 20, 25], [1.0, 1.0, 0.9, 0.1, 0.12], 21)
+    assert (reach.sees, reach.solved, reach.best_beyond) == (20, 15, 0.12)
+    assert reach.blind_beyond(0.1) and not reach.blind_beyond(0.1, margin=1.1)
+    assert reach.fails_inside([5, 10, 15, 20, 25])  # 20 is inside the field, not solved
+    assert not rf.probe_reach([5, 10], [1.0, 0.1], 6).fails_inside([5, 10])
+    assert rf.probe_reach([5], [0.9], 99).best_beyond is None
+    with pytest.raises(ValueError):
+        rf.probe_reach([5, 10], [1.0], 9)
+
+
+def test_field_widths():
+    raw = np.array([[0, 1, 8, 1, 0], [1, 2, 8, 2, 1]], dtype=float)
+    theory, effective, inside = rf.field_widths(raw, [(1, 3), (0, 4)])
+    assert theory == [3, 5] and effective == [2, 4] and inside == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="one window per layer"):
+        rf.field_widths(raw, [(1, 3)])

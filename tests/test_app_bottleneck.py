@@ -14,15 +14,18 @@ import pytest
 import streamlit as st
 
 import core.zoo as zoo
-from core import corpus
+from core import corpus, lexicon
 from core.analysis import bottleneck as bn
 from core.i18n import translate
 from tests.conftest import dev_zoo_loaded, make_app
 
 PAGE = "pages/bottleneck.py"
-PARTS = ("read", "side", "length", "stretch", "probe", "grad")
-# the charts each part draws (and no other part)
+PARTS = ("latent", "read", "side", "length", "stretch", "probe", "grad")
+LM = "lm_gru"
+# the charts each part draws (and no other part), on the development zoo (it has no
+# language model: part 1 shows the missing-model message there)
 PART_CHARTS = {
+    "latent": [],
     "read": ["bn_states"],  # h_t and, under it, the strip of C: one figure
     "side": [],
     "length": ["bn_length"],
@@ -32,6 +35,8 @@ PART_CHARTS = {
 }
 # the parts that use one plain model: each draws the model switch at its own top
 PLAIN_PARTS = ("read", "side", "stretch", "grad")
+# the parts that read the sentence: each draws the sentence box (and only they do)
+SENTENCE_PARTS = ("read", "side", "grad")
 FOCUS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "gru_attention")
 LESSON = "the cat drank the milk because it was hungry"
 
@@ -86,24 +91,62 @@ def _shipped_ready() -> bool:
         manifest = zoo.load_manifest()
     except zoo.ZooError:
         return False
-    return all(n in manifest["models"] for n in FOCUS)
+    return all(n in manifest["models"] for n in (*FOCUS, LM))
 
 
-@pytest.mark.skipif(
-    not _shipped_ready(), reason="the shipped plain/attention models are not built yet"
+def _name(model: str, lang: str = "en") -> str:
+    return translate(f"model.{model}.name", lang)
+
+
+shipped = pytest.mark.skipif(
+    not _shipped_ready(), reason="the shipped plain/attention/language models are not built yet"
 )
+
+
+@shipped
 def test_shipped_zoo_length_chart_matches_the_manifest():
     st.cache_resource.clear()
     st.cache_data.clear()
     at = _run(lang="en", part="length")
     manifest = zoo.load_manifest()
-    chart = next(c for c in _charts(at) if "Figure 2" in c["layout"]["title"]["text"])
+    chart = _charts(at)[_chart_keys(at).index("bn_length")]
     ys = {tr["name"]: tr["y"] for tr in chart["data"]}
+    colors = {tr["name"]: tr["line"]["color"] for tr in chart["data"]}
     for name in FOCUS:
         by_length = manifest["models"][name]["metrics"]["by_length"]
-        assert ys[name] == pytest.approx([by_length[b]["exact"] for b in corpus.BUCKETS])
-    # the claim of the page: attention stays high on long sentences, plain models fall
-    assert ys["gru_attention"][-1] > max(ys[n][-1] for n in FOCUS[:3]) + 0.3
+        assert ys[_name(name)] == pytest.approx([by_length[b]["exact"] for b in corpus.BUCKETS])
+    # one vocabulary: display names and the lexicon's colours, the transformer's included
+    for name in (*FOCUS, "cnn_s2s", "transformer"):
+        assert colors[_name(name)] == lexicon.look(name).color
+    # the claim of the part: attention stays high on long sentences, plain models fall
+    assert ys[_name("gru_attention")][-1] > max(ys[_name(n)][-1] for n in FOCUS[:3]) + 0.3
+    st.cache_resource.clear()
+    st.cache_data.clear()
+
+
+@shipped
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_shipped_default_view_is_the_latent_state_and_proves_its_takeaway(lang):
+    """Part 1 (the default): the language model's state after "should" guesses "wear" and
+    after "wear" guesses "shoes", each above 50 % -- what the takeaway says."""
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    at = _run(lang=lang)
+    assert at.segmented_control(key="bottleneck_part").value == "latent"
+    assert _chart_keys(at) == ["bn_latent"]
+    heat, bars = _charts(at)[0]["data"]
+    assert heat["z"]["shape"].endswith(", 5")  # one column per word read, BOS first
+    guesses = bars["text"]
+    assert guesses[2].startswith("→ wear ") and guesses[3].startswith("→ shoes ")
+    MIN_PROB = 0.5
+    probs = bars["y"] if isinstance(bars["y"], list) else None
+    if probs is not None:
+        assert probs[2] > MIN_PROB and probs[3] > MIN_PROB
+    assert _name(LM, lang) in _titles(at)[0]
+    assert translate("bottleneck.latent.takeaway", lang) in [s.value for s in at.success]
+    # no sentence box on a part that does not read it
+    with pytest.raises(KeyError):
+        at.text_input(key="bn_text")
     st.cache_resource.clear()
     st.cache_data.clear()
 
@@ -111,20 +154,15 @@ def test_shipped_zoo_length_chart_matches_the_manifest():
 # --- one part at a time ------------------------------------------------------------------------
 
 
-def test_default_view_is_part_one_and_writes_its_state(dev_zoo):
+def test_default_view_is_part_one_and_writes_no_other_state(dev_zoo):
     at = _run(lang="en")
-    assert at.segmented_control(key="bottleneck_part").value == "read"
-    assert _chart_keys(at) == ["bn_states"]
-    assert [h.value for h in at.header][0] == translate("bottleneck.read.header", "en")
+    assert at.segmented_control(key="bottleneck_part").value == "latent"
     qp = at.query_params
-    assert qp["part"] == "read" and qp["plain"] == "gru_plain_256"
-    assert qp["text"] == " ".join(_example(32).src)
+    assert qp["part"] == "latent"
     # the other parts' state is neither computed nor written
-    assert not {"metric", "len", "seed", "log"} & set(qp)
-    assert _metric(at, "bottleneck.read.c_size") == "256"
-    assert _metric(at, "bottleneck.read.words") == "32"
-    # the takeaway and "Try this" close every part
-    assert translate("bottleneck.takeaway", "en") in [s.value for s in at.success]
+    assert not {"metric", "len", "seed", "log", "plain", "text"} & set(qp)
+    # the development zoo has no language model: the part says so, without a traceback
+    assert at.error and not at.exception
 
 
 @pytest.mark.parametrize("part", PARTS)
@@ -132,26 +170,29 @@ def test_every_part_renders_alone_with_only_its_charts(dev_zoo, part):
     at = _run(lang="en", part=part)
     assert at.query_params["part"] == part
     assert _chart_keys(at) == PART_CHARTS[part]
-    headers = [h.value for h in at.header]
-    assert headers == [
-        translate(f"bottleneck.{part}.header", "en"),
-        translate("bottleneck.takeaway.header", "en"),
-    ]
-    # the shared sentence stays above the part selector on every part; the plain model's
-    # switch is in the parts that use it, under their header, and only there
-    assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
+    assert [h.value for h in at.header] == [translate(f"bottleneck.{part}.header", "en")]
+    # the sentence box only on the parts that read the sentence; the plain model's switch
+    # only on the parts that use one; each under the chart (the slide layout)
+    if part in SENTENCE_PARTS:
+        assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
+    else:
+        with pytest.raises(KeyError):
+            at.text_input(key="bn_text")
     own = {"length": ["bn_metric"]}.get(part, [])
     if part in PLAIN_PARTS:
         assert _switches(at) == ["bottleneck_part", "bn_plain", *own]
         assert at.segmented_control(key="bn_plain").value == "gru_plain_256"
     else:
         assert _switches(at) == ["bottleneck_part", *own]
-    assert translate("bottleneck.takeaway", "en") in [s.value for s in at.success]
+    if part != "latent":  # (the development zoo has no language model)
+        assert translate(f"bottleneck.{part}.takeaway", "en") in [s.value for s in at.success]
+        assert any(translate(f"bottleneck.{part}.try", "en") in i.value for i in at.info)
 
 
 def test_each_part_writes_its_own_state_when_shown(dev_zoo):
     # each part writes its own defaults to the URL when it is shown
     expected = {
+        "read": {"plain": "gru_plain_256", "text": " ".join(_example(32).src)},
         "length": {"metric": "exact"},
         "stretch": {"len": "40", "seed": "0"},
         "grad": {"log": "0"},
@@ -172,23 +213,27 @@ def test_the_part_selector_switches_part_and_url(dev_zoo):
     for lang in ("en", "zh"):
         at = _run(lang=lang)
         labels = [at.segmented_control(key="bottleneck_part").format_func(p) for p in PARTS]
-        assert [label.split(" · ")[0] for label in labels] == ["1", "2", "3", "4", "5", "6"]
-        assert all(len(label) <= 32 for label in labels), labels
+        assert [label.split(" · ")[0] for label in labels] == [str(i) for i in range(1, 8)]
+        assert all(len(label) <= 20 for label in labels), labels
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_presenter_mode_folds_the_intro_to_keep_the_part_on_the_first_screen(dev_zoo, lang):
+def test_the_intro_is_folded_and_after_the_part_on_the_projector(dev_zoo, lang):
     intro = translate("bottleneck.intro", lang)
-    laptop = _run(lang=lang, present="0")
-    assert intro in [m.value for m in laptop.main.markdown]
-    assert not laptop.main.expander
-    at = _run(lang=lang, present="1")
-    folded = at.main.expander[0]
-    assert folded.label == translate("bottleneck.intro_more", lang)
-    assert [m.value for m in folded.markdown] == [intro]
-    # the examples keep their one short row, above the part selector
-    assert translate("bottleneck.examples", lang) in [c.value for c in at.main.caption]
-    assert _switches(at) == ["bottleneck_part", "bn_plain"]
+    label = translate("bottleneck.intro_more", lang)
+    for present in ("0", "1"):
+        at = _run(lang=lang, present=present, part="length")  # it has a "curious" fold
+        folds = [e.label for e in at.main.expander]
+        assert label in folds and len(folds) == 2
+        fold = at.main.expander[folds.index(label)]
+        assert [m.value for m in fold.markdown] == [intro]
+        # on the projector nothing but the part's lead comes before the chart: the intro
+        # fold comes after the part
+        assert folds.index(label) == (1 if present == "1" else 0)
+        # part 2 draws C without its strip on the projector (one big heatmap)
+        at = _run(lang=lang, present=present, part="read")
+        assert len(_charts(at)[0]["data"]) == (1 if present == "1" else 2)
+    assert not at.header  # the highlighted part button names the part on the projector
 
 
 def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
@@ -203,7 +248,7 @@ def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
 
     monkeypatch.setattr(jobs, "in_thread", spy)
     st.cache_resource.clear()  # forget a probe job of an earlier test
-    for part in ("read", "side", "length", "stretch", "grad"):
+    for part in ("latent", "read", "side", "length", "stretch", "grad"):
         _run(lang="en", part=part)
     assert started == []
     at = _run(lang="en", part="probe")
@@ -214,15 +259,14 @@ def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
 def test_invalid_part_falls_back_with_a_notice(dev_zoo):
     at = _run(lang="en", part="<b>nope</b>")
     assert "nope" in " ".join(w.value for w in at.warning)
-    assert at.query_params["part"] == "read"
-    assert _chart_keys(at) == PART_CHARTS["read"]
+    assert at.query_params["part"] == "latent"
+    assert _chart_keys(at) == PART_CHARTS["latent"]
 
 
 def test_a_parameter_of_another_part_shows_the_default_part(dev_zoo):
     at = _run(lang="en", len="12", metric="edit_acc")
     assert not at.warning
-    assert at.query_params["part"] == "read"
-    assert _chart_keys(at) == PART_CHARTS["read"]
+    assert at.query_params["part"] == "latent"
     # the values stay in the link and are used as soon as their part is opened
     at.segmented_control(key="bottleneck_part").set_value("stretch").run()
     assert at.slider(key="bn_len").value == 12
@@ -233,20 +277,20 @@ def test_a_parameter_of_another_part_shows_the_default_part(dev_zoo):
 
 
 def test_plain_model_choice_changes_c_and_url(dev_zoo):
-    at = _run(lang="en")
+    at = _run(lang="en", part="read")
     at.segmented_control(key="bn_plain").set_value("gru_plain_32").run()
     assert not at.exception
     assert at.query_params["plain"] == "gru_plain_32"
     assert _metric(at, "bottleneck.read.c_size") == "32"
-    assert any("gru_plain_32" in title for title in _titles(at))
+    assert any(_name("gru_plain_32") in title for title in _titles(at))
 
 
-def test_a_model_change_keeps_the_sentence_and_the_part_and_redraws_part_one(dev_zoo):
-    at = _run(lang="en")
+def test_a_model_change_keeps_the_sentence_and_the_part_and_redraws_part_two(dev_zoo):
+    at = _run(lang="en", part="read")
     at.button(key="bn_ex_16").click().run()
     sentence = " ".join(_example(16).src)
     before = _charts(at)[0]
-    assert "gru_plain_256" in before["layout"]["title"]["text"]
+    assert _name("gru_plain_256") in before["layout"]["title"]["text"]
     for name, size in (("gru_plain_128", 128), ("gru_plain_32", 32)):
         at.segmented_control(key="bn_plain").set_value(name).run()
         assert not at.exception and not at.warning
@@ -255,10 +299,10 @@ def test_a_model_change_keeps_the_sentence_and_the_part_and_redraws_part_one(dev
         assert at.segmented_control(key="bottleneck_part").value == "read"
         qp = at.query_params
         assert (qp["text"], qp["part"], qp["plain"]) == (sentence, "read", name)
-        # part 1 is drawn again, for the new model: its title, C's size, h_t's rows
+        # part 2 is drawn again, for the new model: its title, C's size, h_t's rows
         assert _chart_keys(at) == ["bn_states"]
         heat, strip = _charts(at)[0]["data"]
-        assert name in _titles(at)[0] and "16 words" in _titles(at)[0]
+        assert _name(name) in _titles(at)[0] and "16 words" in _titles(at)[0]
         assert _metric(at, "bottleneck.read.c_size") == str(size)
         assert _metric(at, "bottleneck.read.words") == "16"
         assert _metric(at, "bottleneck.read.states") == f"17 × {size}"
@@ -273,18 +317,19 @@ def test_the_model_switch_of_the_other_parts_changes_their_model(dev_zoo, part):
     assert not at.exception
     assert at.segmented_control(key="bottleneck_part").value == part
     assert at.query_params["plain"] == "gru_plain_32"
-    assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
+    if part in SENTENCE_PARTS:
+        assert at.text_input(key="bn_text").value == " ".join(_example(32).src)
     if part == "side":
-        assert any(m.value.endswith("`gru_plain_32`") for m in at.markdown)
-        assert not any("gru_plain_256" in m.value for m in at.markdown)
+        assert any(m.value.endswith(_name("gru_plain_32")) for m in at.markdown)
+        assert not any(_name("gru_plain_256") in m.value for m in at.markdown)
     elif part == "stretch":
         names = {tr["name"] for tr in _charts(at)[0]["data"]}
-        assert names == {"gru_plain_32", "gru_attention"}
+        assert names == {_name("gru_plain_32"), _name("gru_attention")}
     else:
-        assert "gru_plain_32" in _titles(at)[0]
+        assert _name("gru_plain_32") in _titles(at)[0]
 
 
-@pytest.mark.parametrize("part", ("length", "probe"))
+@pytest.mark.parametrize("part", ("latent", "length", "probe"))
 def test_parts_without_the_plain_model_show_no_switch(dev_zoo, part):
     at = _run(lang="en", part=part)
     with pytest.raises(KeyError):
@@ -305,7 +350,7 @@ def test_parts_without_the_plain_model_show_no_switch(dev_zoo, part):
 def test_plain_round_trips_through_the_url(dev_zoo):
     # the link sets the switch; the switch writes the link; the written link reopens it
     for name in ("gru_plain_32", "gru_plain_128", "gru_plain_256"):
-        at = _run(lang="en", plain=name)
+        at = _run(lang="en", part="read", plain=name)
         assert at.segmented_control(key="bn_plain").value == name
         assert at.query_params["plain"] == name
     at.segmented_control(key="bn_plain").set_value("gru_plain_128").run()
@@ -318,13 +363,13 @@ def test_plain_round_trips_through_the_url(dev_zoo):
     assert again.segmented_control(key="bn_plain").value == "gru_plain_128"
     assert again.segmented_control(key="bottleneck_part").value == "side"
     assert again.text_input(key="bn_text").value == LESSON
-    assert any(m.value.endswith("`gru_plain_128`") for m in again.markdown)
+    assert any(m.value.endswith(_name("gru_plain_128", "zh")) for m in again.markdown)
 
 
-def test_the_model_switch_reruns_its_part_not_the_sentence_box(dev_zoo, monkeypatch):
+def test_the_controls_of_a_part_rerun_that_part_only(dev_zoo, monkeypatch):
     """Which fragment draws each control: a widget reruns the fragment it is drawn in, so the
-    model switch must sit in the part's own fragment, the sentence and the part selector in
-    the lesson's (the browser test checks what a click really sends)."""
+    model switch and the sentence sit in the part's own fragment, the part selector in the
+    lesson's (the browser test checks what a click really sends)."""
     import functools
 
     stack: list[str] = []
@@ -365,14 +410,14 @@ def test_the_model_switch_reruns_its_part_not_the_sentence_box(dev_zoo, monkeypa
         drawn.clear()
         _run(lang="en", part=part)
         assert drawn["bn_plain"] == ("lesson", fragment), part
-        for key in ("bn_text", "bn_ex_8", "bn_ex_44", "bottleneck_part"):
-            assert drawn[key] == ("lesson",), (part, key)
-    # the parts' own controls rerun their own section only, inside the part
-    assert drawn["bn_log"] == ("lesson", "grad_part", "influence_section")
+        assert drawn["bottleneck_part"] == ("lesson",), part
+        for key in ("bn_text", "bn_ex_8", "bn_ex_44"):
+            assert (drawn.get(key) == ("lesson", fragment)) == (part in SENTENCE_PARTS), (part, key)
+    assert drawn["bn_log"] == ("lesson", "grad_part")
 
 
 def test_example_button_and_typed_sentence(dev_zoo):
-    at = _run(lang="en")
+    at = _run(lang="en", part="read")
     at.button(key="bn_ex_8").click().run()
     assert at.text_input(key="bn_text").value == " ".join(_example(8).src)
     assert at.query_params["text"] == " ".join(_example(8).src)
@@ -400,28 +445,42 @@ def test_stretch_slider_and_new_batch(dev_zoo):
     at.slider(key="bn_len").set_value(12).run()
     assert at.query_params["len"] == "12"
     assert any("12-word" in title for title in _titles(at))
-    assert not at.expander[0].markdown  # closed: the sentences are not even drawn
+    assert not _sentences(at).markdown  # closed: the sentences are not even drawn
     at.session_state["bn_sents"] = True  # open it
     at.run()
-    before = [m.value for m in at.expander[0].markdown]
+    before = [m.value for m in _sentences(at).markdown]
     assert len(before) == 8  # one block per sentence: source, reference, two outputs
     assert all(len(v.split("`")[1].split()) == 12 for v in before if v.startswith("**"))
     at.button(key="bn_new").click().run()
     assert at.query_params["seed"] == "1"
-    assert [m.value for m in at.expander[0].markdown] != before
+    assert [m.value for m in _sentences(at).markdown] != before
+    # the curves stop where fewer than STRETCH_MIN_N of the 8 references are that long
+    refs = [p.tgt for p in bn.stretch_pairs(12, 1)]
+    for trace in _charts(at)[0]["data"]:
+        ys = trace["y"] if isinstance(trace["y"], list) else None
+        if ys is None:
+            continue
+        for p, y in enumerate(ys, 1):
+            live = sum(len(r) >= p for r in refs)
+            assert (y is None) == (live < bn.STRETCH_MIN_N), (p, live, y)
+
+
+def _sentences(at):
+    label = translate("bottleneck.stretch.sentences", "en")
+    return next(e for e in at.expander if e.label == label)
 
 
 def test_metric_switch_changes_the_length_chart(dev_zoo):
     at = _run(lang="en", part="length")
     at.segmented_control(key="bn_metric").set_value("edit_acc").run()
     assert at.query_params["metric"] == "edit_acc"
-    chart = next(c for c in _charts(at) if "Figure 2" in c["layout"]["title"]["text"])
+    chart = _charts(at)[_chart_keys(at).index("bn_length")]
     ys = {tr["name"]: tr["y"] for tr in chart["data"]}
     for name in (*FOCUS, "cnn_s2s", "transformer"):
         expected = [
             dev_zoo["models"][name]["metrics"]["by_length"][b]["edit_acc"] for b in corpus.BUCKETS
         ]
-        assert ys[name] == pytest.approx(expected)
+        assert ys[_name(name)] == pytest.approx(expected)
 
 
 def test_log_toggle(dev_zoo):
@@ -452,7 +511,8 @@ def test_deep_link_restores_the_view(dev_zoo):
         assert at.segmented_control(key="bottleneck_part").value == part
         if part in PLAIN_PARTS:
             assert at.segmented_control(key="bn_plain").value == "gru_plain_128"
-        assert at.text_input(key="bn_text").value == LESSON
+        if part in SENTENCE_PARTS:
+            assert at.text_input(key="bn_text").value == LESSON
         if part == "read":
             assert _metric(at, "bottleneck.read.c_size", "zh") == "128"
         elif part == "length":
@@ -509,14 +569,14 @@ def test_bad_params_fall_back_with_notices(dev_zoo, part, shown, fixed):
     ],
 )
 def test_bad_sentences_get_a_clear_message_and_the_page_keeps_working(dev_zoo, lang, text, expect):
-    at = _run(lang=lang)
+    at = _run(lang=lang, part="read")
     at.text_input(key="bn_text").input(text).run()
     assert not at.exception
     message = " ".join(e.value for e in at.error)
     for part in expect:
         assert part in message
     assert "<script>" not in message
-    # part 1 needs the sentence: it says so, and draws nothing
+    # part 2 needs the sentence: it says so, and draws nothing
     assert translate("bottleneck.need_sentence", lang) in [i.value for i in at.info]
     assert not _charts(at)
 
@@ -524,19 +584,20 @@ def test_bad_sentences_get_a_clear_message_and_the_page_keeps_working(dev_zoo, l
 @pytest.mark.parametrize("part", PARTS)
 def test_parts_without_the_sentence_keep_working_on_a_bad_sentence(dev_zoo, part):
     at = _run(lang="en", part=part, text="the kat drank the milk")
-    assert "kat" in " ".join(e.value for e in at.error)  # above the selector, on every part
-    needs = part in ("read", "side", "grad")
+    needs = part in SENTENCE_PARTS
+    # the message is under the sentence box, which only the parts that read it show
+    assert ("kat" in " ".join(e.value for e in at.error)) == needs
     assert (translate("bottleneck.need_sentence", "en") in [i.value for i in at.info]) == needs
     # length, stretch, probe: the parts without the sentence still draw their chart
     assert _chart_keys(at) == ([] if needs else PART_CHARTS[part])
 
 
 def test_empty_sentence(dev_zoo):
-    at = _run(lang="en")
+    at = _run(lang="en", part="read")
     at.text_input(key="bn_text").input("   ").run()
     assert not at.exception and not at.warning
     assert translate("bottleneck.input.empty", "en") in [e.value for e in at.error]
-    at = _run(lang="zh", text="")  # a link with an empty sentence: the same message
+    at = _run(lang="zh", part="grad", text="")  # a link with an empty sentence: the same
     assert translate("bottleneck.input.empty", "zh") in [e.value for e in at.error]
 
 
@@ -552,3 +613,22 @@ def test_missing_manifest_names_file_and_command(no_manifest):
             assert not at.get("plotly_chart")
     st.cache_resource.clear()
     st.cache_data.clear()
+
+
+@pytest.mark.parametrize("n", (8, 32))
+def test_the_gradient_caption_is_the_verdict_of_the_chart_shown(dev_zoo, n):
+    """Part 7's caption is chosen by the one statistic shared with the RNN-gradients page
+    (first-third / last-third influence, thresholds 0.67 and 1.5), computed from the model
+    on the sentence shown: the caption cannot contradict the chart."""
+    from core.analysis.influence import context_influence, verdict
+    from ui import models
+
+    text = " ".join(_example(n).src)
+    at = _run(lang="en", part="grad", text=text)
+    src, _ = models.get_vocabs()
+    norms = context_influence(models.get_model("gru_plain_256"), src.encode(text.split(), eos=True))
+    ratio = bn.early_late_ratio(norms)
+    expected = translate(f"bottleneck.grad.caption_{verdict(ratio)}", "en", ratio=f"{ratio:.2g}")
+    assert expected in [c.value for c in at.caption]
+    bars = _charts(at)[0]["data"][0]
+    assert bars["marker"]["color"] == lexicon.look("gru_plain_256").color

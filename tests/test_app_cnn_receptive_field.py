@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 import streamlit as st
 
+from core import lexicon
 from core.analysis import receptive_field as rf
 from tests.conftest import main_text, make_app
 
@@ -91,6 +92,17 @@ def _chart(at, key: str) -> dict:
     raise AssertionError(f"no chart {key}")
 
 
+def _values(value) -> list[float]:
+    """A plotly JSON array: a list, or numpy's bytes as ``{"dtype", "bdata"}``."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(value, dict) and "bdata" in value:
+        return np.frombuffer(base64.b64decode(value["bdata"]), dtype=value["dtype"]).tolist()
+    return list(value)
+
+
 def _chart_keys(at) -> list[str]:
     """The keys of the charts shown, in page order (the id ends with the key)."""
     ids = [el.proto.id for el in at.get("plotly_chart")]
@@ -120,18 +132,32 @@ def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):
     assert not at.main.error
     # the takeaway and "try this" close every part
     assert len(at.success) == 1
-    assert ("Try this" if lang == "en" else "动手试试") in main_text(at)
+    assert ("Try this" if lang == "en" else "试一试") in main_text(at)
+    assert len(at.main.expander) == 1  # "for the curious" (nothing folded on a laptop)
 
 
-def test_default_part_is_the_formula(fake_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=120)
+@pytest.mark.parametrize(
+    ("lang", "words", "layer"), [("en", "Not yet", "layer 10"), ("zh", "还没连上", "第 13 层")]
+)
+def test_default_part_is_the_formula_and_the_pair_is_not_yet_linked(fake_zoo, lang, words, layer):
+    """Part 1's default proves its takeaway: at the default depth no window holds both words
+    of the lesson's pair (no highlighted bar), and the page says so and names the layer that
+    would (computed in core: test_default_depth_does_not_yet_link_the_lesson_pair)."""
+    at = make_app(PAGE, lang=lang).run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params["part"] == "theory"
     assert _chart_keys(at) == ["cnn_rf_windows"]
-    # English default: the corpus counterpart, pair cicadas/their, 20 words apart -> layer 10
-    assert at.query_params["sent"] == "en"
-    assert "layer 10" in _text(at)
+    # default: English -> the corpus counterpart, cicadas/their, 20 words apart -> layer 10;
+    # Chinese -> the lesson's sentence, 秋蝉/它们, 26 words apart -> layer 13
+    assert at.query_params["sent"] == lang
+    assert at.query_params["depth"] == str(rf.DEFAULT_DEPTH)
+    text = _text(at)
+    assert words in text and layer in text
+    bars = _chart(at, "cnn_rf_windows")["data"][0]
+    assert len(set(bars["marker"]["color"])) == 1  # not one bar holds both words
     assert not at.main.error
+    # the lead introduces the lesson's long-dependency pair
+    assert "秋蝉" in main_text(at) and "它们" in main_text(at)
 
 
 def test_the_selector_switches_the_part_and_the_url(fake_zoo):
@@ -295,35 +321,27 @@ def _widget_keys(block) -> list[str]:
 
 
 def test_control_order_and_presenter_folding(fake_zoo):
-    """Laptop: the words first (sentence, pair, position), then the formula's two knobs side
-    by side, kernel first: it is the first slider of the page (bench: ("slider", 0)), then
-    dilation. Presenter mode folds the sentence and the pair into one expander and dilation
-    into another; the position, the kernel and the depth stay in sight."""
+    """Part 1 is a slide: the chart, then its two knobs right under it (depth first, the
+    page's first slider: bench ("slider", 0)), then the sentence, the pair, the position and
+    dilation. On the projector those four fold into one "More controls"; the knobs stay in
+    sight."""
     at = make_app(PAGE, lang="en").run(timeout=120)
-    order = _widget_keys(at.main)
-    assert order == ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"] + [
-        "cnn_rf_k",
-        "cnn_rf_depth",
-        "cnn_rf_dil",
-    ]
+    knobs = ["cnn_rf_depth", "cnn_rf_k"]
+    folded = ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos", "cnn_rf_dil"]
+    assert _widget_keys(at.main) == knobs + folded
     sliders = [el for el in _walk(at.main) if el.type in ("slider", "select_slider")]
-    assert sliders[0].key == "cnn_rf_k"
-    assert not at.main.expander
+    assert sliders[0].key == "cnn_rf_depth"
+    assert len(at.main.expander) == 1  # only "for the curious"
+    # the chart comes before every control of the part
+    order = [el for el in _walk(at.main) if el.type == "plotly_chart" or getattr(el, "key", "")]
+    keys = ["chart" if el.type == "plotly_chart" else el.key for el in order]
+    assert keys.index("chart") < keys.index("cnn_rf_depth")
 
     at = make_app(PAGE, lang="zh", present="1").run(timeout=120)
     assert not at.exception
-    words, variant = at.main.expander
-    assert _widget_keys(words) == ["cnn_rf_sent", "cnn_rf_a", "cnn_rf_b"]
-    assert _widget_keys(variant) == ["cnn_rf_dil"]
-    assert _widget_keys(at.main) == [
-        "cnn_rf_sent",
-        "cnn_rf_a",
-        "cnn_rf_b",
-        "cnn_rf_pos",
-        "cnn_rf_k",
-        "cnn_rf_depth",
-        "cnn_rf_dil",
-    ]
+    more, curious = at.main.expander
+    assert _widget_keys(more) == folded
+    assert _widget_keys(at.main) == knobs + folded
 
 
 def test_bad_params_fall_back_with_a_notice(fake_zoo):
@@ -347,7 +365,7 @@ def test_own_sentence_is_drawn_and_measured(fake_zoo):
     assert not at.exception
     assert at.selectbox(key="cnn_rf_pos").value == 1  # the position followed in part 1
     measured = _chart(at, "cnn_rf_measured")
-    assert measured["layout"]["xaxis"]["ticktext"][-2:] == ["hungry", "EOS"]
+    assert measured["layout"]["xaxis"]["ticktext"][-2:] == ["hungry", lexicon.EOS]
     assert "“cat”" in measured["layout"]["title"]["text"]
 
 
@@ -401,13 +419,43 @@ def test_measured_position_for_the_chinese_sentence(fake_zoo):
 def test_probe_chart_marks_each_field(fake_zoo):
     at = make_app(PAGE, lang="en", part="probes").run(timeout=120)
     fig = _chart(at, "cnn_rf_probes")
-    assert [tr["name"] for tr in fig["data"]] == [
-        "CNN, 2 layers",
-        "CNN, 4 layers",
-        "CNN, 8 layers",
-    ]
+    names = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
+    # one vocabulary: the lexicon's names and colours
+    assert [tr["name"] for tr in fig["data"]] == [lexicon.name(m, "en") for m in names]
+    assert [tr["line"]["color"] for tr in fig["data"]] == [lexicon.look(m).color for m in names]
     lines = sorted(s["x0"] for s in fig["layout"]["shapes"] if s.get("x0") == s.get("x1"))
     assert lines == [8, 16, 32]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_probes_default_shows_each_cnn_failing_beyond_its_field(lang):
+    """Part 3 with the shipped results: every CNN probe's line is at guessing level (below
+    BLIND x chance) at every distance beyond its dashed line, and solves a distance before
+    it; the words name the probes that give up even inside their field (computed)."""
+    from core import zoo
+    from core.probes_data import N_KEYS
+
+    try:
+        zoo.load_manifest()
+    except zoo.ZooError:
+        pytest.skip("no trained probes")
+    st.cache_data.clear()
+    at = make_app(PAGE, lang=lang, part="probes").run(timeout=120)
+    assert not at.exception
+    fig = _chart(at, "cnn_rf_probes")
+    fields = sorted(s["x0"] for s in fig["layout"]["shapes"] if s.get("x0") == s.get("x1"))
+    early = []
+    for trace, sees in zip(fig["data"], fields, strict=True):
+        xs = [int(x) for x in _values(trace["x"])]
+        reach = rf.probe_reach(xs, _values(trace["y"]), sees + 1)
+        assert reach.blind_beyond(1 / N_KEYS, 2.0), trace["name"]
+        assert reach.solved is not None and reach.solved <= sees
+        if reach.fails_inside(xs):
+            early.append(trace["name"])
+    text = _text(at)
+    for name in early:
+        assert name in text
+    assert "manifest" not in text.lower() and "probe_" not in text
 
 
 def test_without_weights_the_formula_still_works(no_zoo):
@@ -419,3 +467,25 @@ def test_without_weights_the_formula_still_works(no_zoo):
         assert not at.exception
         assert not at.get("plotly_chart")
         assert any("python -m core.train" in e.value for e in at.main.error)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_measured_words_follow_the_measured_widths(fake_zoo, lang):
+    """Part 2 says "narrower" only when the measured top-layer field is narrower than the
+    formula's window (the shipped encoder's default is checked in core:
+    test_default_measured_field_is_narrower_than_the_formula); the chart names the model by
+    its display name and shows the end of the sentence as ⟨eos⟩."""
+    at = make_app(PAGE, lang=lang, part="measured").run(timeout=120)
+    assert not at.exception
+    widths = _chart(at, "cnn_rf_widths")["data"]
+    theory, effective = _values(widths[0]["y"]), _values(widths[1]["y"])
+    narrower = effective[-1] < theory[-1]
+    text = _text(at)
+    marker = {
+        "en": ("narrower than the theoretical", "uses everything"),
+        "zh": ("比理论感受野窄", "用满了"),
+    }
+    assert (marker[lang][0] in text) == narrower and (marker[lang][1] in text) != narrower
+    title = _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
+    assert lexicon.name("cnn_s2s", lang) in title and "cnn_s2s" not in text + title
+    assert _chart(at, "cnn_rf_measured")["layout"]["xaxis"]["ticktext"][-1] == lexicon.EOS

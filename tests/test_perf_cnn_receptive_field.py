@@ -85,8 +85,15 @@ def test_probe_chart_draws_fields_and_chance_in_one_layout():
 
 # the fragments of each part, outer first, and the widgets (keys) each one draws itself
 FRAGMENTS = {
-    "window_section": {"cnn_rf_sent", "cnn_rf_text", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"},
-    "formula_section": {"cnn_rf_k", "cnn_rf_dil", "cnn_rf_depth"},
+    "window_section": {
+        "cnn_rf_sent",
+        "cnn_rf_text",
+        "cnn_rf_a",
+        "cnn_rf_b",
+        "cnn_rf_pos",
+        "cnn_rf_dil",
+    },
+    "formula_section": {"cnn_rf_k", "cnn_rf_depth"},
     "measured_section": {"cnn_rf_sent", "cnn_rf_text"},
     "measured_view": {"cnn_rf_pos", "cnn_rf_mpos"},
 }
@@ -185,16 +192,16 @@ def _charts(sent) -> list[str]:
     ("key", "kind", "value"),
     [
         ("cnn_rf_k", "select_slider", 5),
-        ("cnn_rf_dil", "toggle", True),
         ("cnn_rf_depth", "slider", 3),
     ],
 )
 def test_a_knob_of_the_formula_resends_only_the_formula(wire, key, kind, value):
-    """Kernel, dilation, depth: their three controls, the metrics and the chart, nothing of
-    the sentence, the pair or the position (each widget costs ~5 ms in the browser)."""
+    """Kernel and depth (the two knobs under the chart): their two controls, the metrics and
+    the chart, nothing of the folded sentence, pair, position or dilation (each widget costs
+    ~5 ms in the browser)."""
     at = make_app(PAGE, lang="en").run(timeout=120)
     before = _sent(wire[-1])
-    assert {"cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos"} <= _widgets(before)
+    assert {"cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos", "cnn_rf_dil"} <= _widgets(before)
     sent = _click(at, wire, getattr(at, kind)(key=key), value)
     assert _widgets(sent) == FRAGMENTS["formula_section"]
     assert _charts(sent) == ["cnn_rf_windows"]
@@ -211,6 +218,17 @@ def test_a_knob_of_the_formula_resends_only_the_formula(wire, key, kind, value):
     at.run()
     assert at.selectbox(key="cnn_rf_pos").value == 12
     assert at.segmented_control(key="cnn_rf_sent").value == "en"
+
+
+def test_dilation_reruns_both_fragments(wire):
+    """Dilation sits with the folded controls (the outer fragment): a click redraws the
+    formula with the doubled windows, and keeps the words."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    sent = _click(at, wire, at.toggle(key="cnn_rf_dil"), True)
+    assert _charts(sent) == ["cnn_rf_windows"]
+    assert at.query_params["dil"] == "1" and at.query_params["pos"] == "12"
+    widths = [hi - lo + 1 for lo, hi in rf.windows(12, 8, 3, 24, base=2)]
+    assert _chart(at, "cnn_rf_windows")["data"][0]["x"] == widths
 
 
 def test_the_words_rerun_both_fragments(wire):

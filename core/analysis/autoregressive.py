@@ -11,7 +11,6 @@ Shapes: B batch, T target length, S source length, V vocabulary, k shown alterna
 
 from __future__ import annotations
 
-import statistics
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -310,7 +309,8 @@ def wrong_step_effect(
 
 @dataclass(frozen=True)
 class Timing:
-    """Measured wall-clock times (median over repetitions), in milliseconds."""
+    """Measured wall-clock times (fastest of the repetitions: the least disturbed by other
+    work on a shared machine), in milliseconds."""
 
     lengths: tuple[int, ...]  # numbers of tokens
     generate_ms: tuple[float, ...]  # writing N tokens, one model call per token
@@ -327,7 +327,7 @@ def time_generation(
     Writing: N calls ``lm(one token, state)``, each waiting for the previous token (the
     recurrent state is carried, so every call does the same work); the next token is the
     argmax, EOS or not, so exactly N tokens are produced. Reading: one call on N tokens
-    (teacher forcing, as in training). ``time.perf_counter``; median of ``repeats``.
+    (teacher forcing, as in training). ``time.perf_counter``; fastest of ``repeats``.
     """
     if repeats < 1 or not lengths or min(lengths) < 1:
         raise ValueError("need repeats >= 1 and lengths >= 1")
@@ -348,6 +348,107 @@ def time_generation(
             t0 = time.perf_counter()
             lm(seq)
             r.append((time.perf_counter() - t0) * 1000)
-        gen_ms.append(round(statistics.median(g), 4))
-        read_ms.append(round(statistics.median(r), 4))
+        gen_ms.append(round(min(g), 4))
+        read_ms.append(round(min(r), 4))
     return Timing(tuple(lengths), tuple(gen_ms), tuple(read_ms), repeats)
+
+
+# --- the clearest single slip: the default of the "one wrong step" screen --------------------
+
+UNK_ID = 3  # core.vocab: PAD, BOS, EOS, UNK are ids 0-3
+SLIP_THRESHOLD = 0.05  # a forced word counts as plausible when the model gave it at least this
+
+
+def later_changes(
+    own: Sequence[int], forced: Sequence[int], pos: int
+) -> tuple[int, tuple[int, ...]]:
+    """How much the words after output position ``pos`` (0-based) changed.
+
+    ``own`` is the model's own output, ``forced`` the output with a forced word at ``pos``
+    (EOS included in both when reached). Returns the word edit distance between the two
+    continuations after ``pos`` and the positions (in ``forced``) of its words that are not
+    in a longest common subsequence with the model's own continuation (the new words; a
+    word merely shifted by an inserted or dropped one is not counted).
+    """
+    a, b = list(own[pos + 1 :]), list(forced[pos + 1 :])
+    lcs = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) - 1, -1, -1):
+        for j in range(len(b) - 1, -1, -1):
+            lcs[i][j] = lcs[i + 1][j + 1] + 1 if a[i] == b[j] else max(lcs[i + 1][j], lcs[i][j + 1])
+    new, i, j = [], 0, 0
+    while j < len(b):
+        if i < len(a) and a[i] == b[j]:
+            i, j = i + 1, j + 1
+        elif i < len(a) and lcs[i + 1][j] >= lcs[i][j + 1]:
+            i += 1
+        else:
+            new.append(pos + 1 + j)
+            j += 1
+    return edit_distance(a, b), tuple(new)
+
+
+@dataclass(frozen=True)
+class Slip:
+    """One forced word: where, which, how plausible, and what it did to the rest."""
+
+    index: int  # into the candidate sentences
+    pos: int  # output position of the forced word (0 = the first output word)
+    token: int  # the forced id
+    prob: float  # the probability the model itself gave it there
+    rank: int  # its rank among the model's choices there (2 = second choice)
+    edits: int  # word edits between the continuation after it and the model's own
+    own: tuple[int, ...]  # the model's own output (EOS included)
+    forced: tuple[int, ...]  # the output with the forced word (EOS included when reached)
+
+
+@torch.inference_mode()
+def find_slip(
+    model,
+    src_rows: Sequence[Sequence[int]],
+    ref_rows: Sequence[Sequence[int]],
+    *,
+    threshold: float = SLIP_THRESHOLD,
+    k: int = 4,
+    extra: int = 5,
+) -> Slip | None:
+    """The plausible slip that changes the rest of a sentence most, among ``src_rows``.
+
+    Only sentences the model translates exactly like the reference count (one
+    teacher-forced pass, as in :func:`wrong_step_effect`), so the forced word is wrong.
+    At every output position before the end, each of the model's choices ranked 2..``k``
+    with probability >= ``threshold`` (no special token) is forced and the output continues
+    greedily (up to ``len(ref) + extra`` words). The best slip has the most word edits
+    after it (:func:`later_changes`); ties go to the more probable word, then the shorter
+    sentence, then the earlier one. ``None`` when no word reaches ``threshold``.
+    Deterministic: greedy decoding and a fixed order.
+    """
+    if len(src_rows) != len(ref_rows) or not src_rows:
+        raise ValueError("src_rows and ref_rows must be non-empty and of the same length")
+    if not 0 < threshold < 1:
+        raise ValueError(f"threshold must be a probability in (0, 1), got {threshold}")
+    best: tuple | None = None
+    for start in range(0, len(src_rows), 128):  # bounded memory
+        rows = range(start, min(start + 128, len(src_rows)))
+        src = pad([src_rows[i] for i in rows])  # (B, S)
+        tgt = pad([[BOS_ID, *ref_rows[i], EOS_ID] for i in rows])  # (B, T+1)
+        logits, _ = model(src, tgt[:, :-1])  # (B, T, V)
+        probs = F.softmax(logits.float(), -1)  # (B, T, V)
+        gold = tgt[:, 1:]
+        correct = ((logits.argmax(-1) == gold) | (gold == PAD_ID)).all(1)  # (B,)
+        top = probs.topk(k, -1)  # (B, T, k)
+        for b, i in enumerate(rows):
+            if not bool(correct[b]):
+                continue
+            ref = list(ref_rows[i])
+            own = (*ref, EOS_ID)
+            for p in range(len(ref)):
+                for r in range(1, k):
+                    q, tok = float(top.values[b, p, r]), int(top.indices[b, p, r])
+                    if q < threshold or tok in (PAD_ID, BOS_ID, EOS_ID, UNK_ID):
+                        continue
+                    forced = continue_greedy(model, src_rows[i], [*ref[:p], tok], len(ref) + extra)
+                    edits, _ = later_changes(own, forced, p)
+                    key = (-edits, -q, len(ref), i, p)
+                    if best is None or key < best[0]:
+                        best = (key, Slip(i, p, tok, round(q, 5), r + 1, edits, own, tuple(forced)))
+    return None if best is None else best[1]

@@ -27,6 +27,29 @@ from core.data import pad
 
 METRICS: tuple[str, ...] = ("exact", "token_acc", "edit_acc")
 
+# The page's default views (here, so the tests check the very views the page opens with).
+EXAMPLE_LENGTHS: tuple[int, ...] = (8, 16, 24, 32, 44)
+EXAMPLE_SEED = 2015  # Bahdanau et al.'s year: any fixed seed gives fixed examples
+# The default sentence: on the 32-word example the plain GRU (C = 256) gets 10 of 24 output
+# tokens wrong and attention none (the side-by-side part), and the early words still move C
+# about as much as the late ones for all three plain models (the gradient part).
+DEFAULT_EXAMPLE = 32
+STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
+STRETCH_LEN = 40  # the default length: the plain GRU gets 0 of 8 right, attention 7 of 8
+# the "still right so far" curve stops where fewer than half the batch's references are
+# that long: with one or two sentences a single error moves the share by 0.5 or 1
+STRETCH_MIN_N = 4
+
+
+def example_pair(n: int) -> corpus.Pair:
+    """The page's fixed example sentence of ``n`` words (with its reference translation)."""
+    return sample_sentences(EXAMPLE_SEED + n, 1, n, n)[0]
+
+
+def stretch_pairs(length: int, seed: int) -> list[corpus.Pair]:
+    """The "stretch it" batch ``seed`` of sentences of exactly ``length`` words."""
+    return sample_sentences(seed * 1000 + length, STRETCH_BATCH, length, length)
+
 
 # --- the encoder, word by word -----------------------------------------------------------------
 
@@ -107,13 +130,20 @@ def correct_prefix(output: Sequence[str], reference: Sequence[str]) -> int:
 
 
 def on_track(
-    outputs: Sequence[Sequence[str]], references: Sequence[Sequence[str]], max_pos: int
+    outputs: Sequence[Sequence[str]],
+    references: Sequence[Sequence[str]],
+    max_pos: int,
+    min_n: int = 1,
 ) -> np.ndarray:
     """Share of sentences still exactly right after ``p`` output tokens, p = 1..max_pos.
 
     Position p counts only sentences whose reference has at least p tokens; NaN where
-    none has. Returns (max_pos,) floats in [0, 1]: where along the output the models fail.
+    fewer than ``min_n`` have (a share of one or two sentences jumps between 0, 0.5 and 1
+    on a single error: the curve stops before its sample is that small). Returns
+    (max_pos,) floats in [0, 1]: where along the output the models fail.
     """
+    if min_n < 1:
+        raise ValueError(f"min_n must be at least 1, got {min_n}")
     if len(outputs) != len(references):
         raise ValueError(f"{len(outputs)} outputs but {len(references)} references")
     prefixes = np.array([correct_prefix(o, r) for o, r in zip(outputs, references)])
@@ -121,7 +151,7 @@ def on_track(
     out = np.full(max_pos, np.nan)
     for p in range(1, max_pos + 1):
         live = lengths >= p
-        if live.any():
+        if live.sum() >= min_n:
             out[p - 1] = float((prefixes[live] >= p).mean())
     return out
 
@@ -289,6 +319,27 @@ def probe_models(
             for n in order
         }
         return {n: jobs[n].result() for n in models}
+
+
+PROBE_SEEDS = (101, 202)  # the probe part's train / held-out sentence samples
+
+
+def probe_on_grammar(
+    loaded: Mapping[str, Any], vocab, n_train: int, n_test: int, length: int
+) -> dict[str, ProbeResult]:
+    """The probe part's probes: :func:`probe_models` on ``n_train`` grammar sentences of
+    ``length`` words and ``n_test`` others (none of them in the training sample), the same
+    sentences for every model in ``loaded`` ({name: model}); ``vocab`` encodes the source."""
+    train = sample_sentences(PROBE_SEEDS[0], n_train, length, length)
+    seen = {p.src for p in train}
+    test = [
+        p
+        for p in sample_sentences(PROBE_SEEDS[1], n_test + 50, length, length)
+        if p.src not in seen
+    ][:n_test]
+    train_rows = [vocab.encode(p.src, eos=True) for p in train]
+    test_rows = [vocab.encode(p.src, eos=True) for p in test]
+    return probe_models(loaded, train_rows, test_rows, length)
 
 
 def kept_positions(result: ProbeResult, margin: float = 0.1) -> list[int]:

@@ -24,10 +24,17 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
 # --- theory ------------------------------------------------------------------------------
+
+# The page's default stack: deliberately too shallow for the lesson's pair at kernel 3
+# (秋蝉 … 它们 meet at layer 13, cicadas … their at layer 10), so the first view shows a
+# convolution that has not yet linked the two words (tested).
+DEFAULT_DEPTH = 8
+DEFAULT_KERNEL = 3
 
 # The window width after L layers, by dilation base (language-neutral maths for the page).
 FORMULAS: dict[int, str] = {1: "1 + L·(k − 1)", 2: "1 + (k − 1)·(2^L − 1)"}
@@ -201,6 +208,55 @@ def share_inside(profile: Sequence[float], lo: int, hi: int) -> float:
     p = np.abs(np.asarray(profile, dtype=float))
     total = p.sum()
     return float(p[lo : hi + 1].sum() / total) if total > 0 else math.nan
+
+
+def field_widths(
+    raw: np.ndarray, wins: Sequence[tuple[int, int]], share: float = 0.9
+) -> tuple[list[int], list[int], float]:
+    """The formula's window against the field in use, layer by layer.
+
+    ``raw``: (L, S) gradient sizes (:func:`gradient_field`); ``wins``: the formula's
+    ``(lo, hi)`` for layers 1..L. Returns ``(theory, effective, inside)``: the window width
+    per layer, the fewest words holding ``share`` of the gradient per layer
+    (:func:`mass_width`), and the smallest share of a layer's gradient inside its window.
+    """
+    raw = np.asarray(raw, dtype=float)
+    if raw.ndim != 2 or raw.shape[0] != len(wins):
+        raise ValueError(f"pass one window per layer: raw is {raw.shape}, {len(wins)} windows")
+    theory = [hi - lo + 1 for lo, hi in wins]
+    effective = [mass_width(row, share) for row in raw]
+    inside = min(share_inside(row, lo, hi) for row, (lo, hi) in zip(raw, wins, strict=True))
+    return theory, effective, inside
+
+
+@dataclass(frozen=True)
+class ProbeReach:
+    """How far one CNN distance probe reaches: by its formula and by its accuracy."""
+
+    sees: int  # the farthest distance inside its receptive field (field - 1)
+    solved: int | None  # the farthest distance with accuracy >= the solved level (None: none)
+    best_beyond: float | None  # its best accuracy beyond ``sees`` (None: no distance there)
+
+    def blind_beyond(self, chance: float, margin: float = 2.0) -> bool:
+        """Whether every distance beyond the field is at guessing level (< margin x chance)."""
+        return self.best_beyond is not None and self.best_beyond < margin * chance
+
+    def fails_inside(self, distances: Sequence[int]) -> bool:
+        """Whether a measured distance inside the field is not solved (the probe gives up
+        before its field ends: the field it really uses is narrower)."""
+        return any(d <= self.sees and (self.solved is None or d > self.solved) for d in distances)
+
+
+def probe_reach(
+    distances: Sequence[int], accuracy: Sequence[float], field: int, solved: float = 0.5
+) -> ProbeReach:
+    """A CNN probe's reach from its accuracy per distance and its receptive ``field``."""
+    if len(distances) != len(accuracy):
+        raise ValueError(f"{len(distances)} distances but {len(accuracy)} accuracies")
+    sees = field - 1
+    ok = [d for d, acc in zip(distances, accuracy, strict=True) if acc >= solved]
+    beyond = [acc for d, acc in zip(distances, accuracy, strict=True) if d > sees]
+    return ProbeReach(sees, max(ok) if ok else None, max(beyond) if beyond else None)
 
 
 # --- sentences ---------------------------------------------------------------------------

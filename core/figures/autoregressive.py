@@ -24,12 +24,13 @@ def next_token_bars(
     x_title: str,
     y_title: str,
     presenter: bool = False,
+    color: str | None = None,
 ) -> go.Figure:
     """Horizontal bars of the top-k next-token probabilities, most probable on top.
 
-    ``chosen`` is the index (into ``tokens``) of the token that was appended, drawn in the
-    highlight colour with its probability written on the bar; ``None`` if it is not among
-    them.
+    ``chosen`` is the index (into ``tokens``) of the token that was appended, drawn in
+    ``color`` (the model's colour from ``core.lexicon``; default the highlight colour);
+    ``None`` if it is not among them. Every bar has its probability written on it.
     """
     p = np.asarray(probs, dtype=float)
     if p.ndim != 1 or p.size == 0:
@@ -42,7 +43,7 @@ def next_token_bars(
         raise ValueError(f"chosen={chosen} is not an index into the {p.size} tokens")
     s = charts.scale(presenter)
     labels = charts._unique([str(tok) for tok in tokens])  # repeated tokens stay separate
-    colors = [s.palette[1] if i == chosen else s.palette[2] for i in range(p.size)]
+    colors = [(color or s.palette[1]) if i == chosen else "#BBBBBB" for i in range(p.size)]
     text = [f"{v:.0%}" if v >= 0.005 else f"{v:.1%}" for v in p]
     return go.Figure(  # built in one go: every update_* call re-validates (~5 ms each)
         go.Bar(
@@ -74,8 +75,10 @@ def attention_row(
     x_title: str,
     y_title: str,
     presenter: bool = False,
+    color: str | None = None,
 ) -> go.Figure:
-    """One decoder step's attention over the source tokens (bars in sentence order)."""
+    """One decoder step's attention over the source tokens (bars in sentence order), the
+    largest weight in ``color`` (the model's colour; default the highlight colour)."""
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:
         raise ValueError("weights must be a non-empty 1-D list, one weight per source token")
@@ -85,7 +88,7 @@ def attention_row(
         raise ValueError("weights contain NaN or infinity")
     s = charts.scale(presenter)
     top = int(w.argmax())
-    colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
+    colors = [(color or s.palette[1]) if i == top else "#BBBBBB" for i in range(w.size)]
     return go.Figure(
         go.Bar(
             x=charts._unique([str(tok) for tok in source]),
@@ -106,10 +109,12 @@ def attention_row(
 
 
 def _lines(x: Sequence[float], series: dict[str, Sequence[float]], **kwargs: Any) -> go.Figure:
-    """``charts.line_chart(x, series, **kwargs)`` with its legend in one row above the plot
+    """``charts.line_chart(x, series, **kwargs)`` with a horizontal legend under the plot
     (the page's line charts sit in narrow columns)."""
     fig = charts.line_chart(x, series, **kwargs)
-    fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0))
+    # Under the axis title, never on the chart title (also on the projector, where a
+    # legend above the plot met a one-line title).
+    fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.28, x=0), margin=dict(b=120))
     return fig
 
 
@@ -155,49 +160,4 @@ def timing_chart(
         lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )
     fig.update_yaxes(rangemode="tozero")
-    return fig
-
-
-def ngram_growth_chart(
-    n: Sequence[int],
-    series: dict[str, Sequence[float]],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
-) -> go.Figure:
-    """Counts against n on a log axis (possible V^n vs seen vs available windows)."""
-    fig = _lines(
-        n, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter, log_y=True
-    )
-    fig.update_yaxes(exponentformat="power")
-    fig.update_xaxes(tickmode="array", tickvals=list(n))
-    return fig
-
-
-def unseen_chart(
-    n: Sequence[int],
-    share: Sequence[float],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
-) -> go.Figure:
-    """Share of held-out n-grams never seen in training, one bar per n."""
-    fig = charts.bar_chart(
-        [str(k) for k in n],
-        share,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
-    )
-    fig.update_traces(
-        text=[f"{v:.0%}" if v >= 0.01 else f"{v:.1%}" for v in share],
-        textposition="outside",
-        cliponaxis=False,
-    )
-    fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
     return fig

@@ -12,17 +12,47 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core import charts, lexicon
 
 GREY = "#9E9E9E"
-# One colour per model on every chart of the page (indices into the palette in use).
-_COLOR_INDEX = {"gru_attention": 1, "gru_plain_256": 0, "gru_plain_128": 2, "gru_plain_32": 5}
 
 
-def model_color(name: str, presenter: bool = False) -> str:
-    """The colour of a model on this page's charts (grey for models not in the comparison)."""
-    palette = charts.scale(presenter).palette
-    return palette[_COLOR_INDEX[name]] if name in _COLOR_INDEX else GREY
+# --- tokens as markdown (the side-by-side part and the stretch part's sentences) -------------
+
+
+def chip(token: str) -> str:
+    """One token as a markdown code span: shown literally, whatever it contains."""
+    return "`" + token.replace("`", "'") + "`"
+
+
+def chips(tokens: Sequence[str]) -> str:
+    """Tokens as code spans, special tokens in their one display spelling (``⟨eos⟩``)."""
+    return " ".join(chip(tok) for tok in lexicon.show_tokens(tokens))
+
+
+def marked(output: Sequence[str], reference: Sequence[str] | None, *, empty: str) -> str:
+    """The output's tokens as chips; with a reference, each run of wrong tokens on a red
+    background (one marker per run keeps the markdown short). ``empty``: the text for an
+    empty output."""
+    from core.analysis.bottleneck import error_marks
+
+    if not output:
+        return empty
+    if reference is None:
+        return chips(output)
+    parts: list[str] = []
+    run: list[str] = []
+    for tok, wrong in zip(lexicon.show_tokens(output), error_marks(output, reference)):
+        if wrong:
+            run.append(tok)
+            continue
+        if run:
+            parts.append(f":red-background[{chips(run)}]")
+            run = []
+        parts.append(chip(tok))
+    if run:
+        parts.append(f":red-background[{chips(run)}]")
+    return " ".join(parts)
 
 
 def _unique(labels: Sequence[object]) -> list[str]:
@@ -144,7 +174,7 @@ def states_heatmap(
                 x_title,
                 y_title,
                 xaxis=xaxis,
-                yaxis=dict(autorange="reversed"),
+                yaxis=dict(range=[h.shape[1] + 0.5, 0.5]),  # dimension 1 on top
                 shapes=[frame],
                 annotations=[label],
                 height=heat_px,
@@ -186,7 +216,7 @@ def states_heatmap(
             x_title,
             y_title,
             xaxis={**xaxis, "automargin": False},
-            yaxis=dict(autorange="reversed", domain=[heat_bottom, 1.0], automargin=True),
+            yaxis=dict(range=[h.shape[1] + 0.5, 0.5], domain=[heat_bottom, 1.0], automargin=True),
             xaxis2=dict(
                 anchor="y2",
                 automargin=False,
@@ -223,12 +253,15 @@ def length_figure(
     title: str,
     x_title: str,
     y_title: str,
+    names: Mapping[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
     """A score per source-length bucket, one line per model (the Figure-2 analogue).
 
-    Models in ``focus`` get their page colour; the others are drawn grey and dashed.
+    Every model is drawn in its one look (``core.lexicon``); models not in ``focus`` are
+    thinner and paler. ``names`` maps a model to its display name (default: the model).
     """
+    names = names or {}
     if not curves:
         raise ValueError("curves is empty; pass {model name: [score per bucket]}")
     s = charts.scale(presenter)
@@ -239,19 +272,17 @@ def length_figure(
         if ys.shape != (len(buckets),):
             raise ValueError(f"curves[{name!r}] has {ys.size} values for {len(buckets)} buckets")
         on = name in focus
+        shown = names.get(name, name)
         traces.append(
             go.Scatter(
                 x=list(buckets),
                 y=ys.tolist(),  # plain numbers in the figure JSON: readable, checkable
-                name=name,
+                name=shown,
                 mode="lines+markers",
-                line=dict(
-                    color=model_color(name, presenter) if on else GREY,
-                    width=s.line if on else max(1.0, s.line / 2),
-                    dash="solid" if on else "dot",
-                ),
-                opacity=1.0 if on else 0.7,
-                hovertemplate=f"{name} · %{{x}}: %{{y:.2f}}<extra></extra>",
+                line=lexicon.line(name, s.line if on else max(1.0, s.line / 2)),
+                marker=lexicon.marker(name, 2 * s.line + 4),
+                opacity=1.0 if on else 0.55,
+                hovertemplate=f"{shown} · %{{x}}: %{{y:.2f}}<extra></extra>",
             )
         )
     return go.Figure(
@@ -277,11 +308,14 @@ def lines_by_position(
     presenter: bool = False,
     baseline: Sequence[float] | np.ndarray | None = None,
     baseline_name: str = "",
+    names: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """Shares in [0, 1] against a position, one line per model (NaN leaves a gap).
+    """Shares in [0, 1] against a position, one line per model (NaN leaves a gap), each in
+    its one look (``core.lexicon``); ``names`` maps a model to its display name.
 
     ``baseline`` (optional) is drawn grey and dashed, e.g. the chance level of a probe.
     """
+    names = names or {}
     xs = np.asarray(positions, dtype=float)
     if xs.ndim != 1 or xs.size == 0:
         raise ValueError(f"positions must be a non-empty 1-D sequence, got shape {xs.shape}")
@@ -297,9 +331,10 @@ def lines_by_position(
             go.Scatter(
                 x=xs,
                 y=arr,
-                name=name,
+                name=names.get(name, name),
                 mode="lines+markers",
-                line=dict(color=model_color(name, presenter), width=s.line),
+                line=lexicon.line(name, s.line),
+                marker=lexicon.marker(name, 2 * s.line + 4),
             )
         )
     if baseline is not None:
@@ -357,3 +392,89 @@ def influence_bars(
             yaxis=dict(type="log") if log_y else None,
         ),
     )
+
+
+def latent_figure(
+    states: np.ndarray,
+    read: Sequence[str],
+    guesses: Sequence[str],
+    guess_probs: Sequence[float] | np.ndarray,
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    bar_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """A language model's latent state step by step: on top the state ``h_t`` after each
+    word read, one column per step ((T, H) drawn as H x T); under it, from the same ``h_t``,
+    the probability of its top next-word guess, the guess written on the bar."""
+    from plotly.subplots import make_subplots
+
+    h = np.asarray(states, dtype=np.float32)
+    p = np.asarray(guess_probs, dtype=float)
+    if h.ndim != 2 or 0 in h.shape or not np.all(np.isfinite(h)):
+        raise ValueError(f"states must be a finite non-empty (T, H) array, got shape {h.shape}")
+    if not len(read) == len(guesses) == p.size == h.shape[0]:
+        raise ValueError(
+            f"{len(read)} words read, {len(guesses)} guesses, {p.size} probabilities for "
+            f"{h.shape[0]} states; pass one of each per state"
+        )
+    s = charts.scale(presenter)
+    x = _unique(read)
+    fig = make_subplots(
+        rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06
+    )
+    fig.add_trace(
+        go.Heatmap(
+            z=h.T,  # (H, T)
+            x=x,
+            y0=1,
+            dy=1,
+            zmin=-1,
+            zmax=1,
+            colorscale="RdBu_r",
+            colorbar=dict(thickness=20 if presenter else 12, len=0.6, y=1, yanchor="top"),
+            hovertemplate="%{x} · h[%{y}] = %{z:.2f}<extra></extra>",
+        ),
+        row=1,
+        col=1,
+    )
+    fig.add_trace(
+        go.Bar(
+            x=x,
+            y=p,
+            text=[f"→ {g} {v:.0%}" for g, v in zip(guesses, p)],
+            textposition="outside",
+            textfont=dict(size=s.font),
+            cliponaxis=False,
+            marker=dict(color=lexicon.look("lm_gru").color),
+            hovertemplate="%{x} → %{text}<extra></extra>",
+            showlegend=False,
+        ),
+        row=2,
+        col=1,
+    )
+    layout = _layout(presenter, title, x_title, y_title, height=s.height + 140)
+    layout.pop("xaxis")
+    layout.pop("yaxis")
+    fig.update_layout(**layout)
+    tick = dict(tickfont=dict(size=s.font))
+    fig.update_yaxes(
+        title=dict(text=y_title, font=dict(size=s.font + 2)),
+        autorange="reversed",
+        row=1,
+        col=1,
+        **tick,
+    )
+    fig.update_yaxes(
+        title=dict(text=bar_title, font=dict(size=s.font + 2)),
+        range=[0, 1.35],
+        tickformat=".0%",
+        row=2,
+        col=1,
+        **tick,
+    )
+    fig.update_xaxes(type="category", **tick)
+    fig.update_xaxes(title=dict(text=x_title, font=dict(size=s.font + 2)), row=2, col=1)
+    return fig

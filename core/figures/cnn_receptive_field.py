@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core import charts, lexicon
 
 
 def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:
@@ -24,7 +24,9 @@ def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:
         ticktext=[str(t) for t in tokens],
         range=[-0.6, n - 0.4],
         tickangle=-60 if n > 12 else 0,
-        tickfont=dict(size=max(10, s.font - (4 if n > 24 else 0))),
+        # long sentences get slightly smaller words, never below 11 px (phones) or the
+        # projector's floor (fit_projector raises anything under 18 px)
+        tickfont=dict(size=max(11, s.font - (3 if n > 24 else 0))),
         showgrid=False,
     )
 
@@ -185,6 +187,7 @@ def probe_chart(
     series: Mapping[str, Sequence[float]],
     *,
     fields: Mapping[str, int] | None = None,
+    models: Mapping[str, str] | None = None,
     chance: float | None = None,
     title: str,
     x_title: str,
@@ -197,6 +200,8 @@ def probe_chart(
 
     ``fields`` maps a series to its receptive field: a dashed line in the same colour marks
     the farthest distance it can see (field - 1). ``field_label`` may use ``{d}``.
+    ``models`` maps a series to its model name (``probe_cnn2`` ...): the series then gets
+    that model's one colour, marker and dash (:mod:`core.lexicon`); without it, the palette.
     ``chance`` draws the guessing level.
     """
     fig = charts.line_chart(
@@ -204,11 +209,25 @@ def probe_chart(
     )
     s = charts.scale(presenter)
     names = list(series)
+    models = dict(models or {})
+    for name in models:
+        if name not in series:
+            raise ValueError(f"models has {name!r}, which is not one of the series {names}")
+    for trace in fig.data:
+        if trace.name in models:
+            trace.line = lexicon.line(models[trace.name], s.line)
+            trace.marker = lexicon.marker(models[trace.name], s.marker)
+
+    def hue(name: str) -> str:
+        if name in models:
+            return lexicon.look(models[name]).color
+        return s.palette[names.index(name) % len(s.palette)]
+
     shapes, annotations = [], []
     for i, (name, rf) in enumerate((fields or {}).items()):
         if name not in series:
             raise ValueError(f"fields has {name!r}, which is not one of the series {names}")
-        color = s.palette[names.index(name) % len(s.palette)]
+        color = hue(name)
         shapes.append(_vline(rf - 1, dash="dash", width=max(1.0, s.line - 1), color=color))
         # labels on steps down the chart, so neighbouring lines do not print over each other
         annotations.append(
@@ -220,7 +239,10 @@ def probe_chart(
                 xanchor="left",
                 xshift=4,
                 bgcolor="rgba(255,255,255,0.85)",
-                font=dict(color=color, size=max(10, s.font - 2)),
+                # dark text in a frame of the probe's colour: light hues stay readable
+                bordercolor=color,
+                borderwidth=2,
+                font=dict(color="#000000" if presenter else "#262730", size=max(11, s.font - 2)),
             )
         )
     if chance is not None:

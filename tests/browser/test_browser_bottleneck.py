@@ -1,6 +1,6 @@
 """The bottleneck page in a real Chromium: a click on the plain model reruns only its part
 (read from what the server really sends), and in presenter mode the part selector and the
-start of the part fit the first screen of a 1280x800 projector."""
+part's chart fit the first screen of a 1280x800 projector."""
 
 from __future__ import annotations
 
@@ -45,7 +45,7 @@ def _new_elements(frames: dict[str, list], start: int) -> list[str]:
     return out
 
 
-def test_a_model_click_reruns_only_part_one(server, browser):
+def test_a_model_click_reruns_only_its_part(server, browser):
     _need_models()
     url = "/bottleneck?lang=en&present=0&part=read&text=the+cat+drank+the+milk"
     context = browser.new_context(viewport=DESKTOP)
@@ -67,20 +67,17 @@ def test_a_model_click_reruns_only_part_one(server, browser):
         reruns = [m.rerun_script for m in reruns if m.WhichOneof("type") == "rerun_script"]
         assert len(reruns) == 1 and reruns[0].fragment_id, "a fragment rerun, not the page"
         drawn = _new_elements(frames, got)
-        # the part again: header, the switch, three metrics, the chart, its caption; not the
-        # sentence box (text input, five example buttons) nor the part selector
-        assert sorted(drawn) == sorted(
-            ["heading", "button_group", "metric", "metric", "metric", "plotly_chart", "markdown"]
-        ), drawn
+        # the part again (its chart, its switch, its sentence box), not the part selector
+        assert drawn.count("plotly_chart") == 1 and drawn.count("button_group") == 1, drawn
         assert "text=the+cat+drank+the+milk" in page.url and "part=read" in page.url
         title = page.locator('[data-testid="stMain"] .js-plotly-plot .gtitle').first
-        assert "gru_plain_32" in (title.text_content() or "")
+        assert translate("model.gru_plain_32.name", "en") in (title.text_content() or "")
     finally:
         context.close()
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_presenter_first_screen_shows_the_part_selector_and_the_part(server, browser, lang):
+def test_presenter_first_screen_shows_the_part_selector_and_the_chart(server, browser, lang):
     _need_models()
     tab = open_tab(browser, server.url(f"/bottleneck?lang={lang}&present=1&part=read"), DESKTOP)
     page = tab.page
@@ -90,17 +87,12 @@ def test_presenter_first_screen_shows_the_part_selector_and_the_part(server, bro
                 document.querySelector('[data-testid="stMain"] h1')).fontSize) >= 45""",
             timeout=15_000,
         )
-        groups = page.locator(GROUPS)
-        selector, switch = groups.nth(0).bounding_box(), groups.nth(1).bounding_box()
-        header = page.locator('[data-testid="stMain"] h2').first
-        assert header.inner_text().strip() == translate("bottleneck.read.header", lang)
-        # the part selector, the part's header and its model switch all on the first screen
-        for name, box in (
-            ("part selector", selector),
-            ("header", header.bounding_box()),
-            ("model switch", switch),
-        ):
-            assert box["y"] + box["height"] <= DESKTOP["height"], (name, box)
+        selector = page.locator(GROUPS).nth(0).bounding_box()
+        chart = page.locator('[data-testid="stMain"] .js-plotly-plot').first.bounding_box()
+        # the part selector and at least 90 % of the part's chart on the first screen
+        assert selector["y"] + selector["height"] <= DESKTOP["height"], selector
+        visible = min(chart["y"] + chart["height"], DESKTOP["height"]) - max(chart["y"], 0)
+        assert visible >= 0.9 * chart["height"], chart
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / f"bottleneck_first_screen_{lang}_presenter.png"))
         assert tab.real_errors() == []

@@ -1,0 +1,168 @@
+"""Figures of the compression page (lesson 1.6), on the app's template (``core.charts``).
+
+Builders take plain lists and already-translated labels, check them, and raise a
+``ValueError`` that says how to fix the call; they never read models or corpora.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import plotly.graph_objects as go
+
+from core import charts, lexicon
+
+# Each architecture drawn like its one-layer distance probe elsewhere in the app (one look
+# per family); the MLP has no probe and gets a neutral grey.
+ARCH_LOOKS: dict[str, lexicon.Look] = {
+    "mlp": lexicon.Look("#777777", "square", "dot"),
+    "cnn": lexicon.look("probe_cnn4"),
+    "rnn": lexicon.look("probe_rnn"),
+    "attention": lexicon.look("probe_attention"),
+}
+
+
+def _current(fig: go.Figure, x: float, label: str, presenter: bool, log_x: bool = False) -> None:
+    """Mark the chosen x with a dotted vertical line and its label (one layout update).
+
+    On a log axis plotly.js places annotations in log10 units (shapes in data units)."""
+    s = charts.scale(presenter)
+    at = math.log10(x) if log_x else x
+    fig.update_layout(
+        shapes=[
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=x,
+                x1=x,
+                y0=0,
+                y1=1,
+                line=dict(dash="dot", color="#777777", width=2),
+            )
+        ],
+        annotations=[
+            dict(
+                x=at,
+                y=1,
+                xref="x",
+                yref="paper",
+                xanchor="right",
+                yanchor="top",
+                text=label,
+                showarrow=False,
+                font=dict(size=s.font),
+            )
+        ],
+    )
+
+
+def _legend(fig: go.Figure, presenter: bool) -> None:
+    """A horizontal legend: above the plot on the projector (``fit_projector`` moves it
+    under the wrapped title), under the plot elsewhere (a phone's narrow chart would wrap
+    it onto the title)."""
+    if presenter:
+        fig.update_layout(legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0))
+    else:
+        fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.25, x=0))
+
+
+def growth_chart(
+    n: Sequence[int],
+    series: Mapping[str, Sequence[float]],
+    *,
+    current_n: int,
+    current_label: str,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Counts against n on a log axis (possible Vⁿ, distinct seen, corpus words), the
+    chosen n marked."""
+    if current_n not in n:
+        raise ValueError(f"current_n={current_n} is not one of the plotted n {list(n)}")
+    fig = charts.line_chart(
+        n, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter, log_y=True
+    )
+    fig.update_yaxes(exponentformat="power")
+    fig.update_xaxes(tickmode="array", tickvals=list(n))
+    _legend(fig, presenter)
+    _current(fig, current_n, current_label, presenter)
+    return fig
+
+
+def unseen_chart(
+    n: Sequence[int],
+    share: Sequence[float],
+    *,
+    current_n: int,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Share of held-out n-grams never seen in training, one bar per n, the chosen n in
+    the highlight colour."""
+    if len(n) != len(share):
+        raise ValueError(f"{len(n)} values of n but {len(share)} shares; pass one share per n")
+    fig = charts.bar_chart(
+        [str(k) for k in n],
+        share,
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        presenter=presenter,
+        highlight=[str(current_n)],
+    )
+    fig.update_traces(
+        text=[f"{v:.0%}" if v >= 0.01 else f"{v:.1%}" for v in share],
+        textposition="outside",
+        cliponaxis=False,
+    )
+    fig.update_yaxes(range=[0, 1.1], tickformat=".0%")
+    return fig
+
+
+def weights_chart(
+    ns: Sequence[int],
+    series: Mapping[str, Sequence[float]],
+    names: Mapping[str, str],
+    *,
+    current_n: int,
+    current_label: str,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Weights of one layer against the context length n (log–log), one line per
+    architecture (keys of ``series``: ``mlp``, ``cnn``, ``rnn``, ``attention``), shown
+    under ``names[arch]`` in that architecture's one look."""
+    unknown = sorted(set(series) - set(ARCH_LOOKS))
+    if unknown:
+        raise ValueError(f"unknown architectures {unknown}; use {sorted(ARCH_LOOKS)}")
+    missing = sorted(set(series) - set(names))
+    if missing:
+        raise ValueError(f"no display name for {missing}; pass names[arch] for every series")
+    fig = charts.line_chart(
+        ns,
+        {names[a]: v for a, v in series.items()},
+        title=title,
+        x_title=x_title,
+        y_title=y_title,
+        presenter=presenter,
+        log_y=True,
+        markers=False,
+    )
+    s = charts.scale(presenter)
+    for trace, arch in zip(fig.data, series, strict=True):
+        lk = ARCH_LOOKS[arch]
+        trace.line = dict(color=lk.color, dash=lk.dash, width=s.line)
+    ticks = [v for v in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if min(ns) <= v <= max(ns)]
+    fig.update_xaxes(type="log", tickmode="array", tickvals=ticks)
+    fig.update_yaxes(exponentformat="power", dtick=1)  # powers of ten only
+    _legend(fig, presenter)
+    _current(fig, current_n, current_label, presenter, log_x=True)
+    return fig
