@@ -45,7 +45,7 @@ CONTROLS: dict[str, tuple[str, int]] = {
     # Plain model (size of C), under part 1's header (the part selector is segmented 0)
     "bottleneck": ("segmented", 1),
     "path_length": ("slider", 0),  # Sequence length n
-    "cnn_receptive_field": ("slider", 0),  # Kernel size k
+    "cnn_receptive_field": ("slider", 0),  # Number of stacked layers (under the chart)
     "rnn_gradients": ("slider", 0),  # spectral radius of the recurrent weights
     "attention": ("slider", 0),  # Decoding step
     "arena": ("slider", 0),  # Length of the sentence every model translates
