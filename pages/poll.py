@@ -35,12 +35,16 @@ code = ps.normalise_code(raw) if raw else ""
 def join_form() -> None:
     st.markdown(t("poll.join.lead"))
     with st.form("poll_join", border=False):
-        typed = st.text_input(t("poll.join.code"), max_chars=2 * ps.CODE_LEN)
-        if st.form_submit_button(t("poll.join.go"), type="primary") and poll.allowed("join"):
-            st.query_params["room"] = ps.normalise_code(typed)
-            st.rerun()
+        st.text_input(t("poll.join.code"), max_chars=2 * ps.CODE_LEN, key="poll_typed")
+        st.form_submit_button(t("poll.join.go"), type="primary", on_click=_join)
 
 
+def _join() -> None:
+    if poll.allowed("join"):
+        st.query_params["room"] = ps.normalise_code(st.session_state.get("poll_typed", ""))
+
+
+poll.show_message()
 if not code:
     join_form()
     st.stop()
@@ -89,25 +93,39 @@ def teacher_view() -> None:
         live_room()
     cols = st.columns(4)
     state = current.state
-    if cols[0].button(t("poll.reveal"), type="primary", disabled=state == "revealed"):
-        poll.store().set_state(code, key, "revealed")
-        st.rerun()
+    cols[0].button(
+        t("poll.reveal"),
+        type="primary",
+        disabled=state == "revealed",
+        on_click=_teacher,
+        args=("reveal",),
+    )
     if state == "open":
-        if cols[1].button(t("poll.close")):
-            poll.store().set_state(code, key, "closed")
-            st.rerun()
-    elif cols[1].button(t("poll.reopen")):
-        poll.store().restart(code, key)
-        st.rerun()
-    nxt = pq.QUESTIONS[(pq.QUESTIONS.index(q) + 1) % len(pq.QUESTIONS)]
-    if cols[2].button(t("poll.next")):
-        poll.store().restart(code, key, nxt.id, len(nxt.answers))
-        st.rerun()
+        cols[1].button(t("poll.close"), on_click=_teacher, args=("close",))
+    else:
+        cols[1].button(t("poll.reopen"), on_click=_teacher, args=("again",))
+    cols[2].button(t("poll.next"), on_click=_teacher, args=("next",))
     back = {"lang": ui.current_lang(), "present": int(ui.presenter())}
     with cols[3]:
         ui.page_link(f"pages/{q.slug}.py", label=t("poll.back"), query_params=back | _part(q))
     if state == "closed":
         st.info(t("poll.closed_teacher"), icon=":material/lock:")
+
+
+def _teacher(action: str) -> None:
+    """A teacher's button (a callback: it runs before the page, which then shows it)."""
+    try:
+        if action == "reveal":
+            poll.store().set_state(code, key, "revealed")
+        elif action == "close":
+            poll.store().set_state(code, key, "closed")
+        elif action == "again":
+            poll.store().restart(code, key)
+        else:
+            nxt = pq.QUESTIONS[(pq.QUESTIONS.index(q) + 1) % len(pq.QUESTIONS)]
+            poll.store().restart(code, key, nxt.id, len(nxt.answers))
+    except ps.PollError as err:
+        poll.remember(err)
 
 
 def _part(q: pq.Question) -> dict:
@@ -129,6 +147,14 @@ def student_wait() -> None:
         st.info(t("poll.closed_student"), icon=":material/lock:")
 
 
+def _vote(voter: str, answer: int) -> None:
+    if poll.allowed("vote"):
+        try:
+            poll.store().vote(code, voter, answer)
+        except ps.PollError as err:
+            poll.remember(err)
+
+
 def student_view() -> None:
     names = poll.labels(q)
     voter = poll.voter_id()
@@ -136,19 +162,15 @@ def student_view() -> None:
     can_vote = current.state == "open"
     for i, name in enumerate(names):
         chosen = mine == i
-        if st.button(
+        st.button(
             f"{'✓ ' if chosen else ''}{name}",
             key=f"poll_answer_{i}",
             type="primary" if chosen else "secondary",
             width="stretch",
             disabled=not can_vote,
-        ) and poll.allowed("vote"):
-            try:
-                poll.store().vote(code, voter, i)
-            except ps.PollError as err:
-                poll.refused(err)
-            else:
-                st.rerun()
+            on_click=_vote,
+            args=(voter, i),
+        )
     if mine is not None and can_vote:
         st.caption(t("poll.your_vote", answer=names[mine]))
     student_wait()

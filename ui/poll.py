@@ -41,14 +41,18 @@ def solution(qid: str) -> pq.Solution:
     return pq.BY_ID[qid].solve()
 
 
+MESSAGE = "poll_message"  # a refusal from a button callback, shown by the next run
+
+
 def allowed(action: str) -> bool:
-    """Count one ``action`` of this session; ``False`` (with a message) over its limit."""
+    """Count one ``action`` of this session; ``False`` over its limit (the message waits
+    in the session for :func:`show_message`: this also runs inside button callbacks)."""
     n, window = LIMITS[action]
     now = time.time()
     events = st.session_state.setdefault(EVENTS, {})
     recent = [x for x in events.get(action, []) if now - x < window]
     if len(recent) >= n:
-        st.warning(t("poll.limit", seconds=window), icon=":material/hourglass:")
+        st.session_state[MESSAGE] = t("poll.limit", seconds=window)
         return False
     events[action] = [*recent, now]
     return True
@@ -56,6 +60,17 @@ def allowed(action: str) -> bool:
 
 def refused(err: ps.PollError) -> None:
     st.warning(t(f"poll.error.{err.reason}"), icon=":material/block:")
+
+
+def remember(err: ps.PollError) -> None:
+    """A refusal inside a callback: said by the next run (:func:`show_message`)."""
+    st.session_state[MESSAGE] = t(f"poll.error.{err.reason}")
+
+
+def show_message() -> None:
+    text = st.session_state.pop(MESSAGE, None)
+    if text:
+        st.warning(text, icon=":material/block:")
 
 
 def voter_id() -> str:
