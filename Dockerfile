@@ -5,7 +5,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    PORT=8501
+    PORT=8501 \
+    ROAD_DATA_DIR=/data
 
 WORKDIR /app
 
@@ -15,7 +16,11 @@ RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
  && pip install -r requirements.txt
 
 # Run as an unprivileged user (Hugging Face Spaces run containers as uid 1000).
-RUN useradd --create-home --uid 1000 app
+RUN useradd --create-home --uid 1000 app \
+ && mkdir -p /data && chown app:app /data
+# Class polls (SQLite). Mount a volume here to keep them across restarts; set
+# ROAD_DATABASE_URL to use PostgreSQL instead (several replicas).
+VOLUME /data
 COPY --chown=app:app . .
 USER app
 

@@ -1,5 +1,6 @@
 """RNN gradients (lesson 2.3): through a recurrence the gradient shrinks or grows with
-every step of distance, so far words stop shaping what the network learns."""
+every step of distance (vanishing / exploding gradients), so far words stop shaping what a
+vanilla RNN learns; gates keep a road open, clipping stops one bad step."""
 
 from concurrent.futures import Future
 
@@ -8,9 +9,11 @@ import streamlit as st
 import torch
 
 import ui
-from core import probes_data, zoo
+from core import lexicon, probes_data, zoo
+from core.analysis import explosion as ex
 from core.analysis import rnn_gradients as rg
-from core.analysis.influence import context_influence
+from core.analysis.bottleneck import early_late_ratio
+from core.analysis.influence import context_influence, verdict
 from core.figures import rnn_gradients as fig
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
@@ -21,6 +24,7 @@ from ui.params import safe_value
 ui.begin_page("rnn_gradients")
 t = ui.t
 P = ui.presenter()
+R = "rnn_gradients."
 
 PARTS = ("fresh", "trained", "learn", "words", "explode")
 CELLS = rg.KINDS  # vanilla tanh RNN, LSTM, GRU
@@ -29,18 +33,12 @@ QUANTITIES = ("state", "input")
 CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
 DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
 ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
-DEFAULT_TEXT = (
-    "the trees are full of autumn cicadas because the bread that a tiger ate is sour "
-    "every day so you see their shade"
-)
 HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
 N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
 N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per position each)
-SWEEP = tuple(np.round(np.arange(0.5, 5.01, 0.5), 2))  # W_hh scales for the explosion sweep
-LR = 0.1  # plain SGD: the update is lr times the (clipped) gradient
-TRY = {"fresh": ("radius", "drive"), "words": ("words",), "explode": ("explode",)}
+FAR = 40  # the distance parts 2 read their numbers at
 
-part = ui.part_selector("rnn_gradients.", PARTS, key="rnn_gradients_part")
+part = ui.part_selector(R, PARTS, key="rnn_gradients_part")
 
 
 def clip_threshold() -> float:
@@ -48,6 +46,15 @@ def clip_threshold() -> float:
     from core.train import SPECS
 
     return float(SPECS["probe_rnn"].clip)
+
+
+def sci(x: float) -> str:
+    return f"{x:.2g}" if 1e-2 <= abs(x) < 1e4 else f"{x:.1e}"
+
+
+def names(models) -> dict[str, str]:
+    """{display name: model} for a figure's ``looks``."""
+    return {ui.model_name(m): m for m in models}
 
 
 # --- cached computations (plain keys) ----------------------------------------------------
@@ -69,16 +76,14 @@ def fresh_curves(radius: float, length: int, drive: float, seed: int, quantity: 
 
 
 def _trained_curves(loaded: dict) -> dict:
-    """The decay measured in each trained probe, on the same N_SEQ task sequences. No
-    Streamlit call here: it runs in a thread of its own."""
+    """The decay measured in each trained probe (no Streamlit call: a thread of its own)."""
     x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), N_SEQ)
     return {k: rg.probe_decay(model, x, y, n_state=N_STATE) for k, model in loaded.items()}
 
 
 @st.cache_resource(show_spinner=False)
 def trained_job() -> Future:
-    """Part 2's measurements, once per server, in a thread of their own, started when part 2
-    is shown, after its text has been sent (raises zoo.ZooError, not cached)."""
+    """Part 2's measurements, once per server, in a thread of their own."""
     loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
     return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
 
@@ -88,102 +93,137 @@ def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
     return context_influence(get_model(name), ids)
 
 
-def _sweep(clip: float) -> list[rg.TrainingStep]:
-    return [rg.training_step(float(r), clip=clip, lr=LR) for r in SWEEP]
+@st.cache_resource(show_spinner=False)
+def words_default() -> rg.WordsChoice:
+    """Part 4's default sentence: the candidate that reads like the model usually does."""
+    return rg.typical_sentence(get_model("gru_plain_256"), get_vocabs()[0])
+
+
+def _explosion(probe, clip: float) -> ex.Explosion:
+    return ex.explosion_sweep(probe, clip=clip)
 
 
 @st.cache_resource(show_spinner=False)
-def sweep_job(clip: float) -> Future:
-    """Part 5's training steps, once per server, in a thread of their own, started when part
-    5 is shown (as trained_job)."""
-    return jobs.in_thread("rnn-gradients-sweep", _sweep, clip)
-
-
-def sci(x: float) -> str:
-    return f"{x:.2g}" if 1e-2 <= abs(x) < 1e4 else f"{x:.1e}"
+def explosion_job(clip: float) -> Future:
+    """Part 5's one-step experiment on a private copy of the Vanilla RNN, once per server."""
+    probe = get_model("probe_rnn")
+    return jobs.in_thread("rnn-gradients-explosion", _explosion, probe, clip)
 
 
 # --- 1. decay with distance, freshly initialised cells ------------------------------------
 
 
-@st.fragment  # length, drive and seed rerun this section; the radius only radius_section
-def fresh_section(quantity: str) -> None:
-    """Part 1 under the quantity picker. The radius is the knob a class moves most, so it sits
-    first, in a fragment of its own with what it changes (figure, caption, takeaway). A
-    fragment's widgets cannot go into a container drawn by its caller, so the secondary
-    controls come after it: their values are read from the URL (where a change has already
-    been written by the widget's callback) before the radius section is called."""
+@st.fragment  # quantity, length, drive and seed rerun the part; the radius only its section
+def fresh_part() -> None:
+    st.header(t(R + "fresh.header"))
+    s = ui.slide(t(R + "fresh.lead"))
+    quantity = ui.params.get_choice("q", QUANTITIES, default="state")
     length = ui.params.get_int("T", 20, 100, 60)
     drive = ui.params.get_choice("drive", DRIVES, default="0.1")
     seed = ui.params.get_int("seed", 0, 999, 0)
-    radius_section(int(length), str(drive), int(seed), quantity)
-    with ui.secondary():
+    with s.more:
+        quantity = quantity_picker()
         left, middle, right = st.columns(3)
         length = left.slider(
-            t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
+            t(R + "fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
         )
         drive = middle.segmented_control(
-            t("rnn_gradients.fresh.drive"),
+            t(R + "fresh.drive"),
             DRIVES,
             required=True,
-            help=t("rnn_gradients.fresh.drive_help"),
+            help=t(R + "fresh.drive_help"),
             **ui.params.bound("drive", drive, key="rnng_drive"),
         )
         seed = right.number_input(
-            t("rnn_gradients.fresh.seed"),
+            t(R + "fresh.seed"),
             0,
             999,
-            help=t("rnn_gradients.fresh.seed_help"),
+            help=t(R + "fresh.seed_help"),
             **ui.params.bound("seed", seed, key="rnng_seed"),
         )
     ui.params.set_params(T=length, drive=drive, seed=seed)
+    with s.chart:
+        radius_section(int(length), str(drive), int(seed), quantity)
+    ui.try_this(t(R + "try.radius") + " " + t(R + "try.drive"))
+    with ui.curious():
+        st.markdown(t(R + "fresh.intro"))
 
 
-@st.fragment  # the radius reruns only this: its slider, the figure, the caption, the takeaway
+@st.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
 def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
+    chart_place = st.container()
     radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
     radius = st.slider(
-        t("rnn_gradients.fresh.radius"),
+        t(R + "fresh.radius"),
         0.5,
         1.5,
         step=0.05,
-        help=t("rnn_gradients.fresh.radius_help"),
+        help=t(R + "fresh.radius_help"),
         **ui.params.bound("rho", radius, key="rnng_rho"),
     )
     ui.params.set_params(rho=radius)
-
     radius = round(float(radius), 2)
-    # no spinner: a new radius takes well under its 0.5 s delay (~50-80 ms), and it would
-    # add a placeholder and a timer thread to every step of the slider
     fresh = fresh_curves(radius, length, float(drive), seed, quantity)
     distance = np.arange(length)
-    names = {k: t(f"rnn_gradients.cell.{k}") for k in CELLS}
-    series = {names[k]: fresh[k] for k in CELLS}
-    bound = (t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float))
+    series = {ui.model_name(PROBES[k]): fresh[k] for k in CELLS}
+    looks = names(PROBES.values())
+    bound = (t(R + "bound", radius=radius), radius ** distance.astype(float))
     titles = (
-        t("rnn_gradients.fresh.chart", radius=radius, hidden=HIDDEN, length=length),
-        t("rnn_gradients.eig.chart", hidden=HIDDEN),
+        t(R + "fresh.chart", radius=radius, hidden=HIDDEN, length=length),
+        t(R + "eig.chart", hidden=HIDDEN),
     )
-    decay_axes = (t("rnn_gradients.distance_axis"), t(f"rnn_gradients.q.{quantity}.axis"))
-    eig_axes = (t("rnn_gradients.eig.re"), t("rnn_gradients.eig.im"))
-    eig_labels = (
-        t("rnn_gradients.eig.points"),
-        t("rnn_gradients.eig.unit"),
-        t("rnn_gradients.eig.radius", radius=radius),
-    )
-    if P:  # stacked, each chart at the presenter's size
-        ui.chart(
-            fig.decay_figure(
-                distance,
-                series,
-                title=titles[0],
-                x_title=decay_axes[0],
-                y_title=decay_axes[1],
-                bound=bound,
-                presenter=True,
-            ),
-            key="rnng_decay",
+    decay_axes = (t(R + "distance_axis"), t(R + f"q.{quantity}.axis"))
+    eig_axes = (t(R + "eig.re"), t(R + "eig.im"))
+    eig_labels = (t(R + "eig.points"), t(R + "eig.unit"), t(R + "eig.radius", radius=radius))
+    with chart_place:
+        if P:  # the decay alone: one chart that fills the slide
+            ui.chart(
+                fig.decay_figure(
+                    distance,
+                    series,
+                    title=titles[0],
+                    x_title=decay_axes[0],
+                    y_title=decay_axes[1],
+                    bound=bound,
+                    presenter=True,
+                    looks=looks,
+                ),
+                key="rnng_decay",
+            )
+        else:  # side by side in one figure: one chart for the browser to redraw per step of ρ
+            ui.chart(
+                fig.fresh_figure(
+                    distance,
+                    series,
+                    fresh["eig"],
+                    radius=radius,
+                    bound=bound,
+                    titles=titles,
+                    decay_axes=decay_axes,
+                    eig_axes=eig_axes,
+                    eig_labels=eig_labels,
+                    looks=looks,
+                ),
+                key="rnng_fresh",
+            )
+    far = length - 1
+    st.caption(
+        t(
+            R + "fresh.caption",
+            radius=radius,
+            far=far,
+            rnn=sci(float(fresh["rnn"][far])),
+            bound=sci(radius**far),
+            lstm=sci(float(fresh["lstm"][far])),
+            gru=sci(float(fresh["gru"][far])),
+            sigma=f"{fresh['sigma1']:.2f}",
+            drive=drive,
         )
+    )
+    ui.takeaway(
+        t(R + ("fresh.takeaway_vanish" if radius < 1 else "fresh.takeaway_grow"), radius=radius)
+    )
+    if P:  # on the projector the eigenvalues come after the decay, as a chart of their own
         ui.chart(
             fig.eigen_figure(
                 fresh["eig"],
@@ -198,66 +238,21 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
             ),
             key="rnng_eig",
         )
-    else:  # side by side in one figure: one chart for the browser to redraw per step of ρ
-        ui.chart(
-            fig.fresh_figure(
-                distance,
-                series,
-                fresh["eig"],
-                radius=radius,
-                bound=bound,
-                titles=titles,
-                decay_axes=decay_axes,
-                eig_axes=eig_axes,
-                eig_labels=eig_labels,
-            ),
-            key="rnng_fresh",
-        )
-    far = length - 1
-    rnn_far = float(fresh["rnn"][far])
-    st.caption(
-        t(
-            "rnn_gradients.fresh.caption",
-            radius=radius,
-            far=far,
-            rnn=sci(rnn_far),
-            bound=sci(radius**far),
-            lstm=sci(float(fresh["lstm"][far])),
-            gru=sci(float(fresh["gru"][far])),
-            sigma=f"{fresh['sigma1']:.2f}",
-            drive=drive,
-        )
-    )
-    st.info(
-        t(
-            "rnn_gradients.fresh.takeaway_vanish"
-            if radius < 1
-            else "rnn_gradients.fresh.takeaway_grow",
-            radius=radius,
-        ),
-        icon=":material/lightbulb:",
-    )
 
 
 def quantity_picker() -> str:
     """What parts 1 and 2 measure (one URL parameter, the same control in both parts)."""
-    quantity = ui.params.get_choice("q", QUANTITIES, default="state")
     quantity = st.segmented_control(
-        t("rnn_gradients.fresh.quantity"),
+        t(R + "fresh.quantity"),
         QUANTITIES,
-        format_func=ui.labeler("rnn_gradients.q."),
+        format_func=ui.labeler(R + "q."),
         required=True,
-        **ui.params.bound("q", quantity, key="rnng_q"),
+        **ui.params.bound(
+            "q", ui.params.get_choice("q", QUANTITIES, default="state"), key="rnng_q"
+        ),
     )
     ui.params.set_params(q=quantity)
     return quantity
-
-
-@st.fragment  # the quantity reruns this part; the radius, length, drive, seed less of it
-def fresh_part() -> None:
-    st.header(t("rnn_gradients.fresh.header"))
-    st.markdown(t("rnn_gradients.fresh.intro"))
-    fresh_section(quantity_picker())
 
 
 # --- 2. the same measurement inside trained models ---------------------------------------
@@ -265,282 +260,319 @@ def fresh_part() -> None:
 
 @st.fragment  # the quantity reruns only this part
 def trained_part() -> None:
-    st.header(t("rnn_gradients.trained.header"))
-    st.markdown(t("rnn_gradients.trained.intro"))
-    quantity = quantity_picker()
+    st.header(t(R + "trained.header"))
+    s = ui.slide(t(R + "trained.lead"))
+    with s.control:
+        quantity = quantity_picker()
     if not require(*PROBES.values(), vocabs=False):
         return
-    # the probes are measured in a thread of their own, started here (not at the top of the
-    # page): the text and the control above are already on their way to the browser
-    with st.spinner(t("rnn_gradients.computing")):
+    with st.spinner(t(R + "computing")):
         trained = jobs.result_of(trained_job)
     dist_t = trained["rnn"]["distance"]
-    ui.chart(
-        fig.decay_figure(
-            dist_t,
-            {PROBES[k]: trained[k][quantity] for k in CELLS},
-            title=t("rnn_gradients.trained.chart", n=N_STATE if quantity == "state" else N_SEQ),
-            x_title=t("rnn_gradients.trained.distance_axis"),
-            y_title=t(f"rnn_gradients.q.{quantity}.axis_trained"),
-            presenter=P,
-        ),
-        key="rnng_trained",
-    )
-    d_show = min(40, int(dist_t[-1]))
-    st.caption(
-        t(
-            f"rnn_gradients.trained.caption_{quantity}",
-            d=d_show,
-            rnn=sci(float(trained["rnn"][quantity][d_show])),
-            lstm=sci(float(trained["lstm"][quantity][d_show])),
-            gru=sci(float(trained["gru"][quantity][d_show])),
-            n=N_STATE if quantity == "state" else N_SEQ,
+    n = N_STATE if quantity == "state" else N_SEQ
+    with s.chart:
+        ui.chart(
+            fig.decay_figure(
+                dist_t,
+                {ui.model_name(PROBES[k]): trained[k][quantity] for k in CELLS},
+                title=t(R + "trained.chart", n=n),
+                x_title=t(R + "trained.distance_axis"),
+                y_title=t(R + f"q.{quantity}.axis_trained"),
+                presenter=P,
+                looks=names(PROBES.values()),
+            ),
+            key="rnng_trained",
         )
-    )
+    d = min(FAR, int(dist_t[-1]))
+    vals = {k: sci(float(trained[k][quantity][d])) for k in CELLS}
+    with s.words:
+        st.caption(t(R + f"trained.caption_{quantity}", d=d, n=n, **vals))
+    ui.takeaway(t(R + "trained.takeaway", d=d, **vals))
+    with ui.curious():
+        st.markdown(t(R + "trained.intro"))
 
 
 # --- 3. what it does to learning ------------------------------------------------------------
 
 
-@st.fragment  # the loss/accuracy switch reruns only this section
-def learn_section() -> None:
+@st.fragment  # the loss/accuracy switch reruns only this part
+def learn_part() -> None:
+    st.header(t(R + "learn.header"))
+    s = ui.slide(t(R + "learn.lead"))
     try:
         manifest = get_manifest()
     except zoo.ZooError as err:
-        manifest = None
         show_zoo_error(err)
-    entries = {}
-    if manifest is not None:
-        entries = {n: manifest["models"].get(n) for n in PROBES.values()}
-        missing = [n for n, e in entries.items() if not e or not e.get("curve")]
-        if missing:
-            st.warning(
-                t("rnn_gradients.learn.missing", models=", ".join(missing)),
-                icon=":material/inventory_2:",
-            )
-        entries = {n: e for n, e in entries.items() if n not in missing}
-    curve_col = ui.params.get_choice("curve", CURVES, default="acc")
-    curve_col = st.segmented_control(
-        t("rnn_gradients.learn.curve"),
-        CURVES,
-        format_func=ui.labeler("rnn_gradients.learn.curve."),
-        required=True,
-        **ui.params.bound("curve", curve_col, key="rnng_curve"),
-    )
-    ui.params.set_params(curve=curve_col)
-    if entries:
-        col = {"loss": 1, "acc": 2}[curve_col]
-        steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
-        curves_fig = fig.curves_figure(
-            {n: e["curve"] for n, e in entries.items()},
-            column=col,
-            title=t("rnn_gradients.learn.curve_chart"),
-            x_title=t("rnn_gradients.learn.step_axis"),
-            y_title=t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
-            presenter=P,
+        return
+    entries = {n: manifest["models"].get(n) for n in PROBES.values()}
+    missing = [n for n, e in entries.items() if not e or not e.get("curve")]
+    if missing:
+        st.warning(
+            t(R + "learn.missing", models=", ".join(ui.model_name(m) for m in missing)),
+            icon=":material/inventory_2:",
         )
-        dist_keys = [str(d) for d in probes_data.EVAL_DISTANCES]
-        acc_series = {
-            n: [float(e.get("metrics", {}).get("distance", {}).get(k, np.nan)) for k in dist_keys]
-            for n, e in entries.items()
-        }
-        acc_series = {n: v for n, v in acc_series.items() if np.all(np.isfinite(v))}
-        if P:
-            ui.chart(curves_fig, key="rnng_curves")
-        else:
-            left, right = st.columns(2)
-            with left:
-                ui.chart(curves_fig, key="rnng_curves")
-        if acc_series:
-            acc_fig = fig.accuracy_figure(
-                list(probes_data.EVAL_DISTANCES),
-                acc_series,
-                chance=1 / probes_data.N_KEYS,
-                chance_label=t("rnn_gradients.learn.chance"),
-                title=t("rnn_gradients.learn.acc_chart"),
-                x_title=t("rnn_gradients.trained.distance_axis"),
-                y_title=t("rnn_gradients.learn.acc_axis"),
+    entries = {n: e for n, e in entries.items() if n not in missing}
+    if not entries:
+        return
+    dist_keys = [str(d) for d in probes_data.EVAL_DISTANCES]
+    acc = {
+        n: [float(e.get("metrics", {}).get("distance", {}).get(k, np.nan)) for k in dist_keys]
+        for n, e in entries.items()
+    }
+    acc = {n: v for n, v in acc.items() if np.all(np.isfinite(v))}
+    chance = 1 / probes_data.N_KEYS
+    if acc:
+        with s.chart:
+            ui.chart(
+                fig.accuracy_figure(
+                    list(probes_data.EVAL_DISTANCES),
+                    {ui.model_name(n): v for n, v in acc.items()},
+                    chance=chance,
+                    chance_label=t(R + "learn.chance"),
+                    title=t(R + "learn.acc_chart"),
+                    x_title=t(R + "trained.distance_axis"),
+                    y_title=t(R + "learn.acc_axis"),
+                    presenter=P,
+                    looks=names(acc),
+                    note=overlap_note(acc),
+                ),
+                key="rnng_acc",
+            )
+    with s.control:
+        curve_col = st.segmented_control(
+            t(R + "learn.curve"),
+            CURVES,
+            format_func=ui.labeler(R + "learn.curve."),
+            required=True,
+            **ui.params.bound(
+                "curve", ui.params.get_choice("curve", CURVES, default="acc"), key="rnng_curve"
+            ),
+        )
+        ui.params.set_params(curve=curve_col)
+    with s.words:
+        ui.chart(
+            fig.curves_figure(
+                {ui.model_name(n): e["curve"] for n, e in entries.items()},
+                column={"loss": 1, "acc": 2}[curve_col],
+                title=t(R + "learn.curve_chart"),
+                x_title=t(R + "learn.step_axis"),
+                y_title=t(R + f"learn.curve.{curve_col}.axis"),
                 presenter=P,
+                looks=names(entries),
+            ),
+            key="rnng_curves",
+        )
+        steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
+        st.caption(
+            t(
+                R + "learn.caption",
+                steps=" / ".join(str(x) for x in steps),
+                d=dist_keys[-1],
+                accs=", ".join(f"{ui.model_name(n)} {v[-1]:.0%}" for n, v in acc.items()),
+                chance=f"{chance:.0%}",
             )
-            if P:
-                ui.chart(acc_fig, key="rnng_acc")
-            else:
-                with right:
-                    ui.chart(acc_fig, key="rnng_acc")
-            far_d = dist_keys[-1]
-            st.caption(
-                t(
-                    "rnn_gradients.learn.caption",
-                    steps=" / ".join(str(s) for s in steps),
-                    d=far_d,
-                    accs=", ".join(f"{n} {acc_series[n][-1]:.0%}" for n in acc_series),
-                    chance=f"{1 / probes_data.N_KEYS:.0%}",
-                )
+        )
+    if "probe_rnn" in acc:
+        far = {n: f"{v[-1]:.0%}" for n, v in acc.items()}
+        ui.takeaway(
+            t(
+                R + "learn.takeaway",
+                d=dist_keys[-1],
+                near=f"{acc['probe_rnn'][0]:.0%}",
+                d0=dist_keys[0],
+                rnn=far["probe_rnn"],
+                gated=" / ".join(far[n] for n in far if n != "probe_rnn") or "—",
             )
+        )
+    with ui.curious():
+        st.markdown(t(R + "learn.intro"))
 
 
-def learn_part() -> None:
-    st.header(t("rnn_gradients.learn.header"))
-    st.markdown(t("rnn_gradients.learn.intro"))
-    learn_section()
+def overlap_note(acc: dict[str, list[float]]) -> str | None:
+    """A label for lines drawn exactly on top of each other (no legend entry hidden)."""
+    same = [n for n in acc if n != "probe_rnn" and acc[n] == acc.get("probe_lstm")]
+    if len(same) < 2:
+        return None
+    return t(R + "learn.overlap", models=" / ".join(ui.model_name(n) for n in same))
 
 
 # --- 4. which words still reach the end ---------------------------------------------------
 
 
-@st.fragment  # the encoder choice and the sentence rerun only this section
-def words_section() -> None:
-    encoder = ui.params.get_choice("model", ENCODERS, default="gru_plain_256")
+@st.fragment  # the encoder choice and the sentence rerun only this part
+def words_part() -> None:
+    st.header(t(R + "words.header"))
+    s = ui.slide(t(R + "words.lead"))
+    if not require(*ENCODERS[-1:], vocabs=True):
+        return
+    with st.spinner(t(R + "computing")):
+        choice = words_default()
     if (st.query_params.get("text") or "x").strip():
-        text = ui.params.get_text("text", DEFAULT_TEXT, max_len=300)
+        text = ui.params.get_text("text", choice.text, max_len=300)
     else:
         text = ""  # the user cleared the box: say so below, do not bring the example back
-    encoder = st.segmented_control(
-        t("rnn_gradients.words.model"),
-        ENCODERS,
-        required=True,
-        **ui.params.bound("model", encoder, key="rnng_model"),
-    )
-    ui.params.set_params(model=encoder)  # the sentence joins the URL once it is edited
-    text = st.text_area(
-        t("rnn_gradients.words.text"),
-        max_chars=300,
-        height=90,
-        **ui.params.bound("text", text, key="rnng_text"),
-    )
-    if require(encoder, vocabs=False):
-        try:
-            src_vocab, _ = get_vocabs()
-            tokens = prepare(text, src_vocab)
-        except zoo.ZooError as err:
-            tokens = None
-            show_zoo_error(err)
-        except InputError as err:
-            tokens = None
-            if err.reason == "unknown":
-                words = "; ".join(
-                    t(
-                        "rnn_gradients.words.unknown_one",
-                        word=safe_value(o.word),
-                        options=", ".join(f"`{safe_value(s)}`" for s in o.suggestions) or "—",
-                    )
-                    for o in err.unknown
-                )
-                st.warning(
-                    t("rnn_gradients.words.unknown", words=words), icon=":material/spellcheck:"
-                )
-            elif err.reason == "too_long":
-                n = len(tokenize_en(text))
-                st.warning(
-                    t("rnn_gradients.words.too_long", n=n, limit=err.limit),
-                    icon=":material/short_text:",
-                )
-            else:
-                st.warning(t("rnn_gradients.words.empty"), icon=":material/short_text:")
-        if tokens is not None:
-            ids = tuple(src_vocab.encode(tokens, eos=True))
-            with st.spinner(t("rnn_gradients.computing")):
-                values = influence(encoder, ids)
-            words = [*tokens, "<eos>"]
-            ui.chart(
-                fig.influence_strip(
-                    words,
-                    values,
-                    title=t("rnn_gradients.words.chart", model=encoder, n=len(tokens)),
-                    colorbar_title=t("rnn_gradients.words.colorbar"),
-                    presenter=P,
-                ),
-                key="rnng_words",
+    with s.control:
+        text = st.text_area(
+            t(R + "words.text"),
+            max_chars=300,
+            height=90,
+            **ui.params.bound("text", text, key="rnng_text"),
+        )
+    with s.more:
+        encoder = st.segmented_control(
+            t(R + "words.model"),
+            ENCODERS,
+            required=True,
+            format_func=ui.model_name,
+            **ui.params.bound(
+                "model",
+                ui.params.get_choice("model", ENCODERS, default="gru_plain_256"),
+                key="rnng_model",
+            ),
+        )
+        ui.params.set_params(model=encoder)  # the sentence joins the URL once it is edited
+    if not require(encoder, vocabs=False):
+        return
+    with s.words:
+        tokens = words_tokens(text)
+    if tokens is None:
+        return
+    ids = tuple(get_vocabs()[0].encode(tokens, eos=True))
+    with st.spinner(t(R + "computing")):
+        values = influence(encoder, ids)
+    ratio = early_late_ratio(values)
+    v = verdict(ratio)
+    with s.chart:
+        ui.chart(
+            fig.influence_strip(
+                lexicon.show_tokens([*tokens, "<eos>"]),
+                values,
+                title=t(R + "words.chart", model=ui.model_name(encoder), n=len(tokens)),
+                colorbar_title=t(R + "words.colorbar"),
+                presenter=P,
+            ),
+            key="rnng_words",
+        )
+    with s.words:
+        st.caption(t(R + f"words.caption_{v}", model=ui.model_name(encoder), ratio=f"{ratio:.2f}"))
+    ui.takeaway(t(R + f"words.takeaway_{v}"))
+    ui.try_this(t(R + "try.words"))
+    with ui.curious():
+        st.markdown(
+            t(
+                R + "words.curious",
+                n=len(choice.ratios),
+                k=choice.n_majority,
+                verdict=t(R + f"words.verdict.{choice.majority}"),
+                lo=f"{min(choice.ratios):.2f}",
+                hi=f"{max(choice.ratios):.2f}",
             )
-            first, last = float(values[0]), float(values[-2] if len(values) > 1 else values[-1])
-            st.caption(
+        )
+
+
+def words_tokens(text: str) -> list[str] | None:
+    """The sentence's tokens, or None after saying what is wrong with it."""
+    try:
+        return prepare(text, get_vocabs()[0])
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+    except InputError as err:
+        if err.reason == "unknown":
+            words = "; ".join(
                 t(
-                    "rnn_gradients.words.caption",
-                    model=encoder,
-                    first=tokens[0],
-                    first_v=sci(first),
-                    last=tokens[-1],
-                    last_v=sci(last),
-                    ratio=sci(last / first),
+                    R + "words.unknown_one",
+                    word=safe_value(o.word),
+                    options=", ".join(f"`{safe_value(s)}`" for s in o.suggestions) or "—",
                 )
+                for o in err.unknown
             )
-
-
-def words_part() -> None:
-    st.header(t("rnn_gradients.words.header"))
-    st.markdown(t("rnn_gradients.words.intro"))
-    words_section()
+            st.warning(t(R + "words.unknown", words=words), icon=":material/spellcheck:")
+        elif err.reason == "too_long":
+            n = len(tokenize_en(text))
+            st.warning(t(R + "words.too_long", n=n, limit=err.limit), icon=":material/short_text:")
+        else:
+            st.warning(t(R + "words.empty"), icon=":material/short_text:")
+    return None
 
 
 # --- 5. exploding gradients: one training step, with and without clipping ----------------
 
 
-@st.fragment  # the scale slider reruns only this section
-def explode_section() -> None:
-    clip = clip_threshold()
-    big = ui.params.get_float("big", 0.5, 5.0, 3.0)
-    big = st.select_slider(
-        t("rnn_gradients.explode.scale"),
-        options=[float(r) for r in SWEEP],
-        **ui.params.bound("big", min(SWEEP, key=lambda r: abs(r - big)), key="rnng_big"),
-    )
-    ui.params.set_params(big=big)
-    with st.spinner(t("rnn_gradients.computing")):
-        sweep = jobs.result_of(sweep_job, clip)
-    chosen = next(s for s in sweep if abs(s.radius - big) < 1e-9)
-    # short labels, the detail in their help: at the presenter's size a label gets one line
-    # of a quarter (laptop) or half (presenter: two rows of two) of the width
-    cols = [*st.columns(2), *st.columns(2)] if P else st.columns(4)
-    metrics = {
-        "grad": chosen.grad_norm,
-        "weights": chosen.weight_norm,
-        "plain": chosen.update_plain,
-        "clipped": chosen.update_clipped,
-    }
-    for col, (name, value) in zip(cols, metrics.items(), strict=True):
-        col.metric(
-            t(f"rnn_gradients.explode.{name}"),
-            sci(value),
-            help=t(f"rnn_gradients.explode.{name}_help", lr=LR, clip=clip),
-        )
-    ui.chart(
-        fig.explosion_figure(
-            [s.radius for s in sweep],
-            [s.grad_norm for s in sweep],
-            chosen=big,
-            clip=clip,
-            clip_label=t("rnn_gradients.explode.clip_line", clip=clip),
-            title=t("rnn_gradients.explode.chart"),
-            x_title=t("rnn_gradients.explode.scale_axis"),
-            y_title=t("rnn_gradients.explode.grad_axis"),
-            presenter=P,
-        ),
-        key="rnng_explode",
-    )
-    st.caption(
-        t(
-            "rnn_gradients.explode.caption",
-            radius=big,
-            grad=sci(chosen.grad_norm),
-            plain=sci(chosen.update_plain),
-            rel=sci(chosen.update_plain / chosen.weight_norm),
-            clipped=sci(chosen.update_clipped),
-            clip=clip,
-            lr=LR,
-            loss0=f"{chosen.loss_before:.3f}",
-            loss_plain=f"{chosen.loss_after_plain:.3f}",
-            loss_clipped=f"{chosen.loss_after_clipped:.3f}",
-        )
-    )
-
-
+@st.fragment  # the learning rate reruns only this part
 def explode_part() -> None:
-    st.header(t("rnn_gradients.explode.header"))
-    st.markdown(t("rnn_gradients.explode.intro"))
-    explode_section()
+    st.header(t(R + "explode.header"))
+    s = ui.slide(t(R + "explode.lead"))
+    if not require("probe_rnn", vocabs=False):
+        return
+    clip = clip_threshold()
+    with st.spinner(t(R + "computing")):
+        res = jobs.result_of(explosion_job, clip)
+    default = ex.clearest_lr(res)
+    with s.control:
+        asked = ui.params.get_float("lr", min(res.lrs), max(res.lrs), default)
+        lr = st.select_slider(
+            t(R + "explode.lr"),
+            options=list(res.lrs),
+            **ui.params.bound(
+                "lr", min(res.lrs, key=lambda x: abs(np.log(x / asked))), key="rnng_lr"
+            ),
+        )
+        ui.params.set_params(lr=lr)
+    i = res.at(lr)
+    with s.chart:
+        ui.chart(
+            fig.step_figure(
+                res.lrs,
+                res.acc_before,
+                res.acc_plain,
+                res.acc_clipped,
+                chosen=lr,
+                chance=1 / probes_data.N_KEYS,
+                labels={k: t(R + f"explode.{k}") for k in ("plain", "clipped", "before", "chance")},
+                title=t(R + "explode.chart", model=ui.model_name("probe_rnn")),
+                x_title=t(R + "explode.lr_axis"),
+                y_title=t(R + "explode.acc_axis"),
+                presenter=P,
+            ),
+            key="rnng_explode",
+        )
+    nums = dict(
+        lr=lr,
+        grad=sci(res.grad_norm),
+        clip=clip,
+        before=f"{res.acc_before:.0%}",
+        plain=f"{res.acc_plain[i]:.0%}",
+        clipped=f"{res.acc_clipped[i]:.0%}",
+        step_plain=sci(res.step_plain(lr)),
+        step_clipped=sci(res.step_clipped(lr)),
+        weights=sci(res.weight_norm),
+    )
+    with s.words:
+        st.caption(t(R + "explode.caption", **nums))
+    broke = res.acc_before - res.acc_plain[i] >= 0.3
+    kept = res.acc_before - res.acc_clipped[i] <= 0.05
+    key = "both" if broke and kept else ("neither" if not broke else "clip_too")
+    ui.takeaway(t(R + f"explode.takeaway_{key}", **nums))
+    ui.try_this(t(R + "try.explode"))
+    with ui.curious():
+        st.markdown(
+            t(
+                R + "explode.curious",
+                n=len(res.batch_norms),
+                lo=sci(min(res.batch_norms)),
+                hi=sci(max(res.batch_norms)),
+                clip=clip,
+                loss0=f"{res.loss_before:.2f}",
+                loss_plain=f"{res.loss_plain[i]:.2f}",
+                loss_clipped=f"{res.loss_clipped[i]:.2f}",
+                lr=lr,
+                n_eval=ex.N_EVAL * len(ex.EVAL_DISTANCES),
+                ds=", ".join(str(d) for d in ex.EVAL_DISTANCES),
+            )
+        )
 
 
-# --- the chosen part, then the page's takeaway and what to try in this part ------------------
+# --- the chosen part ---------------------------------------------------------------------------
 {
     "fresh": fresh_part,
     "trained": trained_part,
@@ -548,10 +580,3 @@ def explode_part() -> None:
     "words": words_part,
     "explode": explode_part,
 }[part]()
-
-st.header(t("rnn_gradients.takeaway.header"))
-st.markdown(t("rnn_gradients.takeaway.text"))
-if part in TRY:
-    st.subheader(t("rnn_gradients.try.header"))
-    for key in TRY[part]:
-        st.markdown(f"- {t(f'rnn_gradients.try.{key}')}")

@@ -26,7 +26,7 @@ CHARTS = {
     "trained": ("Trained probes",),
     "learn": ("Training of the three probes", "accuracy against distance"),
     "words": ("Influence of each word",),
-    "explode": ("Gradient norm of one loss",),
+    "explode": ("One gradient step",),
 }
 PRESENTER_CHARTS = {**CHARTS, "fresh": ("Untrained cells", "Eigenvalues of W_hh")}
 HEADERS = {
@@ -45,7 +45,7 @@ ALL_PARAMS = {
     "seed": "5",
     "curve": "loss",
     "model": "gru_plain_32",
-    "big": "4.0",
+    "lr": "0.03",
     "text": "i love you",
 }
 TEXT = (
@@ -59,9 +59,10 @@ def fake_zoo(monkeypatch):
     import torch
 
     import core.zoo as zoo
+    from core.analysis.rnn_gradients import WORDS_CANDIDATES
     from core.vocab import Vocab
 
-    src = Vocab.build([TEXT.split(), "i love you".split()])
+    src = Vocab.build([TEXT.split(), "i love you".split(), *(c.split() for c in WORDS_CANDIDATES)])
     tgt = Vocab.build([["我", "爱", "你"]])
     configs = {
         n: {"kind": n.split("_")[1], "n_symbols": probes_data.N_SYMBOLS, "n_keys": 10}
@@ -158,21 +159,47 @@ def shows_only(at, part: str, *, presenter: bool = False) -> None:
     assert at.segmented_control(key="rnn_gradients_part").value == part
 
 
+def takeaways(at) -> list[str]:
+    return [s.value for s in at.success]
+
+
+def tries(at) -> list[str]:
+    return [i.value for i in at.info if "Try this" in i.value or "试一试" in i.value]
+
+
 @pytest.mark.parametrize("present", ["0", "1"])
 @pytest.mark.parametrize("part", PARTS)
-def test_each_part_renders_alone_with_only_its_charts(fake_zoo, part, present):
+def test_each_part_renders_alone_as_a_slide(fake_zoo, part, present):
     at = make_app(PAGE, lang="en", present=present, part=part).run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     assert not at.error, [e.value for e in at.error]
     assert not at.warning, [w.value for w in at.warning]
     shows_only(at, part, presenter=present == "1")
     assert at.query_params["part"] == part
-    # the page's takeaway closes every part; "Try this" lists only this part's suggestions
-    assert "Takeaway" in headers(at)
-    tries = [m.value for m in at.markdown if m.value.startswith("- ")]
-    expected = {"fresh": 2, "words": 1, "explode": 1}.get(part, 0)
-    assert len(tries) == expected, tries
-    assert ("Try this" in [h.value for h in at.subheader]) == bool(expected)
+    # one takeaway per part, "try this" where a control invites it, the details folded
+    assert len(takeaways(at)) == 1, takeaways(at)
+    assert len(tries(at)) == (0 if part in ("trained", "learn") else 1), tries(at)
+    assert any(e.label.startswith("For the curious") for e in at.main.expander)
+
+
+def test_no_code_identifiers_or_commands_in_student_text(fake_zoo):
+    import re
+
+    bad = re.compile(r"probe_rnn|probe_lstm|probe_gru|gru_plain_\d+|python -m|\.py\b|manifest")
+    for lang in ("en", "zh"):
+        for part in PARTS:
+            at = make_app(PAGE, lang=lang, part=part).run(timeout=300)
+            texts = [
+                *(m.value for m in at.markdown),
+                *(c.value for c in at.caption),
+                *takeaways(at),
+                *(i.value for i in at.info),
+                *chart_titles(at),
+            ]
+            for c in charts(at):
+                texts += [tr.get("name") or "" for tr in c["data"]]
+            hits = [x for x in texts if bad.search(x)]
+            assert not hits, (lang, part, hits)
 
 
 def test_default_part_is_the_first(fake_zoo):
@@ -182,30 +209,47 @@ def test_default_part_is_the_first(fake_zoo):
     assert at.query_params["part"] == "fresh"
     decay = chart(at, "Untrained cells")
     assert decay["layout"]["yaxis"]["type"] == "log"
-    assert [tr["name"] for tr in decay["data"]][:3] == ["vanilla RNN (tanh)", "LSTM", "GRU"]
-    # the eigenvalue panel beside it: its own square axes and title
+    # the lexicon's names and colours: the same cell looks the same on every chart
+    from core import lexicon
+
+    assert [tr["name"] for tr in decay["data"]][:3] == ["Vanilla RNN", "LSTM", "GRU"]
+    assert [tr["line"]["color"] for tr in decay["data"][:3]] == [
+        lexicon.look(p).color for p in PROBES
+    ]
     eig = [tr for tr in decay["data"] if tr.get("xaxis") == "x2"]
     assert [tr["name"] for tr in eig] == ["unit circle |λ| = 1", "|λ| = ρ = 0.9", "eigenvalues λ"]
     assert decay["layout"]["yaxis2"]["scaleanchor"] == "x2"
-    assert "Eigenvalues of W_hh" in decay["layout"]["annotations"][0]["text"]
     assert len(arr(eig[-1]["x"])) == 64
-    assert any("(part 2)" in c.value for c in at.caption)  # the caption points to its part
+    assert any("(part 2)" in c.value for c in at.caption)
+    assert "vanishing gradients" in " ".join(m.value for m in at.markdown)
+    assert "the gradient vanishes" in takeaways(at)[0]
 
 
 def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo):
     at = make_app(PAGE, lang="en", part="trained").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
-    assert chart(at, "Trained probes")["layout"]["yaxis"]["type"] == "log"
+    trained = chart(at, "Trained probes")
+    assert trained["layout"]["yaxis"]["type"] == "log"
+    assert [tr["name"] for tr in trained["data"]] == ["Vanilla RNN", "LSTM", "GRU"]
     at = make_app(PAGE, lang="en", part="words").run(timeout=300)
     words = chart(at, "Influence of each word")
-    assert len(words["data"][0]["x"]) == len(TEXT.split()) + 1  # + <eos>
-    assert "`gru_plain_256`" in "\n".join(c.value for c in at.caption)
+    from core.analysis.rnn_gradients import WORDS_CANDIDATES
+
+    assert at.text_area(key="rnng_text").value in WORDS_CANDIDATES
+    assert len(words["data"][0]["x"]) == len(at.text_area(key="rnng_text").value.split()) + 1
+    assert words["data"][0]["x"][-1] == "⟨eos⟩"
+    assert "GRU, C = 256" in "\n".join(c.value for c in at.caption)
     at = make_app(PAGE, lang="en", part="learn").run(timeout=300)
     acc = chart(at, "accuracy against distance")
-    assert [tr["name"] for tr in acc["data"]] == list(PROBES)
+    assert [tr["name"] for tr in acc["data"]] == ["Vanilla RNN", "LSTM", "GRU"]
     at = make_app(PAGE, lang="en", part="explode").run(timeout=300)
-    assert "At ρ = 3.0" in "\n".join(c.value for c in at.caption)
-    assert len(at.metric) == 4
+    step = chart(at, "One gradient step")
+    assert [tr["name"] for tr in step["data"]] == [
+        "after one unclipped step",
+        "after one clipped step",
+    ]
+    assert "held-out" in step["layout"]["yaxis"]["title"]["text"]
+    assert "learning rate" in "\n".join(c.value for c in at.caption)
 
 
 def test_part_selector_switches_the_part_and_writes_the_url(fake_zoo):
@@ -227,12 +271,11 @@ def test_invalid_part_falls_back_to_the_first_with_a_notice(fake_zoo, value):
 
 
 def test_link_with_another_parts_parameter_shows_the_default_part(fake_zoo):
-    # an old link to section 5 (no part): the default part, no complaint, the value kept
-    at = make_app(PAGE, lang="en", big="4.0").run(timeout=300)
+    at = make_app(PAGE, lang="en", lr="0.1").run(timeout=300)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
     shows_only(at, "fresh")
     at.segmented_control(key="rnn_gradients_part").set_value("explode").run(timeout=300)
-    assert at.select_slider(key="rnng_big").value == 4.0
+    assert at.select_slider(key="rnng_lr").value == 0.1
 
 
 def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
@@ -250,7 +293,7 @@ def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     ev = next(tr for tr in after["data"] if tr["name"] == "eigenvalues λ")
     assert max(arr(ev["customdata"])) == pytest.approx(1.4)  # spectral radius ρ
     assert arr(before["data"][0]["y"]) != arr(after["data"][0]["y"])
-    assert any("≥ 1" in i.value for i in at.info)
+    assert any("≥ 1" in s for s in takeaways(at))
 
 
 def test_quantity_switch_changes_axis_in_parts_1_and_2(fake_zoo):
@@ -258,7 +301,6 @@ def test_quantity_switch_changes_axis_in_parts_1_and_2(fake_zoo):
     at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
     assert at.query_params["q"] == "input"
     assert "∂L/∂x_t" in chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
-    # the same choice (one URL parameter) carries over to part 2, where it can be changed too
     at.segmented_control(key="rnn_gradients_part").set_value("trained").run(timeout=300)
     assert at.segmented_control(key="rnng_q").value == "input"
     assert "loss" in chart(at, "Trained probes")["layout"]["yaxis"]["title"]["text"]
@@ -295,10 +337,10 @@ def test_deep_link_restores_state(fake_zoo, part):
     elif part == "words":
         assert at.segmented_control(key="rnng_model").value == "gru_plain_32"
         words = chart(at, "每个词对最终状态")
-        assert "gru_plain_32" in words["layout"]["title"]["text"]
+        assert "GRU（C = 32 维）" in words["layout"]["title"]["text"]
         assert len(words["data"][0]["x"]) == 4
     else:
-        assert at.select_slider(key="rnng_big").value == 4.0
+        assert at.select_slider(key="rnng_lr").value == 0.03
 
 
 @pytest.mark.parametrize(
@@ -310,7 +352,7 @@ def test_deep_link_restores_state(fake_zoo, part):
         ("trained", "q", "grad"),
         ("fresh", "T", "-3"),
         ("fresh", "drive", "9"),
-        ("explode", "big", "x"),
+        ("explode", "lr", "x"),
         ("words", "model", "gru_attention"),
         ("learn", "curve", "<b>"),
     ],
@@ -327,7 +369,6 @@ def test_bad_sentences_get_a_message_and_the_page_keeps_working(fake_zoo):
     msg = next(w.value for w in at.warning if "zebra" in w.value)
     assert "`zebra`" in msg and "synthetic corpus" in msg
     assert "Influence of each word" not in " ".join(chart_titles(at))
-    assert "Takeaway" in headers(at)  # the rest of the page is still drawn
     at.segmented_control(key="rnn_gradients_part").set_value("fresh").run(timeout=300)
     assert not at.exception
     shows_only(at, "fresh")  # the other parts still work
@@ -342,45 +383,46 @@ def test_bad_sentences_get_a_message_and_the_page_keeps_working(fake_zoo):
     assert len(arr(chart(at, "Influence of each word")["data"][0]["x"])) == 4
 
 
-def test_encoder_and_scale_controls_change_what_is_shown(fake_zoo):
+def test_encoder_and_learning_rate_change_what_is_shown(fake_zoo):
     at = make_app(PAGE, lang="en", part="words").run(timeout=300)
     strip = arr(chart(at, "Influence of each word")["data"][0]["customdata"][0])
     at.segmented_control(key="rnng_model").set_value("gru_plain_32").run(timeout=300)
     assert at.query_params["model"] == "gru_plain_32"
     assert arr(chart(at, "Influence of each word")["data"][0]["customdata"][0]) != strip
     at = make_app(PAGE, lang="en", part="explode").run(timeout=300)
-    metric = at.metric[0].value
-    at.select_slider(key="rnng_big").set_value(1.0).run(timeout=300)
-    assert at.query_params["big"] == "1.0"
-    assert at.metric[0].value != metric
-    assert at.metric[2].value == at.metric[3].value  # below the threshold: clipping is a no-op
+    caption = [c.value for c in at.caption]
+    at.select_slider(key="rnng_lr").set_value(0.3).run(timeout=300)
+    assert at.query_params["lr"] == "0.3"
+    assert [c.value for c in at.caption] != caption
+    line = next(s for s in chart(at, "One gradient step")["layout"]["shapes"] if s["x0"] == 0.3)
+    assert line["type"] == "line"
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_missing_zoo_shows_the_error_and_keeps_the_fresh_parts(no_zoo, lang):
+def test_missing_zoo_shows_the_error_and_keeps_the_fresh_part(no_zoo, lang):
     word = {"en": "Rebuild", "zh": "重新生成"}[lang]
     for part in PARTS:
         at = make_app(PAGE, lang=lang, part=part).run(timeout=300)
         assert not at.exception, (part, [e.value for e in at.exception])
-        needs_zoo = part in ("trained", "learn", "words")
-        assert needs_zoo == any(
-            "python -m core.train" in e.value and word in e.value for e in at.error
-        ), (part, [e.value for e in at.error])
-        # the fresh decay and eigenvalues, and the explosion, need no pretrained weights
-        assert len(chart_titles(at)) == {"fresh": 1, "explode": 1}.get(part, 0), part
-        assert len(at.metric) == (4 if part == "explode" else 0)
+        needs_zoo = part != "fresh"
+        assert needs_zoo == any(word in e.value for e in at.error), (
+            part,
+            [e.value for e in at.error],
+        )
+        assert len(chart_titles(at)) == (1 if part == "fresh" else 0), part
 
 
 def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
     at = make_app(PAGE, lang="en", present="1").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     titles = chart_titles(at)
-    assert len(titles) == 2, titles  # decay and eigenvalues apart, at the presenter's size
+    assert len(titles) == 2, titles
+    assert "Untrained cells" in titles[0]  # the decay first: it is the slide's picture
     assert chart(at, "Eigenvalues of W_hh")["layout"]["yaxis"]["scaleanchor"] == "x"
     assert "yaxis2" not in chart(at, "Untrained cells")["layout"]
 
 
-# --- part 1: the radius and the secondary controls (issue #10: a click reruns what it changes)
+# --- part 1: the radius and the secondary controls (a click reruns what it changes)
 
 LINK_1 = {"rho": "0.6", "T": "30", "drive": "1.0", "seed": "5", "q": "input"}
 
@@ -395,7 +437,7 @@ def part_1_state(at) -> dict:
         "q": at.segmented_control(key="rnng_q").value,
         "charts": charts(at),
         "caption": [c.value for c in at.caption],
-        "info": [i.value for i in at.info],
+        "takeaway": takeaways(at),
     }
 
 
@@ -406,13 +448,11 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     before = arr(chart(at, "Untrained cells")["data"][0]["y"])
     at.slider(key="rnng_rho").set_value(1.2).run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
-    # the secondary controls and the quantity keep their values, on screen and in the link
     assert at.slider(key="rnng_T").value == 30
     assert at.segmented_control(key="rnng_drive").value == "1.0"
     assert at.number_input(key="rnng_seed").value == 5
     assert at.segmented_control(key="rnng_q").value == "input"
     assert {k: at.query_params[k] for k in LINK_1} == {**LINK_1, "rho": "1.2"}
-    # the chart follows the new radius, over the kept length, drive and seed
     decay = chart(at, "Untrained cells")
     assert "ρ = 1.2" in decay["layout"]["title"]["text"]
     assert "T = 30" in decay["layout"]["title"]["text"]
@@ -425,9 +465,7 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     ring = next(tr for c in charts(at) for tr in c["data"] if tr["name"] == "|λ| = ρ = 1.2")
     assert max(arr(ring["x"])) == pytest.approx(1.2)
     assert "29 steps back" in "\n".join(c.value for c in at.caption)
-    assert any("ρ = 1.2 ≥ 1" in i.value for i in at.info)
-    # ... the same chart as a link that says ρ = 1.2 with those values (so drive and seed
-    # were used, not reset: a different drive gives a different curve)
+    assert any("ρ = 1.2 ≥ 1" in s for s in takeaways(at))
     linked = make_app(PAGE, lang="en", present=present, **{**LINK_1, "rho": "1.2"})
     linked = linked.run(timeout=300)
     assert charts(linked) == charts(at)
@@ -456,8 +494,6 @@ def test_secondary_controls_keep_the_radius(fake_zoo):
 
 @pytest.mark.parametrize("present", ["0", "1"])
 def test_part_1_parameters_round_trip_through_the_url(fake_zoo, present):
-    """Every control of part 1 changed by hand, then the link copied and opened in a new
-    session: the same controls, the same figures, the same caption and takeaway."""
     at = make_app(PAGE, lang="zh", present=present).run(timeout=300)
     at.slider(key="rnng_rho").set_value(1.15).run(timeout=300)
     at.slider(key="rnng_T").set_value(45).run(timeout=300)
@@ -481,49 +517,18 @@ def test_part_1_parameters_round_trip_through_the_url(fake_zoo, present):
 
 
 @pytest.mark.parametrize("present", ["0", "1"])
-def test_radius_is_the_first_slider_and_the_secondary_controls_follow_the_takeaway(
-    fake_zoo, present
-):
-    """The radius is the page's main knob (and the benchmark's ("slider", 0)): the first
-    slider of the main area; length, drive and seed come after the figure and takeaway (in
-    presenter mode folded into "More controls")."""
+def test_the_chart_comes_first_then_the_radius_then_the_secondary_controls(fake_zoo, present):
+    """The slide order: the picture, its one main knob (the radius, the first slider), the
+    takeaway, then length, drive and seed (folded into "More controls" on the projector)."""
     at = make_app(PAGE, lang="en", present=present).run(timeout=300)
     assert [s.key for s in at.main.slider] == ["rnng_rho", "rnng_T"]
     keys = ("rnng_rho", "rnng_T", "rnng_drive", "rnng_seed")
     order = [
         "chart" if e.type == "plotly_chart" else getattr(e, "key", None) or e.type
         for e in at.main
-        if getattr(e, "key", None) in keys or e.type in ("plotly_chart", "info")
+        if getattr(e, "key", None) in keys or e.type in ("plotly_chart", "success")
     ]
-    charts_n = 2 if present == "1" else 1
-    assert order == ["rnng_rho", *["chart"] * charts_n, "info", *keys[1:]], order
+    eig = ["chart"] if present == "1" else []
+    assert order == ["chart", "rnng_rho", "success", *eig, *keys[1:]], order
     expanders = [e.label for e in at.main.expander]
     assert ("More controls" in expanders) == (present == "1")
-
-
-def _width(text: str) -> int:
-    """Display width in character cells (a Chinese character takes two)."""
-    import unicodedata
-
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
-
-
-@pytest.mark.parametrize("present", ["0", "1"])
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_explosion_metrics_have_short_labels_and_the_detail_in_help(fake_zoo, lang, present):
-    """Part 5's four metrics: labels short enough for one line at the presenter's size (the
-    old "update ‖Δθ‖, no clipping" was cut off), the detail in each help; in presenter mode
-    two rows of two, so each label has half the width."""
-    at = make_app(PAGE, lang=lang, present=present, part="explode", big="3.0").run(timeout=300)
-    assert not at.exception, [e.value for e in at.exception]
-    metrics = list(at.metric)
-    assert len(metrics) == 4
-    for m in metrics:
-        assert _width(m.label) <= 16, m.label
-        assert m.help and len(m.help) > len(m.label), m.label
-    helps = " ".join(m.help for m in metrics)
-    assert "0.1" in helps  # the learning rate and the clipping threshold are spelled out
-    cols = [c for c in at.main.columns if any(ch.type == "metric" for ch in c.children.values())]
-    assert len(cols) == 4
-    # a column's weight is its share of its row: two rows of two, or one row of four
-    assert [c.weight for c in cols] == [0.5 if present == "1" else 0.25] * 4

@@ -513,3 +513,63 @@ def training_step(
         out[f"loss_after_{key}"] = float(loss_after)
         out["grad_norm"] = norm
     return TrainingStep(radius=radius, **out)
+
+
+# --- which words still reach C: one sentence that reads like the model's usual behaviour -----
+
+# Sentences in the lesson's own image (Beiping in autumn, the cicadas in the trees, "their"
+# far from what it refers to), every word in the corpus's vocabulary.
+WORDS_CANDIDATES: tuple[str, ...] = (
+    "the trees in beiping are full of autumn cicadas and the houses are low "
+    "so you can hear their song everywhere",
+    "the autumn cicadas live in the trees in beiping and the houses are low "
+    "so you can hear their song all day",
+    "the old trees are full of autumn cicadas and autumn in the north is cool "
+    "so people can hear their song",
+    "the autumn cicadas sing in the old trees and the old streets are quiet "
+    "so you can hear their song everywhere",
+    "the tall trees are full of autumn cicadas and the sky in beiping is blue "
+    "so we can see their shade",
+    "the autumn cicadas live in the tall trees and the days are short in the north "
+    "so you can see their shade all day",
+    "the green trees are full of autumn cicadas and people sit outside in the evening "
+    "so you can hear their song",
+)
+
+
+@dataclass(frozen=True)
+class WordsChoice:
+    """The default sentence of the "which words arrive" part and the evidence behind it."""
+
+    text: str  # the chosen sentence
+    ratio: float  # its first-third / last-third influence ratio
+    verdict: str  # influence.verdict(ratio)
+    ratios: tuple[float, ...]  # the ratio of every candidate, in order
+    majority: str  # the verdict most candidates share
+    n_majority: int  # how many candidates share it
+
+
+def typical_sentence(model, src_vocab, candidates=WORDS_CANDIDATES) -> WordsChoice:
+    """Read every candidate with the bottleneck page's statistic
+    (:func:`core.analysis.bottleneck.early_late_ratio` of ‖∂C/∂e_j‖, read by
+    :func:`core.analysis.influence.verdict`), find the verdict most candidates share, and
+    return the candidate that shows it most clearly: for "fade" the lowest ratio, for
+    "early" the highest, for "even" the one closest to 1 (on a log scale). The default thus
+    says what the model usually does, never an exception picked by eye."""
+    from collections import Counter
+
+    from core.analysis.bottleneck import early_late_ratio
+    from core.analysis.influence import context_influence, verdict
+
+    ratios = []
+    for text in candidates:
+        ids = src_vocab.encode(text.split(), eos=True)
+        ratios.append(early_late_ratio(context_influence(model, ids)))
+    verdicts = [verdict(r) for r in ratios]
+    majority, n = Counter(verdicts).most_common(1)[0]
+    clarity = {"fade": lambda r: -r, "early": lambda r: r, "even": lambda r: -abs(np.log(r))}
+    pick = max(
+        (i for i, v in enumerate(verdicts) if v == majority),
+        key=lambda i: clarity.get(majority, lambda r: 0.0)(ratios[i]),
+    )
+    return WordsChoice(candidates[pick], float(ratios[pick]), majority, tuple(ratios), majority, n)

@@ -11,7 +11,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core import charts, lexicon
 
 # Points of the unit and radius circles on the eigenvalue plane: a regular 60-gon strays
 # from the true circle by r·(1 − cos 3°) ≈ 0.14 % of its radius, under half a pixel even at
@@ -45,7 +45,7 @@ def _layout_dict(
         title=dict(text=title),
         xaxis=dict(title=dict(text=x_title), **(xaxis or {})),
         yaxis=dict(title=dict(text=y_title), **(yaxis or {})),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, x=0),
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),  # under the title
     )
     if "<br>" in title:  # a two-line title (what, then on which model/data) needs room
         layout["margin"] = dict(t=100 if presenter else 80)
@@ -63,11 +63,20 @@ def _x_of(d: np.ndarray) -> dict:
     return dict(x=d)
 
 
+def _line(name: str, i: int, looks: Mapping[str, str] | None, s: charts.Scale) -> dict:
+    """The line of series ``name``: the look of its model (``looks`` maps a series name to
+    a model of :mod:`core.lexicon`), else the palette's i-th colour."""
+    if looks and name in looks:
+        return lexicon.line(looks[name], s.line)
+    return dict(color=s.palette[(i + 1) % len(s.palette)], width=s.line)
+
+
 def _decay_traces(
     distance: Sequence[float] | np.ndarray,
     series: Mapping[str, Sequence[float] | np.ndarray],
     bound: tuple[str, Sequence[float] | np.ndarray] | None,
     presenter: bool,
+    looks: Mapping[str, str] | None = None,
 ) -> list[dict]:
     """One line per cell (and ``bound`` dashed over them), checked; plain dicts, so that
     the figure validates them once."""
@@ -90,7 +99,7 @@ def _decay_traces(
                 y=ys,
                 name=str(name),
                 mode="lines",
-                line=dict(color=s.palette[(i + 1) % len(s.palette)], width=s.line),
+                line=_line(name, i, looks, s),
                 hovertemplate="T−t=%{x}<br>%{y:.3g}<extra>" + str(name) + "</extra>",
             )
         )
@@ -122,11 +131,12 @@ def decay_figure(
     y_title: str,
     bound: tuple[str, Sequence[float] | np.ndarray] | None = None,
     presenter: bool = False,
+    looks: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Measured norms against distance T − t on a log y axis, one line per cell; ``bound``
-    (label, values) is drawn dashed over them (e.g. ρ^(T−t))."""
+    (label, values) is drawn dashed over them (e.g. ρ^(T−t)); ``looks`` {series: model}."""
     return go.Figure(
-        data=_decay_traces(distance, series, bound, presenter),
+        data=_decay_traces(distance, series, bound, presenter, looks),
         layout=_layout_dict(
             presenter, title, x_title, y_title, yaxis=dict(type="log", exponentformat="power")
         ),
@@ -225,13 +235,14 @@ def fresh_figure(
     eig_axes: tuple[str, str],
     eig_labels: tuple[str, str, str],
     presenter: bool = False,
+    looks: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """:func:`decay_figure` (left, 3/5 of the width) and :func:`eigen_figure` (right) as two
     panels of one figure: one chart for the browser to redraw when ρ moves, not two.
 
     ``titles`` (decay, eigenvalues); ``decay_axes`` / ``eig_axes`` (x title, y title);
     ``eig_labels`` (eigenvalues, unit circle, radius circle)."""
-    decay = _decay_traces(distance, series, bound, presenter)
+    decay = _decay_traces(distance, series, bound, presenter, looks)
     eig, lim = _eigen_traces(eigenvalues, radius, eig_labels, presenter, xaxis="x2", yaxis="y2")
     s = charts.scale(presenter)
     split = 0.56  # the decay panel's share of the width
@@ -277,6 +288,7 @@ def fresh_figure(
     # the decay title over its own panel (the template centres it on the whole figure)
     layout["title"] = dict(text=titles[0], x=split / 2, xref="paper", xanchor="center")
     layout["margin"] = dict(t=100 if presenter else 85)
+    layout["legend"] = dict(orientation="h", yanchor="top", y=-0.2, x=0)  # clear of both titles
     return go.Figure(data=[*decay, *eig], layout=layout)
 
 
@@ -289,6 +301,7 @@ def curves_figure(
     y_title: str,
     log_y: bool = False,
     presenter: bool = False,
+    looks: Mapping[str, str] | None = None,
 ) -> go.Figure:
     """Training curves from the manifest ([[step, loss, acc], ...] per model): ``column``
     1 for the loss, 2 for the accuracy, against the step."""
@@ -302,14 +315,15 @@ def curves_figure(
         arr = np.asarray(rows, dtype=float)
         if arr.ndim != 2 or arr.shape[1] < 3 or arr.shape[0] == 0:
             raise ValueError(f"curve {name!r} must be rows of [step, loss, acc]")
-        color = palette[(i + 1) % len(palette)]  # rnn, lstm, gru: as on every chart here
+        model = (looks or {}).get(name)
+        color = lexicon.look(model).color if model else palette[(i + 1) % len(palette)]
         traces.append(
             go.Scatter(
                 x=arr[:, 0],
                 y=arr[:, column],
                 name=str(name),
                 mode="lines",
-                line=dict(color=color),
+                line=dict(color=color, dash=lexicon.look(model).dash if model else None),
                 marker=dict(color=color),
             )
         )
@@ -331,8 +345,11 @@ def accuracy_figure(
     x_title: str,
     y_title: str,
     presenter: bool = False,
+    looks: Mapping[str, str] | None = None,
+    note: str | None = None,
 ) -> go.Figure:
-    """Accuracy against distance, one line per model, with the chance level dotted."""
+    """Accuracy against distance, one line per model, with the chance level dotted;
+    ``note`` (e.g. "LSTM and GRU overlap") is written inside the plot, top right."""
     xs = np.asarray(distances, dtype=float)
     if xs.ndim != 1 or xs.size == 0 or not np.all(np.isfinite(xs)):
         raise ValueError(f"distances must be a finite non-empty 1-D sequence, got {xs.shape}")
@@ -346,15 +363,16 @@ def accuracy_figure(
             raise ValueError(
                 f"series[{name!r}] must hold one finite value per distance, got {arr.shape}"
             )
-        color = palette[(i + 1) % len(palette)]  # rnn, lstm, gru: as on every chart here
+        model = (looks or {}).get(name)
+        color = lexicon.look(model).color if model else palette[(i + 1) % len(palette)]
         traces.append(
             go.Scatter(
                 x=xs,
                 y=arr,
                 name=str(name),
                 mode="lines+markers",
-                line=dict(color=color),
-                marker=dict(color=color),
+                line=dict(color=color, dash=lexicon.look(model).dash if model else None),
+                marker=dict(color=color, symbol=lexicon.look(model).marker if model else None),
             )
         )
     return go.Figure(
@@ -366,7 +384,25 @@ def accuracy_figure(
             y_title,
             yaxis=dict(range=[0, 1.05], tickformat=".0%"),
             shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
-            annotations=[charts.hline_label(chance, chance_label)],
+            annotations=[
+                charts.hline_label(chance, chance_label),
+                *(
+                    [
+                        dict(
+                            text=note,
+                            showarrow=False,
+                            xref="x domain",
+                            x=1,
+                            xanchor="right",
+                            yref="y",
+                            y=1.0,
+                            yanchor="top",
+                        )
+                    ]
+                    if note
+                    else []
+                ),
+            ],
         ),
     )
 
@@ -481,5 +517,75 @@ def explosion_figure(
             yaxis=dict(type="log", exponentformat="power"),
             shapes=[_hline(clip, dict(dash="dot", color="#000000"), presenter), chosen_line],
             annotations=[clip_note],
+        ),
+    )
+
+
+def step_figure(
+    lrs: Sequence[float],
+    before: float,
+    plain: Sequence[float],
+    clipped: Sequence[float],
+    *,
+    chosen: float,
+    chance: float,
+    labels: Mapping[str, str],
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Held-out accuracy after ONE gradient step against the learning rate (log x): the
+    unclipped and the clipped step, the accuracy before the step and chance as dotted
+    lines, the chosen learning rate marked. ``labels``: "plain", "clipped", "before",
+    "chance" (already translated)."""
+    x = _positive("lrs", lrs)
+    ys = {k: np.asarray(v, dtype=float) for k, v in (("plain", plain), ("clipped", clipped))}
+    for k, v in ys.items():
+        if v.shape != x.shape or not np.all(np.isfinite(v)):
+            raise ValueError(f"{k} must hold one finite accuracy per learning rate")
+    s = charts.scale(presenter)
+    look = dict(plain=("#E41A1C", "x", "solid"), clipped=("#6A3D9A", "circle", "solid"))
+    traces = [
+        go.Scatter(
+            x=x,
+            y=ys[k],
+            name=labels[k],
+            mode="lines+markers",
+            line=dict(color=look[k][0], width=s.line, dash=look[k][2]),
+            marker=dict(color=look[k][0], symbol=look[k][1], size=s.marker + 2),
+            hovertemplate="lr=%{x}<br>%{y:.0%}<extra>" + labels[k] + "</extra>",
+        )
+        for k in ("plain", "clipped")
+    ]
+    chosen_line = dict(
+        type="line",
+        xref="x",
+        x0=chosen,
+        x1=chosen,
+        yref="y domain",
+        y0=0,
+        y1=1,
+        line=dict(color="#777777", width=s.line / 2),
+    )
+    return go.Figure(
+        data=traces,
+        layout=_layout_dict(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(type="log", tickvals=list(x), ticktext=[f"{v:g}" for v in x]),
+            yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+            shapes=[
+                _hline(before, dict(dash="dash", color="#000000"), presenter),
+                _hline(chance, dict(dash="dot", color="#000000"), presenter),
+                chosen_line,
+            ],
+            annotations=[
+                charts.hline_label(before, labels["before"], side="left"),
+                charts.hline_label(chance, labels["chance"], side="left", anchor="bottom"),
+            ],
+            legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
         ),
     )
