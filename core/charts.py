@@ -405,6 +405,9 @@ def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEI
     tfont = title.setdefault("font", {})
     tsize = max(tfont.get("size") or PRESENTER.title, floor)
     tfont["size"] = tsize
+    for name in axes:  # tick labels above the plot would sit under the title: move them down
+        if name.startswith("xaxis") and lay[name].get("side") == "top":
+            lay[name]["side"] = "bottom"
     if text:
         wrapped = wrap(text, tsize, PROJECTOR_WIDTH * width - 40)
         title["text"] = wrapped
@@ -416,10 +419,21 @@ def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEI
             rows = -(-len(shown) // per_row)
             legend.update(y=1.0, yanchor="bottom", yref="paper")
             gap += int(rows * legend["font"]["size"] * 1.7)
+        # subplot titles and notes standing on the plot's top edge: the title goes above them
+        above = [
+            a
+            for a in lay.get("annotations") or []
+            if a.get("yref", "paper") == "paper" and (a.get("y") or 0) >= 0.98
+        ]
+        if above:
+            lines = max(str(a.get("text", "")).count("<br>") + 1 for a in above)
+            size = max(a["font"]["size"] for a in above)
+            gap = max(gap, int(lines * size * 1.4) + 10)
         # anchored on the plot's top edge and pushed up by its own lines (automargin makes
         # the top margin as tall as they need): a wrapped title is never cut at the top
         title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": gap}, automargin=True)
-        lay.setdefault("margin", {})["t"] = 10
+        margin = lay.setdefault("margin", {})
+        margin["t"] = min(margin.get("t") or 10, 10)  # the title's automargin decides
     if lay.get("height") is None or lay["height"] > height:
         lay["height"] = height
     return fig

@@ -145,7 +145,7 @@ def write_dev_zoo(out: Path) -> dict:
 
     # sentences the page tests open: the arena's default and a deep-linked grammar sentence,
     # the bottleneck page's example sentences (its EXAMPLE_SEED 2015 + length)
-    extra = [grammar_pair(1, 30), grammar_pair(42, 12)]
+    extra = [grammar_pair(1, 30), grammar_pair(1, 40), grammar_pair(42, 12)]
     extra += [bn.sample_sentences(2015 + n, 1, n, n)[0] for n in (8, 16, 24, 32, 44)]
     pairs = corpus.generate(3000, seed=5) + list(corpus.LESSON_PAIRS) + extra
     src_vocab = Vocab.build(p.src for p in pairs)

@@ -150,3 +150,19 @@ def test_wrap_breaks_chinese_anywhere_and_latin_at_spaces():
     assert all(" " not in (w[:1] + w[-1:]) for w in en.split("<br>"))
     assert en.replace("<br>", " ") == "one two three four five six seven"
     assert charts.wrap("short", 20, 500) == "short"
+
+
+def test_fit_projector_keeps_the_title_clear_of_top_ticks_and_subplot_titles():
+    from plotly.subplots import make_subplots
+
+    fig = charts.heatmap(np.eye(3), list("abc"), list("xyz"), title="a heatmap", presenter=True)
+    assert fig.layout.xaxis.side == "top"
+    charts.fit_projector(fig)
+    assert fig.to_dict()["layout"]["xaxis"]["side"] == "bottom"  # ticks no longer under it
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("left panel", "right panel"))
+    fig.update_layout(title_text="two panels")
+    charts.fit_projector(fig)
+    lay = fig.to_dict()["layout"]
+    size = lay["annotations"][0]["font"]["size"]
+    assert lay["title"]["pad"]["b"] >= size * 1.4  # the title stands above the panel titles
