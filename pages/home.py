@@ -83,10 +83,11 @@ def _whole(value: object) -> str | None:
 
 def _size_cell(name: str, params: object, sizes: list[float]) -> str:
     """Parameter count with a log-scale bar (relative to the whole zoo, so bars compare
-    across filters); orange for models with attention, blue for the others."""
+    across filters); orange for models with attention, blue for the others. The bar is
+    at most 6 blocks, so the column stays narrow on a projector and a phone."""
     if not isinstance(params, int | float) or params <= 0 or not sizes:
         return md.escape(None)
-    bar = md.log_bar(params, min(sizes), max(sizes))
+    bar = md.log_bar(params, min(sizes), max(sizes), width=6)
     color = "orange" if name in ATTENTION_MODELS else "blue"
     return f":{color}[{bar}] {md.escape(f'{params:,.0f}')}"
 
@@ -95,7 +96,7 @@ def _size_cell(name: str, params: object, sizes: list[float]) -> str:
 def zoo_section() -> None:
     """The zoo table (sizes drawn as log-scale bars), filtered by task (in the link as ``task``)."""
     task = ui.params.get_choice("task", TASKS, default="all")
-    with ui.secondary():
+    with st.container():
         task = st.segmented_control(
             t("home.zoo.filter"),
             TASKS,
@@ -119,35 +120,46 @@ def zoo_section() -> None:
     models = (manifest or {}).get("models", {})
     sizes = [e.get("params") for e in models.values() if isinstance(e, dict)]
     sizes = [p for p in sizes if isinstance(p, int | float) and p > 0]
-    header = [t("home.zoo.col.model"), t("home.zoo.col.task"), t("home.zoo.col.what")]
-    align = ["left"] * 3
-    if manifest is not None:
-        header += [t(f"home.zoo.col.{c}") for c in ("params", "data", "steps", "time", "metrics")]
-        align += ["left", "left", "right", "right", "left"]
-    rows = []
+    # The table a room reads (display names, what each model is, its size, one score) fits
+    # a 1280 px projector; identifiers and training details wait in "for the curious".
+    header = [t("home.zoo.col.model"), t("home.zoo.col.what")]
+    if manifest is not None:  # the size bar goes under the name: three columns fit a phone
+        header = [f"{header[0]} · {t('home.zoo.col.params')}", header[1], t("home.zoo.col.metrics")]
+    align = ["left"] * len(header)
+    rows, details = [], []
     for name in names:
-        row = [
-            md.code(name),
-            md.escape(t(f"home.zoo.task.{_task_of(name)}")),
-            md.escape(t(f"model.{name}.desc")),
-        ]
+        row = [md.escape(ui.model_name(name)), md.escape(t(f"model.{name}.desc"))]
+        entry = models.get(name) if manifest is not None else None
+        entry = entry if isinstance(entry, dict) else {}
         if manifest is not None:
-            entry = models.get(name)
-            entry = entry if isinstance(entry, dict) else {}
-            row += [
-                _size_cell(name, entry.get("params"), sizes),
+            row[0] += " " + _size_cell(name, entry.get("params"), sizes)
+            row.append(md.escape(_score(name, entry)))
+        rows.append(row)
+        details.append(
+            [
+                md.escape(ui.model_name(name)),
+                md.code(name),
+                md.escape(t(f"home.zoo.task.{_task_of(name)}")),
                 md.escape(t(f"home.zoo.data.{_task_of(name)}", seed=entry.get("data_seed", "?"))),
                 md.escape(_whole(entry.get("steps"))),
                 md.escape(_whole(entry.get("train_time_s"))),
-                md.escape(_score(name, entry)),
             ]
-        rows.append(row)
+        )
     # A Markdown table: wraps long descriptions, grows with the presenter stylesheet, and
     # costs neither pandas on the server nor a table/chart bundle in the browser.
     st.markdown(md.table(header, rows, align))
     st.caption(t("home.zoo.count", shown=len(names), total=len(zoo.MODEL_NAMES)))
     if manifest is not None and sizes:
         st.caption(t("home.zoo.size_caption"))
+    with ui.curious():
+        cols = ("model", "id", "task", "data", "steps", "time")
+        st.markdown(
+            md.table(
+                [t(f"home.zoo.col.{c}") for c in cols],
+                details,
+                ["left", "left", "left", "left", "right", "right"],
+            )
+        )
 
 
 zoo_section()

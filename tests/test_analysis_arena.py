@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from core import corpus
+from core import corpus, lexicon
 from core.analysis import arena as A
 from core.evaluate import edit_distance, score
 from core.figures import arena as F
@@ -125,9 +125,15 @@ def test_manifest_tables():
 
 def test_figures_carry_the_numbers_and_check_inputs():
     series = {"gru_plain_32": [1.0, 0.5, None, 0.0, 0.0], "transformer": [1, 1, 1, 0.9, 0.8]}
-    fig = F.accuracy_by_length(corpus.BUCKETS, series, title="T", presenter=True)
-    assert [tr.name for tr in fig.data] == list(series)
-    assert fig.data[0].line.dash == "dash" and fig.data[1].line.dash == "solid"
+    names = {"gru_plain_32": "GRU, C = 32", "transformer": "Transformer"}
+    fig = F.accuracy_by_length(corpus.BUCKETS, series, title="T", names=names, presenter=True)
+    assert [tr.name for tr in fig.data] == list(names.values())
+    # one look per model, from core.lexicon
+    for tr, model in zip(fig.data, series):
+        assert tr.meta == model
+        assert tr.line.color == lexicon.look(model).color
+        assert tr.line.dash == lexicon.look(model).dash
+        assert tr.marker.symbol == lexicon.look(model).marker
     assert list(fig.data[1].y) == [1, 1, 1, 0.9, 0.8]
     with pytest.raises(ValueError, match="one value"):
         F.accuracy_by_length(corpus.BUCKETS, {"a": [1.0]}, title="T")
@@ -216,3 +222,89 @@ def test_strip_html_marks_and_escapes_every_word():
     assert F.strip_html([]) == ""
     with pytest.raises(ValueError, match="marks"):
         F.strip_html(["猫"], [])
+
+
+def test_table_html_escapes_and_scrolls_in_its_own_box():
+    out = F.table_html(["a", "<b>"], [["x&y", "1"]], ["left", "right"])
+    assert "overflow-x:auto" in out and "&lt;b&gt;" in out and "x&amp;y" in out
+    with pytest.raises(ValueError, match="one per column"):
+        F.table_html(["a"], [["1", "2"]], ["left"])
+
+
+def test_sentence_bars_use_lexicon_colours_and_check_inputs():
+    models = ["gru_plain_32", "transformer"]
+    fig = F.sentence_bars(models, [0.2, None], ["20% ✗", "?"], names={}, title="T")
+    assert list(fig.data[0].marker.color) == [lexicon.look(m).color for m in models]
+    assert list(fig.data[0].x) == [0.2, 0.0] and list(fig.data[0].text) == ["20% ✗", "?"]
+    with pytest.raises(ValueError, match="one value"):
+        F.sentence_bars(models, [0.2], ["a", "b"], names={}, title="T")
+
+
+def test_showcase_margin_and_identical_series():
+    exact = {"exact": 1.0, "edit_acc": 1.0}
+    miss = {"exact": 0.0, "edit_acc": 0.4}
+    scores = {m: exact for m in A.ATTENTION_MODELS} | {m: miss for m in A.PLAIN_MODELS}
+    assert A.showcase_margin(scores) == pytest.approx(0.6)
+    assert A.showcase_margin(scores | {"cnn_s2s": miss}) == -1  # an attention model misses
+    assert A.showcase_margin(scores | {"gru_plain_256": exact}) == -1  # a plain GRU is exact
+    groups = A.identical_series({"a": [1, 1], "b": [0.5, 1], "c": [1, 1], "d": [1, 1]})
+    assert groups == [["a", "c", "d"]]
+
+
+# --- the defaults prove their takeaways (on the shipped zoo) ------------------------------
+
+# "The attention models translate the default long sentence exactly, the plain GRUs do not":
+# every attention model exact (edit-distance accuracy 1), the best plain GRU at most this.
+PLAIN_GRU_MAX_EDIT_ACC = 0.5
+# "Without attention long sentences fail; with attention they stay near 100%" (held-out
+# exact match in the longest bucket, the numbers in the evidence part's sentence).
+PLAIN_GRU_MAX_LONG_EXACT = 0.05
+ATTENTION_MIN_LONG_EXACT = 0.9
+
+shipped = pytest.mark.skipif(
+    not __import__("core.zoo").zoo.MANIFEST_PATH.is_file(), reason="the shipped zoo is not built"
+)
+
+
+@shipped
+def test_default_sentence_is_the_searched_showcase():
+    from core import zoo
+    from core.translate import translate_tokens
+
+    sv, tv = zoo.load_vocabs()
+    models = {m: zoo.load_model(m) for m in A.ATTENTION_MODELS + A.PLAIN_MODELS}
+    best = A.clearest_long_sentence(lambda m, src: translate_tokens(models[m], src, sv, tv).output)
+    # the search (deterministic) picks the page's default sentence ...
+    assert (best.length, best.seed) == (A.DEFAULT_LENGTH, A.DEFAULT_SEED)
+    # ... and on it the takeaway holds, with the threshold named
+    for m in A.ATTENTION_MODELS:
+        assert best.scores[m]["exact"] == 1, m
+    plain = max(best.scores[m]["edit_acc"] for m in A.PLAIN_MODELS)
+    assert plain <= PLAIN_GRU_MAX_EDIT_ACC
+    assert all(best.scores[m]["exact"] == 0 for m in A.PLAIN_MODELS)
+
+
+@shipped
+def test_evidence_default_numbers_match_its_words():
+    from core import zoo
+
+    manifest = zoo.load_manifest()
+    by = A.exact_by_length(manifest, zoo.TRANSLATION_MODELS)  # the default score: exact
+    claim = A.length_claim(by)
+    assert claim is not None and claim["bucket"] == corpus.BUCKETS[-1] == "41+"
+    assert max(by[m][-1] for m in A.PLAIN_MODELS) <= PLAIN_GRU_MAX_LONG_EXACT
+    assert min(by[m][-1] for m in ("gru_attention", "transformer")) >= ATTENTION_MIN_LONG_EXACT
+    # "whatever the size of C": even the biggest plain GRU fails the longest bucket
+    assert by["gru_plain_256"][-1] <= PLAIN_GRU_MAX_LONG_EXACT
+    # the CNN with attention keeps most words (edit-distance accuracy) though fewer exact
+    edit = A.exact_by_length(manifest, ["cnn_s2s"], metric="edit_acc")["cnn_s2s"]
+    assert edit[-1] >= ATTENTION_MIN_LONG_EXACT > by["cnn_s2s"][-1]
+    # the memory chart's words: the vanilla RNN fades, every CNN falls to chance past its
+    # receptive field, attention stays flat; the gated RNNs overlap attention (said on screen)
+    dists, acc = A.distance_accuracy(manifest, zoo.PROBE_MODELS)
+    chance = 1 / __import__("core.probes_data").probes_data.N_KEYS
+    assert acc["probe_rnn"][-1] < 0.5 * acc["probe_rnn"][0]
+    for m in ("probe_cnn2", "probe_cnn4", "probe_cnn8"):
+        assert acc[m][0] >= 0.9 and acc[m][-1] <= 2 * chance, m
+    assert min(acc["probe_attention"]) >= 0.99
+    assert ["probe_lstm", "probe_gru", "probe_attention"] in A.identical_series(acc)

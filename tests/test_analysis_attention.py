@@ -10,7 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
-from core import corpus
+from core import corpus, lexicon
 from core.analysis import attention as A
 from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
 from core.models.transformer import Transformer, TransformerConfig
@@ -54,7 +54,7 @@ def _own_logits(model, out_ids):
 def test_run_shapes_labels_and_rows_are_distributions(runs, name):
     run = runs[name]
     L, h, T, S = run.cross.shape
-    assert S == len(SRC) and run.source == (*TOKENS, "<eos>")
+    assert S == len(SRC) and run.source == (*TOKENS, lexicon.EOS)
     assert T == len(run.output) == len(run.out_ids) == run.probs.shape[0]
     assert (L, h) == ((1, 1) if name == "gru" else (2, 4))
     np.testing.assert_allclose(run.cross.sum(-1), 1.0, atol=1e-5)
@@ -223,7 +223,13 @@ def test_figure_builders_check_their_input_and_keep_the_tokens():
     with pytest.raises(ValueError, match="labels"):
         FA.weight_bars(["a"], [0.5, 0.5], title="t", x_title="", y_title="")
     lines = FA.attention_lines(np.eye(3), ["a", "b", "c"], title="t", selected=1)
-    assert any("<b>b</b>" in list(tr.text or []) for tr in lines.data)
+    lay = lines.layout
+    assert list(lay.yaxis.ticktext) == ["a", "<b>b</b>", "c"] == list(lay.yaxis2.ticktext)
+    # the words are tick labels left and right of the plot (plotly keeps room for them), not
+    # text inside it: "because" on the left once ran into "because" on the right
+    assert (lay.yaxis.side, lay.yaxis2.side) == ("left", "right")
+    assert lay.yaxis.automargin and lay.yaxis2.automargin
+    assert not any(tr.mode == "text" for tr in lines.data)
     bars = FA.weight_bars(
         ["a", "b", "c"], [0.1, 0.5, 0.4], title="t", x_title="", y_title="", highlight=2
     )
@@ -357,3 +363,133 @@ def test_worked_example_figure_and_formulas():
         )
         == 1
     )  # labels cannot smuggle TeX commands
+
+
+# --- the defaults of each part, searched in the models ----------------------------------
+
+
+def _maps(a_row, b_row, layers=2, heads=2, S=4, word=2):
+    """Encoder maps where every view gives ``word`` uniform rows, except layer 1 head 0."""
+    a = np.full((layers, heads, S, S), 1.0 / S)
+    b = a.copy()
+    a[1, 0, word], b[1, 0, word] = a_row, b_row
+    return a, b
+
+
+def test_it_search_picks_the_separating_view_and_names_its_measure():
+    # "it" (position 2) means the noun at 0 in A and the one at 1 in B
+    a, b = _maps([0.7, 0.1, 0.1, 0.1], [0.1, 0.6, 0.2, 0.1])
+    rows = A.it_rows(a, b, word=2, noun_a=0, noun_b=1)
+    assert [(r.layer, r.head) for r in rows][:3] == [(0, None), (0, 0), (0, 1)]
+    choice = A.choose_it_view(rows)
+    assert choice.separates and (choice.shown.layer, choice.shown.head) == (1, 0)
+    assert choice.shown.separation == pytest.approx(min(0.7 - 0.1, 0.6 - 0.1))
+    assert choice.shown.separation >= A.SEPARATION_MIN
+    assert A.choose_it_view(rows) == choice  # deterministic
+
+
+def test_it_search_says_so_when_no_view_separates():
+    # the same row in both sentences: reads both nouns, chooses neither
+    a, b = _maps([0.4, 0.4, 0.1, 0.1], [0.4, 0.4, 0.1, 0.1])
+    choice = A.choose_it_view(A.it_rows(a, b, word=2, noun_a=0, noun_b=1))
+    assert not choice.separates and choice.best.separation < A.SEPARATION_MIN
+    # the view shown is where "it" reaches the noun it means most: layer 2, head 1
+    assert (choice.shown.layer, choice.shown.head) == (1, 0)
+    assert choice.shown.reach == pytest.approx(0.4)
+    with pytest.raises(ValueError):
+        A.choose_it_view([])
+
+
+def test_pair_choice_prefers_right_senses_then_the_most_context():
+    ev = [
+        A.PairEvidence("a", 0, 0.30, senses_ok=False),
+        A.PairEvidence("b", 1, 0.12, senses_ok=True),
+        A.PairEvidence("c", 0, 0.20, senses_ok=True),
+    ]
+    assert A.choose_pair(ev).key == "c"
+
+
+# --- the shipped models: each part's default shows what its takeaway says ----------------
+
+# thresholds behind the claims, named
+ALIGN_PEAK_MIN = 0.5  # "a sharp alignment": the mean of each step's largest weight
+REACH_MIN = 0.1  # "it reads cat directly": at least this weight on "cat" in one step
+CONTEXT_MIN = 0.1  # "transformer reads its neighbours": weight on power / model
+DECODER_SAME_WORD = 0.4  # writing 变压器 / Transformer the decoder looks at "transformer"
+LONG_GAP_MIN = 0.5  # attention's lead over the plain GRU on the longest sentences
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    from core import zoo
+
+    try:
+        src, tgt = zoo.load_vocabs()
+        models = {n: zoo.load_model(n) for n in ("gru_attention", "transformer")}
+        manifest = zoo.load_manifest()
+    except zoo.ZooError:
+        pytest.skip("the shipped models are not built")
+    return src, tgt, models, manifest
+
+
+def _shipped_run(shipped, name, english):
+    src, tgt, models, _ = shipped
+    tokens = english.split()
+    return A.run_attention(models[name], src.encode(tokens, eos=True), tokens, tgt.tokens)
+
+
+def test_align_default_is_a_learned_alignment_with_a_budget_of_one(shipped):
+    run = _shipped_run(shipped, "gru_attention", A.EXAMPLES[0][0])  # the page's default
+    w = run.cross[0, 0]
+    np.testing.assert_allclose(w.sum(1), 1.0, atol=1e-5)  # each step spends a budget of 1
+    assert w.max(1).mean() >= ALIGN_PEAK_MIN
+    # reordering: 晚上 (evening) comes second in Chinese and reads "evening"
+    step = run.output.index("晚上")
+    assert run.source[int(w[step].argmax())] == "evening"
+
+
+def test_pairs_default_transformer_by_context(shipped):
+    src, tgt, models, _ = shipped
+    found = A.pairs_search(models["transformer"], src, tgt)
+    assert found.senses_ok and found.reads >= CONTEXT_MIN
+    pair = next(p for p in A.MINIMAL_PAIRS if p.key == found.key)
+    for english, sense in ((pair.a, "变压器"), (pair.b, "Transformer")):
+        for name in ("gru_attention", "transformer"):  # both models, as the page offers
+            run = _shipped_run(shipped, name, english)
+            assert sense in run.words
+        # the page's default decoder (GRU + attention) looks at "transformer" writing it
+        run = _shipped_run(shipped, "gru_attention", english)
+        row = run.cross[0, 0, run.output.index(sense)]
+        assert run.source[int(row.argmax())] == "transformer"
+        assert row.max() >= DECODER_SAME_WORD
+
+
+def test_self_default_reads_cat_directly_and_the_page_says_whether_it_separates(shipped):
+    src, tgt, models, _ = shipped
+    found = A.it_view_search(models["transformer"], src, tgt)
+    assert found.shown.a_right >= REACH_MIN  # "it" reads "cat" in one step
+    # what the page says follows the measure: separating -> takeaway, else "mixed"
+    assert found.separates == (found.best.separation >= A.SEPARATION_MIN)
+    assert A.it_view_search(models["transformer"], src, tgt) == found  # deterministic
+
+
+def test_score_default_turns_scores_into_weights():
+    ex = A.worked_example(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES)  # the page's default
+    for kind in A.SCORE_KINDS:
+        assert ex.weights[kind].sum() == pytest.approx(1.0) and (ex.weights[kind] > 0).all()
+        assert int(np.argmax(ex.weights[kind])) == int(np.argmax(ex.scores[kind]))
+    curves = A.saturation_curve((32,), A.TOY_KEYS.shape[0])  # the page's default d = 32
+    assert curves["max_dot"][0] > 0.8 > 0.6 > curves["max_scaled"][0]
+
+
+def test_buys_default_attention_holds_on_long_sentences(shipped):
+    from core.corpus import BUCKETS
+
+    manifest = shipped[3]
+    by = {
+        n: manifest["models"][n]["metrics"]["by_length"]
+        for n in ("gru_plain_256", "gru_attention", "transformer")
+    }
+    longest = BUCKETS[-1]
+    for name in ("gru_attention", "transformer"):
+        assert by[name][longest]["exact"] - by["gru_plain_256"][longest]["exact"] >= LONG_GAP_MIN

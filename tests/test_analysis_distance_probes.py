@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from core.analysis.distance_probes import probe_curves
+import pytest
+
+from core import zoo
+from core.analysis.distance_probes import SOLVED, overlaps, probe_curves, reach
+from core.models.probes import ProbeConfig
+from core.probes_data import N_KEYS
 
 
 def _entry(kind: str, layers: int, dist: dict[str, float] | None) -> dict:
@@ -41,3 +46,55 @@ def test_label_none_leaves_a_probe_out_and_unknown_config_keeps_its_curve():
     curves = probe_curves(manifest, ("a", "b"), lambda n, _c: None if n == "b" else n)
     assert curves.series == {"a": [0.2]} and curves.fields == {}
     assert curves.missing == ["b"]
+
+
+# --- the "measured reach" part: its default view proves its words (shipped weights) -------------
+
+
+FADE = 0.5  # the vanilla RNN "fades": it loses at least this much accuracy from near to far
+NEAR_CHANCE = 1 / N_KEYS + 0.1  # beyond its receptive field a CNN is within 10 points of chance
+
+needs_manifest = pytest.mark.skipif(
+    not zoo.MANIFEST_PATH.is_file(), reason="no trained models (run the training first)"
+)
+
+
+@pytest.fixture(scope="module")
+def shipped():
+    manifest = zoo.load_manifest()
+    return probe_curves(manifest, zoo.PROBE_MODELS, lambda name, _cfg: name)
+
+
+def test_overlaps_and_reach_on_small_curves():
+    series = {"a": [1.0, 1.0], "b": [0.995, 1.0], "c": [1.0, 0.2], "d": [1.0, 0.2]}
+    assert overlaps(series) == [["a", "b"], ["c", "d"]]
+    assert overlaps({"a": [1.0], "b": [0.9]}) == []
+    r = reach([5, 10, 15], [1.0, 0.96, 0.3])
+    assert (r.near, r.far, r.lowest, r.solved_up_to) == (1.0, 0.3, 0.3, 10)
+    assert reach([5], [0.5]).solved_up_to is None
+    with pytest.raises(ValueError, match="one accuracy per distance"):
+        reach([5, 10], [1.0])
+
+
+@needs_manifest
+def test_measured_reach_default_shows_its_takeaway_and_its_mixed_evidence(shipped):
+    d, s = shipped.distances, shipped.series
+    assert not shipped.missing and d[-1] >= 60
+    r = {m: reach(d, s[m]) for m in s}
+    # takeaway: self-attention recalls at every distance ...
+    assert r["probe_attention"].lowest >= SOLVED
+    # ... the vanilla RNN fades with distance ...
+    assert r["probe_rnn"].near >= SOLVED and r["probe_rnn"].near - r["probe_rnn"].far >= FADE
+    # ... and each CNN stops where its receptive field ends
+    for name in ("probe_cnn2", "probe_cnn4", "probe_cnn8"):
+        field_end = shipped.fields[name] - 1
+        assert r[name].solved_up_to is not None and r[name].solved_up_to <= field_end
+        beyond = [a for x, a in zip(d, s[name], strict=True) if x > field_end]
+        assert beyond and max(beyond) <= NEAR_CHANCE
+    # the mixed evidence the page states: gated RNNs hold one fact over every distance,
+    # on the very line of self-attention, and the chart must say they lie on top of it
+    for name in ("probe_lstm", "probe_gru"):
+        assert r[name].lowest >= SOLVED
+    groups = overlaps(s)
+    assert ["probe_lstm", "probe_gru", "probe_attention"] in groups
+    assert ProbeConfig(**zoo.load_manifest()["models"]["probe_cnn2"]["config"]).receptive_field

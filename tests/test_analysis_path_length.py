@@ -6,8 +6,10 @@ import math
 
 import pytest
 
+from core import zoo
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
+from core.i18n import translate
 
 
 @pytest.mark.parametrize("n", [2, 3, 10, 50, 100, 1000])
@@ -84,3 +86,63 @@ def test_pair_paths_connect_the_two_words_in_the_counted_steps(k, i, j):
             assert top == steps[arch]  # layers climbed
     # the recurrent path visits every state in between
     assert [p for p, _ in paths["recurrent"][0][1:]] == list(range(lo, hi + 1))
+
+
+# --- every part's default view proves its takeaway (computed) -----------------------------------
+
+FAR_APART = 20  # the default pair is "far apart": at least this many words between them
+MUCH_LONGER = 10  # a recurrent path "much longer" than self-attention's: at least 10x
+
+
+def test_table_default_shows_one_hop_against_n_hops():
+    """Part 1 (n = 50, k = 3, the path metric): the numbers its takeaway states."""
+    c = pl.costs(50, 512, 3)
+    assert c["self_attention"]["path"] == 1
+    assert c["recurrent"]["path"] == 49 and c["conv"]["path"] == 25
+    assert c["recurrent"]["path"] >= MUCH_LONGER * c["self_attention"]["path"]
+    # self-attention's path does not grow with n; the recurrent one does
+    curves = pl.curves([2, 50, 2048], 512, 3)["path"]
+    assert list(curves["self_attention"]) == [1, 1, 1]
+    assert list(curves["recurrent"]) == [1, 49, 2047]
+    text = translate("path_length.table.takeaway", "en")
+    assert "1 hop" in text and "25 layers" in text and "49 steps" in text
+
+
+@pytest.mark.parametrize("kind", ["zh", "en"])
+def test_pair_default_is_far_apart_and_one_hop_for_attention(kind):
+    """Part 2: the default pair (the lesson's words) is far apart; attention 1 hop."""
+    tokens, (a, b), _ = rf.choose_sentence(kind, "")
+    steps = pl.pair_steps(a, b, 3)
+    assert abs(b - a) >= FAR_APART
+    assert steps["self_attention"] == 1 and steps["recurrent"] == abs(b - a)
+    assert steps["recurrent"] >= MUCH_LONGER * steps["self_attention"]
+    assert steps["conv"] > steps["conv_dilated"] > steps["self_attention"]
+    if kind == "zh":
+        assert (tokens[a], tokens[b]) == ("秋蝉", "它们") and steps["conv"] == 13
+
+
+STATE_LOST = 0.05  # "none beyond 30 words": the plain GRU's exact match on long sentences
+STATE_KEPT = 0.95  # "stays exactly right": the attention GRU on every length bucket
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="no trained models")
+def test_problems_default_pictures_show_their_problems():
+    """Part 4: equal shares; the fixed-size GRU loses long sentences, attention keeps them;
+    hops grow with distance except for self-attention."""
+    shares = pl.equal_shares(len(pl.ALIGN_SOURCE))
+    assert len(set(shares)) == 1 and sum(shares) == pytest.approx(1.0)
+    buckets, by_length = pl.length_evidence(zoo.load_manifest())
+    plain, attn = (by_length[m] for m in pl.STATE_MODELS)
+    assert len(buckets) >= 4 and plain[0] >= 0.8
+    assert max(plain[-2:]) <= STATE_LOST  # 31-40 and 41+ words
+    assert min(attn) >= STATE_KEPT
+    hops = pl.hops_by_distance([1, 60])
+    assert hops["self_attention"] == [1, 1] and hops["recurrent"] == [1, 60]
+    assert hops["conv"][-1] == 30
+
+
+def test_length_evidence_leaves_out_models_without_it():
+    manifest = {"models": {"a": {"metrics": {"by_length": {"1-10": {"exact": 0.5}}}}, "b": {}}}
+    assert pl.length_evidence(manifest, ("a", "b", "c")) == (["1-10"], {"a": [0.5]})
+    with pytest.raises(ValueError, match="at least 1"):
+        pl.equal_shares(0)

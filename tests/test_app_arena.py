@@ -17,7 +17,7 @@ import pytest
 import streamlit as st
 
 import core.zoo as zoo
-from core import corpus
+from core import corpus, lexicon
 from core.i18n import translate
 from tests.conftest import ROOT, make_app
 
@@ -25,26 +25,56 @@ ARENA = "pages/arena.py"
 
 
 def _table(at) -> pd.DataFrame:
-    """The results table (a Markdown table headed "| Model |"), parsed back into a frame:
-    the cells' text without Markdown escapes, parameters and latency as numbers."""
-    from core import mdtable
+    """The numbers table (an HTML table whose first header is "Model" / "模型"), parsed back
+    into a frame: parameters and latency as numbers."""
+    import html as html_
 
-    text = next(m.value for m in at.markdown if m.value.startswith("| Model |"))
-    header, *rows = mdtable.parse(text)
+    body = next(
+        h.proto.body
+        for h in at.get("html")
+        if "<th" in h.proto.body and ">Model</th>" in h.proto.body
+    )
+    header = [html_.unescape(x) for x in re.findall(r"<th[^>]*>([^<]*)</th>", body)]
+    rows = [
+        [html_.unescape(c) for c in re.findall(r"<td[^>]*>([^<]*)</td>", tr)]
+        for tr in re.findall(r"<tr>(.*?)</tr>", body)[1:]
+    ]
     df = pd.DataFrame(rows, columns=header)
     df["Parameters"] = df["Parameters"].str.replace(",", "").astype(int)
-    df["Latency (ms)"] = df["Latency (ms)"].astype(float)
+    df["ms"] = df["ms"].astype(float)
     return df
 
 
+def _names(lang: str = "en") -> list[str]:
+    return [lexicon.name(m, lang) for m in zoo.TRANSLATION_MODELS]
+
+
+def _bars(at) -> dict:
+    """The sentence part's bar chart: {display name: (value, label)}."""
+    fig = next(
+        json.loads(c.proto.spec) for c in at.get("plotly_chart") if "arena_bars" in c.proto.id
+    )
+    (trace,) = fig["data"]
+    return {y: (x, t) for y, x, t in zip(trace["y"], trace["x"], trace["text"])}
+
+
 def _charts(at) -> int:
-    return len(at.get("plotly_chart"))
+    """The held-out charts (the evidence part's); the sentence part's bars do not count."""
+    return sum("arena_bars" not in c.proto.id for c in at.get("plotly_chart"))
 
 
 def _conf(at) -> list[str] | None:
     """The rows (model names) of the confidence grid (a coloured HTML table: models x output
     positions), or None when it is not shown."""
-    grids = [h.proto.body for h in at.get("html") if "<table" in h.proto.body]
+    grids = [
+        h.proto.body
+        for h in at.get("html")
+        if "<table" in h.proto.body
+        and "<th" in h.proto.body
+        and "</th></tr></thead>" in h.proto.body
+        and ">Model</th>" not in h.proto.body
+        and ">模型</th>" not in h.proto.body
+    ]
     if not grids:
         return None
     return re.findall(r'<tr><th style="[^"]*;text-align:left">([^<]*)</th>', grids[0])
@@ -54,15 +84,16 @@ def test_lesson_sentence_every_model_scored(dev_zoo):
     at = make_app(ARENA, lang="en", input="lesson").run()
     assert not at.exception, [e.value for e in at.exception]
     df = _table(at)
-    assert list(df["Model"]) == list(zoo.TRANSLATION_MODELS)
-    assert (df["Latency (ms)"] > 0).all()
+    assert list(df["Model"]) == _names()  # display names from core.lexicon
+    assert (df["ms"] > 0).all()
     assert list(df["Parameters"]) == [
         dev_zoo["models"][n]["params"] for n in zoo.TRANSLATION_MODELS
     ]
     ref = "猫喝了牛奶因为猫饿了"
     assert any(ref in m.value for m in at.markdown)
     assert _charts(at) == 0  # the held-out charts are the other part's
-    assert _conf(at) == list(zoo.TRANSLATION_MODELS)  # the confidence grid
+    assert list(_bars(at)) == _names()  # the slide: one bar per model
+    assert _conf(at) == _names()  # the confidence grid
     assert at.query_params["input"] == "lesson" and at.query_params["lesson"] == "5"
     assert at.query_params["part"] == "sentence"
 
@@ -71,7 +102,10 @@ def test_default_is_a_grammar_sentence(dev_zoo):
     at = make_app(ARENA, lang="en").run()
     assert not at.exception
     assert at.query_params["input"] == "grammar"
-    assert at.query_params["len"] == "30" and at.query_params["seed"] == "1"
+    from core.analysis import arena as A
+
+    assert at.query_params["len"] == str(A.DEFAULT_LENGTH)
+    assert at.query_params["seed"] == str(A.DEFAULT_SEED)
     assert len(_table(at)) == len(zoo.TRANSLATION_MODELS)
 
 
@@ -140,18 +174,18 @@ def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
     at = make_app(ARENA, lang="en", mode="predict").run()
     assert not at.exception
     df = _table(at)
-    assert set(df["Output"]) == {"?"}
+    assert set(df["Exact"]) == {"?"}
+    assert {label for _, label in _bars(at).values()} == {"?"}  # no bar gives it away
     assert _charts(at) == 0  # held-out charts would give the answer away
     assert _conf(at) is None
     reveal = [b for b in at.button if b.label == "Reveal next model"][0]
     reveal.click().run()
     assert at.query_params["reveal"] == "1"
-    outs = list(_table(at)["Output"])
-    assert outs[0] != "?" or outs[0] == "" and outs[1:] == ["?"] * 5
-    assert outs[1:] == ["?"] * (len(zoo.TRANSLATION_MODELS) - 1)
+    outs = list(_table(at)["Exact"])
+    assert outs[0] != "?" and outs[1:] == ["?"] * (len(zoo.TRANSLATION_MODELS) - 1)
     assert _charts(at) == 0 and len(_conf(at)) == 1  # the revealed model's confidence
     # the evidence part keeps the held-out charts back until every model is revealed
-    at.button(key="arena_to_evidence").click().run()
+    at.segmented_control(key="arena_part").set_value("evidence").run()
     assert not at.exception and at.query_params["part"] == "evidence"
     assert at.query_params["mode"] == "predict" and at.query_params["reveal"] == "1"
     assert _charts(at) == 0
@@ -160,14 +194,14 @@ def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
     assert at.query_params["part"] == "sentence"
     for _ in range(len(zoo.TRANSLATION_MODELS) - 1):
         [b for b in at.button if b.label == "Reveal next model"][0].click().run()
-    assert "?" not in list(_table(at)["Output"])
-    at.button(key="arena_to_evidence").click().run()
-    assert _charts(at) == 2 and not at.info
+    assert "?" not in list(_table(at)["Exact"])
+    at.segmented_control(key="arena_part").set_value("evidence").run()
+    assert _charts(at) == 2 and not any("give the answer away" in i.value for i in at.info)
 
 
 def test_reveal_deep_link_and_bad_values(dev_zoo):
     at = make_app(ARENA, lang="en", mode="predict", reveal="6").run()
-    assert "?" not in list(_table(at)["Output"]) and len(_conf(at)) == 6
+    assert "?" not in list(_table(at)["Exact"]) and len(_conf(at)) == 6
     at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal="6").run()
     assert _charts(at) == 2
     at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal="5").run()
@@ -193,7 +227,7 @@ def test_view_switch_changes_the_marks(dev_zoo):
 def test_metric_choice_changes_chart(dev_zoo):
     at = make_app(ARENA, lang="en", part="evidence", metric="edit_acc").run()
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert "Edit accuracy" in fig["layout"]["title"]["text"]
+    assert "Edit-distance accuracy" in fig["layout"]["title"]["text"]
     assert fig["data"][0]["y"] == [0.95] * len(corpus.BUCKETS)
 
 
@@ -201,9 +235,9 @@ def test_charts_show_manifest_numbers(dev_zoo):
     at = make_app(ARENA, lang="zh", part="evidence").run()
     length, dist = (json.loads(c.proto.spec) for c in at.get("plotly_chart"))
     for trace in length["data"]:
-        by = dev_zoo["models"][trace["name"]]["metrics"]["by_length"]
+        by = dev_zoo["models"][trace["meta"]]["metrics"]["by_length"]
         assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]
-    assert {tr["name"] for tr in dist["data"]} == set(zoo.PROBE_MODELS)
+    assert {tr["meta"] for tr in dist["data"]} == set(zoo.PROBE_MODELS)
 
 
 def test_partial_zoo_shows_the_rest(dev_zoo, monkeypatch):
@@ -218,8 +252,8 @@ def test_partial_zoo_shows_the_rest(dev_zoo, monkeypatch):
     st.cache_resource.clear()
     at = make_app(ARENA, lang="en").run()
     assert not at.exception
-    assert any("transformer" in w.value for w in at.warning)
-    assert "transformer" not in list(_table(at)["Model"])
+    assert any("Transformer" in w.value for w in at.warning)
+    assert "Transformer" not in list(_table(at)["Model"])
 
 
 def test_missing_zoo_names_file_and_command(no_manifest):
@@ -244,45 +278,44 @@ def test_shipped_zoo_chart_matches_manifest():
     charts = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
     length = next(c for c in charts if "length" in c["layout"]["title"]["text"])
     for trace in length["data"]:
-        by = manifest["models"][trace["name"]]["metrics"]["by_length"]
+        by = manifest["models"][trace["meta"]]["metrics"]["by_length"]
         assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]
     at = make_app(ARENA, lang="en").run(timeout=180)
     assert not at.exception, [e.value for e in at.exception]
     df = _table(at)
-    for name, params in zip(df["Model"], df["Parameters"]):
+    for name, params in zip(zoo.TRANSLATION_MODELS, df["Parameters"]):
         assert params == manifest["models"][name]["params"]
 
 
 def test_latency_timed_once_then_median_on_measure_again(dev_zoo):
     at = make_app(ARENA, lang="en", input="lesson").run()
-    assert any("timed once right after the translation run" in c.value for c in at.caption)
+    assert any("timed once right after the translation" in c.value for c in at.caption)
     at.button(key="arena_remeasure").click().run()
     assert not at.exception
     assert any("median of 5 runs" in c.value for c in at.caption)
-    assert (_table(at)["Latency (ms)"] > 0).all()
+    assert (_table(at)["ms"] > 0).all()
 
 
-def test_csv_is_the_table_without_markdown_escapes():
+def test_csv_is_the_tables_text():
     import csv
     import io
     from pathlib import Path
 
-    from core import mdtable
-
-    header = ["Model", "Output"]
-    rows = [[mdtable.escape("gru_plain_32"), mdtable.escape("猫 (饿) [了]")]]
+    header = ["Model", "Exact"]
+    rows = [["GRU, C = 32", "猫 (饿) [了]"]]
     # the page's _csv compiled alone (importing the page would run it)
     text = Path(ARENA).read_text(encoding="utf-8")
-    src = text[text.index("def _csv(") : text.index("def _set_reveal(")]
-    ns: dict = {"csv": csv, "io": io, "re": re, "mdtable": mdtable}
+    src = text[text.index("def _csv(") : text.index("def _why_text(")]
+    ns: dict = {"csv": csv, "io": io}
     exec(src, ns)
     data = ns["_csv"](header, rows).decode("utf-8-sig")
-    assert list(csv.reader(io.StringIO(data))) == [header, ["gru_plain_32", "猫 (饿) [了]"]]
+    assert list(csv.reader(io.StringIO(data))) == [header, rows[0]]
 
 
-def _cards(at) -> str:
+def _cards(at, lang: str = "en") -> str:
     """The six result cards (one HTML element)."""
-    return next(h.proto.body for h in at.get("html") if "<b>gru_plain_32</b>" in h.proto.body)
+    first = lexicon.name("gru_plain_32", lang)
+    return next(h.proto.body for h in at.get("html") if f"<b>{first}</b>" in h.proto.body)
 
 
 def test_cards_show_every_model_its_size_and_the_page_that_explains_it(dev_zoo):
@@ -290,18 +323,23 @@ def test_cards_show_every_model_its_size_and_the_page_that_explains_it(dev_zoo):
     cards = _cards(at)
     for name in zoo.TRANSLATION_MODELS:
         params = dev_zoo["models"][name]["params"]
-        assert f"<b>{name}</b>" in cards and f"{params:,} parameters" in cards
+        shown = lexicon.name(name, "en")
+        assert f"<b>{shown}</b>" in cards and f"{params:,} parameters" in cards
+        assert lexicon.look(name).color in cards  # the model's one colour
     assert cards.count("reference words") == len(zoo.TRANSLATION_MODELS)
     assert "→ The bottleneck · RNN gradients" in cards and "→ Attention" in cards
-    links = {e.proto.label: e.proto.query_string for e in at.get("page_link")}
-    assert list(links) == ["The bottleneck", "CNN receptive field", "RNN gradients", "Attention"]
+    why = ["The bottleneck", "CNN receptive field", "RNN gradients", "Attention"]
+    links: dict[str, str] = {}  # the why-links: the first link of each page title in the body
+    for e in at.get("page_link"):
+        if e.proto.label in why and "present=" in e.proto.query_string:
+            links.setdefault(e.proto.label, e.proto.query_string)
+    assert sorted(links) == sorted(why)
     # the RNN and CNN links open the part with the trained models' evidence
     assert "part=measured" in links["CNN receptive field"]
     assert "part=words" in links["RNN gradients"]
-    assert "part=" not in links["The bottleneck"] and "part=" not in links["Attention"]
     assert all("lang=en" in q for q in links.values())
     at = make_app(ARENA, lang="zh", mode="predict").run()
-    assert _cards(at).count("<b>？</b> 尚未揭晓") == len(zoo.TRANSLATION_MODELS)
+    assert _cards(at, "zh").count("<b>？ 尚未揭晓") == len(zoo.TRANSLATION_MODELS)
 
 
 # --- one part at a time: "sentence" (1–2) and "evidence" (3) ------------------------------
@@ -315,21 +353,22 @@ def test_each_part_renders_alone_with_only_its_own_charts(dev_zoo, part, charts,
     assert _charts(at) == charts
     assert at.query_params["part"] == part
     headers = [h.value for h in at.header]
-    sentence = [translate(k, lang) for k in ("arena.input.header", "arena.results.header")]
-    evidence = translate("arena.evidence.header", lang)
-    has_table = any(m.value.startswith(("| Model |", "| 模型 |")) for m in at.markdown)
+    assert headers[-1] == translate(f"arena.{part}.header", lang)
+    has_table = any(
+        ">Model</th>" in h.proto.body or ">模型</th>" in h.proto.body for h in at.get("html")
+    )
     if part == "sentence":
-        assert all(h in headers for h in sentence) and evidence not in headers
-        assert has_table and _conf(at) is not None
-        assert at.button(key="arena_to_evidence")  # the pointer to part 3
-        assert translate("arena.try.header", lang) in [s.value for s in at.subheader]
+        assert has_table and _conf(at) is not None and len(_bars(at)) == 6
     else:
-        assert evidence in headers and not any(h in headers for h in sentence)
         assert not has_table and _conf(at) is None
         assert "arena_input" not in [c.key for c in at.segmented_control]
-        lead = translate("arena.evidence.lead", lang, n=6, n_probes=len(zoo.PROBE_MODELS))
-        assert lead in [m.value for m in at.markdown]  # which models, which sentences
-    assert translate("arena.takeaway.header", lang) in headers  # the takeaway on every part
+        assert any("GRU" in m.value and "%" in m.value for m in at.markdown)  # the lead's numbers
+        assert at.warning  # mixed evidence said on screen (gated RNNs hold a fact)
+    # the takeaway and the "try this" of every part, in the one style
+    assert (
+        translate(f"arena.{part}.takeaway", lang, cnn="x").split("{")[0][:12] in at.success[0].value
+    )
+    assert at.info[-1].value.endswith(translate(f"arena.{part}.try", lang))
 
 
 def test_part_selector_switches_and_writes_the_url(dev_zoo):
@@ -345,11 +384,10 @@ def test_part_selector_switches_and_writes_the_url(dev_zoo):
     assert any("猫喝了牛奶因为猫饿了" in m.value for m in at.markdown)
 
 
-def test_pointer_opens_the_evidence_keeping_the_url(dev_zoo):
+def test_evidence_keeps_the_sentence_in_the_url(dev_zoo):
     at = make_app(ARENA, lang="en", input="grammar", seed="42", len="12", view="position").run()
-    at.button(key="arena_to_evidence").click().run()
+    at.segmented_control(key="arena_part").set_value("evidence").run()
     assert not at.exception
-    assert at.segmented_control(key="arena_part").value == "evidence"
     assert _charts(at) == 2
     for name, value in (("part", "evidence"), ("seed", "42"), ("len", "12"), ("view", "position")):
         assert at.query_params[name] == value
@@ -366,6 +404,16 @@ def test_invalid_part_falls_back_with_a_notice(dev_zoo):
     assert not at.exception and not at.warning and at.query_params["part"] == "sentence"
 
 
+def test_why_links_name_real_parts_of_linked_pages():
+    from ui.nav import page_parts
+
+    why, why_part = _constant("arena", "WHY"), _constant("arena", "WHY_PART")
+    linked = {slug for slugs in why.values() for slug in slugs}
+    assert why_part and set(why_part) <= linked
+    for slug, part in why_part.items():
+        assert part in page_parts(slug), (slug, part)
+
+
 def _constant(slug: str, name: str):
     """A module-level constant of a page, read from its source (running the page needs a
     session)."""
@@ -375,11 +423,3 @@ def _constant(slug: str, name: str):
         if any(isinstance(t, ast.Name) and t.id == name for t in targets):
             return ast.literal_eval(node.value)
     raise AssertionError(f"pages/{slug}.py has no {name}")
-
-
-def test_why_links_name_real_parts_of_linked_pages():
-    why, why_part = _constant("arena", "WHY"), _constant("arena", "WHY_PART")
-    linked = {slug for slugs in why.values() for slug in slugs}
-    assert why_part and set(why_part) <= linked
-    for slug, part in why_part.items():
-        assert part in _constant(slug, "PARTS"), (slug, part)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from core import lexicon
+from core import mdtable as md
 from core.i18n import translate
 from core.zoo import MODEL_NAMES, PROBE_MODELS
 from tests.conftest import make_app
@@ -12,7 +14,7 @@ HOME = "pages/home.py"
 
 def _table(at) -> list[list[str]]:
     """The zoo table's body rows (the one Markdown table on the page), cells as source."""
-    (src,) = [m.value for m in at.markdown if m.value.startswith("| ")]
+    src = [m.value for m in at.markdown if m.value.startswith("| ")][0]  # [1]: the details
     lines = src.splitlines()
     assert set(lines[1]) <= set("|:-")  # the alignment row
     return [[c.strip() for c in line.strip("|").split(" | ")] for line in lines[2:]]
@@ -42,22 +44,23 @@ def test_zoo_table_sizes_from_manifest(fake_manifest):
     at = make_app(HOME, lang="en").run()
     assert not at.exception and not at.warning
     rows = _table(at)
-    assert [r[0].strip("`") for r in rows] == list(MODEL_NAMES)
+    # display names from core.lexicon, not identifiers (those wait in "for the curious")
+    shown = [md.escape(lexicon.name(n, "en")) for n in MODEL_NAMES]
+    assert [r[0].rsplit(" :", 1)[0] for r in rows] == shown
+    assert not any("gru_plain" in c for r in rows for c in r)
+    details = [m.value for m in at.markdown if m.value.startswith("| ")][1]
+    assert all(f"`{n}`" in details for n in MODEL_NAMES)
     params = [fake_manifest["models"][n]["params"] for n in MODEL_NAMES]
-    cells = [r[3] for r in rows]  # ":blue[███] 1,234"
+    cells = [":" + r[0].rsplit(" :", 1)[1] for r in rows]  # "name :blue[███] 1,234"
     assert [c.split("] ")[1].replace(",", "") for c in cells] == [str(p) for p in params]
     bars = [len(c.split("[")[1].split("]")[0]) for c in cells]
-    # log-scale bars: longer for bigger models, 1 block for the smallest, 12 for the largest
-    assert min(bars) == 1 and max(bars) == 12
+    # log-scale bars: longer for bigger models, 1 block for the smallest, 6 for the largest
+    assert min(bars) == 1 and max(bars) == 6
     for (p1, b1), (p2, b2) in zip(sorted(zip(params, bars)), sorted(zip(params, bars))[1:]):
         assert b1 <= b2, (p1, b1, p2, b2)
     # attention models in orange, the rest in blue
-    assert {r[0].strip("`") for r in rows if r[3].startswith(":orange[")} == {
-        "gru_attention",
-        "cnn_s2s",
-        "transformer",
-        "probe_attention",
-    }
+    orange = {"gru_attention", "cnn_s2s", "transformer", "probe_attention"}
+    assert {n for n, c in zip(MODEL_NAMES, cells) if c.startswith(":orange[")} == orange
     assert not at.get("plotly_chart")  # home needs no chart bundle (cold start)
 
 
@@ -71,9 +74,9 @@ def test_zoo_table_survives_odd_manifest_values(fake_manifest, monkeypatch):
     monkeypatch.setattr(zoo, "load_manifest", lambda: odd)
     at = make_app(HOME, lang="zh").run()
     assert not at.exception
-    rows = {r[0].strip("`"): r for r in _table(at)}
+    rows = dict(zip(MODEL_NAMES, _table(at)))
     assert len(rows) == len(MODEL_NAMES)
-    assert rows["gru_plain_32"][3] == "—" and rows["lm_gru"][3] == "—"
+    assert rows["gru_plain_32"][0].endswith(" —") and rows["lm_gru"][0].endswith(" —")
 
 
 def test_task_filter_changes_table_and_url(no_manifest):
@@ -91,3 +94,18 @@ def test_task_deep_link_and_bad_value(no_manifest):
     at = make_app(HOME, lang="zh", task="bogus").run()
     assert any("bogus" in w.value for w in at.warning)
     assert _rows(at) == len(MODEL_NAMES) and at.query_params["task"] == "all"
+
+
+def test_lesson_map_sections_follow_the_page_order(no_manifest):
+    """The map lists the pages in the deck's order, each with its lesson sections."""
+    from ui.nav import PAGES
+
+    at = make_app(HOME, lang="en").run()
+    text = "\n".join(m.value for m in at.markdown)
+    titles = [translate(f"page.{stop.slug}.title", "en") for stop in LESSON_MAP]
+    places = [text.index(f"**{title}**") for title in titles]
+    assert places == sorted(places)
+    assert [s.slug for s in LESSON_MAP] == [p.slug for p in PAGES if p.parts]  # lesson pages
+    for stop in LESSON_MAP:
+        assert f"§ {stop.sections}" in text
+    assert "top to bottom" in translate("home.class.order", "en")

@@ -9,8 +9,10 @@ import json
 import numpy as np
 import pytest
 
+from core import lexicon, zoo
 from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
+from core.i18n import translate
 from tests.conftest import main_text, make_app, md_tables
 from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
@@ -20,7 +22,7 @@ PART_CHARTS = {
     "table": ["path_table_chart"],
     "pair": ["path_pair_chart"],
     "probes": ["path_probes_chart"],
-    "problems": [],
+    "problems": ["path_problems_chart"],
 }
 
 
@@ -59,7 +61,7 @@ def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):  # noq
     assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
     # the takeaway and "try this" close every part
     assert len(at.success) == 1
-    assert ("Try this" if lang == "en" else "动手试试") in main_text(at)
+    assert translate("shell.try", lang) in main_text(at)
 
 
 def test_default_part_is_table_1(fake_zoo):  # noqa: F811
@@ -187,25 +189,36 @@ def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
     at = make_app(PAGE, lang="en", part="probes").run(timeout=120)
     fig = _chart(at, "path_probes_chart")
     names = [tr["name"] for tr in fig["data"]]
-    assert names == [
-        "Vanilla RNN",
-        "LSTM",
-        "GRU",
-        "CNN, 2 layers",
-        "CNN, 4 layers",
-        "CNN, 8 layers",
-        "Self-attention",
-    ]
+    # the one display name of each probe (core.lexicon), in the lesson's order
+    assert names == [lexicon.name(m, "en") for m in zoo.PROBE_MODELS]
+    assert names[0] == "Vanilla RNN" and names[-1] == "Self-attention"
+    for tr, model in zip(fig["data"], zoo.PROBE_MODELS, strict=True):
+        assert tr["line"]["color"] == lexicon.look(model).color
+    # LSTM, GRU and self-attention lie on one line (0.99 everywhere in the fake manifest):
+    # the chart says so, and their markers take turns so each legend entry is visible
+    notes = [a["text"].replace("<br>", " ") for a in fig["layout"]["annotations"]]
+    assert any("LSTM, GRU, Self-attention: 100% at every distance" in n for n in notes)
+    sizes = [tr["marker"]["size"] for tr in fig["data"] if tr["name"] in ("LSTM", "GRU")]
+    assert all(isinstance(x, list) and 0 in x and max(x) > 0 for x in sizes)
+    assert sizes[0] != sizes[1]
     caption = "\n".join(c.value for c in at.main.caption)
     # computed from the manifest, best first
     assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · Vanilla RNN 10%" in caption
+    # mixed evidence said on screen, with the numbers, and where the limit shows
+    (mixed,) = [w.value for w in at.warning]
+    assert "LSTM / GRU" in mixed and "60 steps" in mixed and "99% → 10%" in mixed
+    assert "fixed-size state" in mixed
 
 
 def test_the_three_problems_side_by_side(fake_zoo):  # noqa: F811
     at = make_app(PAGE, lang="en", part="problems").run(timeout=120)
     text = main_text(at)
-    for name in ("Alignment.", "Fixed-size state.", "Relation distance."):
+    for name in ("Alignment.", "Fixed-size state.", "Relation distance.", "Remedy:", "划重点"):
         assert name in text
+    fig = _chart(at, "path_problems_chart")
+    # the fake manifest has no translators: the alignment and distance pictures remain
+    assert [tr["name"] for tr in fig["data"]][0] == "one summary vector: equal shares"
+    assert {"Recurrent", "Self-attention"} <= {tr["name"] for tr in fig["data"]}
 
 
 def test_without_manifest_the_formulas_still_work(no_zoo):
@@ -217,3 +230,5 @@ def test_without_manifest_the_formulas_still_work(no_zoo):
     assert not at.exception
     assert not at.get("plotly_chart")
     assert any("manifest.json" in e.value for e in at.main.error)
+    at = make_app(PAGE, lang="en", part="problems").run(timeout=120)
+    assert not at.exception and _chart_keys(at) == ["path_problems_chart"]

@@ -39,16 +39,24 @@ def test_heatmap_equals_the_shared_heatmap_with_its_updates(presenter, show_valu
         zmax=1.0,
         show_values=show_values,
     )
+    s = charts.scale(presenter)
     old.update_layout(
         margin=dict(t=150 if presenter else 110),
         title=dict(yref="container", y=0.99, yanchor="top"),
+        # fonts on the figure itself (Streamlit's theme overrides the template's), and on
+        # the projector the word axis under the heatmap, away from the title
+        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        height=old.layout.height,
     )
+    for axis in (old.layout.xaxis, old.layout.yaxis):
+        axis.update(tickfont=dict(size=s.font), title_font=dict(size=s.font + 2))
+    if presenter:
+        old.update_xaxes(side="bottom")
     old.update_traces(
         customdata=np.repeat(z.sum(1, keepdims=True), 7, axis=1),
         hovertemplate=("r: %{y}<br>c: %{x}<br>w: %{z:.3f}<br>s: %{customdata:.3f}<extra></extra>"),
         colorbar=dict(title=dict(text="w")),
     )
-    s = charts.scale(presenter)
     old.add_shape(
         type="rect",
         xref="x",
@@ -86,9 +94,10 @@ def test_lines_view_title_broken_for_a_narrow_column_gets_room():
     z = np.full((3, 3), 1 / 3)
     one = F.attention_lines(z, list("abc"), title="one line")
     two = F.attention_lines(z, list("abc"), title="two<br>lines")
-    assert "margin" not in _json(one)["layout"]  # the template's margin
     top = charts.template(False).layout.margin.t
-    assert _json(two)["layout"]["margin"]["t"] > top
+    # room above the plot for the left/right column titles, and more for a broken title
+    assert _json(one)["layout"]["margin"]["t"] > top
+    assert _json(two)["layout"]["margin"]["t"] > _json(one)["layout"]["margin"]["t"]
 
 
 # --- figures of several panels: one chart for the browser to redraw per click -----------
@@ -132,12 +141,16 @@ def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it(pre
     assert bars["x"] == heat["x"] and len(set(heat["x"])) == 7
     assert lay["xaxis2"]["matches"] == "x" and lay["xaxis2"]["type"] == "category"
     assert lay["xaxis"]["side"] == "top" and lay["yaxis"]["autorange"] == "reversed"
+    # on the projector the words are read once, under the bars (the same columns)
+    assert lay["xaxis"]["showticklabels"] is (not presenter)
     # the heatmap above the bars, neither overlapping, each with its own y title
     (hb, ht), (bb, bt) = lay["yaxis"]["domain"], lay["yaxis2"]["domain"]
     assert 0.0 <= bb < bt < hb < ht <= 1.0
     assert ht - hb > bt - bb  # the heatmap is the larger panel
-    assert (lay["yaxis"]["title"]["text"], lay["yaxis2"]["title"]["text"]) == ("Y", "W")
-    assert lay["xaxis"]["title"]["text"] == "X" and lay["title"]["text"] == "T"
+    # axis titles on a laptop; on the projector the slide's title and the row's say it all
+    want = ("", "W", "") if presenter else ("Y", "W", "X")
+    titles = (lay["yaxis"]["title"]["text"], lay["yaxis2"]["title"]["text"])
+    assert (*titles, lay["xaxis"]["title"]["text"]) == want and lay["title"]["text"] == "T"
     # the frame on the step's row, the bars are that row, the largest in the frame's colour
     (frame,) = lay["shapes"]
     assert (frame["xref"], frame["yref"]) == ("x", "y")
@@ -181,8 +194,8 @@ def test_alignment_figure_keeps_the_heatmap_and_grows_with_the_scale():
     assert both["layout"]["shapes"] == alone["layout"]["shapes"]
     assert both["layout"]["height"] > alone["layout"]["height"]  # the bars add their room
     big = _json(_align(z, step=2, presenter=True))
-    assert big["layout"]["height"] > both["layout"]["height"]
-    assert big["layout"]["margin"]["t"] > both["layout"]["margin"]["t"]
+    # on the projector the figure is one slide: as tall as a slide allows, not taller
+    assert charts.SLIDE_HEIGHT - 40 <= big["layout"]["height"] <= charts.SLIDE_HEIGHT + 10
 
 
 def test_alignment_figure_checks_its_input():

@@ -4,6 +4,10 @@ Each ``probe_*`` model was trained to recall the value of a key seen ``d`` symbo
 the query; the training run writes its held-out accuracy at every distance ``d`` to
 ``metrics.distance`` (``{"5": 0.99, ...}``) and its ``ProbeConfig`` to ``config``. A chart
 draws the probes that share one set of distances; the others are reported as missing.
+
+Two readings of the curves are used by the pages and tested on the shipped weights:
+:func:`overlaps` finds curves drawn on top of each other (so the chart can say so) and
+:func:`reach` sums up a curve (near, far, farthest distance still solved).
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ from typing import Any
 
 from core.models.probes import ProbeConfig
 
+SOLVED = 0.95  # a distance counts as solved at this held-out accuracy or above
+SAME = 0.01  # two curves closer than this at every distance are drawn on top of each other
+
 
 @dataclass
 class ProbeCurves:
@@ -21,6 +28,7 @@ class ProbeCurves:
     series: dict[str, list[float]] = field(default_factory=dict)  # label -> accuracy per distance
     fields: dict[str, int] = field(default_factory=dict)  # label -> receptive field (cnn only)
     missing: list[str] = field(default_factory=list)  # model names not drawn
+    models: dict[str, str] = field(default_factory=dict)  # label -> model name (its look)
 
 
 def probe_curves(
@@ -47,10 +55,52 @@ def probe_curves(
             continue
         out.distances = out.distances or ds
         out.series[text] = [float(dist[str(x)]) for x in ds]
+        out.models[text] = name
         try:
-            reach = ProbeConfig(**cfg).receptive_field if cfg else None
+            reach_ = ProbeConfig(**cfg).receptive_field if cfg else None
         except TypeError:
-            reach = None
-        if reach is not None:
-            out.fields[text] = reach
+            reach_ = None
+        if reach_ is not None:
+            out.fields[text] = reach_
     return out
+
+
+def overlaps(series: Mapping[str, Sequence[float]], tol: float = SAME) -> list[list[str]]:
+    """Groups (of two or more, in ``series`` order) of curves that lie on top of each other:
+    every value within ``tol`` of the group's first curve. Such lines hide each other's
+    legend entries, so a chart must say they coincide."""
+    groups: list[list[str]] = []
+    placed: set[str] = set()
+    names = list(series)
+    for i, a in enumerate(names):
+        if a in placed:
+            continue
+        group = [a]
+        for b in names[i + 1 :]:
+            if b not in placed and len(series[b]) == len(series[a]):
+                if all(abs(x - y) <= tol for x, y in zip(series[a], series[b], strict=True)):
+                    group.append(b)
+        if len(group) > 1:
+            groups.append(group)
+            placed.update(group)
+    return groups
+
+
+@dataclass(frozen=True)
+class Reach:
+    near: float  # accuracy at the nearest distance
+    far: float  # accuracy at the farthest distance
+    lowest: float  # lowest accuracy over all distances
+    solved_up_to: int | None  # farthest d such that every distance up to it is solved
+
+
+def reach(distances: Sequence[int], accs: Sequence[float], solved: float = SOLVED) -> Reach:
+    """How far one probe reaches: near / far / lowest accuracy and the solved range."""
+    if not distances or len(distances) != len(accs):
+        raise ValueError("pass one accuracy per distance (and at least one distance)")
+    up_to = None
+    for d, acc in zip(distances, accs, strict=True):
+        if acc < solved:
+            break
+        up_to = d
+    return Reach(float(accs[0]), float(accs[-1]), float(min(accs)), up_to)

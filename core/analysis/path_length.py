@@ -133,3 +133,52 @@ def pair_paths(i: int, j: int, k: int) -> dict[str, list[Polyline]]:
             [(p, t) for t, p in enumerate(from_j)],
         ]
     return paths
+
+
+# --- the lesson's three problems (section 2.4), as numbers one can draw -----------------------
+# The lesson's alignment example: translating "I love you" to 我爱你, the plain
+# encoder-decoder hands the decoder one summary vector, so nothing in it says that "I"
+# matters more than "love" or "you" for 我: each source word has the same share.
+ALIGN_SOURCE: tuple[str, ...] = ("I", "love", "you")
+ALIGN_TARGET = "我"
+# The translators compared on the fixed-size-state panel (their manifest's exact match by
+# sentence length): the same GRU, without and with attention (Bahdanau et al. 2015, Fig. 2).
+STATE_MODELS: tuple[str, str] = ("gru_plain_256", "gru_attention")
+STATE_METRIC = "exact"
+DISTANCE_K = 3  # the kernel of the convolution drawn on the relation-distance panel
+
+
+def equal_shares(n: int) -> list[float]:
+    """What each of ``n`` source words contributes when the decoder only sees one summary
+    vector: no per-word factor exists, so every word gets the same share, 1/n."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1 source word, got {n}")
+    return [1.0 / n] * n
+
+
+def length_evidence(
+    manifest: dict, models: Sequence[str] = STATE_MODELS, metric: str = STATE_METRIC
+) -> tuple[list[str], dict[str, list[float]]]:
+    """``(buckets, {model: value per bucket})``: each translator's held-out ``metric`` by
+    sentence length, from the training run's manifest; models without it are left out."""
+    buckets: list[str] = []
+    out: dict[str, list[float]] = {}
+    for name in models:
+        by_length = (((manifest.get("models") or {}).get(name) or {}).get("metrics") or {}).get(
+            "by_length"
+        ) or {}
+        if not by_length:
+            continue
+        keys = list(by_length)
+        if buckets and keys != buckets:
+            continue
+        buckets = buckets or keys
+        out[name] = [float(by_length[b][metric]) for b in keys]
+    return buckets, out
+
+
+def hops_by_distance(distances: Sequence[int], k: int = DISTANCE_K) -> dict[str, list[int]]:
+    """Hops between two words ``d`` positions apart, for each ``d``, per layer type (the
+    dilated stack left out: three lines read at a glance)."""
+    rows = [pair_steps(0, int(d), k) for d in distances]
+    return {a: [r[a] for r in rows] for a in ("recurrent", "conv", "self_attention")}

@@ -14,15 +14,11 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from core import charts
+from core import charts, lexicon
 
 if TYPE_CHECKING:  # pandas is imported only when a Styler is asked for (the page never does)
     from pandas.io.formats.style import Styler
 
-# Plain (attention-free) encoder-decoders are dashed, so the two families differ without
-# colour too (print-outs, colour-blind viewers, a washed-out projector).
-_DASHED_PREFIX = "gru_plain"
-_SYMBOLS = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star", "hexagon")
 # Widest output whose words are still written inside the confidence cells.
 MAX_TEXT_COLUMNS = 24
 MAX_TEXT_COLUMNS_PRESENTER = 14
@@ -48,6 +44,7 @@ def _lines(
     x: Sequence[object],
     series: Mapping[str, Sequence[float | None]],
     *,
+    names: Mapping[str, str] | None,
     title: str,
     x_title: str,
     y_title: str,
@@ -56,30 +53,30 @@ def _lines(
     shapes: Sequence[Mapping] = (),
     annotations: Sequence[Mapping] = (),
 ) -> go.Figure:
+    """One line per model in its one look (``core.lexicon``), named by ``names`` (display
+    names; the model's key when absent)."""
     s = charts.scale(presenter)
+    names = dict(names or {})
     data = []
     n = len(series)
-    for k, (name, ys) in enumerate(series.items()):
+    for k, (model, ys) in enumerate(series.items()):
+        label = names.get(model, model)
         # Equal curves (several models at 100%) would hide each other: earlier lines are
-        # drawn wider and every model has its own marker, so each stays visible.
+        # drawn wider with bigger markers, so each stays visible (and the page says so).
         width = s.line * (1 + 1.5 * (n - 1 - k) / max(1, n - 1))
+        size = s.marker + round(6 * (n - 1 - k) / max(1, n - 1))
+        known = lexicon.known(model)
         data.append(
             dict(
                 type="scatter",
                 x=list(x),
                 y=[np.nan if v is None else v for v in ys],
-                name=name,
+                name=label,
+                meta=model,  # the model's key, for tests and downloads
                 mode="lines+markers",
-                line=dict(
-                    color=s.palette[k % len(s.palette)],
-                    width=width,
-                    dash="dash" if name.startswith(_DASHED_PREFIX) else "solid",
-                ),
-                marker=dict(
-                    size=s.marker + round(6 * (n - 1 - k) / max(1, n - 1)),
-                    symbol=_SYMBOLS[k % len(_SYMBOLS)],
-                ),
-                hovertemplate=f"{name}<br>%{{x}}: %{{y:.0%}}<extra></extra>",
+                line=lexicon.line(model, width) if known else dict(width=width),
+                marker=lexicon.marker(model, size) if known else dict(size=size),
+                hovertemplate=f"{html.escape(label)}<br>%{{x}}: %{{y:.0%}}<extra></extra>",
             )
         )
     xaxis: dict = dict(title=dict(text=x_title))
@@ -93,8 +90,14 @@ def _lines(
             title_text=title,
             xaxis=xaxis,
             yaxis=dict(title=dict(text=y_title), range=[-0.03, 1.03], tickformat=".0%"),
-            legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
-            height=s.height + (120 if presenter else 60),
+            # never on the title: at the right on a projector, under the plot otherwise
+            # (a phone keeps the plot's width)
+            legend=(
+                dict(orientation="v", yanchor="top", y=1, xanchor="left", x=1.02)
+                if presenter
+                else dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0)
+            ),
+            height=s.height + (40 if presenter else 80),
             shapes=list(shapes),
             annotations=list(annotations),
         ),
@@ -108,13 +111,16 @@ def accuracy_by_length(
     title: str,
     x_title: str = "",
     y_title: str = "",
+    names: Mapping[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
-    """Held-out accuracy per source-length bucket, one line per model (None = no data)."""
+    """Held-out accuracy per source-length bucket, one line per model (None = no data);
+    ``names``: the models' display names."""
     _check_series(buckets, series)
     return _lines(
         [str(b) for b in buckets],
         series,
+        names=names,
         title=title,
         x_title=x_title,
         y_title=y_title,
@@ -132,9 +138,11 @@ def accuracy_by_distance(
     y_title: str = "",
     chance: float | None = None,
     chance_label: str = "",
+    names: Mapping[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
-    """Probe accuracy against the distance to recall, one line per architecture."""
+    """Probe accuracy against the distance to recall, one line per architecture;
+    ``names``: the probes' display names."""
     _check_series(distances, series)
     shapes, annotations = [], []
     if chance is not None:
@@ -147,6 +155,7 @@ def accuracy_by_distance(
     return _lines(
         [int(d) for d in distances],
         series,
+        names=names,
         title=title,
         x_title=x_title,
         y_title=y_title,
@@ -154,6 +163,114 @@ def accuracy_by_distance(
         shapes=shapes,
         annotations=annotations,
     )
+
+
+def sentence_bars(
+    models: Sequence[str],
+    values: Sequence[float | None],
+    labels: Sequence[str],
+    *,
+    names: Mapping[str, str],
+    title: str,
+    x_title: str = "",
+    presenter: bool = False,
+) -> go.Figure:
+    """One horizontal bar per model (first model on top) in the model's colour
+    (``core.lexicon``): ``values`` in [0, 1] (``None``: not shown yet, an empty bar) and a
+    text ``labels`` at the end of each bar (e.g. "100% ✓ exact", or "?")."""
+    if not models:
+        raise ValueError("models is empty; pass at least one model")
+    if not (len(values) == len(labels) == len(models)):
+        raise ValueError(
+            f"got {len(models)} models, {len(values)} values and {len(labels)} labels; "
+            "pass one value and one label per model"
+        )
+    for m, v in zip(models, values):
+        if v is not None and not (np.isfinite(v) and -1e-9 <= v <= 1 + 1e-9):
+            raise ValueError(f"value {v!r} of {m!r} is not in [0, 1]")
+    s = charts.scale(presenter)
+    shown = [names.get(m, m) for m in models]
+    return go.Figure(
+        data=[
+            dict(
+                type="bar",
+                orientation="h",
+                y=shown,
+                x=[0.0 if v is None else v for v in values],
+                text=list(labels),
+                textposition="auto",  # inside a long bar, after a short one
+                insidetextanchor="end",
+                cliponaxis=False,
+                textfont=dict(size=s.font),
+                marker=dict(
+                    color=[
+                        lexicon.look(m).color if lexicon.known(m) else "#888888" for m in models
+                    ],
+                    line=dict(color="rgba(0,0,0,0.35)", width=1),
+                ),
+                hovertemplate="%{y}: %{x:.0%}<extra></extra>",
+            )
+        ],
+        layout=dict(
+            template=charts.template(presenter),
+            title_text=title,
+            xaxis=dict(
+                title=dict(text=x_title),
+                range=[0, 1.12],
+                tickformat=".0%",
+                tickvals=[0, 0.25, 0.5, 0.75, 1],
+            ),
+            yaxis=dict(type="category", autorange="reversed", automargin=True),
+            showlegend=False,
+            bargap=0.25,
+            height=(420 if presenter else 330),
+            margin=dict(l=10, r=10),
+        ),
+    )
+
+
+def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
+    """A plain table (for ``st.html``) in its own sideways-scrolling box, so a narrow phone
+    screen scrolls the table, not the page. Every cell is HTML-escaped text."""
+    if any(len(r) != len(header) for r in rows) or len(align) != len(header):
+        raise ValueError(f"every row and align need {len(header)} cells, one per column")
+    cell = "padding:0.25em 0.6em;border-bottom:1px solid rgba(128,128,128,0.3)"
+    head = "".join(
+        f'<th style="{cell};text-align:{a}">{html.escape(h)}</th>' for h, a in zip(header, align)
+    )
+    body = "".join(
+        "<tr>"
+        + "".join(
+            f'<td style="{cell};text-align:{a}">{html.escape(c)}</td>' for c, a in zip(r, align)
+        )
+        + "</tr>"
+        for r in rows
+    )
+    return (
+        '<div style="overflow-x:auto;max-width:100%"><table style="border-collapse:collapse">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    )
+
+
+def card_html(name: str, color: str, meta: str, body: str, lines: Sequence[str]) -> str:
+    """One result card (for ``st.html``): a colour swatch and the model's ``name`` (escaped)
+    with ``meta`` (escaped, small), the ``body`` (HTML already built from escaped text, e.g.
+    :func:`strip_html`), then ``lines`` (escaped, small)."""
+    small = '<span style="font-size:0.875em;opacity:0.75">{}</span>'
+    head = (
+        f'<span style="color:{html.escape(color)}">&#9632;</span> <b>{html.escape(name)}</b>'
+        f" · {small.format(html.escape(meta))}"
+    )
+    parts = [head, body] + [small.format(html.escape(x)) for x in lines]
+    return f'<div style="{CARD}">' + "<br>".join(parts) + "</div>"
+
+
+# One result card: a bordered box (translucent grey reads on light and dark themes) that
+# wraps its words on a phone.
+CARD = (
+    "border:1px solid rgba(128,128,128,0.3);border-radius:0.5rem;overflow-wrap:anywhere;"
+    "padding:0.6rem 0.9rem;margin-bottom:0.6rem;line-height:1.9;max-width:100%"
+)
 
 
 def _grid(
@@ -257,7 +374,7 @@ def confidence_html(
         th = f'<th style="{cell};text-align:left">{html.escape(str(name))}</th>'
         rows.append(f"<tr>{th}{''.join(tds)}</tr>")
     return (
-        '<div style="overflow-x:auto"><table style="border-collapse:collapse;'
+        '<div style="overflow-x:auto;max-width:100%"><table style="border-collapse:collapse;'
         f'font-size:0.9em"><thead><tr><th style="{cell}"></th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table></div>"
     )

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core import charts, lexicon
 
 
 def _matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
@@ -133,8 +133,11 @@ def attention_heatmap(
             # the x axis (source words and its title) sits on top: the chart title above it
             title=dict(text=title, yref="container", y=0.99, yanchor="top"),
             margin=dict(t=_heat_top(presenter)),
-            xaxis=dict(title=dict(text=x_title), type="category", side="top"),
-            yaxis=dict(title=dict(text=y_title), type="category", autorange="reversed"),
+            # on the projector the title alone sits on top (fit_projector sizes the margin
+            # for the title only), so the words go under the map
+            xaxis=_axis(s, x_title, type="category", side="bottom" if presenter else "top"),
+            yaxis=_axis(s, y_title, type="category", autorange="reversed"),
+            font=dict(family=charts.FONT_FAMILY, size=s.font),
             height=_heat_height(rows, s),
             shapes=shapes,
         ),
@@ -253,9 +256,17 @@ def weight_bars(
         layout=dict(
             template=charts.template(presenter),
             title_text=title,
-            xaxis=dict(title=dict(text=x_title), type="category", tickangle=_tick_angle(w.size)),
-            yaxis_title=y_title,
-            legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+            xaxis=_axis(s, x_title, type="category", tickangle=_tick_angle(w.size)),
+            yaxis=_axis(s, y_title),
+            legend=dict(
+                orientation="h",
+                yanchor="bottom",
+                y=1.02,
+                xanchor="right",
+                x=1.0,
+                font=dict(size=s.font),
+            ),
+            font=dict(family=charts.FONT_FAMILY, size=s.font),
             shapes=shapes,
         ),
     )
@@ -373,10 +384,15 @@ def alignment_figure(
     # 30° when they do not fit side by side: their length times sin 30°)
     longest = max(len(x) for x in xl)
     top = math.ceil((s.title + s.font + 2) * 1.8 + s.font * (1.8 + 0.3 * longest))
+    bars_px = _panel_px(s)
+    if presenter:  # one slide: the words only under the bars (the same columns), all in view
+        top, bars_px = math.ceil(12 + s.title * 1.3 + 8), round(s.font * 4)
+        rest = top + _title_px(s) + bars_px + _words_px(xl, s) + round(s.font * 0.6) + 10
+        heat_px = max(150, charts.SLIDE_HEIGHT - rest)
     (heat, bars), plot_px = _stack(
         [
             (0, heat_px, round(s.font * 0.6)),
-            (_title_px(s), _panel_px(s), _words_px(xl, s)),
+            (_title_px(s), bars_px, _words_px(xl, s)),
         ]
     )
     heatmap = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
@@ -398,8 +414,21 @@ def alignment_figure(
             ),
             margin=dict(t=top),
             height=top + plot_px + 10,
-            xaxis=_axis(s, x_title, type="category", side="top", anchor="y"),
-            yaxis=_axis(s, y_title, type="category", autorange="reversed", domain=heat),
+            xaxis=_axis(
+                s,
+                "" if presenter else x_title,
+                type="category",
+                side="top",
+                anchor="y",
+                showticklabels=not presenter,
+            ),
+            yaxis=_axis(
+                s,
+                "" if presenter else y_title,
+                type="category",
+                autorange="reversed",
+                domain=heat,
+            ),
             xaxis2=_axis(s, type="category", matches="x", anchor="y2", tickangle=_tick_angle(cols)),
             yaxis2=_axis(s, row_y_title, domain=bars, anchor="x2", rangemode="tozero"),
             shapes=[frame],
@@ -456,8 +485,12 @@ def bar_panels(
         for p, lab in zip(panels, labels)
     ]
     blocks[0] = (blocks[0][0] + round(s.font * 0.6), *blocks[0][1:])  # air under the title
-    domains, plot_px = _stack(blocks)
     top = charts.template(presenter).layout.margin.t if title else 10
+    if presenter:  # one slide: the panels share what the titles and words leave
+        fixed = top + sum(b[0] + b[2] for b in blocks) + 10
+        each = max(60, (charts.SLIDE_HEIGHT - fixed) // len(blocks))
+        blocks = [(b[0], each, b[2]) for b in blocks]
+    domains, plot_px = _stack(blocks)
     data: list[dict] = []
     layout: dict = dict(
         template=charts.template(presenter),
@@ -572,38 +605,63 @@ def attention_lines(
                     opacity=0.25 if faint else min(1.0, 0.35 + 0.15 * b),
                 )
             )
+    # The words are the tick labels of a left and a right axis: plotly makes room for them
+    # outside the plot, so a long word never runs into its twin on the other side (drawn
+    # as text inside the plot, "because" at the left and "because" at the right touched in
+    # a narrow column and read "becausbecause").
     bold = ["<b>" + t + "</b>" if i == selected else t for i, t in enumerate(tokens)]
-    for x, anchor in ((0.0, "right"), (1.0, "left")):
-        data.append(
-            dict(
-                type="scatter",
-                x=[x] * n,
-                y=y,
-                mode="text",
-                text=bold,
-                textposition=f"middle {anchor}",
-                textfont=dict(size=s.font + 2),
-                hoverinfo="skip",
-                showlegend=False,
-            )
+    ticks = dict(
+        tickvals=list(y),
+        ticktext=bold,
+        tickfont=dict(size=s.font + 2),
+        showgrid=False,
+        zeroline=False,
+        showline=False,
+        ticks="",
+        range=[-n + 0.4, 0.8],
+        fixedrange=True,
+        automargin=True,
+    )
+    data.append(  # an invisible point that puts the right axis on the figure
+        dict(
+            type="scatter",
+            x=[0.5],
+            y=[0.0],
+            yaxis="y2",
+            mode="markers",
+            hoverinfo="skip",
+            showlegend=False,
+            marker=dict(opacity=0),
         )
+    )
     annotations = [
-        dict(x=x, y=0.75, text=f"<i>{text}</i>", showarrow=False, font=dict(size=s.font))
-        for x, text in ((0.0, left_title), (1.0, right_title))
+        dict(
+            x=x,
+            xref="x",
+            y=1.0,
+            yref="paper",
+            yanchor="bottom",
+            xanchor=anchor,
+            text=f"<i>{text}</i>",
+            showarrow=False,
+            font=dict(size=s.font),
+        )
+        for x, anchor, text in ((0.0, "left", left_title), (1.0, "right", right_title))
         if text
     ]
     layout = dict(
         template=charts.template(presenter),
         title_text=title,
-        height=max(s.height, int(70 + n * (s.font + 12))),
-        xaxis=dict(visible=False, range=[-0.9, 1.9], fixedrange=True),
-        yaxis=dict(visible=False, range=[-n + 0.4, 0.8], fixedrange=True),
+        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        height=max(s.height, int(110 + n * (s.font + 12))),
+        xaxis=dict(visible=False, range=[-0.02, 1.02], fixedrange=True),
+        yaxis=dict(side="left", **ticks),
+        yaxis2=dict(side="right", overlaying="y", **ticks),
         annotations=annotations,
     )
     breaks = title.count("<br>")
-    if breaks:  # a title broken for a narrow column gets the room of its extra lines
-        top = charts.template(presenter).layout.margin.t
-        layout["margin"] = dict(t=top + breaks * (s.title + 6))
+    top = charts.template(presenter).layout.margin.t
+    layout["margin"] = dict(t=top + s.font * 2 + breaks * (s.title + 6))
     # one construction: plotly validates every add_trace / update call separately
     return go.Figure(data=data, layout=layout)
 
@@ -664,14 +722,12 @@ def saturation_figure(
         layout=dict(
             template=charts.template(presenter),
             title_text=title,
-            xaxis=dict(
-                title=dict(text=x_title),
-                type="log",
-                tickvals=list(dims),
-                ticktext=[str(d) for d in dims],
+            xaxis=_axis(
+                s, x_title, type="log", tickvals=list(dims), ticktext=[str(d) for d in dims]
             ),
-            yaxis_title=y_title,
-            legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
+            yaxis=_axis(s, y_title),
+            legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0, font=dict(size=s.font)),
+            font=dict(family=charts.FONT_FAMILY, size=s.font),
             shapes=shapes,
             annotations=annotations,
         ),
@@ -686,19 +742,41 @@ def bucket_lines(
     x_title: str,
     y_title: str,
     presenter: bool = False,
+    names: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """Accuracy per source-length bucket, one line per model (buckets as category labels)."""
+    """Accuracy per source-length bucket, one line per model (buckets as category labels).
+
+    ``series`` is keyed by model; each line takes the model's one look from
+    ``core.lexicon`` and its display name from ``names`` (model -> name)."""
     if not buckets:
         raise ValueError("buckets is empty; pass at least one length bucket")
+    s = charts.scale(presenter)
     x = np.arange(len(buckets), dtype=float)
+    data = _line_traces(x, series)
+    for trace, model in zip(data, series):
+        trace["name"] = (names or {}).get(model, model)
+        if lexicon.known(model):
+            trace["line"] = lexicon.line(model, s.line)
+            trace["marker"] = lexicon.marker(model, s.marker)
     return go.Figure(
-        data=_line_traces(x, series),
+        data=data,
         layout=dict(
             template=charts.template(presenter),
             title_text=title,
-            xaxis=dict(title=dict(text=x_title), tickvals=list(x), ticktext=list(buckets)),
-            yaxis=dict(title=dict(text=y_title), range=[-0.03, 1.03]),
-            legend=dict(orientation="h", yanchor="bottom", y=1.0, x=0.0),
+            xaxis=_axis(s, x_title, tickvals=list(x), ticktext=list(buckets)),
+            yaxis=_axis(s, y_title, range=[-0.03, 1.03]),
+            # inside the plot, bottom left (where no line goes: every model starts high), so
+            # a narrow screen never puts it on the title
+            legend=dict(
+                orientation="v",
+                yanchor="bottom",
+                y=0.02,
+                xanchor="left",
+                x=0.01,
+                bgcolor="rgba(255,255,255,0.8)",
+                font=dict(size=s.font),
+            ),
+            font=dict(family=charts.FONT_FAMILY, size=s.font),
         ),
     )
 
@@ -754,6 +832,7 @@ def score_kinds_bars(
                 opacity=1.0 if selected in (None, name) else 0.45,
                 text=[f"{x:.2f}" for x in w],
                 textposition="outside",
+                textfont=dict(size=max(s.font - 4, 12)),
                 hovertemplate=(
                     f"<b>{name}</b><br>{hover['key']}: %{{x}}<br>"
                     f"{hover['score']}: %{{customdata:.3f}}<br>"
@@ -774,10 +853,14 @@ def score_kinds_bars(
             template=charts.template(presenter),
             barmode="group",
             title_text=title,
-            xaxis=dict(title=dict(text=x_title), type="category"),
+            xaxis=_axis(s, x_title, type="category"),
             # weights live in [0, 1]; room for the labels
-            yaxis=dict(title=dict(text=y_title), range=[0.0, 1.12]),
-            legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
+            yaxis=_axis(s, y_title, range=[0.0, 1.12]),
+            # on the projector the long names (kind · H) go right of the plot, one a line
+            legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01)
+            if presenter
+            else dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
+            font=dict(family=charts.FONT_FAMILY, size=s.font),
             margin=dict(t=130 if presenter else 100),
             uniformtext=dict(minsize=max(8, s.font - 4), mode="hide"),
             shapes=shapes,

@@ -1,7 +1,11 @@
-"""Figures of the path-length page: Table 1 against n, and the paths between two words.
+"""Figures of the path-length page: Table 1 against n, the paths between two words, the
+distance probes (shared with the CNN page) and the lesson's three problems side by side.
 
 Builders take numbers, token lists and already-translated labels and return plotly
-figures styled with the app template (``core.charts``). No streamlit here.
+figures styled with the app template (``core.charts``). Models and probes are drawn with
+their one look from ``core.lexicon``; the layer types of Table 1 take the look of the probe
+that embodies them (self-attention, recurrent, convolution), so a colour means the same
+thing in every part of the page. No streamlit here.
 """
 
 from __future__ import annotations
@@ -11,9 +15,36 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core import charts, lexicon
 
 Polyline = Sequence[tuple[int, int]]  # (position, layer) points
+
+# Each layer type of Table 1 is drawn like the probe that embodies it; the dilated stack has
+# no probe, so it gets a look of its own that no model uses.
+ARCH_PROBE: dict[str, str] = {
+    "self_attention": "probe_attention",
+    "recurrent": "probe_rnn",
+    "conv": "probe_cnn4",
+}
+DILATED_LOOK = lexicon.Look("#555555", "hexagon", "longdash")
+NEUTRAL = "#9A9A9A"  # a series that is a formula, not any model (e.g. equal shares)
+
+
+def arch_look(arch: str) -> lexicon.Look:
+    """The look of a Table-1 layer type (``core.analysis.path_length.ARCHITECTURES``)."""
+    if arch in ARCH_PROBE:
+        return lexicon.look(ARCH_PROBE[arch])
+    if arch == "conv_dilated":
+        return DILATED_LOOK
+    raise ValueError(f"unknown layer type {arch!r}; use one of {[*ARCH_PROBE, 'conv_dilated']}")
+
+
+def _apply_looks(fig: go.Figure, looks: Mapping[str, lexicon.Look], width: float) -> None:
+    for tr in fig.data:
+        lk = looks.get(tr.name)
+        if lk is not None:
+            tr.line = dict(color=lk.color, dash=lk.dash, width=width)
+            tr.marker = dict(color=lk.color, symbol=lk.marker)
 
 
 def table_chart(
@@ -26,9 +57,11 @@ def table_chart(
     x_title: str,
     y_title: str,
     log_y: bool = False,
+    looks: Mapping[str, lexicon.Look] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
-    """One Table-1 metric against n (one line per layer type), the chosen n marked."""
+    """One Table-1 metric against n (one line per layer type), the chosen n marked.
+    ``looks``: series name -> its look (see :func:`arch_look`)."""
     fig = charts.line_chart(
         ns,
         series,
@@ -40,6 +73,7 @@ def table_chart(
         markers=False,
     )
     s = charts.scale(presenter)
+    _apply_looks(fig, looks or {}, s.line)
     # The chosen n as a dotted vertical line with its label at the top left of it: one
     # layout update (plotly's add_vline costs ~15 ms a call on every slider move).
     fig.update_layout(
@@ -65,7 +99,7 @@ def table_chart(
                 yanchor="top",
                 text=current_label,
                 showarrow=False,
-                font=dict(size=max(10, s.font - 2)),
+                font=dict(size=s.font - 2 if not presenter else s.font),
             )
         ],
         legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
@@ -94,6 +128,7 @@ def paths_figure(
     *,
     title: str,
     layer_title: str,
+    colors: Mapping[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
     """One panel per layer type: every node faint, the signal's path bold, the pair marked.
@@ -124,8 +159,9 @@ def paths_figure(
     # panel heights in proportion to their layers, top panel first, as make_subplots did
     gap = 0.09 if presenter else 0.07
     weights = [tops[a] + 1.5 for a in archs]
-    unit = (1 - gap * (rows - 1)) / sum(weights)
-    domains, top_edge = [], 1.0
+    # the top panel's title sits above its domain, under the figure's title: leave it a gap
+    unit = (1 - gap * rows) / sum(weights)
+    domains, top_edge = [], 1.0 - gap
     for w in weights:
         domains.append((max(0.0, top_edge - w * unit), top_edge))
         top_edge -= w * unit + gap
@@ -137,7 +173,8 @@ def paths_figure(
     for row, arch in enumerate(archs, start=1):
         top = tops[arch]
         yname = "y" if row == 1 else f"y{row}"
-        color = s.palette[(row - 1) % len(s.palette)]  # the same colour as in table_chart
+        # the same colour as in table_chart
+        color = (colors or {}).get(arch) or s.palette[(row - 1) % len(s.palette)]
         line_x, line_y = _joined(paths[arch])
         data += [
             go.Scatter(
@@ -211,6 +248,211 @@ def paths_figure(
             height=int((260 if presenter else 190) * rows + 60),
             margin=dict(t=90 if presenter else 80),
             annotations=annotations,
+            **layout,
+        ),
+    )
+
+
+def probe_chart(
+    distances: Sequence[float],
+    series: Mapping[str, Sequence[float]],
+    *,
+    models: Mapping[str, str] | None = None,
+    fields: Mapping[str, int] | None = None,
+    together: Sequence[Sequence[str]] = (),
+    together_label: str = "",
+    joiner: str = ", ",
+    chance: float | None = None,
+    title: str,
+    x_title: str,
+    y_title: str,
+    field_label: str = "",
+    chance_label: str = "",
+    presenter: bool = False,
+) -> go.Figure:
+    """Accuracy against distance, one line per probe, each in its lexicon look.
+
+    ``models`` maps a series to its model (``probe_rnn``...) for its name-independent look.
+    ``fields`` maps a series to its receptive field: a dashed line in the series' colour
+    marks the farthest distance it can see (field - 1); ``field_label`` may use ``{d}``.
+    ``together``: groups of series drawn on top of each other (see
+    ``core.analysis.distance_probes.overlaps``): their markers take turns along the shared
+    line, so each legend entry stays visible, and ``together_label`` (may use ``{names}``)
+    says so on the chart, next to the line. ``chance`` draws the guessing level.
+    """
+    names = list(series)
+    if not names:
+        raise ValueError("series is empty; pass {probe label: accuracy per distance}")
+    for group in together:
+        unknown = [g for g in group if g not in series]
+        if unknown:
+            raise ValueError(f"together names {unknown}, which are not series {names}")
+    fig = charts.line_chart(
+        distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    )
+    s = charts.scale(presenter)
+    colors: dict[str, str] = {}
+    turn = {name: (i, len(g)) for g in together for i, name in enumerate(g)}
+    for k, tr in enumerate(fig.data):
+        model = (models or {}).get(tr.name)
+        if model is not None and lexicon.known(model):
+            lk = lexicon.look(model)
+            colors[tr.name] = lk.color
+            tr.line = dict(color=lk.color, dash=lk.dash, width=s.line)
+            tr.marker = dict(color=lk.color, symbol=lk.marker, size=s.marker + 2)
+        else:
+            colors[tr.name] = s.palette[k % len(s.palette)]
+        if tr.name in turn:  # markers take turns along a shared line
+            i, m = turn[tr.name]
+            tr.marker.size = [s.marker + 4 if j % m == i else 0 for j in range(len(distances))]
+    shapes, annotations = [], []
+    for i, (name, rf) in enumerate((fields or {}).items()):
+        if name not in series:
+            raise ValueError(f"fields has {name!r}, which is not one of the series {names}")
+        color = colors[name]
+        shapes.append(
+            dict(
+                type="line",
+                xref="x",
+                yref="paper",
+                x0=rf - 1,
+                x1=rf - 1,
+                y0=0,
+                y1=1,
+                line=dict(dash="dash", width=max(1.0, s.line - 1), color=color),
+            )
+        )
+        # labels on steps down the chart, so neighbouring lines do not print over each other
+        annotations.append(
+            dict(
+                x=rf - 1,
+                y=0.62 - 0.14 * (i % 4),
+                text=field_label.format(d=rf - 1),
+                showarrow=False,
+                xanchor="left",
+                xshift=4,
+                bgcolor="rgba(255,255,255,0.85)",
+                font=dict(color=color, size=s.font - 2 if not presenter else s.font),
+            )
+        )
+    for g, group in enumerate(together):
+        if not together_label:
+            break
+        level = float(np.mean(series[group[0]]))
+        annotations.append(
+            dict(
+                x=1,
+                y=series[group[0]][-1],
+                xref="paper",
+                yref="y",
+                xanchor="right",
+                yanchor="top" if level > 0.5 else "bottom",
+                yshift=-6 - 30 * g if level > 0.5 else 6,
+                # wrapped to under half the plot, so it stays clear of the falling curves
+                text=charts.wrap(
+                    together_label.format(names=joiner.join(group)),
+                    s.font,
+                    (charts.PROJECTOR_WIDTH if presenter else 700) * 0.36,
+                ),
+                showarrow=False,
+                bgcolor="rgba(255,255,255,0.85)",
+                font=dict(size=s.font),
+            )
+        )
+    if chance is not None:
+        shapes.append(charts.hline(chance, dict(dash="dot", color="#777777")))
+        annotations.append(charts.hline_label(chance, chance_label))
+    fig.update_layout(  # one update: every add_vline / add_annotation call costs ~15 ms
+        shapes=shapes,
+        annotations=annotations,
+        yaxis=dict(range=[0, 1.08], tickformat=".0%"),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
+    )
+    return fig
+
+
+def problems_figure(
+    panels: Sequence[dict],
+    *,
+    title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """The lesson's three problems side by side: one small panel each.
+
+    Each panel is ``{"title", "x", "series": {label: values}, "looks": {label: Look},
+    "kind": "bar" | "line", "x_title", "y_title", "y_range" (optional), "y_format"
+    (optional)}``; panels share nothing but the legend (one entry per label).
+    """
+    if not panels:
+        raise ValueError("panels is empty; pass one dict per problem")
+    s = charts.scale(presenter)
+    cols = len(panels)
+    gap = 0.09
+    width = (1 - gap * (cols - 1)) / cols
+    col_px = (charts.PROJECTOR_WIDTH if presenter else 700) * width * 0.85
+    data, annotations, layout = [], [], {}
+    for c, panel in enumerate(panels):
+        for key in ("title", "x", "series"):
+            if key not in panel:
+                raise ValueError(f"panel {c} has no {key!r}")
+        lo = c * (width + gap)
+        suffix = "" if c == 0 else str(c + 1)
+        xs = list(panel["x"])
+        for label, values in panel["series"].items():
+            if len(values) != len(xs):
+                raise ValueError(f"panel {c}: {label!r} has {len(values)} values for {len(xs)} x")
+            lk = (panel.get("looks") or {}).get(label)
+            color = lk.color if lk else NEUTRAL
+            common = dict(x=xs, y=list(values), name=label, xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+            if panel.get("kind") == "bar":
+                data.append(go.Bar(marker=dict(color=color), showlegend=False, **common))
+            else:
+                data.append(
+                    go.Scatter(
+                        mode="lines+markers",
+                        line=dict(color=color, dash=lk.dash if lk else "solid", width=s.line),
+                        marker=dict(color=color, symbol=lk.marker if lk else "circle"),
+                        **common,
+                    )
+                )
+        layout[f"xaxis{suffix}"] = dict(
+            domain=[round(lo, 4), min(1.0, round(lo + width, 4))],
+            anchor=f"y{suffix}",
+            title=dict(text=panel.get("x_title", "")),
+            type="category" if panel.get("kind") == "bar" else "-",
+            # category labels along a narrow panel: slanted, so they do not run together
+            tickangle=-35 if isinstance(xs[0], str) and panel.get("kind") != "bar" else 0,
+        )
+        layout[f"yaxis{suffix}"] = dict(
+            anchor=f"x{suffix}",
+            title=dict(text=panel.get("y_title", "")),
+            **({"range": panel["y_range"]} if "y_range" in panel else {}),
+            **({"tickformat": panel["y_format"]} if "y_format" in panel else {}),
+        )
+        annotations.append(
+            dict(
+                text=charts.wrap(panel["title"], s.font, col_px),
+                x=lo + width / 2,
+                y=1.02,
+                xref="paper",
+                yref="paper",
+                xanchor="center",
+                yanchor="bottom",
+                showarrow=False,
+                font=dict(size=s.font),
+            )
+        )
+    lines = max(a["text"].count("<br>") + 1 for a in annotations)
+    return go.Figure(
+        data=data,
+        layout=dict(
+            template=charts.template(presenter),
+            title=dict(text=title),
+            annotations=annotations,
+            legend=dict(orientation="h", yanchor="top", y=-0.32, xanchor="left", x=0),
+            margin=dict(t=int(16 + lines * s.font * 1.3), b=140 if presenter else 120),
+            height=s.height + (40 if presenter else 60),
+            bargap=0.35,
             **layout,
         ),
     )

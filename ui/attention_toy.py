@@ -1,0 +1,217 @@
+"""The worked example of the attention page's part 4: a query, keys and values a student
+edits. They live in the URL (tq, tk, tv); the editors show what the URL says and write every
+edit back to it."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+import ui
+from core.analysis import attention as A
+from core.figures import attention as F
+
+t = ui.t
+
+
+TOY_PARAMS = ("tq", "tk", "tv")
+TOY_SEEN = "attention_toy_seen"  # the (tq, tk, tv) this session last wrote to the URL
+TOY_VER = "attention_toy_ver"  # a new number = fresh editors (their edits are relative)
+
+
+def toy_raw() -> tuple[str | None, ...]:
+    return (st.query_params.get("tq"), st.query_params.get("tk"), st.query_params.get("tv"))
+
+
+def read_toy(notify: bool = True) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Query (d,), keys (S, d) and values (S, d_v) from the URL. A value that cannot be
+    read falls back to the lesson's example with the usual notice; numbers beyond the
+    limit are clipped to it, and the page says so."""
+    defaults = (A.TOY_QUERY[None], A.TOY_KEYS, A.TOY_VALUES)
+    rows = ((1, 1), (A.TOY_MIN_KEYS, A.TOY_MAX_KEYS), (A.TOY_MIN_KEYS, A.TOY_MAX_KEYS))
+    out = []
+    for name, raw, default, (lo, hi) in zip(TOY_PARAMS, toy_raw(), defaults, rows):
+        if raw is None:
+            out.append(default)
+            continue
+        try:
+            m, clipped = A.parse_vectors(raw, min_rows=lo, max_rows=hi)
+        except ValueError:
+            if notify:
+                ui.params.notice(name, raw, A.format_vectors(default))
+            out.append(default)
+            continue
+        if clipped and notify:
+            st.warning(
+                t("attention.toy.clipped", name=name, limit=f"{A.TOY_LIMIT:g}"),
+                icon=":material/link_off:",
+            )
+        out.append(m)
+    q, k, v = out
+    if q.shape[1] != k.shape[1] or k.shape[0] != v.shape[0]:
+        if notify:
+            st.warning(t("attention.toy.mismatch"), icon=":material/link_off:")
+        q, k, v = defaults
+    return q[0], k, v
+
+
+def write_toy(q: np.ndarray, k: np.ndarray, v: np.ndarray) -> None:
+    text = tuple(A.format_vectors(m) for m in (q, k, v))
+    ui.params.set_params(**dict(zip(TOY_PARAMS, text)))
+    st.session_state[TOY_SEEN] = text
+
+
+def new_editors() -> None:
+    st.session_state[TOY_VER] = st.session_state.get(TOY_VER, 0) + 1
+
+
+def on_toy_size() -> None:
+    q, k, v = read_toy(notify=False)
+    n, d = st.session_state["attention_toy_n"], st.session_state["attention_toy_d"]
+    write_toy(*A.resize_example(q, k, v, n_keys=n, dim=d))
+    new_editors()
+
+
+def on_toy_reset() -> None:
+    write_toy(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES)
+    new_editors()
+
+
+def toy_editors(
+    q: np.ndarray, k: np.ndarray, v: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """Two small tables to edit (query and keys; values). Returns the edited vectors, or
+    ``None`` (with a message) while a cell is empty."""
+    ver = st.session_state.get(TOY_VER, 0)
+    words = A.TOY_WORDS[: k.shape[0]]
+    qk = pd.DataFrame(
+        np.vstack([q, k]),
+        index=[f"q · {A.TOY_QUERY_WORD}", *(f"k · {w}" for w in words)],
+        columns=[str(i + 1) for i in range(q.size)],
+    )
+    vv = pd.DataFrame(
+        v, index=[f"v · {w}" for w in words], columns=[str(i + 1) for i in range(v.shape[1])]
+    )
+
+    def config(df: pd.DataFrame, index_label: str) -> dict[str, object]:
+        number = {
+            c: st.column_config.NumberColumn(c, min_value=-A.TOY_LIMIT, max_value=A.TOY_LIMIT)
+            for c in df.columns
+        }
+        return {"_index": st.column_config.TextColumn(index_label), **number}
+
+    left, right = st.columns([max(3, q.size + 1), max(2, v.shape[1] + 1)])
+    with left:
+        st.markdown(t("attention.toy.qk_label", d=q.size))
+        e_qk = st.data_editor(
+            qk,
+            key=f"attention_toy_qk_{ver}",
+            num_rows="fixed",
+            column_config=config(qk, t("attention.toy.vector")),
+            width="stretch",
+        )
+    with right:
+        st.markdown(t("attention.toy.v_label"))
+        e_v = st.data_editor(
+            vv,
+            key=f"attention_toy_v_{ver}",
+            num_rows="fixed",
+            column_config=config(vv, t("attention.toy.vector")),
+            width="stretch",
+        )
+    empty = []
+    tables = []
+    for df in (e_qk, e_v):
+        m = df.apply(pd.to_numeric, errors="coerce").to_numpy(dtype=float)  # (rows, cols)
+        for i, j in zip(*np.nonzero(~np.isfinite(m))):
+            empty.append(f"`{df.index[i]}` [{df.columns[j]}]")
+        tables.append(np.clip(m, -A.TOY_LIMIT, A.TOY_LIMIT))
+    if empty:
+        st.error(t("attention.toy.empty", cells=", ".join(empty)), icon=":material/edit_note:")
+        return None
+    return tables[0][0], tables[0][1:], tables[1]
+
+
+def kind_names() -> dict[str, str]:
+    return {k: t(f"attention.score.kind.{k}") for k in A.SCORE_KINDS}
+
+
+def toy_figure(ex: A.WorkedExample, words: list[str], kind: str, presenter: bool):
+    """The weight of every key under the three score functions (the part's picture)."""
+    names = kind_names()
+
+    def trace(c: str) -> str:
+        return t("attention.toy.trace", kind=names[c], h=f"{ex.entropy[c]:.2f}")
+
+    return F.score_kinds_bars(
+        words,
+        {trace(c): ex.weights[c] for c in A.SCORE_KINDS},
+        {trace(c): ex.scores[c] for c in A.SCORE_KINDS},
+        title=t("attention.toy.chart_title", word=A.TOY_QUERY_WORD, temp=f"{ex.temperature:g}"),
+        x_title=t("attention.toy.key"),
+        y_title=t("attention.toy.weight"),
+        hover={
+            "key": t("attention.toy.key"),
+            "score": t("attention.toy.score"),
+            "weight": t("attention.toy.weight"),
+        },
+        presenter=presenter,
+        selected=trace(kind),
+        even_label=t("attention.toy.even", n=len(words)),
+    )
+
+
+def toy_steps(ex: A.WorkedExample, words: list[str], kind: str) -> None:
+    """The three steps in numbers: scores, softmax, weighted sum of the values."""
+    kinds, names = A.SCORE_KINDS, kind_names()
+    q, k, v, temp = ex.query, ex.keys, ex.values, ex.temperature
+    d = q.size
+    st.markdown(t("attention.toy.step1", kind=names[kind]))
+    st.latex(F.score_latex(kind, q, k, ex.scores[kind], words))
+    st.table(
+        pd.DataFrame(
+            {names[c]: [f"{x:.3f}" for x in ex.scores[c]] for c in kinds},
+            index=pd.Index(words, name=t("attention.toy.key")),
+        )
+    )
+    st.caption(t("attention.toy.scores_caption", d=d, sqrt=f"{math.sqrt(d):.3g}"))
+    st.markdown(t("attention.toy.step2", temp=f"{temp:g}"))
+    top = int(np.argmax(ex.weights[kind]))
+    st.latex(F.softmax_latex(ex.scores[kind], ex.weights[kind], words, temp, top))
+    table = pd.DataFrame(
+        {names[c]: [f"{x:.3f}" for x in ex.weights[c]] for c in kinds},
+        index=pd.Index(words, name=t("attention.toy.key")),
+    )
+    table.loc[t("attention.toy.sum")] = [f"{ex.weights[c].sum():.3f}" for c in kinds]
+    table.loc[t("attention.toy.entropy")] = [f"{ex.entropy[c]:.2f}" for c in kinds]
+    st.table(table)
+    st.caption(
+        t(
+            "attention.toy.entropy_caption",
+            kind=names[kind],
+            h=f"{ex.entropy[kind]:.2f}",
+            max=f"{ex.max_entropy:.2f}",
+            n=len(words),
+        )
+    )
+    st.markdown(t("attention.toy.step3"))
+    st.latex(F.context_latex(ex.weights[kind], v, words))
+    st.table(
+        pd.DataFrame(
+            [[f"{x:.3f}" for x in ex.context[c]] for c in kinds],
+            index=pd.Index([names[c] for c in kinds], name=t("attention.score.kind")),
+            columns=[f"o[{i + 1}]" for i in range(v.shape[1])],
+        )
+    )
+    st.caption(
+        t(
+            "attention.toy.output_caption",
+            word=A.TOY_QUERY_WORD,
+            top=words[top],
+            w=f"{ex.weights[kind][top]:.2f}",
+            kind=names[kind],
+        )
+    )
