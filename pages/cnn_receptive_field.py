@@ -18,6 +18,7 @@ import ui
 from core import charts, lexicon, zoo
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
+from core.figures.path_length import probe_chart
 from ui import word_pair
 from ui.models import get_model, get_vocabs, show_zoo_error
 from ui.params import safe_value
@@ -338,7 +339,7 @@ def probes_part() -> None:
     shown = {ui.model_name(m): m for m in CNN_PROBES if ui.model_name(m) in curves.series}
     with s.chart:
         ui.chart(
-            figs.probe_chart(
+            probe_chart(  # the one probe chart, shared with path length
                 curves.distances,
                 curves.series,
                 fields=curves.fields,

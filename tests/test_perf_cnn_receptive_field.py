@@ -17,6 +17,7 @@ import streamlit.testing.v1.local_script_runner as lsr
 
 from core.analysis import receptive_field as rf
 from core.figures import cnn_receptive_field as figs
+from core.figures.path_length import probe_chart
 from tests.conftest import ROOT, fragment_rerun, make_app
 from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
@@ -64,7 +65,7 @@ def test_gradient_heatmap_outlines_each_layer():
 
 
 def test_probe_chart_draws_fields_and_chance_in_one_layout():
-    fig = figs.probe_chart(
+    fig = probe_chart(
         [5, 10, 15],
         {"a": [1.0, 0.1, 0.1], "b": [1.0, 1.0, 0.1]},
         fields={"a": 5, "b": 11},

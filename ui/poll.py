@@ -16,7 +16,7 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from core import charts
+from core import charts, lexicon
 from core.poll import questions as pq
 from core.poll import store as ps
 from ui.i18n import current_lang, presenter, t
@@ -128,12 +128,17 @@ def histogram(q: pq.Question, counts, reveal: int | None):
     return fig
 
 
+def _evidence_label(q: pq.Question, name: str) -> str:
+    """An evidence bar's label: a keyed answer's text, a model's display name, or as is."""
+    if q.keyed and name in q.answers:
+        return t(f"poll.q.{q.id}.a{q.answers.index(name)}")
+    if lexicon.known(name):
+        return lexicon.name(name, current_lang())
+    return name
+
+
 def evidence_chart(q: pq.Question, sol: pq.Solution):
-    names = list(sol.evidence)
-    shown = [
-        t(f"poll.q.{q.id}.a{q.answers.index(n)}") if q.keyed and n in q.answers else n
-        for n in names
-    ]
+    shown = [_evidence_label(q, n) for n in sol.evidence]
     fig = charts.bar_chart(
         shown,
         list(sol.evidence.values()),

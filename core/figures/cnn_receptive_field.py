@@ -6,12 +6,12 @@ plotly figures styled with the app template (``core.charts``). No streamlit here
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts, lexicon
+from core import charts
 
 
 def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:
@@ -182,99 +182,3 @@ def gradient_heatmap(
     )
 
 
-def probe_chart(
-    distances: Sequence[float],
-    series: Mapping[str, Sequence[float]],
-    *,
-    fields: Mapping[str, int] | None = None,
-    models: Mapping[str, str] | None = None,
-    chance: float | None = None,
-    title: str,
-    x_title: str,
-    y_title: str,
-    field_label: str = "",
-    chance_label: str = "",
-    presenter: bool = False,
-) -> go.Figure:
-    """Accuracy against distance, one line per probe.
-
-    ``fields`` maps a series to its receptive field: a dashed line in the same colour marks
-    the farthest distance it can see (field - 1). ``field_label`` may use ``{d}``.
-    ``models`` maps a series to its model name (``probe_cnn2`` ...): the series then gets
-    that model's one colour, marker and dash (:mod:`core.lexicon`); without it, the palette.
-    ``chance`` draws the guessing level.
-    """
-    fig = charts.line_chart(
-        distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
-    )
-    s = charts.scale(presenter)
-    names = list(series)
-    models = dict(models or {})
-    for name in models:
-        if name not in series:
-            raise ValueError(f"models has {name!r}, which is not one of the series {names}")
-    for trace in fig.data:
-        if trace.name in models:
-            trace.line = lexicon.line(models[trace.name], s.line)
-            trace.marker = lexicon.marker(models[trace.name], s.marker)
-
-    def hue(name: str) -> str:
-        if name in models:
-            return lexicon.look(models[name]).color
-        return s.palette[names.index(name) % len(s.palette)]
-
-    shapes, annotations = [], []
-    for i, (name, rf) in enumerate((fields or {}).items()):
-        if name not in series:
-            raise ValueError(f"fields has {name!r}, which is not one of the series {names}")
-        color = hue(name)
-        shapes.append(_vline(rf - 1, dash="dash", width=max(1.0, s.line - 1), color=color))
-        # labels on steps down the chart, so neighbouring lines do not print over each other
-        annotations.append(
-            dict(
-                x=rf - 1,
-                y=0.62 - 0.14 * (i % 4),
-                text=field_label.format(d=rf - 1),
-                showarrow=False,
-                xanchor="left",
-                xshift=4,
-                bgcolor="rgba(255,255,255,0.85)",
-                # dark text in a frame of the probe's colour: light hues stay readable
-                bordercolor=color,
-                borderwidth=2,
-                font=dict(color="#000000" if presenter else "#262730", size=max(11, s.font - 2)),
-            )
-        )
-    if chance is not None:
-        # the guessing level: a dotted line with its label under its right end
-        shapes.append(
-            dict(
-                type="line",
-                xref="paper",
-                yref="y",
-                x0=0,
-                x1=1,
-                y0=chance,
-                y1=chance,
-                line=dict(dash="dot", color="#777777"),
-            )
-        )
-        annotations.append(
-            dict(
-                x=1,
-                y=chance,
-                xref="paper",
-                yref="y",
-                xanchor="right",
-                yanchor="top",
-                text=chance_label,
-                showarrow=False,
-            )
-        )
-    fig.update_layout(  # one update: every add_vline / add_annotation call costs ~15 ms
-        shapes=shapes,
-        annotations=annotations,
-        yaxis=dict(range=[0, 1.05], tickformat=".0%"),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
-    )
-    return fig

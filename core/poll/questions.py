@@ -7,7 +7,9 @@ the answer, filled with the solution's ``values``); answers are either catalogue
 (``poll.q.<id>.a<i>``) or literal labels (numbers, English words, model names by
 ``core.lexicon``). ``solve()`` computes the answer from the shipped models or from the
 formula the page draws -- never a typed-in result -- and returns the numbers behind it
-(``evidence``: one bar per answer or per model, drawn next to the class's histogram).
+(``evidence``: one bar per answer or per model, drawn next to the class's histogram; its
+labels are answers of the question, model names of ``core.lexicon``, or words and numbers
+that read the same in both languages).
 No streamlit here: the UI caches ``solve`` per question.
 """
 
@@ -15,6 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+
+import numpy as np
+
+from core.corpus import BUCKETS
 
 
 @dataclass(frozen=True)
@@ -75,8 +81,326 @@ def _path_rnn() -> Solution:
     )
 
 
+# --- the shipped models: what they do, measured now ------------------------------------------
+# Every definition a question depends on is a constant here, so a test can recompute the
+# answer from the same inputs by another route.
+
+# autoregressive / lm: the language model's next word after a prompt, greedy
+LM_PROMPT: tuple[str, ...] = ("you", "should")
+LM_WORDS: tuple[str, ...] = ("eat", "wear", "sleep", "buy")
+
+
+def _lm_next() -> Solution:
+    """What the GRU language model writes next after "you should" (greedy: the likeliest)."""
+    import torch
+
+    from core import evaluate, zoo
+
+    src_vocab, _ = zoo.load_vocabs()
+    lm = zoo.load_model("lm_gru")
+    written = evaluate.greedy_continue(lm, src_vocab, LM_PROMPT, max_new=1)[0]
+    with torch.inference_mode():
+        logits, _, _ = lm(torch.tensor([src_vocab.encode(LM_PROMPT, bos=True)]))
+        probs = torch.softmax(logits[0, -1].double(), -1)  # (V,)
+    chance = {w: float(probs[src_vocab.id(w)]) for w in LM_WORDS}
+    if written not in LM_WORDS:
+        raise ValueError(f"the language model writes {written!r}, not one of {LM_WORDS}")
+    return Solution(
+        correct=LM_WORDS.index(written),
+        evidence=chance,
+        evidence_key="poll.evidence.next_word",
+        values={"word": written, "p": f"{chance[written]:.0%}"},
+    )
+
+
+# bottleneck / length: exact match of the plain GRU (C = 256) by length, on the test split
+BUCKET_MODEL = "gru_plain_256"
+BUCKET_SAMPLE = 100  # the first sentences of each length bucket of the held-out test split
+BUCKET_BELOW = 0.5
+
+
+def bucket_sample(test) -> list:
+    """The first ``BUCKET_SAMPLE`` test pairs of every length bucket, bucket by bucket."""
+    from core import corpus
+
+    out = []
+    for bucket in corpus.BUCKETS:
+        out += [p for p in test if corpus.length_bucket(len(p.src)) == bucket][:BUCKET_SAMPLE]
+    return out
+
+
+def _gru_bucket() -> Solution:
+    """The first length bucket where the plain GRU with C = 256 gets under half exactly right."""
+    from core import corpus, evaluate, zoo
+
+    src_vocab, tgt_vocab = zoo.load_vocabs()
+    seed = zoo.load_manifest()["corpus"]["seed"]
+    pairs = bucket_sample(corpus.shared_splits(seed).test)  # warmed up by the server
+    outputs = evaluate.translate(zoo.load_model(BUCKET_MODEL), pairs, src_vocab, tgt_vocab)
+    exact = {b: s["exact"] for b, s in evaluate.by_length(pairs, outputs)["by_length"].items()}
+    buckets = list(corpus.BUCKETS)
+    first = next(i for i, b in enumerate(buckets) if exact[b] < BUCKET_BELOW)
+    return Solution(
+        correct=first,
+        evidence=exact,
+        evidence_key="poll.evidence.exact_by_length",
+        values={
+            "n": BUCKET_SAMPLE,
+            "bucket": buckets[first],
+            "exact": f"{exact[buckets[first]]:.0%}",
+            "before": buckets[max(first - 1, 0)],
+            "exact_before": f"{exact[buckets[max(first - 1, 0)]]:.0%}",
+        },
+    )
+
+
+# compression / markov: how many 4-grams the training vocabulary could form
+NGRAM_N = 4
+POWERS: tuple[int, ...] = (4, 7, 10, 13)
+_SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def power_label(e: int) -> str:
+    """10 to the power ``e`` as students write it: 10¹⁰, 10⁻³."""
+    return "10" + str(e).translate(_SUPERSCRIPT).replace("-", "⁻")
+
+
+def sci(x: float) -> str:
+    """A number in scientific notation as students write it: 1.8 × 10¹⁰, 4.0 × 10⁻³."""
+    mantissa, exponent = f"{x:.1e}".split("e")
+    return f"{mantissa} × {power_label(int(exponent))}"
+
+
+def _ngram_table() -> Solution:
+    """V^4 for the English words of the training text, to the nearest power of ten."""
+    import math
+
+    from core import corpus, zoo
+    from core.analysis import ngram
+
+    seed = zoo.load_manifest()["corpus"]["seed"]
+    coded = ngram.code([p.src for p in corpus.shared_splits(seed).train])
+    v = coded.n_words
+    possible = float(v) ** NGRAM_N
+    tokens = int((coded.ids > ngram.EOS).sum())  # word tokens of the training text
+    power = math.log10(possible)
+    nearest = min(range(len(POWERS)), key=lambda i: abs(POWERS[i] - power))
+    return Solution(
+        correct=nearest,
+        evidence={f"n = {n}": float(v) ** n for n in range(1, NGRAM_N + 1)},
+        evidence_key="poll.evidence.ngrams",
+        values={
+            "v": v,
+            "possible": sci(possible),
+            "tokens": f"{tokens:,}",
+            "ratio": f"{possible / tokens:,.0f}",
+        },
+        log_y=True,
+    )
+
+
+# cnn_receptive_field / probes: the smallest CNN probe that still finds a key d symbols back
+CNN_PROBES: tuple[str, ...] = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
+CNN_DISTANCE = 20
+CNN_SOLVED = 0.5  # the page's "solved" level (chance is 1 / 10)
+
+
+def probe_accuracy(name: str, distance: int) -> float:
+    """A distance probe's accuracy on the fixed held-out set at one distance."""
+    import torch
+
+    from core import probes_data, zoo
+
+    x, y = probes_data.eval_set(distance)
+    with torch.inference_mode():
+        logits, _ = zoo.load_model(name)(x)
+    return float((logits.argmax(-1) == y).float().mean())
+
+
+def _cnn_probe() -> Solution:
+    from core import zoo
+    from core.models.probes import ProbeConfig
+
+    acc = {name: probe_accuracy(name, CNN_DISTANCE) for name in CNN_PROBES}
+    ok = [i for i, name in enumerate(CNN_PROBES) if acc[name] >= CNN_SOLVED]
+    fields = {n: ProbeConfig(**zoo.model_info(n)["config"]).receptive_field for n in CNN_PROBES}
+    return Solution(
+        correct=ok[0] if ok else len(CNN_PROBES),  # the last answer: none of them
+        evidence=acc,
+        evidence_key="poll.evidence.probe_at_20",
+        values={
+            "d": CNN_DISTANCE,
+            **{f"acc{i}": f"{acc[n]:.0%}" for i, n in enumerate(CNN_PROBES)},
+            **{f"field{i}": fields[n] for i, n in enumerate(CNN_PROBES)},
+        },
+    )
+
+
+# rnn_gradients / fresh: the page's default view (vanilla RNN, H = 64, T = 60, inputs of
+# standard deviation 0.1, seed 0), at rho = 0.9: what is left of the gradient 50 steps back
+RNN_RADIUS = 0.9
+RNN_DISTANCE = 50
+RNN_HIDDEN, RNN_LENGTH, RNN_DRIVE, RNN_SEED = 64, 60, 0.1, 0
+RNN_BINS: tuple[str, ...] = ("> 10⁻¹", "10⁻² … 10⁻¹", "< 10⁻²")
+
+
+def rnn_norms() -> np.ndarray:
+    """‖∂h_T/∂h_t‖ by distance T − t for the page's default fresh vanilla RNN. (L,)"""
+    from core.analysis import rnn_gradients as rg
+
+    cell = rg.fresh_cell("rnn", RNN_RADIUS, hidden=RNN_HIDDEN, seed=RNN_SEED)
+    xs = rg.sequence_inputs(RNN_LENGTH, cell.w_ih.shape[1], RNN_SEED) * RNN_DRIVE
+    return rg.state_jacobian_norms(cell, xs)
+
+
+def _rnn_fade() -> Solution:
+    norms = rnn_norms()
+    left = float(norms[RNN_DISTANCE])
+    correct = 0 if left > 1e-1 else 1 if left >= 1e-2 else 2
+    return Solution(
+        correct=correct,
+        evidence={str(d): float(norms[d]) for d in range(0, RNN_DISTANCE + 1, 10)},
+        evidence_key="poll.evidence.gradient_left",
+        values={
+            "power": f"{RNN_RADIUS}{str(RNN_DISTANCE).translate(_SUPERSCRIPT)}",  # 0.9⁵⁰
+            "left": sci(left),
+            "bound": sci(RNN_RADIUS**RNN_DISTANCE),
+        },
+        log_y=True,
+    )
+
+
+# path_length / probes: which probe recalls a key far back most often
+FAR_PROBES: tuple[str, ...] = ("probe_rnn", "probe_cnn8", "probe_attention")
+FAR_DISTANCE = 50
+
+
+def _probe_far() -> Solution:
+    acc = {name: probe_accuracy(name, FAR_DISTANCE) for name in FAR_PROBES}
+    best = max(FAR_PROBES, key=lambda n: acc[n])
+    return Solution(
+        correct=FAR_PROBES.index(best),
+        evidence=acc,
+        evidence_key="poll.evidence.probe_at_50",
+        values={
+            "d": FAR_DISTANCE,
+            **{f"acc{i}": f"{acc[n]:.0%}" for i, n in enumerate(FAR_PROBES)},
+        },
+    )
+
+
+# attention / align and pairs: where GRU + attention looks while it writes the deciding word
+ATTENTION_MODEL = "gru_attention"
+
+
+def attention_row(english: str, token: str) -> tuple[dict[str, float], bool]:
+    """GRU + attention's weights over the English words ({word: weight}, repeated words
+    summed) at the step that writes ``token`` in its greedy translation of ``english``
+    (the corpus' own step for it when the model writes it there), and whether it wrote it."""
+    from core import zoo
+    from core.analysis import attention as A
+
+    src_vocab, tgt_vocab = zoo.load_vocabs()
+    words = english.split()
+    run = A.run_attention(
+        zoo.load_model(ATTENTION_MODEL), src_vocab.encode(words, eos=True), words, tgt_vocab.tokens
+    )
+    pair = A.corpus_pair(english)
+    hint = next((i for i, tok in pair.check if tok == token), None) if pair else None
+    step = A.token_step(run.output, token, hint)
+    if step is None:
+        return {}, False
+    weights: dict[str, float] = {}
+    for word, w in zip(run.source, A.select_heads(run.cross, 0, None)[step], strict=True):
+        weights[word] = weights.get(word, 0.0) + float(w)
+    return weights, True
+
+
+def _attention_looks(english: str, token: str, options: tuple[str, ...]) -> Solution:
+    weights, wrote = attention_row(english, token)
+    if not wrote:
+        raise ValueError(f"{ATTENTION_MODEL} does not write {token} for {english!r}")
+    best = max(options, key=lambda w: weights.get(w, 0.0))
+    return Solution(
+        correct=options.index(best),
+        evidence=weights,
+        evidence_key="poll.evidence.attention_row",
+        values={
+            "word": best,
+            "w": f"{weights[best]:.0%}",
+            "it": f"{weights.get('it', 0.0):.0%}",
+        },
+    )
+
+
+HUNGRY = "the cat drank the milk because it was hungry"
+SWEET = "the cat drank the milk because it was sweet"
+CAT_OPTIONS: tuple[str, ...] = ("it", "cat", "hungry", "because")
+MILK_OPTIONS: tuple[str, ...] = ("it", "milk", "sweet", "because")
+
+
+def _attention_cat() -> Solution:
+    return _attention_looks(HUNGRY, "猫", CAT_OPTIONS)
+
+
+def _attention_milk() -> Solution:
+    return _attention_looks(SWEET, "牛奶", MILK_OPTIONS)
+
+
+# arena / sentence: how many of the six models translate the arena's long sentence exactly
+ARENA_LENGTH, ARENA_SEED = 40, 1  # the arena's default grammar sentence (its search found it)
+
+
+def arena_sentence() -> tuple[int, int]:
+    """(length, seed) of the grammar sentence the arena opens with."""
+    from core.analysis import arena as A
+
+    return getattr(A, "DEFAULT_LENGTH", ARENA_LENGTH), getattr(A, "DEFAULT_SEED", ARENA_SEED)
+
+
+ARENA_COUNTS: tuple[str, ...] = ("0", "1–2", "3", "4–5", "6")
+A_PLAIN: tuple[str, ...] = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
+
+
+def count_label(n: int) -> int:
+    """The index of the answer that holds ``n`` exact models (0..6)."""
+    return (0, 1, 1, 2, 3, 3, 4)[n]
+
+
+def _arena_exact() -> Solution:
+    from core import zoo
+    from core.analysis import arena as A
+    from core.translate import translate_tokens
+
+    src_vocab, tgt_vocab = zoo.load_vocabs()
+    length, seed = arena_sentence()
+    pair = A.grammar_pair(seed, length)
+    scores = {}
+    for name in zoo.TRANSLATION_MODELS:
+        out = translate_tokens(zoo.load_model(name), pair.src, src_vocab, tgt_vocab).output
+        scores[name] = A.sentence_scores(out, pair.tgt)
+    n_exact = sum(s["exact"] == 1 for s in scores.values())
+    return Solution(
+        correct=count_label(n_exact),
+        evidence={name: s["edit_acc"] for name, s in scores.items()},
+        evidence_key="poll.evidence.edit_acc",
+        values={
+            "n": n_exact,
+            "length": length,
+            "best_plain": f"{max(scores[m]['edit_acc'] for m in A_PLAIN):.0%}",
+        },
+    )
+
+
 QUESTIONS: tuple[Question, ...] = (
+    Question("lm_next", "autoregressive", "lm", LM_WORDS, _lm_next),
+    Question("gru_bucket", "bottleneck", "length", tuple(BUCKETS), _gru_bucket),
+    Question("ngram_table", "compression", "markov", tuple(map(power_label, POWERS)), _ngram_table),
     Question("cnn_layers", "cnn_receptive_field", "theory", ("5", "10", "20", "39"), _cnn_layers),
+    Question(
+        "cnn_probe", "cnn_receptive_field", "probes", (*CNN_PROBES, "none"), _cnn_probe, keyed=True
+    ),
+    Question("rnn_fade", "rnn_gradients", "fresh", RNN_BINS, _rnn_fade),
     Question(
         "path_longest",
         "path_length",
@@ -85,6 +409,10 @@ QUESTIONS: tuple[Question, ...] = (
         _path_rnn,
         keyed=True,
     ),
+    Question("probe_far", "path_length", "probes", FAR_PROBES, _probe_far, keyed=True),
+    Question("attention_cat", "attention", "align", CAT_OPTIONS, _attention_cat),
+    Question("attention_milk", "attention", "pairs", MILK_OPTIONS, _attention_milk),
+    Question("arena_exact", "arena", "sentence", ARENA_COUNTS, _arena_exact),
 )
 
 BY_ID: dict[str, Question] = {q.id: q for q in QUESTIONS}
