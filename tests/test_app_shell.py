@@ -54,13 +54,15 @@ def test_language_switch_in_sidebar_translates_the_page(no_manifest):
 
 
 def test_presenter_toggle_changes_page_and_url(no_manifest):
-    at = make_app(lang="en").run()
-    assert not at.expander and "present" in at.query_params
+    # a part with secondary controls (Table 1's d and k; a formula, no model needed)
+    at = make_app("pages/path_length.py", lang="en", part="table").run()
+    more = translate("shell.more_controls", "en")
+    assert more not in [e.label for e in at.expander] and "present" in at.query_params
     at.sidebar.toggle[0].set_value(True).run()
     assert not at.exception
     assert at.query_params["present"] == "1"
     # secondary controls fold away and the presenter stylesheet is injected
-    assert len(at.expander) == 1
+    assert [e.label for e in at.expander].count(more) == 1
     assert any("font-size" in str(el.proto) for el in at.get("html"))
 
 

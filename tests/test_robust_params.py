@@ -73,7 +73,9 @@ GARBAGE: dict[str, tuple[str, ...]] = {
 
 def page_params(slug: str) -> list[str]:
     """The URL parameters a page reads, found in its source."""
-    src = (ROOT / "pages" / f"{slug}.py").read_text(encoding="utf-8")
+    # the page and the ui modules that are its own parts (ui/attention_inputs.py ...)
+    files = [ROOT / "pages" / f"{slug}.py", *sorted((ROOT / "ui").glob(f"{slug}_*.py"))]
+    src = "\n".join(f.read_text(encoding="utf-8") for f in files)
     names = {m for pat in _PATTERNS for m in pat.findall(src)}
     return sorted(names)
 
@@ -86,8 +88,9 @@ def garbage_for(profile: str, names: list[str]) -> dict[str, str]:
 def test_parameters_are_discovered():
     found = {p.slug: page_params(p.slug) for p in PAGES}
     assert "s" in found.get("attention", ["s"]) and "q" in found.get("attention", ["q"])
+    assert found["poll"] == ["ask", "room"]  # the poll room reads exactly these two
     for slug, names in found.items():
-        if slug != "home":
+        if slug not in ("home", "poll"):
             assert len(names) >= 3, f"{slug}: only {names} found; extend _PATTERNS"
 
 

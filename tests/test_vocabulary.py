@@ -56,29 +56,35 @@ def _plain(text: str) -> str:
     return re.sub(r"<[^>]+>", "", str(text or "")).strip()
 
 
+_PROSE = {"Markdown", "Caption", "Title", "Header", "Subheader", "Text", "Code"}
+_ALERTS = {"Success", "Info", "Warning", "Error", "Exception"}
+
+
 def _visible_texts(node, curious: str, out: list[str]) -> None:
-    """Every text of the element tree under ``node``, skipping the curious fold."""
-    proto = getattr(node, "proto", None)
-    label = None
-    if proto is not None and hasattr(proto, "expandable"):
-        try:
-            label = proto.expandable.label
-        except AttributeError:
-            label = None
-    if label and curious in label:
+    """Every text a student reads under ``node``: prose and alerts, widget labels and the
+    options as shown (not a widget's internal value), skipping the curious fold."""
+    kind = type(node).__name__
+    if kind == "Expander" and curious in str(getattr(node, "label", "")):
         return
     children = getattr(node, "children", None)
     if isinstance(children, dict) and children:
         for child in children.values():
             _visible_texts(child, curious, out)
         return
-    for attr in ("value", "label", "body"):
-        try:
-            v = getattr(node, attr)
-        except Exception:  # noqa: BLE001 (elements differ in what they carry)
-            continue
-        if isinstance(v, str) and v:
-            out.append(v)
+    if kind in _PROSE or kind in _ALERTS:
+        value = getattr(node, "value", None)
+        if isinstance(value, str):
+            out.append(value)
+        return
+    label = getattr(node, "label", None)
+    if isinstance(label, str):
+        out.append(label)
+    try:
+        options = getattr(node, "options", None)
+    except Exception:  # noqa: BLE001 (not every widget has options)
+        options = None
+    if isinstance(options, (list, tuple)):
+        out += [str(o) for o in options]
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
@@ -116,7 +122,11 @@ def test_one_name_one_colour_no_identifiers(stop, lang):
                 lines.setdefault(key, []).append(name)
         notes = " ".join(_plain(a.get("text")) for a in layout.get("annotations", []) or [])
         for same in lines.values():
-            if len(set(same)) > 1 and not all(n in notes for n in same):
+            # said by a note on the chart, or by each legend entry naming the others
+            in_legend = all(
+                all(o.split(" (")[0].split("（")[0] in n for o in same if o != n) for n in same
+            )
+            if len(set(same)) > 1 and not (all(n in notes for n in same) or in_legend):
                 problems.append(f"chart {i}: {same} lie on one line and no label says so")
         for axis in [k for k in layout if k.startswith(("xaxis", "yaxis"))]:
             texts.append(_plain(((layout[axis] or {}).get("title") or {}).get("text")))

@@ -222,6 +222,10 @@ def finish(page: StreamlitPage | None = None) -> None:
     if page is not None:
         ask_links(_slug(page), st.query_params.get("part"))
         deck_links(_slug(page), st.query_params.get("part"))
+    # Write the address bar once per full run, changed or not: a deck link to another part
+    # of the same page sets the query string on the server, and the browser's address
+    # would otherwise keep the old part whenever the new part writes nothing new.
+    st.query_params["lang"] = current_lang()
     if st.session_state.pop(SHARE_OPEN_KEY, False):
         share.show_dialog(share.current_url())
     warmup.start()

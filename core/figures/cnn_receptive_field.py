@@ -180,5 +180,3 @@ def gradient_heatmap(
             height=max(s.height, 160 + L * (48 if presenter else 36)),
         ),
     )
-
-
