@@ -40,8 +40,15 @@ def join_form() -> None:
 
 
 def _join() -> None:
-    if poll.allowed("join"):
-        st.query_params["room"] = ps.normalise_code(st.session_state.get("poll_typed", ""))
+    """The join button: a well-formed code opens its room; anything else is refused here,
+    with the reason, before any query."""
+    if not poll.allowed("join"):
+        return
+    typed = ps.normalise_code(st.session_state.get("poll_typed", ""))
+    if ps.valid_code(typed):
+        st.query_params["room"] = typed
+    else:
+        poll.remember(ps.PollError("bad_code"))
 
 
 poll.show_message()

@@ -10,7 +10,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from core import zoo
 from core.i18n import translate
-from tests.browser.conftest import ARTIFACTS, DESKTOP, open_tab, wait_idle
+from tests.browser.conftest import DESKTOP, wait_idle
 
 pytestmark = pytest.mark.browser
 GROUPS = '[data-testid="stMain"] [data-testid="stButtonGroup"]'
@@ -76,25 +76,5 @@ def test_a_model_click_reruns_only_its_part(server, browser):
         context.close()
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_presenter_first_screen_shows_the_part_selector_and_the_chart(server, browser, lang):
-    _need_models()
-    tab = open_tab(browser, server.url(f"/bottleneck?lang={lang}&present=1&part=read"), DESKTOP)
-    page = tab.page
-    try:
-        page.wait_for_function(
-            """() => parseFloat(getComputedStyle(
-                document.querySelector('[data-testid="stMain"] h1')).fontSize) >= 45""",
-            timeout=15_000,
-        )
-        selector = page.locator(GROUPS).nth(0).bounding_box()
-        chart = page.locator('[data-testid="stMain"] .js-plotly-plot').first.bounding_box()
-        # the part selector and at least 90 % of the part's chart on the first screen
-        assert selector["y"] + selector["height"] <= DESKTOP["height"], selector
-        visible = min(chart["y"] + chart["height"], DESKTOP["height"]) - max(chart["y"], 0)
-        assert visible >= 0.9 * chart["height"], chart
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=str(ARTIFACTS / f"bottleneck_first_screen_{lang}_presenter.png"))
-        assert tab.real_errors() == []
-    finally:
-        page.context.close()
+# The first presenter screen of every part (this page's included), both languages, both
+# projector sizes: tests/browser/test_slides.py

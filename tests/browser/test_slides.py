@@ -35,6 +35,15 @@ LARGE = {"width": 1920, "height": 1080}
 SHOTS = ARTIFACTS / "slides"
 
 
+_TEXT_PX = """() => ({
+  h1: parseFloat(getComputedStyle(document.querySelector('[data-testid="stMain"] h1')).fontSize),
+  p: parseFloat(getComputedStyle(document.querySelector(
+       '[data-testid="stMain"] [data-testid="stMarkdownContainer"] p')).fontSize)})"""
+# Streamlit's own frontend probes <page>/_stcore/health and host-config before connecting
+# at / (see tests/browser/conftest.py): the only console errors tolerated.
+_PROBE = re.compile(r"^http://127\.0\.0\.1:\d+/[\w-]+/_stcore/(health|host-config) ")
+
+
 def _name(stop: Stop) -> str:
     return f"{stop.slug}/{stop.part}" if stop.part else stop.slug
 
@@ -62,6 +71,16 @@ def test_presenter_every_part_is_a_slide(server, browser, lang):
     context = browser.new_context(viewport=DESKTOP, locale="zh-CN" if lang == "zh" else "en-US")
     context.set_default_timeout(180_000)
     page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror {exc}"))
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"{msg.location.get('url', '')} {msg.text}")
+            if msg.type == "error"
+            else None
+        ),
+    )
     try:
         for stop in deck():
             page.set_viewport_size(DESKTOP)
@@ -70,6 +89,12 @@ def test_presenter_every_part_is_a_slide(server, browser, lang):
             shot = SHOTS / f"{lang}_{stop.slug}_{stop.part or 'page'}.png"
             m = measure(page, shot)
             problems += _projector_problems(m, stop, "1280x800", fonts=True)
+            # the presenter stylesheet: a compact but large title, projector-size prose
+            sizes = page.evaluate(_TEXT_PX)
+            if sizes["h1"] < 30 or sizes["p"] < 22:
+                problems.append(f"{_name(stop)}: presenter text too small {sizes}")
+            problems += [f"{_name(stop)}: console {e}" for e in errors if not _PROBE.match(e)]
+            errors.clear()
             page.set_viewport_size(LARGE)
             page.wait_for_timeout(700)  # plotly redraws at the new width
             wait_ready(page)
@@ -117,7 +142,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
                 break
             link.first.click()
             page.wait_for_function(
-                "u => location.href !== u", arg=page.url, timeout=60_000, polling=100
+                "u => location.href !== u", arg=page.url, timeout=180_000, polling=100
             )
             wait_ready(page)
             seen.append(_where(page))
@@ -129,7 +154,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
                 break
             link.first.click()
             page.wait_for_function(
-                "u => location.href !== u", arg=page.url, timeout=60_000, polling=100
+                "u => location.href !== u", arg=page.url, timeout=180_000, polling=100
             )
             wait_ready(page)
             back.append(_where(page))
