@@ -82,3 +82,15 @@ def test_teacher_opens_a_poll_and_a_student_votes_and_cannot_reveal():
     student.run(timeout=120)  # the student's next refresh shows the reveal
     assert any(right in s.value for s in student.success)
     assert all(b.disabled for b in student.main.button if b.label.endswith(tuple(q.answers)))
+
+
+@pytest.mark.parametrize("qid", [q.id for q in pq.QUESTIONS])
+def test_every_question_reveals_the_answer_the_models_give(qid):
+    """What the room sees at the reveal is the answer recomputed here from the models."""
+    teacher = _room("zh", ask=qid)
+    _buttons(teacher)[translate("poll.reveal", "zh")].click().run(timeout=240)
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    q = pq.BY_ID[qid]
+    right = q.answer_labels(lambda key: translate(key, "zh"))[q.solve().correct]
+    shown = [s.value for s in teacher.success]
+    assert any(right in s for s in shown), (qid, right, shown)
