@@ -303,3 +303,23 @@ def test_lm_gru_writes_the_lesson_sentence():
     words = ["<eos>" if s.chosen == EOS_ID else sv.tokens[s.chosen] for s in steps]
     assert words == ["wear", "shoes", "<eos>"]
     assert words == greedy_continue(lm, sv, ["you", "should"])
+
+
+def test_translate_default_is_written_word_by_word_and_right():
+    """The translation part's default (GRU + attention, the lesson's hungry sentence): the
+    model writes the reference one word at a time, each word its own step's top choice."""
+    from core import corpus, zoo
+    from core.translate import translate_tokens
+
+    try:
+        model = zoo.load_model("gru_attention")
+        sv, tv = zoo.load_vocabs()
+    except zoo.ZooError as err:
+        pytest.skip(f"gru_attention not trained yet: {err}")
+    src = tuple("the cat drank the milk because it was hungry".split())
+    refs = [p.tgt for p in corpus.LESSON_PAIRS if p.src == src]
+    out = translate_tokens(model, src, sv, tv)
+    assert refs and out.output == refs[0]  # exactly the reference
+    assert len(out.probs) == len(out.output) >= 5  # one step per Chinese word
+    assert all(0.5 < p <= 1.0 for p in out.probs)  # each word a clear choice of its step
+    assert all(abs(sum(row) - 1) < 1e-3 for row in out.attention)  # a weight budget of 1
