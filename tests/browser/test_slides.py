@@ -118,6 +118,19 @@ def _where(page) -> Stop:
 
 
 @pytest.mark.timeout(1800)
+def _follow(page, link, walked: list[Stop]) -> None:
+    """Click a deck link and wait for its page (saying where the walk stopped if not)."""
+    href, before = link.first.get_attribute("href"), page.url
+    link.first.click()
+    try:
+        page.wait_for_function("u => location.href !== u", arg=before, timeout=180_000, polling=100)
+    except Exception as exc:  # noqa: BLE001 (re-raised with the walk so far)
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(SHOTS / "deck_stuck.png"))
+        raise AssertionError(f"stuck at {before} (link {href}) after {walked}") from exc
+    wait_ready(page)
+
+
 def test_deck_walks_the_lesson_on_a_phone(server, browser):
     expected = list(deck())
     problems: list[str] = []
@@ -140,11 +153,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
             link = _next_link(page, "next")
             if link.count() == 0:
                 break
-            link.first.click()
-            page.wait_for_function(
-                "u => location.href !== u", arg=page.url, timeout=180_000, polling=100
-            )
-            wait_ready(page)
+            _follow(page, link, seen)
             seen.append(_where(page))
         assert seen == expected, f"forward walk: {seen}"
         back = [seen[-1]]
@@ -152,11 +161,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
             link = _next_link(page, "previous")
             if link.count() == 0:
                 break
-            link.first.click()
-            page.wait_for_function(
-                "u => location.href !== u", arg=page.url, timeout=180_000, polling=100
-            )
-            wait_ready(page)
+            _follow(page, link, back)
             back.append(_where(page))
         assert back == expected[::-1], f"backward walk: {back}"
     finally:
