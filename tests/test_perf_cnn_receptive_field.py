@@ -81,7 +81,8 @@ def test_probe_chart_draws_fields_and_chance_in_one_layout():
     (hline,) = [s for s in fig.layout.shapes if s.y0 == s.y1]
     assert hline.y0 == 0.1 and hline.xref in ("paper", "x domain")  # across the whole plot
     assert [a.text for a in fig.layout.annotations] == ["d = 4", "d = 10", "chance"]
-    assert tuple(fig.layout.yaxis.range) == (0, 1.05) and fig.layout.yaxis.title.text == "y"
+    assert fig.layout.yaxis.range[0] == 0 and 1 < fig.layout.yaxis.range[1] <= 1.1
+    assert fig.layout.yaxis.title.text == "y"
 
 
 # the fragments of each part, outer first, and the widgets (keys) each one draws itself
