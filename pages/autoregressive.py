@@ -8,20 +8,30 @@ page.)
 
 from __future__ import annotations
 
-import random
-import time
-
 import streamlit as st
 
 import ui
-from core import corpus, lexicon
-from core import mdtable as md
+from core import lexicon
 from core.analysis import autoregressive as ar
-from core.evaluate import max_output_len
 from core.figures import autoregressive as figs
-from core.translate import InputError, prepare
-from core.vocab import detokenize_zh, tokenize_en
-from ui.models import get_manifest, get_model, get_vocabs, require
+from core.figures.autoregressive import marked, sentence_row
+from core.vocab import detokenize_zh
+from ui import autoregressive_data as data
+from ui.autoregressive_data import LM, en, zh
+from ui.autoregressive_parts import (
+    animate,
+    big,
+    chart_key,
+    k,
+    part_end,
+    pick_translator,
+    pick_wrong_step,
+    read_text,
+    sampling_controls,
+    show_table,
+    stepper,
+)
+from ui.models import get_model, require
 
 SLUG = "autoregressive"
 BOS_SHOW = lexicon.show_token("<bos>")  # special tokens in their one display spelling
@@ -29,266 +39,15 @@ ui.begin_page(SLUG)
 t = ui.t
 P = ui.presenter()
 
-
-def k(key: str) -> str:
-    return f"{SLUG}.{key}"
-
-
 PARTS = ("lm", "translate", "wrong", "cost")
-MODES = ar.MODES
-TRANSLATORS = ("gru_attention", "transformer")
-LM = "lm_gru"
-MAX_NEW = 12  # tokens the language model may add
-K_SHOW = 8  # alternatives shown per step
 DEFAULT_PREFIX = "you should"
 DEFAULT_SOURCE = "the cat drank the milk because it was hungry"
-SLIP_LENGTHS = (4, 12)  # source lengths searched for the default slip (fits on a slide)
-WRONG_SAMPLE = 120  # held-out sentences in the "one wrong step" statistic
-WRONG_POSITIONS = (0, 1, 2, 4, 8)  # output positions where a wrong token is forced
-WRONG_LENGTHS = (8, 16)  # source lengths of the sampled sentences
 TIMING_LENGTHS = (4, 8, 16, 32, 64)
-
-
-# --- cached computation -----------------------------------------------------------------------
-
-
-@st.cache_resource(show_spinner=False)
-def _splits(seed: int) -> corpus.Splits:
-    return corpus.shared_splits(seed)  # one copy per process, warmed up in the background
-
-
-def _corpus_seed() -> int:
-    return int(get_manifest().get("corpus", {}).get("seed", 1234))
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _lm_run(prefix: tuple[str, ...], mode: str, temp: float, topk: int, seed: int):
-    sv, _ = get_vocabs()
-    return ar.lm_generate(
-        get_model(LM),
-        sv.encode(prefix),
-        max_new=MAX_NEW,
-        mode=mode,
-        temperature=temp,
-        top_k=topk,
-        seed=seed,
-        k_show=K_SHOW,
-    )
-
-
-@st.cache_data(show_spinner=False, max_entries=256)
-def _translate(name: str, tokens: tuple[str, ...], forced: tuple[int, ...] = ()):
-    """Greedy output after a forced prefix of ids (empty: plain greedy), explained."""
-    sv, _ = get_vocabs()
-    model = get_model(name)
-    src = sv.encode(tokens, eos=True)
-    out = ar.continue_greedy(model, src, list(forced), max_output_len(len(src)))
-    return ar.explain_output(model, src, out, K_SHOW)
-
-
-@st.cache_data(show_spinner=False, max_entries=4)
-def _slip(name: str, seed: int) -> tuple[str, int, str, float, int] | None:
-    """The default of "one wrong step", searched once from the model (see ar.find_slip):
-    (English sentence, 1-based step, forced Chinese word, its probability, later edits)."""
-    sv, tv = get_vocabs()
-    lo, hi = SLIP_LENGTHS
-    pool = [p for p in _splits(seed).test if lo <= len(p.src) <= hi]
-    slip = ar.find_slip(
-        get_model(name),
-        [sv.encode(p.src, eos=True) for p in pool],
-        [tv.encode(p.tgt) for p in pool],
-    )
-    if slip is None:
-        return None
-    src = " ".join(pool[slip.index].src)
-    return src, slip.pos + 1, tv.tokens[slip.token], slip.prob, slip.edits
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def _wrong_stats(name: str, seed: int) -> ar.WrongStepResult:
-    sv, tv = get_vocabs()
-    lo, hi = WRONG_LENGTHS
-    pool = [p for p in _splits(seed).test if lo <= len(p.src) <= hi]
-    sample = random.Random(0).sample(pool, min(WRONG_SAMPLE, len(pool)))
-    return ar.wrong_step_effect(
-        get_model(name),
-        [sv.encode(p.src, eos=True) for p in sample],
-        [tv.encode(p.tgt) for p in sample],
-        WRONG_POSITIONS,
-    )
-
-
-# --- small UI helpers -------------------------------------------------------------------------
-
-
-def _go(param: str, value: int) -> None:
-    st.query_params[param] = str(value)
-
-
-def _play(flag: str) -> None:
-    st.session_state[flag] = True
-
-
-def stepper(param: str, n: int, default: int = 1) -> tuple[int, bool]:
-    """Back / Next / Play / Restart over steps 1..n, kept in the URL as ``param``.
-
-    Returns the current step and whether Play was pressed (the caller animates).
-    """
-    raw = ui.params.get_int(param, 1, 999, default)
-    step = min(max(1, raw), n)  # a run that ends earlier than the link's step: its last step
-    flag = f"ar_play_{param}"
-    cols = st.columns(4)
-    cols[0].button(
-        t(k("step.back")),
-        key=f"ar_{param}_back",
-        icon=":material/arrow_back:",
-        on_click=_go,
-        args=(param, step - 1),
-        disabled=step <= 1,
-        width="stretch",
-    )
-    cols[1].button(
-        t(k("step.next")),
-        key=f"ar_{param}_next",
-        icon=":material/arrow_forward:",
-        on_click=_go,
-        args=(param, step + 1),
-        disabled=step >= n,
-        width="stretch",
-        type="primary",
-    )
-    cols[2].button(
-        t(k("step.play")),
-        key=f"ar_{param}_play",
-        icon=":material/play_arrow:",
-        on_click=_play,
-        args=(flag,),
-        disabled=step >= n,
-        width="stretch",
-    )
-    cols[3].button(
-        t(k("step.restart")),
-        key=f"ar_{param}_restart",
-        icon=":material/restart_alt:",
-        on_click=_go,
-        args=(param, 1),
-        disabled=step <= 1,
-        width="stretch",
-    )
-    ui.params.set_params(**{param: step})
-    return step, bool(st.session_state.pop(flag, False))
-
-
-def _on_text(name: str, key: str, resets: tuple[str, ...]) -> None:
-    st.query_params[name] = st.session_state[key]
-    for r in resets:
-        st.query_params.pop(r, None)
-
-
-def text_param(name: str, default: str, label: str, key: str, resets: tuple[str, ...]) -> str:
-    """A text box tied to the URL; an explicitly empty value stays empty (not the default)."""
-    raw = st.query_params.get(name)
-    value = "" if raw is not None and not raw.strip() else ui.params.get_text(name, default)
-    st.session_state[key] = value
-    st.text_input(label, key=key, on_change=_on_text, args=(name, key, resets), max_chars=300)
-    ui.params.set_params(**{name: value})
-    return value
-
-
-def input_error(err: InputError) -> None:
-    """Say why the text cannot be used, in the user's language, naming unknown words."""
-    if err.reason == "unknown":
-        lines = []
-        for o in err.unknown:
-            word = ui.params.safe_value(o.word)
-            if o.suggestions:
-                lines.append(t(k("input.suggest"), word=word, options=" / ".join(o.suggestions)))
-            else:
-                lines.append(t(k("input.no_suggest"), word=word))
-        st.error(t(k("input.unknown")) + "\n\n" + "\n".join(f"- {x}" for x in lines))
-    elif err.reason == "too_long":
-        st.error(t(k("input.too_long"), limit=err.limit))
-    else:
-        st.error(t(k("input.empty")))
-
-
-def marked(tokens: list[str], start: int, current: int | None, sep: str = " ") -> str:
-    """Tokens as markdown: given words plain, generated ones bold, the current one marked.
-
-    Tokens come from the model vocabularies (never raw user text), escaped anyway.
-    """
-    out = []
-    for i, tok in enumerate(tokens):
-        tok = tok.replace("[", "(").replace("]", ")").replace("*", "").replace("`", "'")
-        if i == current:
-            out.append(f":orange-background[**{tok}**]")
-        elif i >= start:
-            out.append(f"**{tok}**")
-        else:
-            out.append(tok)
-    return sep.join(out) if out else "∅"
-
-
-def show_table(header: list[str], rows: list[list[object]]) -> None:
-    """A small Markdown table: no pandas on the server, no table bundle in the browser."""
-    st.markdown(md.table(header, [[md.escape(cell) for cell in row] for row in rows]))
-
-
-def big(text: str) -> None:
-    st.markdown(f"### {text}")
-
-
-def part_end(key: str) -> None:
-    """The part's takeaway and "try this", in the app's one style."""
-    ui.takeaway(t(k(f"{key}.takeaway")))
-    ui.try_this(t(k(f"{key}.try")))
-
-
-# --- the page ---------------------------------------------------------------------------------
 
 part = ui.part_selector(k(""), PARTS, key="ar_part")
 
 
-def zh(ids) -> list[str]:
-    """Chinese tokens of output ids, special tokens in their one display spelling."""
-    _, tv = get_vocabs()
-    return lexicon.show_tokens(tv.tokens[i] for i in ids)
-
-
-def en(ids) -> list[str]:
-    """English tokens of language-model ids, special tokens in their one display spelling."""
-    sv, _ = get_vocabs()
-    return lexicon.show_tokens(sv.tokens[i] for i in ids)
-
-
-def read_text(
-    name: str, default: str, label: str, key: str, resets: tuple[str, ...], errors
-) -> list[str] | None:
-    """An English text box (in the current container) read as model tokens; ``[]`` for an
-    empty text, ``None`` after explaining the problem in ``errors`` (above the controls)."""
-    text = text_param(name, default, label, key, resets)
-    if not tokenize_en(text):
-        return []
-    sv, _ = get_vocabs()
-    try:
-        return prepare(text, sv)
-    except InputError as err:
-        with errors:
-            input_error(err)
-        return None
-
-
-def pick_translator() -> str:
-    name = ui.params.get_choice("model", TRANSLATORS, "gru_attention")
-    name = st.segmented_control(
-        t(k("tr.model")),
-        TRANSLATORS,
-        format_func=ui.model_name,
-        required=True,
-        **ui.params.bound("model", name, key="ar_model"),
-    )
-    ui.params.set_params(model=name)
-    return name
+# --- 1. a language model writes one word at a time --------------------------------------------
 
 
 @st.fragment  # its controls rerun only this part
@@ -304,46 +63,9 @@ def lm_part() -> None:
             return
         if not prefix:
             st.caption(t(k("input.empty_prefix")))
-        mode = ui.params.get_choice("mode", MODES, "greedy")
-        mode = st.segmented_control(
-            t(k("lm.mode")),
-            MODES,
-            format_func=ui.labeler(k("lm.mode.")),
-            required=True,
-            **ui.params.bound("mode", mode, key="ar_mode"),
-        )
-        temp = ui.params.get_float("temp", 0.1, 3.0, 1.0)
-        topk = ui.params.get_int("topk", 0, 50, 5)
-        seed = ui.params.get_int("seed", 0, 9999, 0)
-        c1, c2, c3 = st.columns(3)
-        off = mode == "greedy"
-        temp = c1.slider(
-            t(k("lm.temp")),
-            0.1,
-            3.0,
-            step=0.1,
-            disabled=off,
-            help=t(k("lm.temp_help")),
-            **ui.params.bound("temp", temp, key="ar_temp"),
-        )
-        topk = c2.slider(
-            t(k("lm.topk")),
-            0,
-            50,
-            disabled=off,
-            help=t(k("lm.topk_help")),
-            **ui.params.bound("topk", topk, key="ar_topk"),
-        )
-        seed = c3.number_input(
-            t(k("lm.seed")),
-            0,
-            9999,
-            disabled=off,
-            help=t(k("lm.seed_help")),
-            **ui.params.bound("seed", seed, key="ar_seed"),
-        )
+        mode, temp, topk, seed = sampling_controls()
     ui.params.set_params(mode=mode, temp=temp, topk=topk, seed=seed)
-    steps = _lm_run(tuple(prefix), mode, round(float(temp), 2), int(topk), int(seed))
+    steps = data.lm_run(tuple(prefix), mode, round(float(temp), 2), int(topk), int(seed))
     with s.control:
         step, play = stepper("step", len(steps))
     # Placeholders that Play redraws in place; otherwise plain containers, so a rerun
@@ -373,7 +95,7 @@ def lm_part() -> None:
                 presenter=P,
                 color=lexicon.look(LM).color,
             )
-            ui.chart(fig, key=f"ar_lm_chart_{n}_{time.monotonic_ns()}" if play else "ar_lm_chart")
+            ui.chart(fig, key=chart_key("ar_lm_chart", play))
             big(
                 t(k("lm.step_of"), step=n, total=len(steps))
                 + " · "
@@ -394,19 +116,18 @@ def lm_part() -> None:
             show_table(header, rows)
 
     if play:
-        for n in range(step, len(steps) + 1):
-            draw(n)
-            time.sleep(0.7)
-        ui.params.set_params(step=len(steps))
-        st.rerun()  # redraw the buttons for the last step
+        animate(draw, step, len(steps), "step")  # ends in a rerun
     draw(step)
     part_end("lm")
-    expected = (get_manifest().get("models", {}).get(LM, {}).get("metrics") or {}).get("you_should")
+    expected = data.lm_recorded()
     with ui.curious():
         st.markdown(t(k("lm.curious"), model=model))
         if expected:
             shown = " ".join(lexicon.show_tokens(expected))
             st.markdown(t(k("lm.recorded"), tokens=shown, model=model))
+
+
+# --- 2. a translator writes the same way, looking back at the source ---------------------------
 
 
 @st.fragment  # its controls rerun only this part
@@ -424,7 +145,7 @@ def translate_part() -> None:
         return
     model = ui.model_name(name)
     color = lexicon.look(name).color
-    dec = _translate(name, tuple(source))
+    dec = data.translate(name, tuple(source))
     with s.control:
         step, play = stepper("tstep", len(dec.ids))
     with s.chart:
@@ -447,8 +168,7 @@ def translate_part() -> None:
                     presenter=P,
                     color=color,
                 )
-                key = f"ar_tr_bars_{time.monotonic_ns()}" if play else "ar_tr_bars"
-                ui.chart(fig, key=key, width=0.5)
+                ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5)
             with right:
                 if dec.attention is not None:
                     fig = figs.attention_row(
@@ -460,8 +180,7 @@ def translate_part() -> None:
                         presenter=P,
                         color=color,
                     )
-                    key = f"ar_tr_attn_{time.monotonic_ns()}" if play else "ar_tr_attn"
-                    ui.chart(fig, key=key, width=0.5)
+                    ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5)
                 else:
                     st.caption(t(k("tr.no_attention"), model=model))
             big(
@@ -471,11 +190,7 @@ def translate_part() -> None:
             )
 
     if play:
-        for n in range(step, len(dec.ids) + 1):
-            draw(n)
-            time.sleep(0.7)
-        ui.params.set_params(tstep=len(dec.ids))
-        st.rerun()  # redraw the buttons for the last step
+        animate(draw, step, len(dec.ids), "tstep")  # ends in a rerun
     draw(step)
     with s.words:
         st.caption(t(k("tr.caption"), model=model))
@@ -486,33 +201,7 @@ def translate_part() -> None:
         st.markdown(t(k("tr.curious")))
 
 
-def _on_fpos() -> None:
-    st.query_params["fpos"] = str(st.session_state["ar_fpos"])
-    st.query_params.pop("ftok", None)  # the alternatives differ at another position
-
-
-def _on_ftok() -> None:
-    st.query_params["ftok"] = zh([st.session_state["ar_ftok"]])[0]
-
-
-def alternatives(dec: ar.Decoded, pos: int) -> list[int]:
-    """The words the model considered at step ``pos`` (1-based) besides its own choice."""
-    step = dec.steps[pos - 1]
-    return [i for i in step.top_ids if i != step.chosen and i not in (0, 1, 3)]  # no PAD/BOS/UNK
-
-
-def sentence_row(tokens: list[str], mark: int | None, new: tuple[int, ...] = ()) -> str:
-    """One output as a big markdown line: the forced word orange, new later words red."""
-    cells = []
-    for i, tok in enumerate(tokens):
-        tok = tok.replace("[", "(").replace("]", ")")
-        if i == mark:
-            cells.append(f":orange-background[**{tok}**]")
-        elif i in new:
-            cells.append(f":red[**{tok}**]")
-        else:
-            cells.append(tok)
-    return "### " + " ".join(cells)
+# --- 3. one wrong step: force a plausible wrong word and watch the rest ------------------------
 
 
 @st.fragment  # its controls rerun only this part
@@ -522,69 +211,29 @@ def wrong_part() -> None:
         name = pick_translator()
     if not require(name, "gru_attention"):
         return
-    seed = _corpus_seed()
+    seed = data.corpus_seed()
     with s.chart, st.spinner(t(k("wrong.searching"))):
-        slip = _slip("gru_attention", seed)  # the default model's clearest plausible slip
-    default_src, default_pos, default_tok = (
-        (slip[0], slip[1], slip[2]) if slip else (DEFAULT_SOURCE, 2, "")
-    )
+        slip = data.slip("gru_attention", seed)  # the default model's clearest plausible slip
+    default = (slip[0], slip[1], slip[2]) if slip else (DEFAULT_SOURCE, 2, "")
     with s.more:
         source = read_text(
-            "wsrc", default_src, t(k("tr.source")), "ar_wsrc", ("fpos", "ftok"), s.chart
+            "wsrc", default[0], t(k("tr.source")), "ar_wsrc", ("fpos", "ftok"), s.chart
         )
     if not source:
         if source == []:
             with s.chart:
                 st.error(t(k("input.empty")))
         return
-    _, tv = get_vocabs()
     model = ui.model_name(name)
-    base = _translate(name, tuple(source))
-    n = len(base.ids)
+    base = data.translate(name, tuple(source))
     out = zh(base.ids)
-    own_default = " ".join(source) == default_src
-    fpos = ui.params.get_int(
-        "fpos", 1, max_output_len(len(source) + 1), default_pos if own_default else min(2, n)
-    )
-    fpos = min(fpos, n)
-    options = alternatives(base, fpos)
-    raw_tok = ui.params.get_text("ftok", "", max_len=40) if st.query_params.get("ftok") else ""
-    forced = next((i for i in options if tv.tokens[i] == raw_tok), None)
-    if raw_tok and forced is None:
-        ui.params.notice("ftok", raw_tok, tv.tokens[options[0]])
-    if forced is None and own_default:
-        forced = next((i for i in options if tv.tokens[i] == default_tok), None)
-    forced = options[0] if forced is None else forced
-
-    with s.control:
-        c1, c2 = st.columns(2)
-        st.session_state["ar_fpos"] = fpos
-        fpos = c1.selectbox(
-            t(k("wrong.pos")),
-            list(range(1, n + 1)),
-            format_func=lambda i: f"{i}: {out[i - 1]}",
-            key="ar_fpos",
-            on_change=_on_fpos,
-        )
-        options = alternatives(base, fpos)
-        if forced not in options:
-            forced = options[0]
-        probs = dict(zip(base.steps[fpos - 1].top_ids, base.steps[fpos - 1].top_probs))
-        st.session_state["ar_ftok"] = forced
-        forced = c2.selectbox(
-            t(k("wrong.token")),
-            options,
-            format_func=lambda i: f"{zh([i])[0]} ({probs[i]:.1%})",
-            key="ar_ftok",
-            on_change=_on_ftok,
-        )
-    ui.params.set_params(fpos=fpos, ftok=zh([forced])[0])
-    new = _translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
+    fpos, forced, probs = pick_wrong_step(s.control, base, source, default)
+    new = data.translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
     edits, fresh = ar.later_changes(base.ids, new.ids, fpos - 1)
     later = max(len(base.ids), len(new.ids)) - fpos
 
-    with st.spinner(t(k("wrong.stat.spinner"), n=WRONG_SAMPLE)):
-        res = _wrong_stats(name, seed)
+    with st.spinner(t(k("wrong.stat.spinner"), n=data.WRONG_SAMPLE)):
+        res = data.wrong_stats(name, seed)
     with s.chart:
         left, right = st.columns([5, 4])
         with left:
@@ -630,8 +279,8 @@ def wrong_part() -> None:
                 t(
                     k("wrong.search"),
                     threshold=f"{ar.SLIP_THRESHOLD:.0%}",
-                    lo=SLIP_LENGTHS[0],
-                    hi=SLIP_LENGTHS[1],
+                    lo=data.SLIP_LENGTHS[0],
+                    hi=data.SLIP_LENGTHS[1],
                     model=ui.model_name("gru_attention"),
                     src=slip[0],
                     pos=slip[1],
@@ -644,13 +293,16 @@ def wrong_part() -> None:
             t(
                 k("wrong.stat.caption"),
                 sampled=res.n_sentences,
-                lo=WRONG_LENGTHS[0],
-                hi=WRONG_LENGTHS[1],
+                lo=data.WRONG_LENGTHS[0],
+                hi=data.WRONG_LENGTHS[1],
                 correct=res.n_correct,
                 model=model,
                 counts=", ".join(f"{p + 1}: {c}" for p, c in zip(res.positions, res.n)),
             )
         )
+
+
+# --- 4. the serial cost: writing n words takes n steps, reading them takes one -----------------
 
 
 @st.fragment  # its controls rerun only this part

@@ -209,6 +209,28 @@ def test_later_changes_counts_new_words_not_shifted_ones():
     assert edits == 3 and new == (1, 2)
 
 
+def test_alternatives_are_the_other_considered_words_without_pad_bos_unk():
+    step = ar.Step(
+        (BOS_ID,), (5, 3, EOS_ID, 0, 7, BOS_ID), (0.5, 0.2, 0.1, 0.1, 0.05, 0.05), 5, 0.5
+    )
+    other = ar.Step((BOS_ID, 5), (6, 8), (0.9, 0.1), 8, 0.1)  # sampled: chose the runner-up
+    dec = ar.Decoded((5, 8), (step, other), None)
+    assert ar.alternatives(dec, 1) == [EOS_ID, 7]  # in the model's order; ending early counts
+    assert ar.alternatives(dec, 2) == [6]
+
+
+def test_marked_and_sentence_row_markdown():
+    from core.figures.autoregressive import marked, sentence_row
+
+    line = marked(["you", "should", "wear", "sh*o`es"], 2, 3)
+    assert line == "you should **wear** :orange-background[**sho'es**]"
+    assert marked(["a[1]"], 0, None) == "**a(1)**"  # no link or directive syntax survives
+    assert marked([], 0, None) == "∅"
+    row = sentence_row(["猫", "喝", "了", "牛奶"], 1, (3,))
+    assert row == "### 猫 :orange-background[**喝**] 了 :red[**牛奶**]"
+    assert sentence_row(["[x]"], None) == "### (x)"
+
+
 def test_find_slip_picks_a_plausible_word_that_changes_the_rest():
     srcs = [[3, 4, 5, EOS_ID], [4, 5, 6, 7, 8, 9, EOS_ID]]
     refs = [s[:-1] for s in srcs]

@@ -21,6 +21,7 @@ import torch.nn.functional as F
 from core.data import BOS_ID, EOS_ID, PAD_ID, pad
 from core.evaluate import edit_distance
 
+UNK_ID = 3  # core.vocab: PAD, BOS, EOS, UNK are ids 0-3
 MODES: tuple[str, ...] = ("greedy", "sample")
 
 
@@ -166,6 +167,13 @@ def explain_output(model, src_ids: Sequence[int], out_ids: Sequence[int], k_show
     if cross is not None:
         rows = tuple(tuple(round(float(a), 5) for a in row) for row in cross[0])  # (T, S)
     return Decoded(tuple(int(i) for i in out_ids), steps, rows)
+
+
+def alternatives(dec: Decoded, pos: int) -> list[int]:
+    """The ids the model considered at step ``pos`` (1-based) besides its own choice, most
+    probable first (PAD, BOS and UNK left out; EOS stays: ending early is a real slip)."""
+    step = dec.steps[pos - 1]
+    return [i for i in step.top_ids if i != step.chosen and i not in (PAD_ID, BOS_ID, UNK_ID)]
 
 
 def strip_eos(ids: Sequence[int]) -> list[int]:
@@ -355,7 +363,6 @@ def time_generation(
 
 # --- the clearest single slip: the default of the "one wrong step" screen --------------------
 
-UNK_ID = 3  # core.vocab: PAD, BOS, EOS, UNK are ids 0-3
 SLIP_THRESHOLD = 0.05  # a forced word counts as plausible when the model gave it at least this
 
 

@@ -161,3 +161,39 @@ def timing_chart(
     )
     fig.update_yaxes(rangemode="tozero")
     return fig
+
+
+# --- sentences as Markdown lines (tokens come from the model vocabularies) ---------------------
+
+
+def marked(tokens: Sequence[str], start: int, current: int | None, sep: str = " ") -> str:
+    """Tokens as markdown: given words plain, generated ones (from ``start``) bold, the one
+    at ``current`` marked; ``∅`` for no tokens.
+
+    Tokens come from the model vocabularies (never raw user text), escaped anyway.
+    """
+    out = []
+    for i, tok in enumerate(tokens):
+        tok = tok.replace("[", "(").replace("]", ")").replace("*", "").replace("`", "'")
+        if i == current:
+            out.append(f":orange-background[**{tok}**]")
+        elif i >= start:
+            out.append(f"**{tok}**")
+        else:
+            out.append(tok)
+    return sep.join(out) if out else "∅"
+
+
+def sentence_row(tokens: Sequence[str], mark: int | None, new: Sequence[int] = ()) -> str:
+    """One output as a big markdown line: the forced word (at ``mark``) orange, the new later
+    words (positions in ``new``) red."""
+    cells = []
+    for i, tok in enumerate(tokens):
+        tok = tok.replace("[", "(").replace("]", ")")
+        if i == mark:
+            cells.append(f":orange-background[**{tok}**]")
+        elif i in new:
+            cells.append(f":red[**{tok}**]")
+        else:
+            cells.append(tok)
+    return "### " + " ".join(cells)
