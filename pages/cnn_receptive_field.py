@@ -38,7 +38,7 @@ EFFECTIVE_SHARE = 0.9  # the effective field: the fewest words that hold 90% of 
 STALE = ("a", "b", "pos", "mpos")  # word positions a new sentence makes meaningless
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=128)  # keyed on the visitor's sentence
 def measured_field(src_ids: tuple[int, ...], position: int):
     """(L, S) gradient norms of the shipped cnn_s2s encoder (cached by plain values)."""
     return rf.gradient_field(get_model("cnn_s2s"), src_ids, position)

@@ -36,7 +36,7 @@ N_MAX, D_CHOICES, K_MAX = 2048, (16, 32, 64, 128, 256, 512, 1024), 9
 PROBES = zoo.PROBE_MODELS  # every distance probe, in the lesson's order
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=64)  # a closed set: d x k choices
 def table_curves(n_max: int, d: int, k: int) -> tuple[list[int], dict]:
     ns = sorted({int(x) for x in np.unique(np.geomspace(2, n_max, 160).round())})
     return ns, pl.curves(ns, d, k)

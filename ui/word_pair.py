@@ -36,7 +36,7 @@ from ui.i18n import labeler, t
 MAX_CHARS = 300  # characters of an own sentence (box and URL)
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=256)  # keyed on the visitor's text
 def sentence(kind: str, text: str) -> tuple[tuple[str, ...], tuple[int, int], str]:
     """``rf.choose_sentence``, cached: (tokens, default pair, problem code)."""
     return rf.choose_sentence(kind, text)
