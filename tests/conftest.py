@@ -21,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # environment) go to a folder of their own, never to the user's data directory.
 os.environ.setdefault("ROAD_DATA_DIR", tempfile.mkdtemp(prefix="road-test-data-"))
 APP = ROOT / "app.py"
+MAX_WORKERS = 4  # pytest -n auto: one worker per core, at most this many
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -68,6 +69,12 @@ def cjk_share(text: str) -> float:
 
 def has_latin(text: str) -> bool:
     return bool(_LATIN.search(text))
+
+
+def pytest_xdist_auto_num_workers(config) -> int:
+    """``-n auto`` (pyproject.toml): one worker per core, capped, because every worker that
+    runs a browser test starts its own app server and Chromium (~1 GB together)."""
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
 @pytest.fixture

@@ -50,7 +50,8 @@ def start_server(app_dir: Path, log: Path) -> Server:
 @pytest.fixture(scope="session")
 def server() -> Iterator[Server]:
     _require_chromium()
-    srv = start_server(ROOT, ARTIFACTS / "server.log")
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")  # one server per xdist worker
+    srv = start_server(ROOT, ARTIFACTS / f"server{'-' + worker if worker else ''}.log")
     yield srv
     stop_server(srv)
 

@@ -117,7 +117,6 @@ def _where(page) -> Stop:
     return Stop(slug, part.group(1) if part and slug != "home" else None)
 
 
-@pytest.mark.timeout(1800)
 def _follow(page, link, walked: list[Stop]) -> None:
     """Click a deck link and wait for its page (saying where the walk stopped if not)."""
     href, before = link.first.get_attribute("href"), page.url
@@ -131,6 +130,7 @@ def _follow(page, link, walked: list[Stop]) -> None:
     wait_ready(page)
 
 
+@pytest.mark.timeout(1800)
 def test_deck_walks_the_lesson_on_a_phone(server, browser):
     expected = list(deck())
     problems: list[str] = []
