@@ -11,9 +11,6 @@ click in a part reruns that part only.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from concurrent.futures import Future
-
 import numpy as np
 import streamlit as st
 
@@ -21,213 +18,52 @@ import ui
 from core import corpus, lexicon
 from core.analysis import bottleneck as bn
 from core.analysis import latent
-from core.analysis.influence import context_influence, verdict
-from core.evaluate import decode_ids, score
+from core.analysis.influence import verdict
+from core.evaluate import score
 from core.figures import bottleneck as figs
-from core.i18n import translate
-from core.translate import InputError, prepare
-from ui import jobs, models
+from ui import models
+from ui.bottleneck_data import (
+    ATTN,
+    LATENT_WORDS,
+    LM,
+    OTHERS,
+    PLAIN,
+    PROBE_ARGS,
+    PROBE_LEN,
+    encoder_view,
+    influence,
+    latent_view,
+    probe_curves,
+    probe_job,
+    reference_for,
+    stretch_batch,
+    translate_ids,
+)
+from ui.bottleneck_parts import (
+    close_part,
+    marked,
+    new_batch,
+    part_header,
+    plain_picker,
+    sentence_part,
+)
 
 PARTS = ("latent", "read", "side", "length", "stretch", "probe", "grad")
-LM = "lm_gru"
-LATENT_WORDS = ("you", "should", "wear", "shoes")  # the lesson's own example (1.3-1.4)
-PLAIN = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
-ATTN = "gru_attention"
-OTHERS = ("cnn_s2s", "transformer")  # on the length chart, paler: for comparison
-EXAMPLE_LENGTHS, DEFAULT_EXAMPLE = bn.EXAMPLE_LENGTHS, bn.DEFAULT_EXAMPLE
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, bn.STRETCH_LEN
-PROBE_LEN = 25  # probe every word of 25-word sentences: the start, the middle, the end
-# 600 training sentences: the curves differ from 1000 by less than between two samples
-# of 1000 (mean 0.01-0.02 against 0.02-0.03 per position); about 0.2 s per model
-PROBE_TRAIN, PROBE_TEST = 600, 300
-PROBE_ARGS = ((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
+P = "bottleneck."
 
 t = ui.t
 ui.begin_page("bottleneck")
 presenter = ui.presenter()
 if not models.require(*PLAIN, ATTN):
     st.stop()
-src_vocab, tgt_vocab = models.get_vocabs()
-
-
-# --- cached computations (keys are plain values) ---------------------------------------------
-
-
-@st.cache_data(show_spinner=False)
-def examples() -> dict[int, tuple[tuple[str, ...], tuple[str, ...]]]:
-    """A fixed grammar sentence of each example length: {length: (English, Chinese)}."""
-    out = {}
-    for n in EXAMPLE_LENGTHS:
-        pair = bn.example_pair(n)
-        out[n] = (pair.src, pair.tgt)
-    return out
-
-
-def reference_for(tokens: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The grammar's translation when the sentence is one of the page's or lesson's pairs."""
-    for src, tgt in examples().values():
-        if src == tokens:
-            return tgt
-    for pair in corpus.LESSON_PAIRS:
-        if pair.src == tokens:
-            return pair.tgt
-    return None
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def encoder_view(name: str, ids: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    return bn.encoder_states(models.get_model(name), ids)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def translate_ids(name: str, rows: tuple[tuple[int, ...], ...]) -> list[list[str]]:
-    outputs = decode_ids(models.get_model(name), [list(r) for r in rows])
-    return [tgt_vocab.decode(o) for o in outputs]
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
-    return context_influence(models.get_model(name), ids)
-
-
-@st.cache_data(show_spinner=False, max_entries=8)
-def latent_view(ids: tuple[int, ...]) -> latent.LatentSteps:
-    return latent.latent_steps(models.get_model(LM), ids)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def stretch_batch(length: int, seed: int) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    return [(p.src, p.tgt) for p in bn.stretch_pairs(length, seed)]
-
-
-@st.cache_resource(show_spinner=False)
-def probe_job(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> Future:
-    """The probes, computed once per server in a thread of their own: started when part 5
-    opens, they run on the second core while its header and intro are drawn (and finish for
-    the next visit if the reader switches away meanwhile)."""
-    loaded = {n: models.get_model(n) for n in names}  # here, in the script thread
-    vocab = models.get_vocabs()[0]
-    return jobs.in_thread(
-        "bottleneck-probes", bn.probe_on_grammar, loaded, vocab, n_train, n_test, length
-    )
-
-
-def probe_curves(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> dict:
-    """The probes' results, waiting for :func:`probe_job` if they are not ready yet (a
-    failed run is not kept: the next visit tries again)."""
-    return jobs.result_of(probe_job, names, n_train, n_test, length)
-
-
-# --- helpers for display ---------------------------------------------------------------------
-
-
-def marked(output: Sequence[str], reference: Sequence[str] | None) -> str:
-    return figs.marked(output, reference, empty=t("bottleneck.empty_output"))
-
-
-def input_message(err: InputError) -> str:
-    if err.reason == "empty":
-        return t("bottleneck.input.empty")
-    if err.reason == "too_long":
-        return t("bottleneck.input.too_long", limit=err.limit)
-    words = ", ".join(
-        t(
-            "bottleneck.input.word_suggest",
-            word=ui.params.safe_value(o.word),
-            suggestions=" / ".join(o.suggestions),
-        )
-        if o.suggestions
-        else f"`{ui.params.safe_value(o.word)}`"
-        for o in err.unknown
-    )
-    return t("bottleneck.input.unknown", words=words)
-
-
-# --- controls ----------------------------------------------------------------------------------
+src_vocab = models.get_vocabs()[0]
 
 # the claim says it; on a laptop or phone the intro is one click away, on the projector it
 # comes after the part (the slide opens with the part's chart)
 if not presenter:
     with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
         st.markdown(t("bottleneck.intro"))
-
-
-def _use_example(n: int) -> None:
-    st.query_params["text"] = " ".join(examples()[n][0])
-
-
-_lang = ui.current_lang()
-
-
-def plain_label(name: str) -> str:  # fixed language: Streamlit may call it outside the run
-    return translate("bottleneck.plain.option", _lang, size=name.rsplit("_", 1)[1])
-
-
-def sentence_box() -> tuple[str, ...] | None:
-    """The sentence (typed or an example) and its message if the models cannot read it:
-    drawn inside the fragment of each part that reads it. Returns its tokens, or None."""
-    # read from the URL on every run of the fragment: an example button writes it
-    default_text = " ".join(examples()[DEFAULT_EXAMPLE][0])
-    # A blank sentence in the URL is the user's empty input (answered below), not a bad link.
-    raw_text = st.query_params.get("text")
-    blank = raw_text is not None and not raw_text.strip()
-    text = "" if blank else ui.params.get_text("text", default_text, max_len=400)
-    with st.container(border=True):
-        text = st.text_input(
-            t("bottleneck.text.label"),
-            max_chars=400,
-            help=t("bottleneck.text.help"),
-            **ui.params.bound("text", text, key="bn_text"),
-        )
-        # the examples stay visible in presenter mode: they are the teacher's quickest control
-        # (a short label: label and buttons fit one row on a laptop and on a projector)
-        with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
-            st.caption(t("bottleneck.examples"))
-            for n in EXAMPLE_LENGTHS:
-                st.button(
-                    t("bottleneck.example", n=n),
-                    key=f"bn_ex_{n}",
-                    on_click=_use_example,
-                    args=(n,),
-                    width="content",
-                )
-    ui.params.set_params(text=text)
-    try:
-        return tuple(prepare(text, src_vocab))
-    except InputError as err:
-        st.error(input_message(err), icon=":material/translate:")
-        return None
-
-
-def plain_picker() -> str:
-    """The plain model of the parts read, side, stretch and grad: the same control (one
-    widget key, one URL parameter) in each, inside the part's fragment."""
-    plain = ui.params.get_choice("plain", PLAIN, default="gru_plain_256")
-    plain = st.segmented_control(
-        t("bottleneck.plain.label"),
-        PLAIN,
-        format_func=plain_label,
-        required=True,
-        help=t("bottleneck.plain.help"),
-        **ui.params.bound("plain", plain, key="bn_plain"),
-    )
-    ui.params.set_params(plain=plain)
-    return plain
-
-
-P = "bottleneck."
-
-
-def part_header(part: str) -> None:
-    """The part's short header; on the projector the highlighted part button says it."""
-    if not presenter:
-        st.header(t(f"{P}{part}.header"))
-
-
-def close_part(part: str) -> None:
-    """The part's conclusion and what to try next, in the app's one style."""
-    ui.takeaway(t(f"{P}{part}.takeaway"))
-    ui.try_this(t(f"{P}{part}.try"))
 
 
 # --- 0. a latent state, carried forward (lesson 1.4) -------------------------------------------
@@ -280,14 +116,8 @@ def latent_part() -> None:
 
 @st.fragment  # the model switch and the sentence rerun only this part
 def read_part() -> None:
-    part_header("read")
-    s = ui.slide(t(P + "read.lead"))
-    with s.control:
-        plain = plain_picker()
-    with s.more:
-        tokens = sentence_box()
+    s, plain, tokens = sentence_part("read", main="plain")
     if tokens is None:
-        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
         return
     ids = tuple(src_vocab.encode(tokens, eos=True))
     words = lexicon.show_tokens([*tokens, "<eos>"])
@@ -324,14 +154,8 @@ def read_part() -> None:
 
 @st.fragment  # the model switch and the sentence rerun only this part
 def side_part() -> None:
-    part_header("side")
-    s = ui.slide(t(P + "side.lead"))
-    with s.control:
-        tokens = sentence_box()
-    with s.more:
-        plain = plain_picker()
+    s, plain, tokens = sentence_part("side", main="sentence")
     if tokens is None:
-        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
         return
     ids = tuple(src_vocab.encode(tokens, eos=True))
     reference = reference_for(tokens)
@@ -406,10 +230,6 @@ def length_part() -> None:
 # --- 4. stretch it live ------------------------------------------------------------------------
 
 
-def _new_batch() -> None:
-    st.query_params["seed"] = str((int(st.query_params.get("seed", "0") or 0) + 1) % 1_000_000)
-
-
 @st.fragment  # the length slider, the new-batch button and the model switch rerun this part
 def stretch_part() -> None:
     part_header("stretch")
@@ -426,7 +246,7 @@ def stretch_part() -> None:
         )
     with s.more:
         plain = plain_picker()
-        st.button(t(P + "stretch.new"), on_click=_new_batch, icon=":material/casino:", key="bn_new")
+        st.button(t(P + "stretch.new"), on_click=new_batch, icon=":material/casino:", key="bn_new")
     ui.params.set_params(len=length, seed=seed)
     batch = stretch_batch(length, seed)
     rows = tuple(tuple(src_vocab.encode(src, eos=True)) for src, _ in batch)
@@ -525,17 +345,12 @@ def probe_part() -> None:
 
 @st.fragment  # the sentence, the model switch and the log toggle rerun only this part
 def grad_part() -> None:
-    part_header("grad")
-    s = ui.slide(t(P + "grad.lead"))
-    with s.control:
-        tokens = sentence_box()
+    s, plain, tokens = sentence_part("grad", main="sentence")
     with s.more:
-        plain = plain_picker()
         log_y = ui.params.get_bool("log", False)
         log_y = st.toggle(t(P + "grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
     ui.params.set_params(log=log_y)
     if tokens is None:
-        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
         return
     ids = tuple(src_vocab.encode(tokens, eos=True))
     with s.chart, st.spinner(t(P + "grad.spinner")):

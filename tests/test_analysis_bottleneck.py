@@ -71,6 +71,19 @@ def test_sample_sentences_is_seeded_distinct_and_in_range():
         bn.sample_sentences(3, 5, 10, 2)
 
 
+def test_reference_for_knows_the_examples_and_the_lesson_pairs_only():
+    example = bn.example_pair(8)
+    examples = [(example.src, example.tgt)]
+    assert bn.reference_for(list(example.src), examples) == example.tgt
+    assert bn.reference_for(example.src) is None  # not an example here, nor a lesson pair
+    lesson = corpus.LESSON_PAIRS[0]
+    assert bn.reference_for(lesson.src) == lesson.tgt
+    assert bn.reference_for(lesson.src, examples) == lesson.tgt
+    # a typed sentence of known words but not one of the pairs: no reference
+    assert bn.reference_for((*lesson.src, *lesson.src), examples) is None
+    assert bn.reference_for((), examples) is None
+
+
 def test_error_marks_align_instead_of_shifting():
     ref = list("我爱你们")
     assert bn.error_marks(ref, ref) == [False] * 4

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import difflib
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
@@ -49,6 +49,19 @@ def example_pair(n: int) -> corpus.Pair:
 def stretch_pairs(length: int, seed: int) -> list[corpus.Pair]:
     """The "stretch it" batch ``seed`` of sentences of exactly ``length`` words."""
     return sample_sentences(seed * 1000 + length, STRETCH_BATCH, length, length)
+
+
+def reference_for(
+    tokens: Sequence[str], examples: Iterable[tuple[Sequence[str], Sequence[str]]] = ()
+) -> tuple[str, ...] | None:
+    """The grammar's translation of ``tokens`` when it is one of ``examples`` (``(source,
+    target)`` pairs, the page's examples) or of the lesson's pairs; ``None`` otherwise (a
+    sentence typed by the reader has no known reference)."""
+    tokens = tuple(tokens)
+    for src, tgt in (*examples, *((p.src, p.tgt) for p in corpus.LESSON_PAIRS)):
+        if tuple(src) == tokens:
+            return tuple(tgt)
+    return None
 
 
 # --- the encoder, word by word -----------------------------------------------------------------

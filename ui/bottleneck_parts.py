@@ -1,0 +1,151 @@
+"""The bottleneck page's shared pieces: the sentence box, the plain model's switch, the
+opening of a part that reads a sentence, a part's header and close, display helpers.
+
+Everything is drawn where it is called (inside the calling part's fragment) and reads the
+session's language and presenter flag on each call: no per-session state here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+import ui
+from core.analysis import bottleneck as bn
+from core.figures import bottleneck as figs
+from core.i18n import translate
+from core.translate import InputError, prepare
+from ui import models
+from ui.bottleneck_data import PLAIN, examples
+from ui.slide import Slide
+
+P = "bottleneck."
+t = ui.t
+
+
+def marked(output: Sequence[str], reference: Sequence[str] | None) -> str:
+    """An output as token chips, the tokens the reference does not have marked."""
+    return figs.marked(output, reference, empty=t("bottleneck.empty_output"))
+
+
+def input_message(err: InputError) -> str:
+    if err.reason == "empty":
+        return t("bottleneck.input.empty")
+    if err.reason == "too_long":
+        return t("bottleneck.input.too_long", limit=err.limit)
+    words = ", ".join(
+        t(
+            "bottleneck.input.word_suggest",
+            word=ui.params.safe_value(o.word),
+            suggestions=" / ".join(o.suggestions),
+        )
+        if o.suggestions
+        else f"`{ui.params.safe_value(o.word)}`"
+        for o in err.unknown
+    )
+    return t("bottleneck.input.unknown", words=words)
+
+
+def part_header(part: str) -> None:
+    """The part's short header; on the projector the highlighted part button says it."""
+    if not ui.presenter():
+        st.header(t(f"{P}{part}.header"))
+
+
+def close_part(part: str) -> None:
+    """The part's conclusion and what to try next, in the app's one style."""
+    ui.takeaway(t(f"{P}{part}.takeaway"))
+    ui.try_this(t(f"{P}{part}.try"))
+
+
+# --- the controls --------------------------------------------------------------------------------
+
+
+def _use_example(n: int) -> None:
+    st.query_params["text"] = " ".join(examples()[n][0])
+
+
+def sentence_box() -> tuple[str, ...] | None:
+    """The sentence (typed or an example) and its message if the models cannot read it:
+    drawn inside the fragment of each part that reads it. Returns its tokens, or None."""
+    # read from the URL on every run of the fragment: an example button writes it
+    default_text = " ".join(examples()[bn.DEFAULT_EXAMPLE][0])
+    # A blank sentence in the URL is the user's empty input (answered below), not a bad link.
+    raw_text = st.query_params.get("text")
+    blank = raw_text is not None and not raw_text.strip()
+    text = "" if blank else ui.params.get_text("text", default_text, max_len=400)
+    with st.container(border=True):
+        text = st.text_input(
+            t("bottleneck.text.label"),
+            max_chars=400,
+            help=t("bottleneck.text.help"),
+            **ui.params.bound("text", text, key="bn_text"),
+        )
+        # the examples stay visible in presenter mode: they are the teacher's quickest control
+        # (a short label: label and buttons fit one row on a laptop and on a projector)
+        with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
+            st.caption(t("bottleneck.examples"))
+            for n in bn.EXAMPLE_LENGTHS:
+                st.button(
+                    t("bottleneck.example", n=n),
+                    key=f"bn_ex_{n}",
+                    on_click=_use_example,
+                    args=(n,),
+                    width="content",
+                )
+    ui.params.set_params(text=text)
+    try:
+        return tuple(prepare(text, models.get_vocabs()[0]))
+    except InputError as err:
+        st.error(input_message(err), icon=":material/translate:")
+        return None
+
+
+def plain_picker() -> str:
+    """The plain model of the parts read, side, stretch and grad: the same control (one
+    widget key, one URL parameter) in each, inside the part's fragment."""
+    lang = ui.current_lang()
+
+    def plain_label(name: str) -> str:  # fixed language: Streamlit may call it outside the run
+        return translate("bottleneck.plain.option", lang, size=name.rsplit("_", 1)[1])
+
+    plain = ui.params.get_choice("plain", PLAIN, default="gru_plain_256")
+    plain = st.segmented_control(
+        t("bottleneck.plain.label"),
+        PLAIN,
+        format_func=plain_label,
+        required=True,
+        help=t("bottleneck.plain.help"),
+        **ui.params.bound("plain", plain, key="bn_plain"),
+    )
+    ui.params.set_params(plain=plain)
+    return plain
+
+
+def sentence_part(part: str, *, main: str) -> tuple[Slide, str, tuple[str, ...] | None]:
+    """Open a part that reads the sentence through one plain model (read, side, grad): its
+    header, its slide, the model switch and the sentence box -- the one named by ``main``
+    ("plain" or "sentence") as the slide's main control, the other among the secondary
+    ones -- and, when the models cannot read the sentence, the note in place of the chart.
+    Returns the slide, the plain model and the sentence's tokens (None: draw no chart)."""
+    part_header(part)
+    s = ui.slide(t(f"{P}{part}.lead"))
+    if main == "plain":
+        with s.control:
+            plain = plain_picker()
+        with s.more:
+            tokens = sentence_box()
+    else:
+        with s.control:
+            tokens = sentence_box()
+        with s.more:
+            plain = plain_picker()
+    if tokens is None:
+        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
+    return s, plain, tokens
+
+
+def new_batch() -> None:
+    """The stretch part's "new batch" button: the next seed in the URL."""
+    st.query_params["seed"] = str((int(st.query_params.get("seed", "0") or 0) + 1) % 1_000_000)
