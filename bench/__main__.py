@@ -10,11 +10,20 @@ ratio uses those paired bare reruns (``--no-paired``: the bare run at the start 
     python -m bench --json --reps 3 --cold-reps 1 --sessions 3   # a quick look
     python -m bench --dry-run --json             # the bare page only (used by the tests)
     python -m bench --table bench/results/2026-11-29.json   # the README table
+    python -m bench --class 10,30,60,100 --json  # a class of simulated students (issue 20)
+
+``--class`` runs the class simulator only (``bench/classroom.py``): for each N a fresh app
+server, the teacher's page opened first (``teacher_s``), a short comparison of simulated
+and Chromium sessions on it (``browser_check``, first N only; ``--browser-check 0``: none),
+then N students. It prints ``{"meta", "class": {"N": {...}}, "browser_check", "errors",
+"schema_problems"}``; ``--merge FILE`` adds those keys to an earlier full-bench JSON
+instead, so one object holds both.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import datetime as dt
 import json
 import sys
@@ -25,7 +34,7 @@ from pathlib import Path
 
 from bench import browser as B
 from bench import procs
-from bench.schema import budget, markdown_table, validate
+from bench.schema import budget, markdown_table, validate, validate_class
 from bench.stats import median, summary_ms
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -359,6 +368,211 @@ def run(args) -> dict:
     return result
 
 
+# ---- a class of simulated students (issue 20) ------------------------------------------
+
+
+def class_sizes(text: str) -> list[int]:
+    """``"10,30,60"`` -> ``[10, 30, 60]`` (each at least 1, at most 500)."""
+    try:
+        sizes = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--class wants sizes like 10,30,60, got {text!r}")
+    if not sizes or any(not 1 <= n <= 500 for n in sizes):
+        raise argparse.ArgumentTypeError(f"--class sizes must be within 1..500, got {text!r}")
+    return sizes
+
+
+def _in_thread(coro_fn, *args):
+    """Run an async function to completion in a fresh thread and loop (Playwright's sync
+    API owns this thread's loop while a browser is open)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro_fn(*args)).result()
+
+
+async def _student_visit(base: str, page: str, query: str, label: str, reruns: int) -> dict:
+    """One simulated session: arrival, then ``reruns`` changes of the control whose label
+    is ``label`` (one notch each way, like the browser's arrow keys)."""
+    from bench import classroom as C
+
+    async with C.Student(base, timeout=RERUN_TIMEOUT_S * 4) as s:
+        a = await s.arrive(page, query)
+        out: dict = {"arrive_s": a.seconds, "rerun_s": [], "errors": [] if a.ok else [a.error]}
+        if not reruns:
+            return out
+        match = [
+            (C.widget_key(i), kind, w)
+            for i, (kind, w) in s.widgets().items()
+            if getattr(w, "label", None) == label
+        ]
+        if not match:
+            out["errors"].append(f"no control labelled {label!r} for the simulated student")
+            return out
+        key, kind, _ = match[0]
+        for i in range(reruns):
+            _, proto, _ = s.widget(key)
+            if kind == "slider" and len(proto.options):
+                labels = s.options(key)
+                now = C._current_index(kind, proto)
+                nxt = now + 1 if (i % 2 == 0 and now + 1 < len(labels)) or now == 0 else now - 1
+                r = await s.set(key, labels[nxt])
+            elif kind == "slider":
+                now = (list(proto.value) if proto.set_value else list(proto.default))[0]
+                step = proto.step or 1
+                r = await s.set(key, now + step if now + step <= proto.max else now - step)
+            else:
+                labels = s.options(key)
+                now = C._current_index(kind, proto)
+                r = await s.set(key, labels[(now + 1) % len(labels)])
+            out["rerun_s"].append(r.seconds)
+            if not r.ok:
+                out["errors"].append(r.error)
+        return out
+
+
+def browser_check(server: procs.Server, page: str, query: str, pairs: int, errors) -> dict:
+    """``pairs`` Chromium sessions and ``pairs`` simulated ones on the same URL, alternated,
+    on an otherwise idle server: first render and reruns of the same control. The browser's
+    figure ends at the last DOM change (it includes loading the frontend, drawing and the
+    charts), the simulator's at ``script_finished``."""
+    from playwright.sync_api import sync_playwright
+
+    url = server.url(f"/{page}?{query}")
+    browser_arrive, browser_rerun, student_arrive, student_rerun = [], [], [], []
+    label = ""
+    with sync_playwright() as pw:
+        browser = B.launch(pw)
+        try:
+            for _ in range(pairs):
+                tab = B.new_tab(browser, errors)
+                try:
+                    browser_arrive.append(B.render(tab, url))
+                    control = B.pick_control(tab, ("slider", 0))
+                    label = control.label
+                    for _ in range(2):
+                        browser_rerun.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
+                except B.BenchTimeout as exc:
+                    errors.append(f"browser check (Chromium): {exc}")
+                finally:
+                    tab.context.close()
+                if not label:
+                    continue
+                visit = _in_thread(_student_visit, server.base, page, query, label, 2)
+                errors.extend(f"browser check (simulated): {e}" for e in visit["errors"])
+                if visit["arrive_s"] is not None:
+                    student_arrive.append(visit["arrive_s"])
+                student_rerun += [x for x in visit["rerun_s"] if x is not None]
+        finally:
+            browser.close()
+
+    def med(xs):
+        return round(median(xs), 3) if xs else None
+
+    figs = {
+        "browser": {"arrive_s": med(browser_arrive), "rerun_s": med(browser_rerun)},
+        "simulated": {"arrive_s": med(student_arrive), "rerun_s": med(student_rerun)},
+    }
+    from bench.stats import ratio
+
+    return {
+        "url": f"/{page}?{query}",
+        "control": label,
+        "sessions": pairs,
+        **figs,
+        "simulated_over_browser": {
+            k: ratio(figs["simulated"][k], figs["browser"][k]) for k in ("arrive_s", "rerun_s")
+        },
+        "runs": {
+            "browser_arrive_s": [round(x, 3) for x in browser_arrive],
+            "browser_rerun_s": [round(x, 3) for x in browser_rerun],
+            "simulated_arrive_s": student_arrive,
+            "simulated_rerun_s": student_rerun,
+        },
+    }
+
+
+async def _one_class(server: procs.Server, n: int, args) -> tuple[dict, list[str]]:
+    from bench import classroom as C
+
+    page, query = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+    class_errors: list[str] = []
+    # the teacher's browser is on the page before the class arrives (on the projector)
+    async with C.Student(server.base, timeout=300, name="teacher") as teacher:
+        t = await teacher.arrive(page, query + "&present=1")
+        if not t.ok:
+            class_errors.append(f"class {n}: the teacher's page: {t.error}")
+        figs = await C.run_class(
+            server.base,
+            n,
+            scenario=args.scenario,
+            arrive_within=args.class_arrive,
+            duration=args.class_duration,
+            seed=args.seed,
+            server_pid=server.pid,
+            timeout=args.class_timeout,
+            page=(page, query),
+        )
+    figs["teacher_s"] = t.seconds
+    if figs["errors"]:
+        class_errors.append(f"class {n}: {figs['errors']} errors: {figs['error_samples']}")
+    return figs, class_errors
+
+
+def run_classes(args) -> dict:
+    from bench import classroom as C
+
+    LOGS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    result: dict = {
+        "meta": {
+            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": procs.machine(),
+            "load_start": procs.load_average(),
+            "scenario": args.scenario,
+            "class_sizes": args.klass,
+            "arrive_within_s": args.class_arrive,
+            "duration_s": args.class_duration,
+            "click_every_s": [5, 10],
+            "seed": args.seed,
+        },
+        "class": {},
+        "browser_check": None,
+    }
+    for i, n in enumerate(args.klass):
+        try:
+            server = procs.start_server("app.py", ROOT, LOGS / f"class_{n}.log")
+        except RuntimeError as exc:
+            errors.append(f"class {n}: server: {exc}")
+            result["class"][str(n)] = None
+            continue
+        try:
+            if i == 0 and args.browser_check:
+                page, query = C.TEACHER_PAGE
+                # the server's one-time work first (as the teacher's first visit does)
+                warm = _in_thread(_student_visit, server.base, page, query, "", 0)
+                result["meta"]["first_render_fresh_server_s"] = warm["arrive_s"]
+                log(f"browser check: {args.browser_check} Chromium vs simulated sessions")
+                try:
+                    result["browser_check"] = browser_check(
+                        server, page, query, args.browser_check, errors
+                    )
+                except (B.BenchTimeout, RuntimeError) as exc:
+                    errors.append(f"browser check: {exc}")
+                log(f"browser check: {result['browser_check']}")
+            log(f"class of {n} ({args.scenario}), {args.class_duration:g} s of clicks")
+            figs, class_errors = _in_thread(_one_class, server, n, args)
+            errors += class_errors
+            result["class"][str(n)] = figs
+            log(f"class {n}: " + json.dumps({k: figs[k] for k in list(figs)[:8]}))
+        finally:
+            procs.stop_server(server)
+    result["meta"]["load_end"] = procs.load_average()
+    result["errors"] = errors
+    result["schema_problems"] = validate_class(result, args.klass)
+    return result
+
+
 def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -381,12 +595,33 @@ def parse(argv=None) -> argparse.Namespace:
     p.add_argument("--pages", help="comma-separated slugs to measure (default: every page)")
     p.add_argument("--out", type=Path, help="also write the JSON here ('auto': results/<date>)")
     p.add_argument("--table", type=Path, help="print the README table of a saved result")
+    c = p.add_argument_group("a class of simulated students (issue 20)")
+    c.add_argument(
+        "--class",
+        dest="klass",
+        type=class_sizes,
+        metavar="N[,N...]",
+        help="class sizes to simulate, e.g. 10,30,60,100 (runs only the class part)",
+    )
+    c.add_argument("--scenario", choices=("page", "walk"), default="page")
+    c.add_argument("--class-duration", type=float, default=120.0, help="s of clicks (120)")
+    c.add_argument("--class-arrive", type=float, default=10.0, help="arrival window, s (10)")
+    c.add_argument("--class-timeout", type=float, default=60.0, help="s before an action is lost")
+    c.add_argument("--browser-check", type=int, default=2, help="Chromium sessions to compare")
+    c.add_argument("--seed", type=int, default=0, help="arrival times and clicks")
+    c.add_argument("--merge", type=Path, help="add the class figures to this bench JSON")
     args = p.parse_args(argv)
     for name in ("reps", "cold_reps", "sessions", "model_reps"):
         if getattr(args, name) < 1:
             p.error(f"--{name.replace('_', '-')} must be at least 1")
     if args.again < 0:
         p.error("--again must be 0 or more")
+    if args.class_duration < 0 or args.class_arrive < 0 or args.class_timeout <= 0:
+        p.error("--class-duration and --class-arrive must be >= 0, --class-timeout > 0")
+    if args.browser_check < 0:
+        p.error("--browser-check must be 0 or more")
+    if args.merge and not args.klass:
+        p.error("--merge needs --class")
     return args
 
 
@@ -395,7 +630,18 @@ def main(argv=None) -> int:
     if args.table:
         print(markdown_table(json.loads(args.table.read_text(encoding="utf-8"))))
         return 0
-    result = run(args)
+    if args.klass:
+        result = run_classes(args)
+        if args.merge:
+            merged = json.loads(args.merge.read_text(encoding="utf-8"))
+            merged["meta"] = dict(merged.get("meta", {}), class_run=result["meta"])
+            merged["class"], merged["browser_check"] = result["class"], result["browser_check"]
+            merged["errors"] = list(merged.get("errors", [])) + result["errors"]
+            merged["schema_problems"] = list(merged.get("schema_problems", []))
+            merged["schema_problems"] += result["schema_problems"]
+            result = merged
+    else:
+        result = run(args)
     text = json.dumps(result, indent=2, ensure_ascii=False)
     if args.out:
         out = args.out

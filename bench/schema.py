@@ -82,6 +82,93 @@ def validate(result: dict, pages: Iterable[str] = (), full: bool = True) -> list
     return problems
 
 
+CLASS_STATS = ("arrive_s", "click_s")
+CLASS_QUANTILES = ("p50", "p95", "max")
+CLASS_COUNTS = ("errors", "sessions")
+CLASS_FIGS = ("rss_mb", "cpu_s")
+
+
+def validate_class(result: dict, sizes: Iterable[int] = ()) -> list[str]:
+    """Problems with the ``class`` part of a result (issue 20's shape): one entry per class
+    size, each with ``arrive_s`` / ``click_s`` ``{p50, p95, max}``, ``errors``, ``sessions``,
+    ``rss_mb`` and ``cpu_s``. A figure may be ``None`` only when ``errors`` says why."""
+    problems: list[str] = []
+    part = result.get("class") if isinstance(result, dict) else None
+    if not isinstance(part, dict):
+        return ["class should be an object"]
+    for n in sizes:
+        if str(n) not in part:
+            problems.append(f"class.{n} is missing")
+    for n, figs in part.items():
+        where = f"class.{n}"
+        if not isinstance(figs, dict):
+            if not result.get("errors"):
+                problems.append(f"{where} should be an object")
+            continue
+        for k in CLASS_COUNTS:
+            v = figs.get(k)
+            if not (isinstance(v, int) and not isinstance(v, bool) and v >= 0):
+                problems.append(f"{where}.{k} should be a whole number >= 0, got {v!r}")
+        if figs.get("sessions") is not None and str(figs.get("sessions")) != n:
+            problems.append(f"{where}.sessions should be {n}, got {figs.get('sessions')!r}")
+        explained = bool(figs.get("errors")) or bool(result.get("errors"))
+        for k in CLASS_STATS:
+            q = figs.get(k)
+            if not isinstance(q, dict) or set(q) != set(CLASS_QUANTILES):
+                problems.append(f"{where}.{k} should have the keys p50, p95, max")
+                continue
+            for name in CLASS_QUANTILES:
+                v = q[name]
+                if v is None and not explained:
+                    problems.append(f"{where}.{k}.{name} is missing and no error says why")
+                elif v is not None and not _num(v):
+                    problems.append(f"{where}.{k}.{name} should be a non-negative number")
+        for k in CLASS_FIGS:
+            v = figs.get(k, "absent")
+            if v == "absent":
+                problems.append(f"{where}.{k} is missing")
+            elif v is None and not explained:
+                problems.append(f"{where}.{k} is missing and no error says why")
+            elif v is not None and not _num(v):
+                problems.append(f"{where}.{k} should be a non-negative number, got {v!r}")
+    return problems
+
+
+def class_table(result: dict) -> str:
+    """The README's class table: one row per class size."""
+    lines = [
+        "| students | arrive p50 (s) | arrive p95 (s) | arrive max (s) | click p50 (s) "
+        "| click p95 (s) | click max (s) | errors | server CPU (s) | peak RSS (MB) |",
+        "|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for n, figs in sorted((result.get("class") or {}).items(), key=lambda kv: int(kv[0])):
+        figs = figs or {}
+        a, c = figs.get("arrive_s") or {}, figs.get("click_s") or {}
+        lines.append(
+            f"| {n} | {_fmt(a.get('p50'))} | {_fmt(a.get('p95'))} | {_fmt(a.get('max'))} | "
+            f"{_fmt(c.get('p50'))} | {_fmt(c.get('p95'))} | {_fmt(c.get('max'))} | "
+            f"{_fmt(figs.get('errors'))} | {_fmt(figs.get('cpu_s'))} | {_fmt(figs.get('rss_mb'))} |"
+        )
+    meta = result.get("meta", {})
+    run = meta.get("class_run", meta)
+    m = run.get("machine", {})
+    check = result.get("browser_check") or {}
+    ratio_ = check.get("simulated_over_browser") or {}
+    lines.append(
+        f"\nScenario `{run.get('scenario', '?')}`, arrivals within "
+        f"{_fmt(run.get('arrive_within_s'))} s, clicks every 5–10 s for "
+        f"{_fmt(run.get('duration_s'))} s. Measured {run.get('date', '?')} on "
+        f"{m.get('cores', '?')} cores ({m.get('cpu', '?')}), load average "
+        f"{run.get('load_start', '?')} at the start and {run.get('load_end', '?')} at the end."
+    )
+    if check:
+        lines.append(
+            f"Simulated / Chromium on an idle server ({check.get('sessions')} sessions each): "
+            f"first render {_fmt(ratio_.get('arrive_s'))}, rerun {_fmt(ratio_.get('rerun_s'))}."
+        )
+    return "\n".join(lines)
+
+
 def _check(value: float | None, limit: float) -> dict:
     return {
         "value": value,
@@ -130,7 +217,16 @@ def _fmt(x, unit: str = "") -> str:
 
 
 def markdown_table(result: dict) -> str:
-    """The README's table of figures, generated from one result."""
+    """The README's table of figures, generated from one result (with a class run's table
+    after it, or alone when the result holds only a class run)."""
+    if "class" in result and "pages" not in result:
+        return class_table(result)
+    if "class" in result:
+        return _bench_table(result) + "\n\n" + class_table(result)
+    return _bench_table(result)
+
+
+def _bench_table(result: dict) -> str:
     meta = result.get("meta", {})
     bare = result.get("bare", {})
     base = bare.get("rerun_ms_median")

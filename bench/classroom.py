@@ -1,0 +1,884 @@
+"""A class of simulated students: Streamlit's own websocket protocol, no browser (issue 20).
+
+A :class:`Student` does what Streamlit's frontend (1.67, ``static/js/index.*.js``) does:
+
+1. ``GET`` the page URL over HTTP, keeping cookies (a sticky load balancer's cookie lands
+   here), then ``GET /_stcore/health`` (which sets the ``_streamlit_xsrf`` cookie) and
+   ``/_stcore/host-config``, as the frontend does before it connects;
+2. open ``/_stcore/stream`` with those cookies, an ``Origin`` header and the subprotocol
+   list ``["streamlit", <xsrf token>]`` (the frontend's ``getSessionTokens``);
+3. send a ``BackMsg.rerun_script`` whose ``ClientState`` carries the page's query string,
+   ``page_name`` (the URL path, the first time) or ``page_script_hash`` (afterwards),
+   the widget states and the ``context_info`` (timezone, locale, URL, colour scheme);
+4. read ``ForwardMsg``s until ``script_finished`` ends the run (a run ended early for a
+   rerun, e.g. ``st.rerun()``, is not the end: the next run is waited for).
+
+Every action is timed from sending until that ``script_finished`` (an arrival from the
+HTTP ``GET``). An ``exception`` element, a compile error, ``page_not_found``, a closed
+socket, an HTTP error or a timeout make the action fail with the reason in ``error``.
+
+Clicks, as a browser makes them:
+
+- :meth:`Student.click` / :meth:`Student.follow`: a link to a page and query string
+  (``st.page_link``, e.g. the deck's "next ▸"). The frontend does not reload: it sends a
+  rerun on the same websocket with the link's ``page_script_hash`` and query string, and
+  Streamlit reads ``st.query_params`` from every rerun's query string (checked by
+  ``tests/test_classroom.py``: the view changes). :meth:`Student.arrive` again is a fresh
+  page load (a new session), e.g. a QR code scanned a second time.
+- :meth:`Student.press` / :meth:`Student.set`: a widget found by its user key (Streamlit
+  element ids end with ``-<key>``) gets a new value (a button: ``trigger_value``). Only the
+  changed widget is sent: the server keeps every other widget's last value (the browser
+  sends them all, unchanged: the same run). A widget inside ``@st.fragment`` reruns only
+  its fragment, with the fragment's id, as the browser does.
+
+Differences from a browser, by design: no JavaScript, layout or chart drawing (the
+browser's own time is not counted), static files are fetched once per student only with
+``assets=True``, and no ``cached_message_hashes`` are sent (a browser that has seen an
+identical element before gets a short reference instead of the element again).
+
+:func:`run_class` plays a whole class against one server and returns the figures of
+issue 20 (``arrive_s`` and ``click_s`` p50/p95/max, errors, sessions, server CPU and RSS).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import urllib.parse
+from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import requests
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+from bench.stats import percentile
+
+XSRF_COOKIE = "_streamlit_xsrf"
+STREAM = "_stcore/stream"
+FINISHED = ForwardMsg.ScriptFinishedStatus
+DONE = {
+    FINISHED.FINISHED_SUCCESSFULLY: None,
+    FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY: None,
+    FINISHED.FINISHED_WITH_COMPILE_ERROR: "script finished with a compile error",
+}
+CONTEXT = {  # what a browser in a classroom reports (frontend: sendRerunBackMsg)
+    "timezone": "UTC",
+    "timezone_offset": 0,
+    "locale": "en-US",
+    "is_embedded": False,
+    "color_scheme": "light",
+}
+MAX_MESSAGE = 256 * 2**20  # a page with many charts sends several MB in one delta
+_HTTP_POOL: ThreadPoolExecutor | None = None
+
+
+def _http_pool() -> ThreadPoolExecutor:
+    """Threads for the blocking HTTP GETs (requests keeps the cookie jar); one per student
+    of the largest class, so a wave of arrivals is not queued on the client side."""
+    global _HTTP_POOL
+    if _HTTP_POOL is None:
+        _HTTP_POOL = ThreadPoolExecutor(max_workers=128, thread_name_prefix="student-http")
+    return _HTTP_POOL
+
+
+@dataclass
+class Action:
+    """One thing a student did and how long the server took to answer it."""
+
+    kind: str  # "arrive", "click" (a link / query string), "press" (a button), "set"
+    page: str  # the page's url path after the action ("" is the default page, home)
+    seconds: float | None  # send -> script_finished (arrive: from the HTTP GET); None: lost
+    ok: bool
+    error: str | None = None
+    query: str = ""  # the query string after the action (what the address bar shows)
+    phases: dict[str, float] = field(default_factory=dict)  # arrive: http, connect, run
+
+
+class StudentError(RuntimeError):
+    """The student could not do what was asked (no such widget, not connected...)."""
+
+
+def _widget(element) -> tuple[str, Any] | None:
+    """``(element type, proto)`` of a widget element (one with an ``id``), else ``None``."""
+    kind = element.WhichOneof("type")
+    if kind is None:
+        return None
+    proto = getattr(element, kind)
+    if "id" not in proto.DESCRIPTOR.fields_by_name or not proto.id:
+        return None
+    return kind, proto
+
+
+def _texts(element) -> list[str]:
+    """The visible text of an element (markdown, headings, alerts, labels, captions)."""
+    kind = element.WhichOneof("type")
+    if kind is None:
+        return []
+    proto = getattr(element, kind)
+    out = []
+    for name in ("body", "label", "text"):
+        if name in proto.DESCRIPTOR.fields_by_name:
+            value = getattr(proto, name)
+            if isinstance(value, str) and value:
+                out.append(value)
+    return out
+
+
+class Student:
+    """One student's browser tab, without the browser (see the module docstring).
+
+    ``async with Student(url) as s: await s.arrive("attention", "lang=en&part=align")``.
+    """
+
+    def __init__(
+        self,
+        base_url: str,
+        *,
+        timeout: float = 60.0,
+        assets: bool = False,
+        name: str = "student",
+    ) -> None:
+        parsed = urllib.parse.urlsplit(base_url)
+        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+            raise ValueError(f"base_url must be http(s)://host:port[/path], got {base_url!r}")
+        self.base = base_url.rstrip("/")
+        self.origin = f"{parsed.scheme}://{parsed.netloc}"
+        self.timeout = timeout
+        self.assets = assets
+        self.name = name
+        self.http = requests.Session()
+        self.http.headers["User-Agent"] = "road-to-attention-classroom/1 (bench)"
+        self.ws = None
+        self.actions: list[Action] = []
+        # what the browser holds: address bar, current page, the elements on screen
+        self.query = ""
+        self.page = ""
+        self.page_script_hash = ""
+        self.main_script_hash = ""
+        self.pages: dict[str, str] = {}  # url path -> page_script_hash
+        self.elements: dict[tuple[int, ...], tuple[Any, str, int]] = {}  # (el, frag, stamp)
+        self.received: list[Any] = []  # every element of the current action, in order
+        self.messages = 0
+        self._stamp = 0
+        self._errors: list[str] = []
+        self._waiter: asyncio.Future | None = None
+        self._reader: asyncio.Task | None = None
+        self._closed: str | None = None
+
+    async def __aenter__(self) -> Student:
+        return self
+
+    async def __aexit__(self, *exc) -> None:
+        await self.close()
+
+    # ---- what a test or a load test reads --------------------------------------------
+
+    @property
+    def cookies(self) -> dict[str, str]:
+        """The cookies the server (or a load balancer in front of it) has set."""
+        return {c.name: c.value for c in self.http.cookies}
+
+    @property
+    def connected(self) -> bool:
+        return self.ws is not None and self._closed is None
+
+    def texts(self) -> list[str]:
+        """Every visible text on screen now, in delta-path order."""
+        return [t for _, (el, _, _) in sorted(self.elements.items()) for t in _texts(el)]
+
+    def widgets(self) -> dict[str, tuple[str, Any]]:
+        """Widgets on screen by element id: ``{id: (element type, proto)}``."""
+        out = {}
+        for el, _, _ in self.elements.values():
+            w = _widget(el)
+            if w is not None:
+                out[w[1].id] = w
+        return out
+
+    def widget(self, key: str) -> tuple[str, Any, str]:
+        """``(type, proto, fragment id)`` of the widget made with ``key=key``."""
+        found = []
+        for el, frag, _ in self.elements.values():
+            w = _widget(el)
+            if w is not None and (w[1].id == key or w[1].id.endswith("-" + key)):
+                found.append((w[0], w[1], frag))
+        if not found:
+            keys = sorted(i.rsplit("-", 1)[-1] for i in self.widgets())
+            raise StudentError(f"no widget with key {key!r} on {self.page or 'home'}: {keys}")
+        return found[0]
+
+    def options(self, key: str) -> list[str]:
+        """The option labels of a select / radio / segmented control / select slider."""
+        kind, proto, _ = self.widget(key)
+        if kind == "button_group":
+            return [o.content for o in proto.options]
+        return list(getattr(proto, "options", []))
+
+    def page_links(self) -> list[Any]:
+        """Every ``st.page_link`` on screen (the deck's links, the page list)."""
+        out = []
+        for _, (el, _, _) in sorted(self.elements.items()):
+            if el.WhichOneof("type") == "page_link":
+                out.append(el.page_link)
+        return out
+
+    # ---- actions -------------------------------------------------------------------------
+
+    async def arrive(self, page: str = "", query: str = "") -> Action:
+        """Open ``<base>/<page>?<query>`` as a new tab: HTTP, websocket, first run."""
+        await self.close()
+        self._closed = None
+        self.elements.clear()
+        page = page.strip("/")
+        if page == "home":
+            page = ""
+        url = f"{self.base}/{page}" + (f"?{query}" if query else "")
+        t0 = time.monotonic()
+        phases: dict[str, float] = {}
+        try:
+            await self._get(url, page=True)
+            await self._get(f"{self.base}/_stcore/health")
+            await self._get(f"{self.base}/_stcore/host-config")
+            phases["http"] = round(time.monotonic() - t0, 4)
+            t1 = time.monotonic()
+            await asyncio.wait_for(self._connect(), self.timeout)
+            phases["connect"] = round(time.monotonic() - t1, 4)
+        except Exception as exc:  # noqa: BLE001 - any failure to load is the student's error
+            return self._record("arrive", None, f"load {url}: {type(exc).__name__}: {exc}")
+        self.query = query
+        self.page = page
+        t2 = time.monotonic()
+        action = await self._rerun(
+            "arrive", t0, query=query, page_name=page, page_script_hash="", url=url
+        )
+        action.phases = dict(phases, run=round(time.monotonic() - t2, 4))
+        return action
+
+    async def click(self, query: str, page: str | None = None) -> Action:
+        """A link to ``page`` (url path; default: this page) with ``query``: the rerun a
+        browser sends for an ``st.page_link`` (same websocket, new query string)."""
+        target = self.page if page is None else ("" if page == "home" else page.strip("/"))
+        script_hash = self.pages.get(target)
+        if script_hash is None:
+            return self._record("click", None, f"no page {target!r} in {sorted(self.pages)}")
+        return await self._rerun(
+            "click", time.monotonic(), query=query, page_script_hash=script_hash
+        )
+
+    async def follow(self, label: str) -> Action:
+        """Click the ``st.page_link`` on screen whose label contains ``label``."""
+        for link in self.page_links():
+            if label in link.label:
+                return await self._rerun(
+                    "click",
+                    time.monotonic(),
+                    query=link.query_string,
+                    page_script_hash=link.page_script_hash,
+                )
+        labels = [link.label for link in self.page_links()]
+        return self._record("click", None, f"no link {label!r} on screen: {labels}")
+
+    async def press(self, key: str) -> Action:
+        """Press the button made with ``key=key``."""
+        try:
+            kind, proto, frag = self.widget(key)
+        except StudentError as exc:
+            return self._record("press", None, str(exc))
+        state = WidgetState(id=proto.id)
+        if kind in ("button", "download_button"):
+            state.trigger_value = True
+        else:
+            return self._record("press", None, f"{key!r} is a {kind}, not a button")
+        return await self._widget_rerun("press", state, frag)
+
+    async def set(self, key: str, value: Any) -> Action:
+        """Give the widget made with ``key=key`` a new value, as its user would: a slider a
+        number (or a pair), a select / radio / segmented control an option's label, a
+        checkbox or toggle a bool, a text input a string."""
+        try:
+            kind, proto, frag = self.widget(key)
+            state = _state_for(kind, proto, value)
+        except (StudentError, ValueError) as exc:
+            return self._record("set", None, str(exc))
+        return await self._widget_rerun("set", state, frag)
+
+    async def close(self) -> None:
+        """Close the tab (the websocket; the server then ends the session)."""
+        ws, self.ws = self.ws, None
+        if ws is not None:
+            try:
+                await asyncio.wait_for(ws.close(), 5)
+            except Exception:  # noqa: BLE001 - closing a dead socket may fail any way
+                pass
+        if self._reader is not None:
+            self._reader.cancel()
+            try:
+                await self._reader
+            except (asyncio.CancelledError, Exception):  # noqa: BLE001
+                pass
+            self._reader = None
+
+    def close_http(self) -> None:
+        self.http.close()
+
+    # ---- protocol ------------------------------------------------------------------------
+
+    async def _get(self, url: str, page: bool = False) -> None:
+        loop = asyncio.get_running_loop()
+        resp = await loop.run_in_executor(
+            _http_pool(), lambda: self.http.get(url, timeout=self.timeout)
+        )
+        if resp.status_code != 200:
+            raise StudentError(f"HTTP {resp.status_code} for {url}")
+        if page and self.assets:
+            for asset in _asset_urls(resp.text, url):
+                await self._get(asset)
+
+    async def _connect(self) -> None:
+        uri = self.base.replace("http", "ws", 1) + "/" + STREAM
+        xsrf = self.cookies.get(XSRF_COOKIE) or "PLACEHOLDER_AUTH_TOKEN"
+        cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
+        headers = {"Origin": self.origin}
+        if cookie:
+            headers["Cookie"] = cookie
+        self.ws = await websockets.connect(
+            uri,
+            subprotocols=["streamlit", xsrf],
+            additional_headers=headers,
+            user_agent_header=self.http.headers["User-Agent"],
+            max_size=MAX_MESSAGE,
+            ping_interval=None,  # a browser never pings; the server's pings are answered
+            open_timeout=self.timeout,
+            close_timeout=5,
+        )
+        self._reader = asyncio.create_task(self._read(self.ws), name=f"{self.name}-reader")
+
+    async def _read(self, ws) -> None:
+        try:
+            async for raw in ws:
+                msg = ForwardMsg()
+                msg.ParseFromString(raw)
+                self._handle(msg)
+        except websockets.ConnectionClosed as exc:
+            self._closed = f"disconnected ({exc})"
+        except Exception as exc:  # noqa: BLE001 - a bad frame ends this tab, reported
+            self._closed = f"reader failed: {type(exc).__name__}: {exc}"
+        else:
+            self._closed = "disconnected by the server"
+        finally:
+            if self._closed is None:
+                self._closed = "disconnected"
+            self._finish(self._closed)
+
+    def _handle(self, msg: ForwardMsg) -> None:
+        self.messages += 1
+        kind = msg.WhichOneof("type")
+        if kind == "new_session":
+            ns = msg.new_session
+            self._stamp += 1  # a full run starts: what it does not redraw is stale after it
+            self.main_script_hash = ns.main_script_hash
+            # before st.navigation has run (a fresh server's legacy multipage mode) the
+            # session's pages are the files of pages/; afterwards navigation says
+            self._learn_pages(ns.app_pages, ns.page_script_hash, first=not self.pages)
+        elif kind == "navigation":
+            nav = msg.navigation
+            self._learn_pages(nav.app_pages, nav.page_script_hash, first=True)
+        elif kind == "page_info_changed":
+            self.query = msg.page_info_changed.query_string
+        elif kind == "page_not_found":
+            self._errors.append(f"page not found: {msg.page_not_found.page_name!r}")
+        elif kind == "delta":
+            self._delta(msg)
+        elif kind == "script_finished":
+            status = msg.script_finished
+            if status in DONE:
+                self._prune(status)
+                self._finish(DONE[status])
+
+    def _learn_pages(self, app_pages: Iterable[Any], current: str, first: bool) -> None:
+        """The app's pages by URL path (``st.navigation``'s list) and the current page."""
+        if first:
+            pages = {p.url_pathname: p.page_script_hash for p in app_pages}
+            if pages:
+                self.pages = pages
+        if current:
+            self.page_script_hash = current
+            for path, h in self.pages.items():
+                if h == current:
+                    self.page = path
+
+    def _delta(self, msg: ForwardMsg) -> None:
+        delta = msg.delta
+        path = tuple(msg.metadata.delta_path)
+        if delta.WhichOneof("type") == "new_element":
+            el = delta.new_element
+            self.elements[path] = (el, delta.fragment_id, self._stamp)
+            self.received.append(el)
+            if el.WhichOneof("type") == "exception" and not el.exception.is_warning:
+                ex = el.exception
+                self._errors.append(f"exception {ex.type}: {ex.message[:300]}")
+        elif delta.WhichOneof("type") == "add_block":
+            # a container: kept (with no widget) so that its place counts as drawn
+            self.elements[path] = (_BLOCK, delta.fragment_id, self._stamp)
+
+    def _prune(self, status: int) -> None:
+        """Drop what the run just finished did not redraw (the browser's stale elements)."""
+        if status == FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
+            frag = self._fragment
+            stale = [p for p, (_, f, s) in self.elements.items() if f == frag and s < self._stamp]
+        else:
+            stale = [p for p, (_, _, s) in self.elements.items() if s < self._stamp]
+        for p in stale:
+            del self.elements[p]
+
+    def _finish(self, error: str | None) -> None:
+        if self._waiter is not None and not self._waiter.done():
+            self._waiter.set_result(error)
+
+    async def _widget_rerun(self, kind: str, state: WidgetState, fragment: str) -> Action:
+        return await self._rerun(
+            kind,
+            time.monotonic(),
+            query=self.query,
+            page_script_hash=self.page_script_hash,
+            widgets=[state],
+            fragment_id=fragment,
+        )
+
+    async def _rerun(
+        self,
+        kind: str,
+        t0: float,
+        *,
+        query: str,
+        page_script_hash: str = "",
+        page_name: str = "",
+        widgets: Iterable[WidgetState] = (),
+        fragment_id: str = "",
+        url: str | None = None,
+    ) -> Action:
+        if not self.connected:
+            return self._record(kind, None, self._closed or "not connected: arrive first")
+        msg = BackMsg()
+        cs = msg.rerun_script
+        cs.query_string = query
+        cs.page_script_hash = page_script_hash
+        cs.page_name = page_name
+        cs.widget_states.widgets.extend(widgets)
+        if fragment_id:
+            cs.fragment_id = fragment_id
+        info = cs.context_info
+        for name, value in CONTEXT.items():
+            setattr(info, name, value)
+        page_path = url or f"{self.base}/{self.page}" + (f"?{query}" if query else "")
+        info.url = page_path
+        self._errors = []
+        self.received = []
+        self._fragment = fragment_id
+        self._stamp += 1  # a fragment run sends no new_session: stamp it here
+        self._waiter = asyncio.get_running_loop().create_future()
+        if query != self.query and not widgets:
+            self.query = query  # the address bar follows the link at once
+        try:
+            await self.ws.send(msg.SerializeToString())
+            error = await asyncio.wait_for(asyncio.shield(self._waiter), self.timeout)
+        except TimeoutError:
+            error = f"no script_finished within {self.timeout:g} s"
+        except websockets.ConnectionClosed as exc:
+            error = f"disconnected ({exc})"
+        finally:
+            self._waiter = None
+        seconds = time.monotonic() - t0
+        problems = list(self._errors) + ([error] if error else [])
+        if error and "disconnected" in error or (error or "").startswith("no script_finished"):
+            return self._record(kind, None, "; ".join(problems))
+        return self._record(kind, seconds, "; ".join(problems) or None)
+
+    def _record(self, kind: str, seconds: float | None, error: str | None) -> Action:
+        action = Action(
+            kind=kind,
+            page=self.page,
+            seconds=None if seconds is None else round(seconds, 4),
+            ok=error is None and seconds is not None,
+            error=error,
+            query=self.query,
+        )
+        self.actions.append(action)
+        return action
+
+
+class _Block:
+    """Stands for a container in :attr:`Student.elements` (it has no text, no widget)."""
+
+    def WhichOneof(self, _name: str) -> None:  # noqa: N802 - the protobuf method's name
+        return None
+
+
+_BLOCK = _Block()
+
+
+def _state_for(kind: str, proto: Any, value: Any) -> WidgetState:
+    """The ``WidgetState`` a browser sends for ``value`` in this widget (value types from
+    ``streamlit/elements/widgets/*.py``: ``register_widget(value_type=...)``)."""
+    state = WidgetState(id=proto.id)
+    if kind == "slider":
+        if len(proto.options):  # select_slider: option labels
+            values = value if isinstance(value, list | tuple) else [value]
+            missing = [v for v in values if str(v) not in proto.options]
+            if missing:
+                raise ValueError(f"{missing} not among the options {list(proto.options)}")
+            state.string_array_value.data.extend(str(v) for v in values)
+        else:
+            values = value if isinstance(value, list | tuple) else [value]
+            state.double_array_value.data.extend(float(v) for v in values)
+    elif kind in ("button_group", "multiselect"):
+        values = value if isinstance(value, list | tuple) else [value]
+        labels = (
+            [o.content for o in proto.options] if kind == "button_group" else list(proto.options)
+        )
+        missing = [v for v in values if str(v) not in labels]
+        if missing:
+            raise ValueError(f"{missing} not among the options {labels}")
+        state.string_array_value.data.extend(str(v) for v in values)
+    elif kind in ("selectbox", "radio"):
+        if str(value) not in proto.options:
+            raise ValueError(f"{value!r} is not among the options {list(proto.options)}")
+        state.string_value = str(value)
+    elif kind == "checkbox":
+        state.bool_value = bool(value)
+    elif kind in ("text_input", "text_area", "color_picker"):
+        state.string_value = str(value)
+    elif kind == "number_input":
+        state.double_value = float(value)
+    else:
+        raise ValueError(f"setting a {kind} is not supported by the simulator")
+    return state
+
+
+def _asset_urls(html: str, page_url: str) -> list[str]:
+    """The scripts and stylesheets ``index.html`` loads first (not the lazy chunks)."""
+    import re
+
+    urls = re.findall(r'<script[^>]+src="([^"]+)"', html)
+    urls += re.findall(r'<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"', html)
+    return [urllib.parse.urljoin(page_url, u) for u in urls]
+
+
+# ---- a class -------------------------------------------------------------------------------
+
+
+def summary_s(values: list[float]) -> dict[str, float | None]:
+    """``{"p50", "p95", "max"}`` of seconds (``None`` each when nothing was measured)."""
+    if not values:
+        return {"p50": None, "p95": None, "max": None}
+    return {
+        "p50": round(percentile(values, 50), 3),
+        "p95": round(percentile(values, 95), 3),
+        "max": round(max(values), 3),
+    }
+
+
+PROC = Path("/proc")
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of ``pid`` (seconds), from /proc/<pid>/stat; ``None`` if it is gone."""
+    import os
+
+    try:
+        stat = (PROC / str(pid) / "stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    # after the comm: state is field 3, so utime (14) and stime (15) are at 11 and 12
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_now_mb(pid: int) -> float | None:
+    """VmRSS of ``pid`` alone in MB, from /proc/<pid>/status; ``None`` if it is gone."""
+    from bench.procs import vm_rss_kb
+
+    try:
+        return round(vm_rss_kb((PROC / str(pid) / "status").read_text()) / 1024.0, 1)
+    except OSError:
+        return None
+
+
+# ---- realistic clicks ------------------------------------------------------------------
+
+TEACHER_PAGE = ("attention", "lang=zh&part=align")  # the page of the "page" scenario
+SETTABLE = ("slider", "button_group", "selectbox", "radio", "checkbox", "button")
+NEXT_LINK_SHARE = 0.15  # share of clicks that follow the deck's "next" link on the page
+
+
+def widget_key(element_id: str) -> str:
+    """The user key inside a Streamlit element id (``$$ID-<hash>-<key>``)."""
+    parts = element_id.split("-", 2)
+    return parts[2] if len(parts) == 3 else element_id
+
+
+def _current_index(kind: str, proto: Any) -> int:
+    """Index of the current option of a select-like widget (its server-set value when the
+    page set one, else its default)."""
+    if kind == "slider":  # a select slider: value / default are option indices
+        vals = list(proto.value) if proto.set_value else list(proto.default)
+        return int(vals[0]) if vals else 0
+    if kind == "button_group":
+        vals = list(proto.default)
+        return int(vals[0]) if vals else -1
+    if kind in ("selectbox", "radio"):
+        if proto.set_value and proto.HasField("raw_value") and proto.raw_value in proto.options:
+            return list(proto.options).index(proto.raw_value)
+        return int(proto.default) if proto.HasField("default") else 0
+    return 0
+
+
+def choose_click(s: Student, rng: random.Random) -> tuple[str, Any] | None:
+    """What a student in class does next on this page: change one of the part's controls
+    (a slider step, another option, a checkbox, a button), or now and then follow the
+    deck's "next" link when it stays on this page. ``(how, what)`` or ``None``."""
+    here = s.pages.get(s.page)
+    nxt = [
+        link
+        for link in s.page_links()
+        if link.page_script_hash == here and "part=" in link.query_string
+    ]
+    if nxt and rng.random() < NEXT_LINK_SHARE:
+        return "link", nxt[-1]  # the deck's links come last: "◂ previous", then "next ▸"
+    choices = []
+    for wid, (kind, proto) in s.widgets().items():
+        key = widget_key(wid)
+        if key.startswith("ui_") or kind not in SETTABLE or getattr(proto, "disabled", False):
+            continue
+        choices.append((key, kind, proto))
+    if not choices:
+        return ("link", nxt[-1]) if nxt else None
+    key, kind, proto = rng.choice(sorted(choices, key=lambda c: c[0]))
+    if kind == "button":
+        return "press", key
+    if kind == "checkbox":
+        now = proto.value if proto.set_value else proto.default
+        return "set", (key, not now)
+    if kind == "slider" and not len(proto.options):
+        vals = list(proto.value) if proto.set_value else list(proto.default)
+        now = vals[0] if vals else proto.min
+        step = proto.step or 1
+        up = now + step <= proto.max and (now - step < proto.min or rng.random() < 0.5)
+        value = now + step if up else now - step
+        return "set", (key, [value] + vals[1:2] if len(vals) == 2 else value)
+    labels = s.options(key)
+    if len(labels) < 2:
+        return None
+    i = _current_index(kind, proto)
+    if kind == "slider":  # a select slider moves one notch, like an arrow key
+        j = i + 1 if i + 1 < len(labels) and (i == 0 or rng.random() < 0.5) else i - 1
+    else:
+        j = rng.choice([k for k in range(len(labels)) if k != i])
+    return "set", (key, labels[j])
+
+
+async def do_click(s: Student, rng: random.Random) -> Action:
+    """One realistic click (see :func:`choose_click`)."""
+    choice = choose_click(s, rng)
+    if choice is None:
+        return s._record("click", None, f"nothing to click on {s.page or 'home'}")
+    how, what = choice
+    if how == "link":
+        return await s._rerun(
+            "click",
+            time.monotonic(),
+            query=what.query_string,
+            page_script_hash=what.page_script_hash,
+        )
+    if how == "press":
+        return await s.press(what)
+    return await s.set(*what)
+
+
+def walk_stops(lang: str = "zh") -> list[tuple[str, str]]:
+    """The deck as ``(page, query)`` stops, as its "next ▸" links write them."""
+    from ui.nav import deck
+
+    out = []
+    for stop in deck():
+        query = f"lang={lang}&present=0" + (f"&part={stop.part}" if stop.part else "")
+        out.append(("" if stop.slug == "home" else stop.slug, query))
+    return out
+
+
+# ---- a class -----------------------------------------------------------------------------
+
+
+async def _sample(pid: int | None, stop: asyncio.Event, out: dict, every: float = 0.5) -> None:
+    """Peak RSS of the server (``pid`` alone, VmRSS) sampled every ``every`` s."""
+    while pid is not None and not stop.is_set():
+        rss = rss_now_mb(pid)
+        if rss is not None:
+            out["peak"] = max(out.get("peak", 0.0), rss)
+        try:
+            await asyncio.wait_for(stop.wait(), every)
+        except TimeoutError:
+            pass
+
+
+async def _student(
+    i: int,
+    base_url: str,
+    start: float,
+    duration: float,
+    scenario: str,
+    rng: random.Random,
+    click_every: tuple[float, float],
+    timeout: float,
+    stops: list[tuple[str, str]],
+    assets: bool,
+) -> Student:
+    s = Student(base_url, timeout=timeout, assets=assets, name=f"student{i}")
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    page, query = stops[0]
+    arrival = await s.arrive(page, query)
+    end = time.monotonic() + duration  # each student clicks for `duration` s once in
+    k = 0
+    while arrival.ok and s.connected:
+        wait = rng.uniform(*click_every)
+        if time.monotonic() + wait >= end:
+            break
+        await asyncio.sleep(wait)
+        if scenario == "walk":
+            k = (k + 1) % len(stops)
+            await s.click(stops[k][1], page=stops[k][0] or "home")
+        else:
+            await do_click(s, rng)
+    return s
+
+
+async def run_class(
+    base_url: str,
+    n: int,
+    scenario: str = "page",
+    arrive_within: float = 10.0,
+    duration: float = 120.0,
+    click_every: tuple[float, float] = (5.0, 10.0),
+    seed: int = 0,
+    server_pid: int | None = None,
+    *,
+    timeout: float = 60.0,
+    page: tuple[str, str] = TEACHER_PAGE,
+    assets: bool = False,
+) -> dict:
+    """``n`` students arrive at the shared link within ``arrive_within`` s, then each clicks
+    every ``click_every`` s for ``duration`` s after its page has arrived ("page": the
+    teacher's page and its controls; "walk": the deck, one stop per click). Returns the
+    figures of issue 20. Bounded: a student starts no action after its ``duration``, and
+    each action (and each HTTP request of an arrival) is bounded by ``timeout``: the whole
+    class ends within ``arrive_within + duration`` plus a few ``timeout``s."""
+    if scenario not in ("page", "walk"):
+        raise ValueError(f"scenario must be 'page' or 'walk', got {scenario!r}")
+    if n < 1:
+        raise ValueError("a class needs at least one student")
+    lo, hi = click_every
+    if not 0 < lo <= hi:
+        raise ValueError(f"click_every must be (low, high) with 0 < low <= high, got {click_every}")
+    stops = walk_stops(_lang_of(page[1])) if scenario == "walk" else [page]
+    master = random.Random(seed)
+    offsets = sorted(master.uniform(0, arrive_within) for _ in range(n))
+    rngs = [random.Random(master.random()) for _ in range(n)]
+    load_start = _load()
+    cpu0 = cpu_seconds(server_pid) if server_pid else None
+    rss: dict = {}
+    stop = asyncio.Event()
+    sampler = asyncio.create_task(_sample(server_pid, stop, rss))
+    t0 = time.monotonic()
+    tasks = [
+        _student(
+            i, base_url, t0 + off, duration, scenario, rngs[i], click_every, timeout, stops, assets
+        )
+        for i, off in enumerate(offsets)
+    ]
+    students = await asyncio.gather(*tasks)
+    wall = time.monotonic() - t0
+    connected = sum(s.connected for s in students)
+    stop.set()
+    await sampler
+    cpu1 = cpu_seconds(server_pid) if server_pid else None
+    await asyncio.gather(*(s.close() for s in students))
+    for s in students:
+        s.close_http()
+    return class_stats(
+        students,
+        n=n,
+        wall=wall,
+        cpu=None if cpu0 is None or cpu1 is None else cpu1 - cpu0,
+        rss_peak=rss.get("peak"),
+        extra={
+            "scenario": scenario,
+            "page": stops[0][0] or "home",
+            "query": stops[0][1],
+            "arrive_within_s": arrive_within,
+            "duration_s": duration,
+            "click_every_s": [lo, hi],
+            "seed": seed,
+            "connected_at_end": connected,
+            "load_start": load_start,
+            "load_end": _load(),
+        },
+    )
+
+
+def class_stats(
+    students: list[Student],
+    *,
+    n: int,
+    wall: float,
+    cpu: float | None,
+    rss_peak: float | None,
+    extra: dict | None = None,
+) -> dict:
+    """The figures of a class: the issue's keys first, then the details."""
+    actions = [a for s in students for a in s.actions]
+    arrivals = [a for a in actions if a.kind == "arrive"]
+    clicks = [a for a in actions if a.kind != "arrive"]
+    failed = [a for a in actions if not a.ok]
+    samples: dict[str, int] = {}
+    for a in failed:
+        head = f"{a.kind}: {(a.error or '?')[:160]}"
+        samples[head] = samples.get(head, 0) + 1
+    phases = {
+        name: summary_s([a.phases[name] for a in arrivals if a.ok and name in a.phases])
+        for name in ("http", "connect", "run")
+    }
+    out = {
+        "arrive_s": summary_s([a.seconds for a in arrivals if a.ok]),
+        "click_s": summary_s([a.seconds for a in clicks if a.ok]),
+        "errors": len(failed),
+        "sessions": n,
+        "rss_mb": rss_peak,
+        "cpu_s": None if cpu is None else round(cpu, 2),
+        "arrived": sum(a.ok for a in arrivals),
+        "clicks": len(clicks),
+        "clicks_ok": sum(a.ok for a in clicks),
+        "arrive_phases_s": phases,
+        "wall_s": round(wall, 1),
+        "cpu_cores_busy": None if cpu is None or wall <= 0 else round(cpu / wall, 2),
+        "error_samples": dict(sorted(samples.items(), key=lambda kv: -kv[1])[:8]),
+    }
+    out.update(extra or {})
+    return out
+
+
+def _lang_of(query: str) -> str:
+    values = urllib.parse.parse_qs(query).get("lang")
+    return values[-1] if values else "zh"
+
+
+def _load() -> list[float] | None:
+    from bench.procs import load_average
+
+    return load_average()
