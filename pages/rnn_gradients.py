@@ -2,24 +2,43 @@
 every step of distance (vanishing / exploding gradients), so far words stop shaping what a
 vanilla RNN learns; gates keep a road open, clipping stops one bad step."""
 
-from concurrent.futures import Future
-
 import numpy as np
 import streamlit as st
-import torch
 
 import ui
-from core import lexicon, probes_data, zoo
+from core import lexicon, probes_data
 from core.analysis import explosion as ex
-from core.analysis import rnn_gradients as rg
 from core.analysis.bottleneck import early_late_ratio
-from core.analysis.influence import context_influence, verdict
+from core.analysis.influence import verdict
+from core.analysis.rnn_gradients import recorded_accuracy
 from core.figures import rnn_gradients as fig
-from core.translate import InputError, prepare
-from core.vocab import tokenize_en
 from ui import jobs
-from ui.models import get_manifest, get_model, get_vocabs, require, show_zoo_error
-from ui.params import safe_value
+from ui.models import get_vocabs, require
+from ui.rnn_gradients_data import (
+    CELLS,
+    FAR,
+    N_SEQ,
+    N_STATE,
+    PROBES,
+    clip_threshold,
+    explosion_job,
+    fresh_curves,
+    influence,
+    names,
+    sci,
+    trained_job,
+    words_default,
+)
+from ui.rnn_gradients_parts import (
+    QUANTITIES,
+    choice,
+    eigen_chart,
+    fresh_chart,
+    overlap_note,
+    probe_records,
+    quantity_picker,
+    words_tokens,
+)
 
 ui.begin_page("rnn_gradients")
 t = ui.t
@@ -27,87 +46,11 @@ P = ui.presenter()
 R = "rnn_gradients."
 
 PARTS = ("fresh", "trained", "learn", "words", "explode")
-CELLS = rg.KINDS  # vanilla tanh RNN, LSTM, GRU
-PROBES = {"rnn": "probe_rnn", "lstm": "probe_lstm", "gru": "probe_gru"}
-QUANTITIES = ("state", "input")
 CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
 DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
 ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
-HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
-N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
-N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per position each)
-FAR = 40  # the distance parts 2 read their numbers at
 
 part = ui.part_selector(R, PARTS, key="rnn_gradients_part")
-
-
-def clip_threshold() -> float:
-    """The gradient-norm clipping every shipped model was trained with (core.train)."""
-    from core.train import SPECS
-
-    return float(SPECS["probe_rnn"].clip)
-
-
-def sci(x: float) -> str:
-    return f"{x:.2g}" if 1e-2 <= abs(x) < 1e4 else f"{x:.1e}"
-
-
-def names(models) -> dict[str, str]:
-    """{display name: model} for a figure's ``looks``."""
-    return {ui.model_name(m): m for m in models}
-
-
-# --- cached computations (plain keys) ----------------------------------------------------
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def fresh_curves(radius: float, length: int, drive: float, seed: int, quantity: str) -> dict:
-    """The shown quantity ("state" or "input") of each fresh cell, and W_hh's spectrum."""
-    measure = rg.state_jacobian_norms if quantity == "state" else rg.input_gradient_norms
-    out = {}
-    for kind in CELLS:
-        cell = rg.fresh_cell(kind, radius, hidden=HIDDEN, seed=seed)
-        xs = rg.sequence_inputs(length, cell.w_ih.shape[1], seed) * drive
-        out[kind] = measure(cell, xs)
-    w = rg.recurrent_matrix(HIDDEN, radius, seed * 10)  # the vanilla RNN's W_hh
-    out["eig"] = rg.eigenvalues(w)
-    out["sigma1"] = rg.largest_singular_value(w)
-    return out
-
-
-def _trained_curves(loaded: dict) -> dict:
-    """The decay measured in each trained probe (no Streamlit call: a thread of its own)."""
-    x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), N_SEQ)
-    return {k: rg.probe_decay(model, x, y, n_state=N_STATE) for k, model in loaded.items()}
-
-
-@st.cache_resource(show_spinner=False)
-def trained_job() -> Future:
-    """Part 2's measurements, once per server, in a thread of their own."""
-    loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
-    return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
-
-
-@st.cache_data(show_spinner=False, max_entries=64)
-def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
-    return context_influence(get_model(name), ids)
-
-
-@st.cache_resource(show_spinner=False)
-def words_default() -> rg.WordsChoice:
-    """Part 4's default sentence: the candidate that reads like the model usually does."""
-    return rg.typical_sentence(get_model("gru_plain_256"), get_vocabs()[0])
-
-
-def _explosion(probe, clip: float) -> ex.Explosion:
-    return ex.explosion_sweep(probe, clip=clip)
-
-
-@st.cache_resource(show_spinner=False)
-def explosion_job(clip: float) -> Future:
-    """Part 5's one-step experiment on a private copy of the Vanilla RNN, once per server."""
-    probe = get_model("probe_rnn")
-    return jobs.in_thread("rnn-gradients-explosion", _explosion, probe, clip)
 
 
 # --- 1. decay with distance, freshly initialised cells ------------------------------------
@@ -164,48 +107,8 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     ui.params.set_params(rho=radius)
     radius = round(float(radius), 2)
     fresh = fresh_curves(radius, length, float(drive), seed, quantity)
-    distance = np.arange(length)
-    series = {ui.model_name(PROBES[k]): fresh[k] for k in CELLS}
-    looks = names(PROBES.values())
-    bound = (t(R + "bound", radius=radius), radius ** distance.astype(float))
-    titles = (
-        t(R + "fresh.chart", radius=radius, hidden=HIDDEN, length=length),
-        t(R + "eig.chart", hidden=HIDDEN),
-    )
-    decay_axes = (t(R + "distance_axis"), t(R + f"q.{quantity}.axis"))
-    eig_axes = (t(R + "eig.re"), t(R + "eig.im"))
-    eig_labels = (t(R + "eig.points"), t(R + "eig.unit"), t(R + "eig.radius", radius=radius))
     with chart_place:
-        if P:  # the decay alone: one chart that fills the slide
-            ui.chart(
-                fig.decay_figure(
-                    distance,
-                    series,
-                    title=titles[0],
-                    x_title=decay_axes[0],
-                    y_title=decay_axes[1],
-                    bound=bound,
-                    presenter=True,
-                    looks=looks,
-                ),
-                key="rnng_decay",
-            )
-        else:  # side by side in one figure: one chart for the browser to redraw per step of ρ
-            ui.chart(
-                fig.fresh_figure(
-                    distance,
-                    series,
-                    fresh["eig"],
-                    radius=radius,
-                    bound=bound,
-                    titles=titles,
-                    decay_axes=decay_axes,
-                    eig_axes=eig_axes,
-                    eig_labels=eig_labels,
-                    looks=looks,
-                ),
-                key="rnng_fresh",
-            )
+        fresh_chart(fresh, radius, length, quantity)
     far = length - 1
     st.caption(
         t(
@@ -224,35 +127,7 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
         t(R + ("fresh.takeaway_vanish" if radius < 1 else "fresh.takeaway_grow"), radius=radius)
     )
     if P:  # on the projector the eigenvalues come after the decay, as a chart of their own
-        ui.chart(
-            fig.eigen_figure(
-                fresh["eig"],
-                radius=radius,
-                title=titles[1],
-                x_title=eig_axes[0],
-                y_title=eig_axes[1],
-                eig_label=eig_labels[0],
-                unit_label=eig_labels[1],
-                radius_label=eig_labels[2],
-                presenter=True,
-            ),
-            key="rnng_eig",
-        )
-
-
-def quantity_picker() -> str:
-    """What parts 1 and 2 measure (one URL parameter, the same control in both parts)."""
-    quantity = st.segmented_control(
-        t(R + "fresh.quantity"),
-        QUANTITIES,
-        format_func=ui.labeler(R + "q."),
-        required=True,
-        **ui.params.bound(
-            "q", ui.params.get_choice("q", QUANTITIES, default="state"), key="rnng_q"
-        ),
-    )
-    ui.params.set_params(q=quantity)
-    return quantity
+        eigen_chart(fresh, radius)
 
 
 # --- 2. the same measurement inside trained models ---------------------------------------
@@ -299,27 +174,11 @@ def trained_part() -> None:
 def learn_part() -> None:
     st.header(t(R + "learn.header"))
     s = ui.slide(t(R + "learn.lead"))
-    try:
-        manifest = get_manifest()
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-        return
-    entries = {n: manifest["models"].get(n) for n in PROBES.values()}
-    missing = [n for n, e in entries.items() if not e or not e.get("curve")]
-    if missing:
-        st.warning(
-            t(R + "learn.missing", models=", ".join(ui.model_name(m) for m in missing)),
-            icon=":material/inventory_2:",
-        )
-    entries = {n: e for n, e in entries.items() if n not in missing}
+    entries = probe_records()
     if not entries:
         return
     dist_keys = [str(d) for d in probes_data.EVAL_DISTANCES]
-    acc = {
-        n: [float(e.get("metrics", {}).get("distance", {}).get(k, np.nan)) for k in dist_keys]
-        for n, e in entries.items()
-    }
-    acc = {n: v for n, v in acc.items() if np.all(np.isfinite(v))}
+    acc = recorded_accuracy(entries, probes_data.EVAL_DISTANCES)
     chance = 1 / probes_data.N_KEYS
     if acc:
         with s.chart:
@@ -339,16 +198,14 @@ def learn_part() -> None:
                 key="rnng_acc",
             )
     with s.control:
-        curve_col = st.segmented_control(
+        curve_col = choice(
             t(R + "learn.curve"),
             CURVES,
+            param="curve",
+            default="acc",
+            key="rnng_curve",
             format_func=ui.labeler(R + "learn.curve."),
-            required=True,
-            **ui.params.bound(
-                "curve", ui.params.get_choice("curve", CURVES, default="acc"), key="rnng_curve"
-            ),
         )
-        ui.params.set_params(curve=curve_col)
     with s.words:
         ui.chart(
             fig.curves_figure(
@@ -388,14 +245,6 @@ def learn_part() -> None:
         st.markdown(t(R + "learn.intro"))
 
 
-def overlap_note(acc: dict[str, list[float]]) -> str | None:
-    """A label for lines drawn exactly on top of each other (no legend entry hidden)."""
-    same = [n for n in acc if n != "probe_rnn" and acc[n] == acc.get("probe_lstm")]
-    if len(same) < 2:
-        return None
-    return t(R + "learn.overlap", models=" / ".join(ui.model_name(n) for n in same))
-
-
 # --- 4. which words still reach the end ---------------------------------------------------
 
 
@@ -406,9 +255,9 @@ def words_part() -> None:
     if not require(*ENCODERS[-1:], vocabs=True):
         return
     with st.spinner(t(R + "computing")):
-        choice = words_default()
+        example = words_default()
     if (st.query_params.get("text") or "x").strip():
-        text = ui.params.get_text("text", choice.text, max_len=300)
+        text = ui.params.get_text("text", example.text, max_len=300)
     else:
         text = ""  # the user cleared the box: say so below, do not bring the example back
     with s.control:
@@ -419,18 +268,15 @@ def words_part() -> None:
             **ui.params.bound("text", text, key="rnng_text"),
         )
     with s.more:
-        encoder = st.segmented_control(
+        # the sentence joins the URL once it is edited; the model at once
+        encoder = choice(
             t(R + "words.model"),
             ENCODERS,
-            required=True,
+            param="model",
+            default="gru_plain_256",
+            key="rnng_model",
             format_func=ui.model_name,
-            **ui.params.bound(
-                "model",
-                ui.params.get_choice("model", ENCODERS, default="gru_plain_256"),
-                key="rnng_model",
-            ),
         )
-        ui.params.set_params(model=encoder)  # the sentence joins the URL once it is edited
     if not require(encoder, vocabs=False):
         return
     with s.words:
@@ -461,38 +307,13 @@ def words_part() -> None:
         st.markdown(
             t(
                 R + "words.curious",
-                n=len(choice.ratios),
-                k=choice.n_majority,
-                verdict=t(R + f"words.verdict.{choice.majority}"),
-                lo=f"{min(choice.ratios):.2f}",
-                hi=f"{max(choice.ratios):.2f}",
+                n=len(example.ratios),
+                k=example.n_majority,
+                verdict=t(R + f"words.verdict.{example.majority}"),
+                lo=f"{min(example.ratios):.2f}",
+                hi=f"{max(example.ratios):.2f}",
             )
         )
-
-
-def words_tokens(text: str) -> list[str] | None:
-    """The sentence's tokens, or None after saying what is wrong with it."""
-    try:
-        return prepare(text, get_vocabs()[0])
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-    except InputError as err:
-        if err.reason == "unknown":
-            words = "; ".join(
-                t(
-                    R + "words.unknown_one",
-                    word=safe_value(o.word),
-                    options=", ".join(f"`{safe_value(s)}`" for s in o.suggestions) or "—",
-                )
-                for o in err.unknown
-            )
-            st.warning(t(R + "words.unknown", words=words), icon=":material/spellcheck:")
-        elif err.reason == "too_long":
-            n = len(tokenize_en(text))
-            st.warning(t(R + "words.too_long", n=n, limit=err.limit), icon=":material/short_text:")
-        else:
-            st.warning(t(R + "words.empty"), icon=":material/short_text:")
-    return None
 
 
 # --- 5. exploding gradients: one training step, with and without clipping ----------------
@@ -549,10 +370,7 @@ def explode_part() -> None:
     )
     with s.words:
         st.caption(t(R + "explode.caption", **nums))
-    broke = res.acc_before - res.acc_plain[i] >= 0.3
-    kept = res.acc_before - res.acc_clipped[i] <= 0.05
-    key = "both" if broke and kept else ("neither" if not broke else "clip_too")
-    ui.takeaway(t(R + f"explode.takeaway_{key}", **nums))
+    ui.takeaway(t(R + f"explode.takeaway_{ex.outcome(res, lr)}", **nums))
     ui.try_this(t(R + "try.explode"))
     with ui.curious():
         st.markdown(

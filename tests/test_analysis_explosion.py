@@ -42,11 +42,28 @@ def test_the_default_step_breaks_unclipped_and_survives_clipped(result):
 
 
 def test_the_page_takeaway_rule_reads_both_at_the_default(result):
-    # pages/rnn_gradients.py says "both" when the unclipped step costs >= 30 points and the
+    # the page (ex.outcome) says "both" when the unclipped step costs >= 30 points and the
     # clipped one <= 5: the default must be such a step
     i = result.at(ex.clearest_lr(result))
     assert result.acc_before - result.acc_plain[i] >= 0.3
     assert result.acc_before - result.acc_clipped[i] <= 0.05
+    assert ex.outcome(result, ex.clearest_lr(result)) == "both"  # the rule the page applies
+
+
+@pytest.mark.parametrize(
+    ("plain", "clipped", "said"),
+    [
+        (0.5, 0.88, "both"),  # the unclipped step cost 40 points, the clipped one 2
+        (0.7, 0.88, "neither"),  # the unclipped step cost only 20 points
+        (0.7, 0.1, "neither"),
+        (0.1, 0.5, "clip_too"),  # the clipped step cost 40 points too
+    ],
+)
+def test_the_takeaway_rule(plain, clipped, said):
+    res = ex.Explosion(0, (1.0,), 1.0, 1.0, 1.0, (0.1,), 0.9, 1.0, (plain,), (clipped,), (1,), (1,))
+    assert ex.outcome(res, 0.1) == said
+    with pytest.raises(ValueError, match="not in"):
+        ex.outcome(res, 0.2)
 
 
 def test_clipping_is_no_cure_for_too_large_a_learning_rate(result):

@@ -339,6 +339,26 @@ def test_part_3_manifest_shows_accuracy_falling_with_distance_for_the_vanilla_rn
     assert acc["lstm"][far] >= GATED_ACC and acc["gru"][far] >= GATED_ACC
 
 
+def test_recorded_accuracy_reads_the_manifest_and_drops_incomplete_records():
+    entries = {
+        "a": {"metrics": {"distance": {"5": 0.9, "10": 0.5}}},
+        "b": {"metrics": {"distance": {"5": 1.0}}},  # no record at 10: left out
+        "c": {},  # no metrics at all: left out
+        "d": {"metrics": {"distance": {"5": "0.25", "10": 1, "20": 0.0}}},
+    }
+    assert rg.recorded_accuracy(entries, (5, 10)) == {"a": [0.9, 0.5], "d": [0.25, 1.0]}
+    assert rg.recorded_accuracy(entries, ()) == {n: [] for n in entries}
+    # on the shipped manifest: the page's part 3 gets every probe, one value per distance
+    from core import zoo
+
+    models = zoo.load_manifest()["models"]
+    acc = rg.recorded_accuracy(
+        {f"probe_{k}": models[f"probe_{k}"] for k in rg.KINDS}, probes_data.EVAL_DISTANCES
+    )
+    assert set(acc) == {f"probe_{k}" for k in rg.KINDS}
+    assert all(len(v) == len(probes_data.EVAL_DISTANCES) for v in acc.values())
+
+
 def test_part_4_default_sentence_reads_like_the_model_and_its_caption_matches():
     """One statistic, one conclusion: the bottleneck page's early/late ratio and verdict.
     The default is a candidate of the majority verdict, and the chart drawn for it gives

@@ -26,6 +26,8 @@ EVAL_DISTANCES: tuple[int, ...] = (5, 10, 15, 20)  # where the vanilla RNN answe
 N_EVAL = 50  # held-out sequences per distance
 N_BATCHES = 8  # training batches searched for the largest gradient (seeds 0..7)
 BATCH_SIZE = 64  # the training batch size of the probes
+BREAK_COST = 0.3  # a step "breaks" the model when it costs at least 30 points of accuracy ...
+KEEP_COST = 0.05  # ... and "keeps" it when it costs at most 5
 
 
 @dataclass(frozen=True)
@@ -157,3 +159,13 @@ def clearest_lr(result: Explosion) -> float:
     default."""
     gaps = np.round(np.subtract(result.acc_clipped, result.acc_plain), 6)
     return result.lrs[int(np.argmax(gaps))]  # argmax returns the first (smallest lr) on ties
+
+
+def outcome(result: Explosion, lr: float) -> str:
+    """What the step at ``lr`` did, as the page's takeaway says it: "both" (the unclipped
+    step broke the model and the clipped one kept it), "neither" (the unclipped step did not
+    break it) or "clip_too" (it broke, and the clipped step did not keep it either)."""
+    i = result.at(lr)
+    broke = result.acc_before - result.acc_plain[i] >= BREAK_COST
+    kept = result.acc_before - result.acc_clipped[i] <= KEEP_COST
+    return "both" if broke and kept else ("neither" if not broke else "clip_too")

@@ -20,6 +20,7 @@ LSTM whose state is (h, c)), G gates (1 rnn, 4 lstm, 3 gru).
 from __future__ import annotations
 
 import functools
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -395,6 +396,20 @@ def probe_decay(probe, x: torch.Tensor, y: torch.Tensor, n_state: int = 8) -> di
 def eigenvalues(w: np.ndarray) -> np.ndarray:
     """The eigenvalues of a square matrix (complex, (H,))."""
     return np.linalg.eigvals(np.asarray(w, float))
+
+
+def recorded_accuracy(
+    entries: Mapping[str, Mapping], distances: Sequence[int]
+) -> dict[str, list[float]]:
+    """Held-out accuracy at each of ``distances`` as the training runs recorded it in the
+    models' manifest ``entries`` (``entry["metrics"]["distance"][str(d)]``): {model: one
+    accuracy per distance}, only for the models whose record holds every distance."""
+    keys = [str(d) for d in distances]
+    acc = {
+        n: [float(e.get("metrics", {}).get("distance", {}).get(k, np.nan)) for k in keys]
+        for n, e in entries.items()
+    }
+    return {n: v for n, v in acc.items() if np.all(np.isfinite(v))}
 
 
 # --- exploding gradients: one training step, with and without clipping ---------------------

@@ -412,6 +412,20 @@ def _hline(y: float, line: dict, presenter: bool) -> dict:
     return charts.hline(y, dict(line, width=charts.scale(presenter).line / 2))
 
 
+def _vline(x: float, color: str, presenter: bool) -> dict:
+    """The chosen value's mark: a line up the whole plot at ``x``, half the scale's line."""
+    return dict(
+        type="line",
+        xref="x",
+        x0=x,
+        x1=x,
+        yref="y domain",
+        y0=0,
+        y1=1,
+        line=dict(color=color, width=charts.scale(presenter).line / 2),
+    )
+
+
 def influence_strip(
     words: Sequence[str],
     values: Sequence[float] | np.ndarray,
@@ -487,16 +501,6 @@ def explosion_figure(
         line=dict(color=s.palette[2]),
         hovertemplate="ρ=%{x}<br>%{y:.3g}<extra></extra>",
     )
-    chosen_line = dict(
-        type="line",
-        xref="x",
-        x0=chosen,
-        x1=chosen,
-        yref="y domain",
-        y0=0,
-        y1=1,
-        line=dict(color=s.palette[1], width=s.line / 2),
-    )
     clip_note = dict(
         text=clip_label,
         showarrow=False,
@@ -515,7 +519,10 @@ def explosion_figure(
             x_title,
             y_title,
             yaxis=dict(type="log", exponentformat="power"),
-            shapes=[_hline(clip, dict(dash="dot", color="#000000"), presenter), chosen_line],
+            shapes=[
+                _hline(clip, dict(dash="dot", color="#000000"), presenter),
+                _vline(chosen, s.palette[1], presenter),
+            ],
             annotations=[clip_note],
         ),
     )
@@ -558,16 +565,6 @@ def step_figure(
         )
         for k in ("plain", "clipped")
     ]
-    chosen_line = dict(
-        type="line",
-        xref="x",
-        x0=chosen,
-        x1=chosen,
-        yref="y domain",
-        y0=0,
-        y1=1,
-        line=dict(color="#777777", width=s.line / 2),
-    )
     return go.Figure(
         data=traces,
         layout=_layout_dict(
@@ -580,7 +577,7 @@ def step_figure(
             shapes=[
                 _hline(before, dict(dash="dash", color="#000000"), presenter),
                 _hline(chance, dict(dash="dot", color="#000000"), presenter),
-                chosen_line,
+                _vline(chosen, "#777777", presenter),
             ],
             annotations=[
                 charts.hline_label(before, labels["before"], side="left"),
