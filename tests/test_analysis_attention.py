@@ -365,6 +365,35 @@ def test_worked_example_figure_and_formulas():
     )  # labels cannot smuggle TeX commands
 
 
+def test_model_score_formula_names_each_score_kind():
+    from core.figures import attention as FA
+
+    assert r"v^\top \tanh(W s_{i-1} + U h_j)" in FA.model_score_latex("additive")
+    dot, scaled = FA.model_score_latex("dot", 8), FA.model_score_latex("scaled", 8)
+    assert r"e_j = q \cdot k_j," in dot and "sqrt" not in dot
+    assert r"\sqrt{d}},\ d = 8" in scaled
+    for latex in (dot, scaled):
+        assert r"\exp(e_j/\tau)" in latex  # the softmax with its temperature
+    with pytest.raises(ValueError, match="needs the size d"):
+        FA.model_score_latex("scaled")
+    with pytest.raises(ValueError, match="kind"):
+        FA.model_score_latex("cosine", 8)
+
+
+def test_length_series_reads_every_bucket_or_leaves_the_model_out():
+    buckets = ("short", "long")
+    manifest = {
+        "models": {
+            "a": {"metrics": {"by_length": {"short": {"exact": 0.9}, "long": {"exact": 0.5}}}},
+            "b": {"metrics": {"by_length": {"short": {"exact": 0.8}}}},  # a bucket missing
+            "c": {},
+        }
+    }
+    found = A.length_series(manifest, ("c", "b", "a", "missing"), buckets)
+    assert found == {"a": [0.9, 0.5]}
+    assert A.length_series({}, ("a",), buckets) == {}
+
+
 # --- the defaults of each part, searched in the models ----------------------------------
 
 

@@ -80,6 +80,27 @@ def on_toy_reset() -> None:
     new_editors()
 
 
+def size_controls(q: np.ndarray, k: np.ndarray) -> None:
+    """How many keys, how long the vectors, and a reset to the lesson's example (each
+    rewrites the link and brings fresh editors)."""
+    c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    st.session_state["attention_toy_n"] = k.shape[0]
+    st.session_state["attention_toy_d"] = q.size
+    c1.select_slider(
+        t("attention.toy.n"),
+        options=list(range(A.TOY_MIN_KEYS, A.TOY_MAX_KEYS + 1)),
+        key="attention_toy_n",
+        on_change=on_toy_size,
+    )
+    c2.select_slider(
+        t("attention.toy.d"),
+        options=list(range(1, A.TOY_MAX_DIM + 1)),
+        key="attention_toy_d",
+        on_change=on_toy_size,
+    )
+    c3.button(t("attention.toy.reset"), key="attention_toy_reset", on_click=on_toy_reset)
+
+
 def toy_editors(
     q: np.ndarray, k: np.ndarray, v: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:

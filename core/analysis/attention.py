@@ -741,3 +741,16 @@ def pairs_search(model, src_vocab, tgt_vocab, word: str = "transformer") -> Pair
         )
         evidence.append(pair_evidence(pair.key, runs[0], runs[1], word, ok))
     return choose_pair(evidence)
+
+
+def length_series(
+    manifest: dict, names: Sequence[str], buckets: Sequence[str]
+) -> dict[str, list[float]]:
+    """Exact-match accuracy per length bucket of each model in ``names``, read from the
+    training manifest; a model without a figure for every bucket is left out."""
+    series = {}
+    for name in names:
+        by_len = manifest.get("models", {}).get(name, {}).get("metrics", {}).get("by_length", {})
+        if all(b in by_len for b in buckets):
+            series[name] = [float(by_len[b]["exact"]) for b in buckets]
+    return series

@@ -949,3 +949,20 @@ def context_latex(weights: np.ndarray, values: np.ndarray, labels: Sequence[str]
         raise ValueError("weights (S,), values (S, d_v) and labels (S) must match")
     terms = r" + ".join(f"{_n(a)}\\,{_vec(vj)}" for a, vj in zip(w, v))
     return rf"o = \sum_j \alpha_j v_j = {terms} = \mathbf{{{_vec(w @ v)}}}"
+
+
+def model_score_latex(kind: str, d: int | None = None) -> str:
+    """The score and softmax of a trained model's attention: additive (Bahdanau) over the
+    decoder state and the encoder states, or dot / scaled dot with query size ``d``."""
+    if kind == "additive":
+        return (
+            r"e_{ij} = v^\top \tanh(W s_{i-1} + U h_j),\quad "
+            r"\alpha_{ij} = \frac{\exp(e_{ij}/\tau)}{\sum_k \exp(e_{ik}/\tau)}"
+        )
+    if kind not in ("dot", "scaled") or (kind == "scaled" and d is None):
+        raise ValueError("kind is 'additive', 'dot' or 'scaled' (scaled needs the size d)")
+    scale = r"\frac{q \cdot k_j}{\sqrt{d}},\ d = " + str(d)
+    return (
+        r"e_j = " + (r"q \cdot k_j" if kind == "dot" else scale) + r",\quad "
+        r"\alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
+    )
