@@ -473,61 +473,6 @@ def influence_strip(
     )
 
 
-def explosion_figure(
-    radii: Sequence[float],
-    grad_norms: Sequence[float],
-    *,
-    chosen: float,
-    clip: float,
-    clip_label: str,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
-) -> go.Figure:
-    """Gradient norm of one loss against the recurrent weight scale (log y), the clipping
-    threshold as a dotted line and the chosen scale marked."""
-    r = np.asarray(radii, dtype=float)
-    g = _positive("grad_norms", grad_norms)
-    if r.shape != g.shape:
-        raise ValueError(f"{r.size} radii but {g.size} gradient norms; pass one per radius")
-    s = charts.scale(presenter)
-    trace = go.Scatter(
-        x=r,
-        y=g,
-        mode="lines+markers",
-        name=y_title,
-        showlegend=False,
-        line=dict(color=s.palette[2]),
-        hovertemplate="ρ=%{x}<br>%{y:.3g}<extra></extra>",
-    )
-    clip_note = dict(
-        text=clip_label,
-        showarrow=False,
-        x=0,
-        xref="x domain",
-        xanchor="left",
-        y=clip,
-        yref="y",
-        yanchor="bottom",
-    )
-    return go.Figure(
-        data=[trace],
-        layout=_layout_dict(
-            presenter,
-            title,
-            x_title,
-            y_title,
-            yaxis=dict(type="log", exponentformat="power"),
-            shapes=[
-                _hline(clip, dict(dash="dot", color="#000000"), presenter),
-                _vline(chosen, s.palette[1], presenter),
-            ],
-            annotations=[clip_note],
-        ),
-    )
-
-
 def step_figure(
     lrs: Sequence[float],
     before: float,
