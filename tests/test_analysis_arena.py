@@ -123,6 +123,19 @@ def test_manifest_tables():
     assert acc == {"probe_rnn": [1.0, 0.5, None], "probe_cnn2": [0.9, None, 0.1]}
 
 
+def test_smallest_bucket_and_table_csv():
+    m = _manifest()
+    m["models"]["gru_plain_32"]["metrics"]["by_length"]["1-10"]["n"] = 7
+    m["models"]["gru_plain_32"]["metrics"]["by_length"]["11-20"] = None  # a gap, not an error
+    assert A.smallest_bucket(m, ["gru_attention"]) == 10
+    assert A.smallest_bucket(m, ["gru_attention", "gru_plain_32"]) == 7
+    assert A.smallest_bucket(m, ["transformer", "nope"]) is None
+    assert A.smallest_bucket({}, ["gru_attention"]) is None
+    data = A.table_csv(["Model", "Exact"], [["GRU, C = 32", "猫"]])
+    assert data.startswith(b"\xef\xbb\xbf")  # BOM: Excel opens Chinese right
+    assert data.decode("utf-8-sig").splitlines() == ["Model,Exact", '"GRU, C = 32",猫']
+
+
 def test_figures_carry_the_numbers_and_check_inputs():
     series = {"gru_plain_32": [1.0, 0.5, None, 0.0, 0.0], "transformer": [1, 1, 1, 0.9, 0.8]}
     names = {"gru_plain_32": "GRU, C = 32", "transformer": "Transformer"}

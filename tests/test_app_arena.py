@@ -299,16 +299,12 @@ def test_latency_timed_once_then_median_on_measure_again(dev_zoo):
 def test_csv_is_the_tables_text():
     import csv
     import io
-    from pathlib import Path
+
+    from core.analysis.arena import table_csv  # the page's CSV download
 
     header = ["Model", "Exact"]
     rows = [["GRU, C = 32", "猫 (饿) [了]"]]
-    # the page's _csv compiled alone (importing the page would run it)
-    text = Path(ARENA).read_text(encoding="utf-8")
-    src = text[text.index("def _csv(") : text.index("def _why_text(")]
-    ns: dict = {"csv": csv, "io": io}
-    exec(src, ns)
-    data = ns["_csv"](header, rows).decode("utf-8-sig")
+    data = table_csv(header, rows).decode("utf-8-sig")
     assert list(csv.reader(io.StringIO(data))) == [header, rows[0]]
 
 

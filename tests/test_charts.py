@@ -90,6 +90,29 @@ def test_hline_spans_the_plot_and_its_label_sits_at_either_end():
     assert (left["x"], left["xanchor"], left["yanchor"]) == (0, "left", "bottom")
 
 
+def test_vmark_adds_a_dotted_full_height_line_and_its_label_left_of_it():
+    fig = charts.line_chart([1, 10, 100], {"a": [1, 2, 3]}, title="T")
+    fig.update_layout(shapes=[charts.hline(2, {"dash": "dash"})], annotations=[{"text": "h"}])
+    out = charts.vmark(fig, 10, "n = 10", font_size=15, legend=dict(x=0.3)).to_dict()["layout"]
+    # earlier shapes and notes stay; extra layout goes in the same update
+    assert [s["line"]["dash"] for s in out["shapes"]] == ["dash", "dot"]
+    assert [a["text"] for a in out["annotations"]] == ["h", "n = 10"]
+    assert out["legend"]["x"] == 0.3
+    line, note = out["shapes"][1], out["annotations"][1]
+    assert (line["x0"], line["x1"], line["yref"], line["y0"], line["y1"]) == (10, 10, "paper", 0, 1)
+    assert "width" not in line["line"]  # the template's width unless asked
+    assert (note["x"], note["y"], note["xanchor"], note["yanchor"]) == (10, 1, "right", "top")
+    assert note["font"]["size"] == 15 and note["showarrow"] is False
+    # on a log x axis the label goes in log10 units, the line in data units
+    fig = charts.line_chart([1, 10, 100], {"a": [1, 2, 3]}, title="T")
+    fig.update_xaxes(type="log")
+    out = charts.vmark(fig, 100, "n", font_size=15, width=2, log_x=True).to_dict()["layout"]
+    assert out["shapes"][0]["x0"] == 100 and out["shapes"][0]["line"]["width"] == 2
+    assert out["annotations"][0]["x"] == pytest.approx(2.0)
+    with pytest.raises(ValueError, match="positive"):
+        charts.vmark(fig, 0, "n", font_size=15, log_x=True)
+
+
 # --- the projector -------------------------------------------------------------------------
 
 

@@ -120,6 +120,17 @@ def grammar_pair(seed: int, length: int) -> corpus.Pair:
     return corpus.sample_pair(random.Random(seed), length)
 
 
+def table_csv(header: Sequence[str], rows: Sequence[Sequence[str]]) -> bytes:
+    """The numbers table as CSV, UTF-8 with a byte-order mark (so Excel opens Chinese
+    right)."""
+    import csv
+    import io
+
+    buf = io.StringIO()
+    csv.writer(buf).writerows([header, *rows])
+    return buf.getvalue().encode("utf-8-sig")
+
+
 # --- size and speed ----------------------------------------------------------------------
 
 
@@ -218,6 +229,18 @@ def distance_accuracy(
         for name, dist in found.items()
     }
     return distances, series
+
+
+def smallest_bucket(manifest: Mapping[str, Any], names: Sequence[str]) -> int | None:
+    """The fewest held-out sentences in any ``corpus.BUCKETS`` bucket of the models
+    ``names`` (``metrics.by_length.<bucket>.n``); ``None`` when no count is known."""
+    models = manifest.get("models") or {}
+    sizes = []
+    for name in names:
+        by = ((models.get(name) or {}).get("metrics") or {}).get("by_length") or {}
+        sizes += [(by.get(bucket) or {}).get("n") for bucket in corpus.BUCKETS]
+    sizes = [x for x in sizes if isinstance(x, int)]
+    return min(sizes) if sizes else None
 
 
 # --- the default sentence: the clearest long sentence for the takeaway -------------------

@@ -6,7 +6,6 @@ Builders take plain lists and already-translated labels, check them, and raise a
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
@@ -21,41 +20,6 @@ ARCH_LOOKS: dict[str, lexicon.Look] = {
     "rnn": lexicon.look("probe_rnn"),
     "attention": lexicon.look("probe_attention"),
 }
-
-
-def _current(fig: go.Figure, x: float, label: str, presenter: bool, log_x: bool = False) -> None:
-    """Mark the chosen x with a dotted vertical line and its label (one layout update).
-
-    On a log axis plotly.js places annotations in log10 units (shapes in data units)."""
-    s = charts.scale(presenter)
-    at = math.log10(x) if log_x else x
-    fig.update_layout(
-        shapes=[
-            dict(
-                type="line",
-                xref="x",
-                yref="paper",
-                x0=x,
-                x1=x,
-                y0=0,
-                y1=1,
-                line=dict(dash="dot", color="#777777", width=2),
-            )
-        ],
-        annotations=[
-            dict(
-                x=at,
-                y=1,
-                xref="x",
-                yref="paper",
-                xanchor="right",
-                yanchor="top",
-                text=label,
-                showarrow=False,
-                font=dict(size=s.font),
-            )
-        ],
-    )
 
 
 def _legend(fig: go.Figure, presenter: bool) -> None:
@@ -89,7 +53,7 @@ def growth_chart(
     fig.update_yaxes(exponentformat="power")
     fig.update_xaxes(tickmode="array", tickvals=list(n))
     _legend(fig, presenter)
-    _current(fig, current_n, current_label, presenter)
+    charts.vmark(fig, current_n, current_label, font_size=charts.scale(presenter).font, width=2)
     return fig
 
 
@@ -164,5 +128,5 @@ def weights_chart(
     fig.update_xaxes(type="log", tickmode="array", tickvals=ticks)
     fig.update_yaxes(exponentformat="power", dtick=1)  # powers of ten only
     _legend(fig, presenter)
-    _current(fig, current_n, current_label, presenter, log_x=True)
+    charts.vmark(fig, current_n, current_label, font_size=s.font, width=2, log_x=True)
     return fig

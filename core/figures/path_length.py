@@ -74,34 +74,12 @@ def table_chart(
     )
     s = charts.scale(presenter)
     _apply_looks(fig, looks or {}, s.line)
-    # The chosen n as a dotted vertical line with its label at the top left of it: one
-    # layout update (plotly's add_vline costs ~15 ms a call on every slider move).
-    fig.update_layout(
-        shapes=[
-            dict(
-                type="line",
-                xref="x",
-                yref="paper",
-                x0=current_n,
-                x1=current_n,
-                y0=0,
-                y1=1,
-                line=dict(dash="dot", color="#777777"),
-            )
-        ],
-        annotations=[
-            dict(
-                x=current_n,
-                y=1,
-                xref="x",
-                yref="paper",
-                xanchor="right",
-                yanchor="top",
-                text=current_label,
-                showarrow=False,
-                font=dict(size=s.font - 2 if not presenter else s.font),
-            )
-        ],
+    # the chosen n, marked (and the legend placed) in one layout update
+    charts.vmark(
+        fig,
+        current_n,
+        current_label,
+        font_size=s.font - 2 if not presenter else s.font,
         legend=dict(orientation="h", yanchor="top", y=-0.22, xanchor="left", x=0),
     )
     return fig

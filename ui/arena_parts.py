@@ -1,0 +1,314 @@
+"""The model arena's controls and result cards (``pages/arena.py`` draws the lesson).
+
+The sentence picker (a lesson sentence, a grammar sentence by length and seed, or typed
+text), the segmented controls kept in the URL, the predict-then-reveal buttons, the links
+to the pages that explain each model, and :func:`board`: every model's verdict on one
+sentence as the bar values, the cards, the confidence grid and the table rows.
+
+Strings are read per rerun (``ui.t``), never kept in module globals; nothing per session
+lives here (session keys are the page's: ``arena_*``).
+"""
+
+from __future__ import annotations
+
+import html
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+import ui
+import ui.inputs
+from core import corpus, lexicon
+from core.analysis import arena as A
+from core.figures import arena as F
+from core.vocab import Vocab, detokenize_zh
+from ui import arena_data as D
+from ui.nav import PAGES, is_built, page_spec
+from ui.params import bound, get_choice, get_int, set_params
+
+P = "arena."
+LESSON_LABELS = tuple(" ".join(p.src) for p in corpus.LESSON_PAIRS)
+DEFAULT_LESSON = 5  # "the cat drank the milk because it was hungry": the lesson's "it"
+DEFAULT_TEXT = "the cat drank the milk because it was sweet"
+MAX_SEED = 999_999
+
+
+# --- controls ------------------------------------------------------------------------------
+
+
+def choice(
+    param: str, options: tuple[str, ...], default: str, key: str, label: str = "", **kw
+) -> str:
+    """A segmented control over ``options`` in the URL as ``param``; its label is
+    ``arena.<label>`` and its options ``arena.<label>.<option>`` (``label``: ``param``)."""
+    label = P + (label or param)
+    value = get_choice(param, options, default=default)
+    value = st.segmented_control(
+        ui.t(label),
+        options,
+        format_func=ui.labeler(label + "."),
+        required=True,
+        **kw,
+        **bound(param, value, key=key),
+    )
+    set_params(**{param: value})
+    return value
+
+
+def _draw() -> None:
+    # a new sentence of the same length; the URL keeps the seed, so the link reproduces it
+    st.query_params["seed"] = str(random.randint(0, MAX_SEED))
+
+
+def pick_sentence(
+    source: str, more: DeltaGenerator, src_vocab: Vocab
+) -> tuple[list[str] | None, corpus.Pair | None]:
+    """The sentence's main control for ``source`` (its seed in ``more``): the tokens
+    (``None`` with a message when it cannot be translated) and the reference, if any."""
+    t = ui.t
+    reference: corpus.Pair | None = None
+    tokens: list[str] | None = None
+    if source == "lesson":
+        idx = get_int("lesson", 0, len(LESSON_LABELS) - 1, DEFAULT_LESSON)
+        idx = st.selectbox(
+            t(P + "input.lesson"),
+            range(len(LESSON_LABELS)),
+            format_func=LESSON_LABELS.__getitem__,
+            **bound("lesson", idx, key="arena_lesson"),
+        )
+        set_params(lesson=idx)
+        reference = corpus.LESSON_PAIRS[idx]
+        raw_text = LESSON_LABELS[idx]
+    elif source == "grammar":
+        length = get_int("len", 1, corpus.MAX_LEN, A.DEFAULT_LENGTH)
+        seed = get_int("seed", 0, MAX_SEED, A.DEFAULT_SEED)
+        length = st.slider(
+            t(P + "input.length"), 1, corpus.MAX_LEN, **bound("len", length, key="arena_len")
+        )
+        with more, st.container(horizontal=True, vertical_alignment="bottom"):
+            seed = st.number_input(
+                t(P + "input.seed"),
+                0,
+                MAX_SEED,
+                step=1,
+                help=t(P + "input.seed_help"),
+                width=180,
+                **bound("seed", seed, key="arena_seed"),
+            )
+            st.button(t(P + "input.draw"), on_click=_draw, icon=":material/casino:")
+        set_params(len=length, seed=seed)
+        reference = D.grammar(int(seed), int(length))
+        raw_text = " ".join(reference.src)
+    else:
+        raw_text, tokens = ui.inputs.sentence_input(
+            t(P + "input.text"),
+            param="text",
+            default=DEFAULT_TEXT,
+            key="arena_text",
+            src_vocab=src_vocab,
+            help=t(P + "input.text_help"),
+        )
+    if source != "typed":
+        # lesson and grammar sentences go through the same check (a word missing from the
+        # training vocabulary is named, not silently turned into <unk>)
+        tokens = ui.inputs.check(raw_text, src_vocab)
+    if tokens is not None and source == "typed":
+        reference = A.find_reference(tokens)
+    if tokens is not None:
+        st.markdown(t(P + "input.source_line", text=" ".join(tokens), n=len(tokens)))
+        if reference is not None:
+            st.markdown(t(P + "input.reference", text=detokenize_zh(reference.tgt)))
+        else:
+            st.info(t(P + "input.no_reference"), icon=":material/help:")
+    return tokens, reference
+
+
+def _set_reveal(k: int) -> None:
+    st.session_state["arena_reveal"] = k
+    st.query_params["reveal"] = str(k)
+
+
+def reveal_row(revealed: int, total: int) -> None:
+    """Predict mode: "reveal the next model" and "hide all", with how many are shown."""
+    t = ui.t
+    with st.container(horizontal=True, vertical_alignment="center"):
+        st.button(
+            t(P + "reveal_next"),
+            on_click=_set_reveal,
+            args=(min(revealed + 1, total),),
+            disabled=revealed >= total,
+            type="primary",
+            icon=":material/visibility:",
+        )
+        st.button(
+            t(P + "hide_all"),
+            on_click=_set_reveal,
+            args=(0,),
+            disabled=revealed == 0,
+            icon=":material/visibility_off:",
+        )
+        st.caption(t(P + "predict_note", shown=revealed, total=total))
+
+
+def remeasure() -> None:
+    st.session_state["arena_measure"] = int(st.session_state.get("arena_measure", 0)) + 1
+
+
+def open_part(name: str) -> None:
+    st.query_params["part"] = name
+
+
+# --- why each model does what it does ------------------------------------------------------
+
+
+def why_text(name: str, manifest: Mapping[str, Any]) -> str:
+    """One line on why the model ``name`` behaves as it does (its size from the manifest)."""
+    t = ui.t
+    cfg = ((manifest.get("models") or {}).get(name) or {}).get("config") or {}
+    if name.startswith("gru_plain"):
+        return t(P + "why.gru_plain", hidden=cfg.get("hidden", "?"))
+    if name == "cnn_s2s":
+        layers, kernel = cfg.get("enc_layers"), cfg.get("kernel")
+        if isinstance(layers, int) and isinstance(kernel, int):
+            return t(P + "why.cnn_s2s", layers=layers, rf=1 + layers * (kernel - 1))
+        return t(P + "why.cnn_s2s_plain")
+    return t(f"{P}why.{name}")
+
+
+def why_links(
+    names: Sequence[str], why: Mapping[str, tuple[str, ...]], why_part: Mapping[str, str]
+) -> None:
+    """One row of links to the pages that explain the models ``names`` (``why``: model ->
+    pages; ``why_part``: the part a page opens at), in lesson order."""
+    t = ui.t
+    order = [spec.slug for spec in PAGES]
+    slugs = sorted({s for n in names for s in why[n]}, key=lambda s: order.index(s))
+    with st.container(horizontal=True, gap="medium", vertical_alignment="center"):
+        st.caption(t(P + "why.links"))
+        for slug in slugs:
+            spec = page_spec(slug)
+            if spec is not None and is_built(slug):
+                extra = {"part": why_part[slug]} if slug in why_part else {}
+                ui.page_link(
+                    spec.path,
+                    label=t(f"page.{slug}.title"),
+                    icon=":material/arrow_forward:",
+                    query_params={
+                        "lang": ui.current_lang(),
+                        "present": int(ui.presenter()),
+                        **extra,
+                    },
+                )
+            else:
+                st.caption(t(P + "why.soon", page=t(f"page.{slug}.title")))
+
+
+# --- every model on one sentence -----------------------------------------------------------
+
+
+@dataclass
+class Board:
+    """Every model's result on one sentence, ready to draw: the bars (``values``, ``labels``;
+    ``None`` / "?" while hidden), one HTML card each, the numbers table's ``rows`` and the
+    confidence grid of the models shown (names, output tokens, probabilities, marks)."""
+
+    values: list[float | None] = field(default_factory=list)
+    labels: list[str] = field(default_factory=list)
+    cards: list[str] = field(default_factory=list)
+    rows: list[list[str]] = field(default_factory=list)
+    grid: tuple[list, list, list, list] = field(default_factory=lambda: ([], [], [], []))
+
+
+def board(
+    models: Sequence[str],
+    outputs: Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]],
+    latency: Mapping[str, Mapping[str, object]],
+    reference: corpus.Pair | None,
+    *,
+    view: str,
+    shown: int,
+    names: Mapping[str, str],
+    why: Mapping[str, tuple[str, ...]],
+    manifest: Mapping[str, Any],
+    symbols: Mapping[str, str],
+) -> Board:
+    """Score each model's output against the reference (``view``: an edit-distance
+    alignment or position by position; without a reference, the model's mean confidence),
+    the first ``shown`` models visible (predict mode hides the others)."""
+    t = ui.t
+    b = Board()
+    ref = reference.tgt if reference is not None else None
+    for i, name in enumerate(models):
+        out, probs = outputs[name]
+        visible = i < shown
+        verdict = (
+            (A.edit_alignment if view == "edit" else A.positionwise)(out, ref) if ref else None
+        )
+        scores = A.sentence_scores(out, ref) if ref else None
+        conf = sum(probs) / max(1, len(probs))
+        # the bar: edit-distance accuracy against the reference (mean confidence without one)
+        value = (scores["edit_acc"] if scores else conf) if visible else None
+        b.values.append(value)
+        if not visible:
+            b.labels.append("?")
+        elif scores and scores["exact"] == 1:
+            b.labels.append(t(P + "bars.exact", v=f"{value:.0%}"))
+        else:
+            b.labels.append(f"{value:.0%}" + (" ✗" if scores else ""))
+        ms = latency[name]["median_ms"]
+        meta = t(P + "card.meta", params=f"{D.params(name):,}", ms=f"{ms:.0f}")
+        if not visible:
+            body, small = f"<b>{html.escape(t(P + 'card.hidden'))}</b>", []
+        else:
+            marks = verdict.marks if verdict else None
+            body = F.strip_html(out, marks, mark_symbols=symbols) or t(P + "empty_output")
+            card = "card.exact" if scores and scores["exact"] == 1 else "card.score"
+            small = [
+                t(
+                    P + card,
+                    correct=verdict.correct,
+                    n=len(ref),
+                    missing=verdict.missing,
+                    conf=f"{conf:.0%}",
+                )
+                if verdict
+                else t(P + "card.conf", conf=f"{conf:.0%}")
+            ]
+        pages = " · ".join(t(f"page.{slug}.title") for slug in why[name])
+        small.append(f"{why_text(name, manifest)} → {pages}")
+        b.cards.append(F.card_html(names[name], lexicon.look(name).color, meta, body, small))
+        cell = (lambda v: f"{v:.0%}") if visible and scores else (lambda v: "—")
+        exact = "?" if not visible else ("✓" if scores["exact"] == 1 else "✗") if scores else "—"
+        b.rows.append(
+            [
+                names[name],
+                exact,
+                cell(scores["edit_acc"] if scores else 0),
+                cell(scores["token_acc"] if scores else 0),
+                f"{conf:.0%}" if visible and probs else "—",
+                f"{min(probs):.0%}" if visible and probs else "—",
+                f"{D.params(name):,}",
+                f"{float(ms):.1f}",
+            ]
+        )
+        if visible:
+            b.grid[0].append(names[name])
+            b.grid[1].append(list(out))
+            b.grid[2].append(list(probs))
+            b.grid[3].append(list(verdict.marks) if verdict else ["none"] * len(out))
+    return b
+
+
+def same_names(groups: Sequence[Sequence[str]], names: Mapping[str, str]) -> dict[str, str]:
+    """``names`` with each model of a group of identical lines named with the others ("X,
+    same as Y"): lines with the same values lie on top of each other."""
+    out = dict(names)
+    for group in groups:
+        for m in group:
+            others = ", ".join(names[o] for o in group if o != m)
+            out[m] = ui.t(P + "dist.same", name=names[m], others=others)
+    return out
