@@ -1,14 +1,28 @@
 # Road to Attention: a CPU-only image (also the recipe for a Hugging Face Docker Space).
-FROM python:3.11-slim
+#
+# Alone (`docker run -p 8501:8501 road-to-attention`, a Space) it runs Streamlit behind
+# nginx with the repo's configuration in deploy/nginx/ (compressed /static/ assets, cache
+# and public-page headers, per-client limits). ROAD_ROLE=app runs Streamlit alone (a
+# replica behind a load balancer), ROAD_ROLE=proxy nginx alone: see deploy/docker/start.sh,
+# deploy/compose.yaml and deploy/k8s/.
+# Debian 12 (bookworm): its nginx 1.22 and brotli module are the ones the config is tested
+# with (tests/test_scale_out.py, tests/test_deploy.py).
+FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PORT=8501 \
-    ROAD_DATA_DIR=/data
+    ROAD_ROLE=all \
+    ROAD_DATA_DIR=/data \
+    STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none
 
 WORKDIR /app
+
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends nginx libnginx-mod-http-brotli-filter \
+ && rm -rf /var/lib/apt/lists/*
 
 # CPU wheel of torch first (a plain `pip install torch` pulls several GB of CUDA libraries).
 COPY requirements.txt .
@@ -28,4 +42,6 @@ EXPOSE 8501
 HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"PORT\", \"8501\")}/_stcore/health', timeout=4)"
 
-CMD ["sh", "-c", "streamlit run app.py --server.address=0.0.0.0 --server.port=${PORT} --server.headless=true"]
+# Visitors see no tracebacks (STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none above wins over
+# .streamlit/config.toml); the server log keeps them.
+CMD ["bash", "deploy/docker/start.sh"]

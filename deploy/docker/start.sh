@@ -1,0 +1,56 @@
+#!/bin/bash
+# The image's entry point. ROAD_ROLE says what this container runs:
+#   all    (default) the image alone (docker run, a Hugging Face Space): Streamlit on
+#          127.0.0.1:$ROAD_APP_PORT (8502) behind nginx on $PORT, with the repo's nginx configuration
+#          (compressed assets, cache headers, public-page headers, per-client limits);
+#   app    Streamlit alone on 0.0.0.0:$PORT: a replica behind a load balancer (Compose's
+#          app1/app2, the Kubernetes Deployment behind its Ingress);
+#   proxy  nginx alone on $PORT in front of the replicas in $ROAD_UPSTREAMS
+#          ("app1:8501 app2:8501"): Compose's load balancer.
+# nginx never needs root: its files live in /tmp/road-nginx (deploy/nginx/layout.sh).
+set -euo pipefail
+PORT="${PORT:-8501}"
+ROLE="${ROAD_ROLE:-all}"
+PREFIX="${ROAD_NGINX_PREFIX:-/tmp/road-nginx}"
+APP_PORT="${ROAD_APP_PORT:-8502}"  # Streamlit behind nginx in the "all" role
+HERE="$(cd "$(dirname "$0")/../.." && pwd)"
+cd "$HERE"
+
+streamlit_on() {  # address, port
+    exec streamlit run app.py --server.address="$1" --server.port="$2" --server.headless=true
+}
+
+nginx_for() {  # upstreams...
+    sh deploy/nginx/layout.sh "$PREFIX" "$PORT" "$@"
+    ln -sf /dev/stdout "$PREFIX/logs/access.log"  # `docker logs` shows the access log
+    exec nginx -p "$PREFIX/" -c "$PREFIX/conf/nginx.conf" -g 'daemon off;'
+}
+
+case "$ROLE" in
+    app)
+        exec streamlit run app.py --server.address=0.0.0.0 --server.port="$PORT" \
+            --server.headless=true
+        ;;
+    proxy)
+        # shellcheck disable=SC2086  # one upstream a word
+        nginx_for ${ROAD_UPSTREAMS:?set ROAD_UPSTREAMS, e.g. "app1:8501 app2:8501"} &
+        ;;
+    all)
+        streamlit_on 127.0.0.1 "$APP_PORT" &
+        nginx_for "127.0.0.1:$APP_PORT" &
+        ;;
+    *)
+        echo "ROAD_ROLE must be all, app or proxy (got '$ROLE')" >&2
+        exit 2
+        ;;
+esac
+
+# Stop everything on `docker stop`; if either process ends, end the container (its restart
+# policy or Kubernetes starts a fresh one).
+trap 'kill -TERM $(jobs -p) 2>/dev/null || true' TERM INT
+set +e
+wait -n
+status=$?
+kill -TERM $(jobs -p) 2>/dev/null
+wait
+exit "$status"

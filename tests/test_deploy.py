@@ -1,0 +1,320 @@
+"""deploy/: the Compose file, the Kubernetes manifests, the nginx configuration and the
+Dockerfile are valid and agree with each other and with the app (issue 20 point 3).
+
+- YAML parses; every Kubernetes object validates offline against the Kubernetes 1.31 schema
+  (``kubernetes-validate``, strict: an unknown field is an error);
+- cross-references hold: ports, health paths, Service/Ingress/HPA targets, Secret and
+  ConfigMap names, the route cookie, environment variables the code actually reads, the
+  Streamlit option values, memory sized from the bench's measured RSS;
+- ``nginx -t`` accepts the repo's configuration laid out as the test and the image do.
+
+A missing nginx or kubernetes-validate skips its test with a message, except in CI.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.conftest import ROOT
+
+DEPLOY = ROOT / "deploy"
+K8S = DEPLOY / "k8s"
+NGINX = DEPLOY / "nginx"
+START = DEPLOY / "docker" / "start.sh"
+HEALTH = "/_stcore/health"
+COOKIE = "road_route"
+K8S_VERSION = "1.31.0"
+
+
+def _need(what: str, ok: bool, install: str) -> None:
+    if ok:
+        return
+    msg = f"{what} not found: {install}"
+    if os.environ.get("CI"):
+        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
+    pytest.skip(msg)
+
+
+def _docs(path: Path) -> list[dict]:
+    return [d for d in yaml.safe_load_all(path.read_text()) if d is not None]
+
+
+def _k8s() -> dict[tuple[str, str], dict]:
+    """Every object of deploy/k8s by (kind, name), the Kustomization aside."""
+    out = {}
+    for path in sorted(K8S.glob("*.yaml")):
+        for doc in _docs(path):
+            if doc["kind"] != "Kustomization":
+                key = (doc["kind"], doc["metadata"]["name"])
+                assert key not in out, f"{key} defined twice"
+                out[key] = doc | {"_file": path.name}
+    return out
+
+
+def _env_names_read() -> set[str]:
+    """``ROAD_*`` names the code reads (Python sources and the image's entry point)."""
+    names: set[str] = set()
+    files = [ROOT / "app.py", START]
+    for d in ("core", "ui", "pages"):
+        files += (ROOT / d).rglob("*.py")
+    for f in files:
+        names |= set(re.findall(r"\bROAD_[A-Z_]+\b", f.read_text()))
+    return names
+
+
+def _roles() -> set[str]:
+    """The ROAD_ROLE values deploy/docker/start.sh handles."""
+    case = START.read_text().split('case "$ROLE" in', 1)[1].split("esac", 1)[0]
+    return set(re.findall(r"^\s{4}(\w+)\)", case, re.M))
+
+
+def _measured_rss_mb() -> float:
+    """The largest server RSS the bench has recorded (bench/results/*.json)."""
+    peaks = []
+    for f in (ROOT / "bench" / "results").glob("*.json"):
+        rss = json.loads(f.read_text()).get("rss_mb", {})
+        peaks += [v for k, v in rss.items() if isinstance(v, int | float) and k != "sessions"]
+    assert peaks, "no RSS figure in bench/results: run `python -m bench` first"
+    return max(peaks)
+
+
+def _mib(text: str) -> float:
+    units = {"Mi": 1, "Gi": 1024, "m": 1, "g": 1024, "M": 1, "G": 1024}
+    num, unit = re.fullmatch(r"([\d.]+)(Mi|Gi|m|g|M|G)", str(text)).groups()
+    return float(num) * units[unit]
+
+
+def _streamlit_error_detail_values() -> set[str]:
+    from streamlit.config import ShowErrorDetailsConfigOptions
+
+    return {o.value for o in ShowErrorDetailsConfigOptions}
+
+
+def _hosted_env_ok(env: dict) -> None:
+    value = env.get("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS")
+    assert value in {"none", "type"}, f"visitors must see no traceback, got {value!r}"
+    assert value in _streamlit_error_detail_values()  # a value Streamlit 1.67 accepts
+
+
+# --- Compose -------------------------------------------------------------------------------
+
+
+def test_compose_services_agree():
+    compose = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    services = compose["services"]
+    known = _env_names_read()
+    apps = {n: s for n, s in services.items() if s.get("environment", {}).get("ROAD_ROLE") == "app"}
+    assert len(apps) >= 2, "at least two replicas"
+    for name, svc in services.items():
+        env = svc.get("environment", {})
+        unknown = {k for k in env if k.startswith("ROAD_")} - known
+        assert not unknown, f"{name}: the code reads no {unknown}"
+        if "ROAD_ROLE" in env:
+            assert env["ROAD_ROLE"] in _roles(), (name, env["ROAD_ROLE"])
+        for dep in svc.get("depends_on", {}):
+            assert dep in services, f"{name} depends on unknown {dep}"
+        for vol in svc.get("volumes", []):
+            assert vol.split(":")[0] in compose.get("volumes", {}), vol
+    for name, svc in apps.items():
+        env = svc["environment"]
+        _hosted_env_ok(env)
+        url = env["ROAD_DATABASE_URL"]
+        assert url.startswith("postgresql+psycopg://"), url
+        host = re.search(r"@([\w-]+):(\d+)/", url)
+        assert host and host.group(1) in services, f"{name}: database host of {url}"
+        assert services[host.group(1)]["environment"]["POSTGRES_DB"] == url.rsplit("/", 1)[1]
+        probe = " ".join(svc["healthcheck"]["test"])
+        assert f":{env['PORT']}{HEALTH}" in probe, probe
+        assert "${POSTGRES_PASSWORD" in url, "no password committed"
+        limit = _mib(svc["deploy"]["resources"]["limits"]["memory"])
+        assert limit >= 2 * _measured_rss_mb(), f"{name}: memory limit {limit} MiB"
+    proxy = [s for s in services.values() if s.get("environment", {}).get("ROAD_ROLE") == "proxy"]
+    assert len(proxy) == 1
+    env = proxy[0]["environment"]
+    ups = env["ROAD_UPSTREAMS"].split()
+    assert sorted(u.split(":")[0] for u in ups) == sorted(apps), ups
+    for u in ups:
+        host, port = u.split(":")
+        assert port == apps[host]["environment"]["PORT"], u
+    assert any(p.split(":")[-1] == env["PORT"] for p in proxy[0]["ports"]), proxy[0]["ports"]
+    assert f":{env['PORT']}{HEALTH}" in " ".join(proxy[0]["healthcheck"]["test"])
+
+
+# --- Kubernetes ----------------------------------------------------------------------------
+
+
+def test_k8s_manifests_validate_against_the_schema():
+    try:
+        import kubernetes_validate
+    except ImportError:
+        _need("kubernetes-validate", False, "pip install kubernetes-validate==1.31.0")
+    objs = _k8s()
+    assert {k for k, _ in objs} >= {
+        "Deployment",
+        "Service",
+        "Ingress",
+        "HorizontalPodAutoscaler",
+        "ConfigMap",
+        "Secret",
+        "StatefulSet",
+    }
+    for (kind, name), doc in objs.items():
+        body = {k: v for k, v in doc.items() if k != "_file"}
+        try:
+            kubernetes_validate.validate(body, K8S_VERSION, strict=True)
+        except kubernetes_validate.ValidationError as err:
+            pytest.fail(f"{doc['_file']}: {kind}/{name}: {err.message}")
+    # the schema check can fail: an unknown field is refused
+    bad = {k: v for k, v in objs[("Service", "road-app")].items() if k != "_file"}
+    bad = json.loads(json.dumps(bad))
+    bad["spec"]["targetPortt"] = 8501
+    with pytest.raises(kubernetes_validate.ValidationError):
+        kubernetes_validate.validate(bad, K8S_VERSION, strict=True)
+
+
+def test_kustomization_lists_every_manifest_but_the_examples():
+    kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
+    files = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
+    examples = {f for f in files if f.endswith(".example.yaml")}
+    assert set(kust["resources"]) == files - examples
+    assert "secret.example.yaml" in examples  # no password is ever applied from the repo
+
+
+def test_k8s_cross_references():
+    objs = _k8s()
+    dep = objs[("Deployment", "road-app")]
+    pod = dep["spec"]["template"]
+    assert dep["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
+    (app,) = pod["spec"]["containers"]
+    ports = {p["name"]: p["containerPort"] for p in app["ports"]}
+    config = objs[("ConfigMap", app["envFrom"][0]["configMapRef"]["name"])]["data"]
+    assert ports["http"] == int(config["PORT"])
+    assert config["ROAD_ROLE"] in _roles() and config["ROAD_ROLE"] == "app"
+    _hosted_env_ok(config)
+    known = _env_names_read()
+    names = set(config) | {e["name"] for e in app["env"]}
+    assert not {n for n in names if n.startswith("ROAD_")} - known
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        assert app[probe]["httpGet"] == {"path": HEALTH, "port": "http"}, probe
+    # the database URL and the PostgreSQL password come from one Secret
+    secret = objs[("Secret", "road-db")]
+    refs = [e["valueFrom"]["secretKeyRef"] for e in app["env"] if "valueFrom" in e]
+    db = objs[("StatefulSet", "road-db")]["spec"]["template"]["spec"]["containers"][0]
+    refs += [e["valueFrom"]["secretKeyRef"] for e in db["env"] if "valueFrom" in e]
+    for ref in refs:
+        assert ref["name"] == "road-db" and ref["key"] in secret["stringData"], ref
+    assert "CHANGE-ME" in secret["stringData"]["url"]  # a placeholder, never a password
+    url = secret["stringData"]["url"]
+    db_svc = objs[("Service", "road-db")]
+    assert f"@road-db:{db_svc['spec']['ports'][0]['port']}/road" in url
+    # memory from the measured RSS
+    rss = _measured_rss_mb()
+    res = app["resources"]
+    assert _mib(res["requests"]["memory"]) >= rss, (res, rss)
+    assert _mib(res["limits"]["memory"]) >= 2 * rss, (res, rss)
+    assert res["requests"]["cpu"], "the HPA's utilisation is a share of the CPU request"
+    # Service -> pods, Ingress -> Service, HPA -> Deployment
+    svc = objs[("Service", "road-app")]
+    assert svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
+    assert svc["spec"]["ports"][0]["targetPort"] in ports
+    ing = objs[("Ingress", "road-app")]
+    backend = ing["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
+    assert backend["name"] == "road-app"
+    assert backend["port"]["name"] in {p["name"] for p in svc["spec"]["ports"]}
+    ann = ing["metadata"]["annotations"]
+    pre = "nginx.ingress.kubernetes.io/"
+    assert ann[pre + "affinity"] == "cookie"
+    assert ann[pre + "session-cookie-name"] == COOKIE  # the same cookie as deploy/nginx
+    assert int(ann[pre + "proxy-read-timeout"]) >= 3600
+    assert int(ann[pre + "proxy-send-timeout"]) >= 3600
+    road = (NGINX / "road.conf").read_text()
+    assert f"Max-Age={ann[pre + 'session-cookie-max-age']}" in road
+    hpa = objs[("HorizontalPodAutoscaler", "road-app")]
+    assert hpa["spec"]["scaleTargetRef"] == {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "name": "road-app",
+    }
+    assert hpa["spec"]["minReplicas"] >= 2
+    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+
+
+# --- nginx, the image ----------------------------------------------------------------------
+
+
+def _csp(text: str) -> str:
+    return re.search(r"Content-Security-Policy:? \"([^\"]+)\"", text).group(1)
+
+
+def test_csp_allows_exactly_streamlit_inline_script():
+    import streamlit
+
+    index = (Path(streamlit.__file__).parent / "static" / "index.html").read_text()
+    inline = re.findall(r"<script>(.*?)</script>", index, re.S)
+    assert inline, "Streamlit's index.html changed: recheck the CSP by hand"
+    csp = _csp((NGINX / "headers.conf").read_text())
+    for code in inline:
+        digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
+        assert f"'sha256-{digest}'" in csp, "Streamlit's inline script changed: update the hash"
+    assert "'unsafe-eval'" not in csp and "frame-ancestors" in csp
+    example = (K8S / "ingress-nginx-config.example.yaml").read_text()
+    assert _csp(example) == csp, "the ingress example must send the same policy"
+
+
+def test_dockerfile_and_entry_point():
+    docker = (ROOT / "Dockerfile").read_text()
+    assert re.search(r"^FROM python:3\.11-slim-bookworm$", docker, re.M)
+    assert "nginx libnginx-mod-http-brotli-filter" in docker
+    assert "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none" in docker
+    assert 'CMD ["bash", "deploy/docker/start.sh"]' in docker
+    assert re.search(r"^EXPOSE 8501$", docker, re.M) and "PORT=8501" in docker
+    assert HEALTH in docker
+    assert _roles() == {"all", "app", "proxy"}
+    load = re.search(r"^load_module (\S+);", (NGINX / "nginx.conf").read_text(), re.M).group(1)
+    assert load.startswith("/usr/lib/nginx/modules/")  # Debian's path, here and in the image
+    for script, shell in ((START, "bash"), (NGINX / "layout.sh", "sh")):
+        run = subprocess.run([shell, "-n", str(script)], capture_output=True, text=True)
+        assert run.returncode == 0, f"{script.name}: {run.stderr}"
+    ignored = (ROOT / ".dockerignore").read_text().split()
+    assert "deploy" not in ignored and "deploy/" not in ignored  # the image needs deploy/
+
+
+def test_nginx_accepts_the_config():
+    nginx = shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+    _need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
+    folder = Path(tempfile.mkdtemp(prefix="road-nginx-t-"))
+    try:
+        folder.chmod(0o755)
+        subprocess.run(
+            ["sh", str(NGINX / "layout.sh"), str(folder), "127.0.0.1:8659", "127.0.0.1:8658"]
+            + ["127.0.0.1:8657"],
+            check=True,
+            timeout=30,
+        )
+        conf = folder / "conf"
+        assert (conf / "upstream.conf").read_text().count("server 127.0.0.1:") == 2
+        for f in ("nginx.conf", "road.conf", "headers.conf"):  # the repo's files, verbatim
+            assert (conf / f).resolve() == (NGINX / f).resolve()
+        cmd = [nginx, "-t", "-p", f"{folder}/", "-c", str(conf / "nginx.conf")]
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        assert run.returncode == 0, run.stderr
+        assert "test is successful" in run.stderr
+        # and it can fail: a broken upstream file is refused
+        (conf / "upstream.conf").write_text("server ;\n")
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+        assert run.returncode != 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
