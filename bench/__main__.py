@@ -492,16 +492,34 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
     }
 
 
+def wait_warm(server: procs.Server, timeout: float) -> float | None:
+    """Seconds since the server was launched until its log says the warm-up is done
+    (``ui.warmup.DONE``), waiting at most ``timeout`` s; None if it never did."""
+    from ui.warmup import DONE
+
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:  # bounded
+        if DONE in server.log.read_text(errors="replace"):
+            return round(time.monotonic() - server.launched, 2)
+        time.sleep(0.25)
+    return None
+
+
 async def _one_class(server: procs.Server, n: int, args) -> tuple[dict, list[str]]:
     from bench import classroom as C
 
     page, query = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
     class_errors: list[str] = []
-    # the teacher's browser is on the page before the class arrives (on the projector)
+    # the teacher's browser is on the page before the class arrives (on the projector),
+    # and the server has finished its one-time warm-up by then (a lesson starts minutes
+    # after the teacher opens it): the class measures what every student repeats
     async with C.Student(server.base, timeout=300, name="teacher") as teacher:
         t = await teacher.arrive(page, query + "&present=1")
         if not t.ok:
             class_errors.append(f"class {n}: the teacher's page: {t.error}")
+        warm_s = await asyncio.to_thread(wait_warm, server, 300.0)
+        if warm_s is None:
+            class_errors.append(f"class {n}: no warm-up line in the server log after 300 s")
         figs = await C.run_class(
             server.base,
             n,
@@ -514,6 +532,7 @@ async def _one_class(server: procs.Server, n: int, args) -> tuple[dict, list[str
             page=(page, query),
         )
     figs["teacher_s"] = t.seconds
+    figs["warm_up_s"] = warm_s
     if figs["errors"]:
         class_errors.append(f"class {n}: {figs['errors']} errors: {figs['error_samples']}")
     return figs, class_errors

@@ -11,7 +11,9 @@ failed import here is ignored: the page importing it will report the error itsel
 from __future__ import annotations
 
 import importlib
+import sys
 import threading
+import time
 
 # torch (~1.5 s) and what builds on it. Never pandas (nor numpy, which the first run has
 # imported already): plotly looks them up in sys.modules without importing them, and a
@@ -26,11 +28,17 @@ MODULES = (
     "core.translate",
 )
 
+# The line the server log gets when the app's warm-up has finished: the class bench waits
+# for it before a class arrives (as a teacher opens the lesson before the students do),
+# and an operator can read how long a fresh replica takes to be warm.
+DONE = "road-to-attention: warm-up done in"
+
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 
 
 def _import_all(modules: tuple[str, ...], corpus: bool = False) -> None:
+    start = time.perf_counter()
     for name in modules:
         try:
             importlib.import_module(name)
@@ -38,6 +46,7 @@ def _import_all(modules: tuple[str, ...], corpus: bool = False) -> None:
             continue
     if corpus:
         _warm_corpus()
+        print(f"{DONE} {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
 
 
 def _warm_corpus() -> None:
