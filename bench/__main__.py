@@ -11,6 +11,8 @@ ratio uses those paired bare reruns (``--no-paired``: the bare run at the start 
     python -m bench --dry-run --json             # the bare page only (used by the tests)
     python -m bench --table bench/results/2026-11-29.json   # the README table
     python -m bench --class 10,30,60,100 --json  # a class of simulated students (issue 20)
+    python -m bench --class 30 --replicas 1,2 --json   # through nginx: 1 replica vs 2
+    python -m bench --class 30 --abuser --json   # 30 students with and without an abuser
 
 ``--class`` runs the class simulator only (``bench/classroom.py``): for each N a fresh app
 server, the teacher's page opened first (``teacher_s``), a short comparison of simulated
@@ -18,6 +20,14 @@ and Chromium sessions on it (``browser_check``, first N only; ``--browser-check 
 then N students. It prints ``{"meta", "class": {"N": {...}}, "browser_check", "errors",
 "schema_problems"}``; ``--merge FILE`` adds those keys to an earlier full-bench JSON
 instead, so one object holds both.
+
+``--replicas`` / ``--abuser`` run the class through the repo's nginx (``deploy/nginx/``,
+``bench/scaleout.py``) in front of fresh app replicas, every replica warm first; the class
+connects from 127.0.0.2 (one school NAT address), the abuser from 127.0.0.3. ``--replicas
+1,2`` prints ``{"meta", "replicas": {"1": {"class": {"N": {...}}}, "2": ...},
+"replica_ratio": {"N": {"arrive_p95": r1/r2, ...}}, "errors", "schema_problems"}``;
+``--abuser`` prints ``{"meta", "abuse": {"N": {"without", "with", "abuser",
+"with_over_without"}}, ...}`` (on one replica count, default 1).
 """
 
 from __future__ import annotations
@@ -592,6 +602,91 @@ def run_classes(args) -> dict:
     return result
 
 
+def replica_counts(text: str) -> list[int]:
+    """``"1,2"`` -> ``[1, 2]`` (each within 1..8, no repeats)."""
+    from bench.scaleout import MAX_REPLICAS
+
+    try:
+        counts = [int(x) for x in text.split(",") if x.strip()]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--replicas wants counts like 1,2, got {text!r}")
+    if not counts or any(not 1 <= r <= MAX_REPLICAS for r in counts):
+        raise argparse.ArgumentTypeError(
+            f"--replicas counts must be within 1..{MAX_REPLICAS}, got {text!r}"
+        )
+    if len(set(counts)) != len(counts):
+        raise argparse.ArgumentTypeError(f"--replicas has a count twice: {text!r}")
+    return counts
+
+
+def run_scaleout(args) -> dict:
+    """The class through nginx: replica counts compared, or the abuse scenario."""
+    from bench import classroom as C
+    from bench import scaleout as S
+    from bench.schema import validate_abuse, validate_scaleout
+
+    LOGS.mkdir(parents=True, exist_ok=True)
+    page = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+    replicas = args.replicas or [1]
+    result: dict = {
+        "meta": {
+            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "machine": procs.machine(),
+            "load_start": procs.load_average(),
+            "scenario": args.scenario,
+            "page": f"/{page[0]}?{page[1]}",
+            "class_sizes": args.klass,
+            "replicas": replicas,
+            "arrive_within_s": args.class_arrive,
+            "duration_s": args.class_duration,
+            "click_every_s": [5, 10],
+            "seed": args.seed,
+            "through": "nginx from deploy/nginx/ (fresh replicas for every class, warm first)",
+            "class_address": S.CLASS_ADDR,
+            "clients": "the simulated students run on this machine too (see clients.cpu_s)",
+        }
+    }
+    lacks = S.missing()
+    if lacks:
+        result["errors"] = lacks
+        result["schema_problems"] = [f"not run: {m}" for m in lacks]
+        return result
+    plan = S.ClassPlan(
+        sizes=args.klass,
+        page=page,
+        scenario=args.scenario,
+        arrive_within=args.class_arrive,
+        duration=args.class_duration,
+        seed=args.seed,
+        timeout=args.class_timeout,
+        port=args.port,
+        keep_logs=LOGS,
+    )
+    if args.abuser:
+        cfg = S.Abuse(
+            attempts=args.abuse_attempts,
+            open_seconds=args.abuse_seconds,
+            # until the class ends (it is stopped then), bounded in any case
+            seconds=args.class_arrive + args.class_duration + 3 * args.class_timeout,
+        )
+        result["meta"]["abuser"] = {
+            "address": cfg.source,
+            "attempts": cfg.attempts,
+            "open_seconds": cfg.open_seconds,
+            "openers": cfg.openers,
+            "reruns": "on every session it gets, as fast as answered, until the class ends",
+        }
+        part = S.run_abuse(plan, replicas[0], cfg)
+        problems = validate_abuse(dict(part, errors=part["errors"]), args.klass)
+    else:
+        part = S.run_replicas(plan, replicas)
+        problems = validate_scaleout(dict(part, errors=part["errors"]), args.klass, replicas)
+    result.update(part)
+    result["meta"]["load_end"] = procs.load_average()
+    result["schema_problems"] = problems
+    return result
+
+
 def parse(argv=None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench", description=__doc__.split("\n")[0])
     p.add_argument("--json", action="store_true", help="print the result as one JSON object")
@@ -629,6 +724,22 @@ def parse(argv=None) -> argparse.Namespace:
     c.add_argument("--browser-check", type=int, default=2, help="Chromium sessions to compare")
     c.add_argument("--seed", type=int, default=0, help="arrival times and clicks")
     c.add_argument("--merge", type=Path, help="add the class figures to this bench JSON")
+    c.add_argument(
+        "--replicas",
+        type=replica_counts,
+        metavar="R[,R...]",
+        help="run the class through the repo's nginx with R app replicas, e.g. 1,2",
+    )
+    c.add_argument(
+        "--abuser",
+        action="store_true",
+        help="the class with and without one abusive client (through nginx, issue 23)",
+    )
+    c.add_argument("--abuse-attempts", type=int, default=400, help="its new sessions, at most")
+    c.add_argument(
+        "--abuse-seconds", type=float, default=60.0, help="it opens sessions for this long, at most"
+    )
+    c.add_argument("--port", type=int, default=8670, help="nginx's port; replicas take the next")
     args = p.parse_args(argv)
     for name in ("reps", "cold_reps", "sessions", "model_reps"):
         if getattr(args, name) < 1:
@@ -641,6 +752,16 @@ def parse(argv=None) -> argparse.Namespace:
         p.error("--browser-check must be 0 or more")
     if args.merge and not args.klass:
         p.error("--merge needs --class")
+    if (args.replicas or args.abuser) and not args.klass:
+        p.error("--replicas and --abuser need --class")
+    if (args.replicas or args.abuser) and args.merge:
+        p.error("--merge does not take --replicas or --abuser results")
+    if args.abuser and args.replicas and len(args.replicas) > 1:
+        p.error("--abuser runs on one replica count: give --replicas R with one R")
+    if args.abuse_attempts < 1 or args.abuse_seconds <= 0:
+        p.error("--abuse-attempts must be >= 1 and --abuse-seconds > 0")
+    if not 1024 <= args.port <= 65535 - 9:
+        p.error("--port must be within 1024..65526")
     return args
 
 
@@ -649,7 +770,9 @@ def main(argv=None) -> int:
     if args.table:
         print(markdown_table(json.loads(args.table.read_text(encoding="utf-8"))))
         return 0
-    if args.klass:
+    if args.klass and (args.replicas or args.abuser):
+        result = run_scaleout(args)
+    elif args.klass:
         result = run_classes(args)
         if args.merge:
             merged = json.loads(args.merge.read_text(encoding="utf-8"))

@@ -54,6 +54,7 @@ from typing import Any
 
 import requests
 import websockets
+from requests.adapters import HTTPAdapter
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
@@ -101,6 +102,19 @@ class Action:
     phases: dict[str, float] = field(default_factory=dict)  # arrive: http, connect, run
 
 
+class SourceAddressAdapter(HTTPAdapter):
+    """``requests`` connections from a chosen local address (every student of a class
+    behind one school NAT shares one; a load balancer's per-address limits count it)."""
+
+    def __init__(self, source_address: str, **kwargs) -> None:
+        self.source_address = (source_address, 0)
+        super().__init__(**kwargs)
+
+    def init_poolmanager(self, connections, maxsize, block=False, **kwargs):
+        kwargs["source_address"] = self.source_address
+        super().init_poolmanager(connections, maxsize, block, **kwargs)
+
+
 class StudentError(RuntimeError):
     """The student could not do what was asked (no such widget, not connected...)."""
 
@@ -144,6 +158,7 @@ class Student:
         timeout: float = 60.0,
         assets: bool = False,
         name: str = "student",
+        source_address: str | None = None,
     ) -> None:
         parsed = urllib.parse.urlsplit(base_url)
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
@@ -153,8 +168,15 @@ class Student:
         self.timeout = timeout
         self.assets = assets
         self.name = name
+        # the client's own address (e.g. "127.0.0.2"): a load balancer that limits per
+        # address sees this one, for HTTP and the websocket alike
+        self.source_address = source_address
         self.http = requests.Session()
         self.http.headers["User-Agent"] = "road-to-attention-classroom/1 (bench)"
+        if source_address:
+            adapter = SourceAddressAdapter(source_address)
+            self.http.mount("http://", adapter)
+            self.http.mount("https://", adapter)
         self.ws = None
         self.actions: list[Action] = []
         # what the browser holds: address bar, current page, the elements on screen
@@ -348,6 +370,7 @@ class Student:
         headers = {"Origin": self.origin}
         if cookie:
             headers["Cookie"] = cookie
+        bind = {"local_addr": (self.source_address, 0)} if self.source_address else {}
         self.ws = await websockets.connect(
             uri,
             subprotocols=["streamlit", xsrf],
@@ -357,6 +380,7 @@ class Student:
             ping_interval=None,  # a browser never pings; the server's pings are answered
             open_timeout=self.timeout,
             close_timeout=5,
+            **bind,  # passed on to loop.create_connection
         )
         self._reader = asyncio.create_task(self._read(self.ws), name=f"{self.name}-reader")
 
@@ -739,8 +763,11 @@ async def _student(
     timeout: float,
     stops: list[tuple[str, str]],
     assets: bool,
+    source_address: str | None = None,
 ) -> Student:
-    s = Student(base_url, timeout=timeout, assets=assets, name=f"student{i}")
+    s = Student(
+        base_url, timeout=timeout, assets=assets, name=f"student{i}", source_address=source_address
+    )
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     page, query = stops[0]
     arrival = await s.arrive(page, query)
@@ -772,13 +799,15 @@ async def run_class(
     timeout: float = 60.0,
     page: tuple[str, str] = TEACHER_PAGE,
     assets: bool = False,
+    source_address: str | None = None,
 ) -> dict:
     """``n`` students arrive at the shared link within ``arrive_within`` s, then each clicks
     every ``click_every`` s for ``duration`` s after its page has arrived ("page": the
     teacher's page and its controls; "walk": the deck, one stop per click). Returns the
     figures of issue 20. Bounded: a student starts no action after its ``duration``, and
     each action (and each HTTP request of an arrival) is bounded by ``timeout``: the whole
-    class ends within ``arrive_within + duration`` plus a few ``timeout``s."""
+    class ends within ``arrive_within + duration`` plus a few ``timeout``s. With
+    ``source_address`` every student connects from that local address (one school NAT)."""
     if scenario not in ("page", "walk"):
         raise ValueError(f"scenario must be 'page' or 'walk', got {scenario!r}")
     if n < 1:
@@ -798,7 +827,17 @@ async def run_class(
     t0 = time.monotonic()
     tasks = [
         _student(
-            i, base_url, t0 + off, duration, scenario, rngs[i], click_every, timeout, stops, assets
+            i,
+            base_url,
+            t0 + off,
+            duration,
+            scenario,
+            rngs[i],
+            click_every,
+            timeout,
+            stops,
+            assets,
+            source_address,
         )
         for i, off in enumerate(offsets)
     ]

@@ -216,9 +216,52 @@ def _fmt(x, unit: str = "") -> str:
     return "—" if x is None else f"{x:g}{unit}"
 
 
+def scaleout_table(result: dict) -> str:
+    """Tables of a class through nginx: per replica count, or without / with the abuser."""
+    lines = [
+        "| class | students | replicas | arrive p50 (s) | arrive p95 (s) | click p50 (s) "
+        "| click p95 (s) | errors | replicas' CPU (s) | sessions per replica |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    ]
+
+    def row(label: str, n: str, figs: dict | None) -> None:
+        figs = figs or {}
+        a, c = figs.get("arrive_s") or {}, figs.get("click_s") or {}
+        reps = figs.get("replicas") or {}
+        per = ", ".join(f"{u}: {(v or {}).get('sessions')}" for u, v in reps.items())
+        lines.append(
+            f"| {label} | {n} | {len(reps) or '—'} | {_fmt(a.get('p50'))} | {_fmt(a.get('p95'))}"
+            f" | {_fmt(c.get('p50'))} | {_fmt(c.get('p95'))} | {_fmt(figs.get('errors'))} | "
+            f"{_fmt(figs.get('cpu_s'))} | {per or '—'} |"
+        )
+
+    for r, part in (result.get("replicas") or {}).items():
+        for n, figs in (part.get("class") or {}).items():
+            row(f"{r} replica(s)", n, figs)
+    for n, entry in (result.get("abuse") or {}).items():
+        row("without the abuser", n, entry.get("without"))
+        row("with the abuser", n, entry.get("with"))
+        ab = entry.get("abuser") or {}
+        lines.append(
+            f"\nAbuser ({ab.get('source', '?')}): {ab.get('attempts')} attempts, "
+            f"{ab.get('opened')} sessions opened, refused {ab.get('refused')}, "
+            f"{ab.get('closed')} closed; reruns {ab.get('reruns_ok')} finished, "
+            f"{ab.get('reruns_failed')} lost. Students with / without the abuser: "
+            + ", ".join(f"{k} {_fmt(v)}" for k, v in (entry.get("with_over_without") or {}).items())
+        )
+    for n, ratios in (result.get("replica_ratio") or {}).items():
+        lines.append(
+            f"\nClass of {n}, {result.get('replica_ratio_of')} replicas: "
+            + ", ".join(f"{k} {_fmt(v)}" for k, v in ratios.items())
+        )
+    return "\n".join(lines)
+
+
 def markdown_table(result: dict) -> str:
     """The README's table of figures, generated from one result (with a class run's table
     after it, or alone when the result holds only a class run)."""
+    if "replicas" in result or "abuse" in result:
+        return scaleout_table(result)
     if "class" in result and "pages" not in result:
         return class_table(result)
     if "class" in result:
@@ -276,3 +319,103 @@ def _bench_table(result: dict) -> str:
             f"{meta.get('load_end', '?')} at the end."
         )
     return "\n".join(lines)
+
+
+# ---- the class through nginx: replicas and the abusive client (issues 20 and 23) ----------
+
+RATIO_NAMES = tuple(f"{k}_{q}" for k in ("arrive", "click") for q in CLASS_QUANTILES)
+
+
+def _replica_problems(where: str, figs: dict, explained: bool) -> list[str]:
+    """Per-replica figures of a class through nginx: CPU, RSS, sessions from the log."""
+    problems = []
+    reps = figs.get("replicas")
+    if not isinstance(reps, dict) or not reps:
+        return [f"{where}.replicas should be a non-empty object"]
+    for up, r in reps.items():
+        s = (r or {}).get("sessions")
+        if not (isinstance(s, int) and not isinstance(s, bool) and s >= 0):
+            problems.append(f"{where}.replicas.{up}.sessions should be a whole number >= 0")
+        for k in ("cpu_s", "rss_peak_mb"):
+            v = (r or {}).get(k)
+            if (v is None and not explained) or (v is not None and not _num(v)):
+                problems.append(f"{where}.replicas.{up}.{k} should be a number >= 0, got {v!r}")
+    return problems
+
+
+def validate_scaleout(result: dict, sizes: Iterable[int], replicas: Iterable[int]) -> list[str]:
+    """Problems with ``python -m bench --class N --replicas 1,2``: per replica count a
+    ``class`` part of issue 20's shape (plus per-replica figures), and ``replica_ratio``
+    per class size when two replica counts were compared."""
+    problems: list[str] = []
+    if not isinstance(result, dict) or not isinstance(result.get("replicas"), dict):
+        return ["replicas should be an object"]
+    sizes, replicas = list(sizes), list(replicas)
+    for r in replicas:
+        part = result["replicas"].get(str(r))
+        if not isinstance(part, dict):
+            problems.append(f"replicas.{r} is missing")
+            continue
+        sub = {"class": part.get("class"), "errors": result.get("errors")}
+        problems += [f"replicas.{r}.{p}" for p in validate_class(sub, sizes)]
+        for n, figs in (part.get("class") or {}).items():
+            if isinstance(figs, dict):
+                explained = bool(figs.get("errors")) or bool(result.get("errors"))
+                problems += _replica_problems(f"replicas.{r}.class.{n}", figs, explained)
+                if len(figs.get("replicas") or {}) != r:
+                    problems.append(f"replicas.{r}.class.{n}.replicas should have {r} entries")
+    if len(replicas) >= 2:
+        for n in sizes:
+            ratios = (result.get("replica_ratio") or {}).get(str(n))
+            if not isinstance(ratios, dict) or not set(RATIO_NAMES) <= set(ratios):
+                problems.append(f"replica_ratio.{n} should have {', '.join(RATIO_NAMES)}")
+                continue
+            for k in RATIO_NAMES:
+                v = ratios[k]
+                if v is None and not result.get("errors"):
+                    problems.append(f"replica_ratio.{n}.{k} is missing and no error says why")
+                elif v is not None and not _num(v):
+                    problems.append(f"replica_ratio.{n}.{k} should be a number >= 0")
+    return problems
+
+
+ABUSER_COUNTS = ("attempts", "opened", "closed", "timed_out", "reruns_ok", "reruns_failed")
+
+
+def validate_abuse(result: dict, sizes: Iterable[int]) -> list[str]:
+    """Problems with ``python -m bench --class N --abuser``: per class size the class
+    ``without`` and ``with`` the abuser (issue 20's shape each), what the ``abuser`` got
+    (whole counts, ``refused`` by status) and ``with_over_without`` ratios."""
+    problems: list[str] = []
+    part = result.get("abuse") if isinstance(result, dict) else None
+    if not isinstance(part, dict):
+        return ["abuse should be an object"]
+    for n in sizes:
+        entry = part.get(str(n))
+        if not isinstance(entry, dict):
+            problems.append(f"abuse.{n} is missing")
+            continue
+        for label in ("without", "with"):
+            sub = {"class": {str(n): entry.get(label)}, "errors": result.get("errors")}
+            problems += [f"abuse.{n}.{label}: {p}" for p in validate_class(sub, [n])]
+        abuser = entry.get("abuser")
+        if not isinstance(abuser, dict):
+            if not result.get("errors"):
+                problems.append(f"abuse.{n}.abuser should be an object")
+            continue
+        if "error" in abuser and not result.get("errors"):
+            problems.append(f"abuse.{n}.abuser failed and no error says so")
+        if "error" not in abuser:
+            for k in ABUSER_COUNTS:
+                v = abuser.get(k)
+                if not (isinstance(v, int) and not isinstance(v, bool) and v >= 0):
+                    problems.append(f"abuse.{n}.abuser.{k} should be a whole number >= 0")
+            refused = abuser.get("refused")
+            if not isinstance(refused, dict) or not all(
+                isinstance(v, int) and v >= 0 for v in refused.values()
+            ):
+                problems.append(f"abuse.{n}.abuser.refused should map statuses to counts")
+        ratios = entry.get("with_over_without")
+        if not isinstance(ratios, dict) or not set(RATIO_NAMES) <= set(ratios):
+            problems.append(f"abuse.{n}.with_over_without should have {', '.join(RATIO_NAMES)}")
+    return problems
