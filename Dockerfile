@@ -16,18 +16,27 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PORT=8501 \
     ROAD_ROLE=all \
     ROAD_DATA_DIR=/data \
-    STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none
+    STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none \
+    STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION=true
 
 WORKDIR /app
 
 RUN apt-get update \
  && apt-get install -y --no-install-recommends nginx libnginx-mod-http-brotli-filter \
+    libnginx-mod-http-brotli-static \
  && rm -rf /var/lib/apt/lists/*
 
 # CPU wheel of torch first (a plain `pip install torch` pulls several GB of CUDA libraries).
 COPY requirements.txt .
 RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
  && pip install -r requirements.txt
+
+# Streamlit's /static/ assets pre-compressed once (brotli 11, gzip 9), served by nginx from
+# disk (deploy/precompress.py, deploy/nginx/road.conf). Its own layer: rebuilt only when
+# the requirements (Streamlit's version) or the script change.
+COPY deploy/precompress.py deploy/precompress.py
+RUN pip install brotli==1.2.1 \
+ && python deploy/precompress.py /opt/road-static
 
 # Run as an unprivileged user (Hugging Face Spaces run containers as uid 1000).
 RUN useradd --create-home --uid 1000 app \
@@ -43,5 +52,7 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=30s --retries=3 \
   CMD python -c "import os, urllib.request; urllib.request.urlopen(f'http://127.0.0.1:{os.environ.get(\"PORT\", \"8501\")}/_stcore/health', timeout=4)"
 
 # Visitors see no tracebacks (STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none above wins over
-# .streamlit/config.toml); the server log keeps them.
+# .streamlit/config.toml); the server log keeps them. The websocket is compressed by
+# Streamlit itself (permessage-deflate, STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION
+# above): nginx passes it through untouched, and a page's figures travel in it.
 CMD ["bash", "deploy/docker/start.sh"]

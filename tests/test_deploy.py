@@ -20,7 +20,9 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from pathlib import Path
 
 import pytest
@@ -306,7 +308,7 @@ def test_nginx_accepts_the_config():
         )
         conf = folder / "conf"
         assert (conf / "upstream.conf").read_text().count("server 127.0.0.1:") == 2
-        for f in ("nginx.conf", "road.conf", "headers.conf"):  # the repo's files, verbatim
+        for f in ("nginx.conf", "road.conf", "headers.conf", "asset-headers.conf"):  # verbatim
             assert (conf / f).resolve() == (NGINX / f).resolve()
         cmd = [nginx, "-t", "-p", f"{folder}/", "-c", str(conf / "nginx.conf")]
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
@@ -317,4 +319,216 @@ def test_nginx_accepts_the_config():
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
         assert run.returncode != 0
     finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- pre-compressed /static/ (issue 22) ----------------------------------------------------
+
+STATIC_NGINX_PORT = 8702  # this helper's ports: 8700-8729
+STATIC_APP_PORT = 8703
+IMMUTABLE = "public, max-age=31536000, immutable"
+
+
+def _nginx_or_skip() -> str:
+    nginx = shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+    _need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
+    for module in re.findall(r"^load_module (\S+);", (NGINX / "nginx.conf").read_text(), re.M):
+        _need(module, Path(module).exists(), "apt-get install libnginx-mod-http-brotli-static")
+    return nginx
+
+
+def test_image_and_layout_carry_the_precompressed_assets():
+    """The image makes the folder at build time and nginx's entry point points at it; the
+    layout writes static.conf from ROAD_STATIC_DIR and refuses a folder that is not one."""
+    docker = (ROOT / "Dockerfile").read_text()
+    assert "libnginx-mod-http-brotli-static" in docker
+    made = re.search(r"python deploy/precompress\.py (\S+)", docker)
+    assert made, "the image must run deploy/precompress.py at build time"
+    start = START.read_text()
+    assert f"ROAD_STATIC_DIR:-{made.group(1)}" in start, "start.sh must serve what the image made"
+    road = (NGINX / "road.conf").read_text()
+    static_loc = road.split("location /static/ {", 1)[1].split("}", 1)[0]
+    for line in ("include static.conf;", "brotli_static on;", "gzip_static on;"):
+        assert line in static_loc, line
+    assert "try_files $uri @static_app;" in static_loc  # anything missing goes to the app
+    ws = road.split("location = /_stcore/stream {", 1)[1].split("}", 1)[0]
+    assert "gzip off;" in ws and "brotli off;" in ws and "Cache-Control" not in ws
+    folder = Path(tempfile.mkdtemp(prefix="road-layout-"))
+    try:
+        (folder / "mirror" / "static").mkdir(parents=True)
+        env = dict(os.environ, ROAD_STATIC_DIR=str(folder / "mirror"))
+        cmd = ["sh", str(NGINX / "layout.sh"), str(folder / "p"), "8080", "app:8501"]
+        subprocess.run(cmd, check=True, timeout=30, env=env)
+        assert (folder / "p" / "conf" / "static.conf").read_text() == (
+            f"root {folder / 'mirror'};\n"
+        )
+        env.pop("ROAD_STATIC_DIR")
+        subprocess.run(cmd, check=True, timeout=30, env=env)  # none: an empty root
+        root = (folder / "p" / "conf" / "static.conf").read_text().split()[1].rstrip(";")
+        assert Path(root).is_dir() and not any(Path(root).iterdir())
+        env["ROAD_STATIC_DIR"] = str(folder / "nothing")
+        run = subprocess.run(cmd, capture_output=True, text=True, timeout=30, env=env)
+        assert run.returncode == 2 and "precompress.py" in run.stderr
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+class _FakeApp:
+    """A stand-in for Streamlit on loopback: /static/js/small.js (below the mirror's
+    threshold), every other /static/ path answered with an HTML page (Streamlit's fallback),
+    /_stcore/health. Records the paths it was asked for."""
+
+    SMALL = b"export const small = 1;\n"
+
+    def __init__(self, port: int) -> None:
+        import http.server
+        import threading
+
+        seen = self.seen = []
+        small = self.SMALL
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):  # noqa: N802 (http.server's name)
+                seen.append(self.path)
+                if self.path == "/static/js/small.js":
+                    body, ctype = small, "application/javascript"
+                else:
+                    body, ctype = b"<!doctype html><html>" + b" " * 2000 + b"</html>", "text/html"
+                self.send_response(200)
+                self.send_header("Content-Type", ctype)
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+
+            def log_message(self, *args):
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=10)
+
+
+def test_static_served_precompressed_from_disk_with_fallback_to_the_app():
+    """nginx from the repo's files with a folder made by deploy/precompress.py (from a small
+    stand-in of Streamlit's static folder): a JS asset comes as the brotli-11 / gzip-9 file
+    from disk (identical bytes once decoded), never asking the app; a small file and an
+    unknown path are proxied to the app (the unknown one, an HTML page, is not cached)."""
+    import gzip
+
+    import brotli
+
+    nginx = _nginx_or_skip()
+    folder = Path(tempfile.mkdtemp(prefix="road-static-"))
+    folder.chmod(0o755)  # nginx's workers (nobody, when run as root) read the mirror
+    app = proxy = None
+    try:
+        src = folder / "src"
+        (src / "js").mkdir(parents=True)
+        (src / "media").mkdir()
+        big = ("export function f(i){return i*2;}\n" * 400).encode()  # 13.6 kB, compressible
+        (src / "js" / "big.abc123.js").write_bytes(big)
+        (src / "js" / "small.js").write_bytes(_FakeApp.SMALL)
+        (src / "media" / "font.woff2").write_bytes(os.urandom(3000))
+        mirror = folder / "mirror"
+        run = subprocess.run(
+            [sys.executable, str(DEPLOY / "precompress.py"), str(mirror), "--src", str(src)]
+            + ["--jobs", "1"],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert run.returncode == 0, run.stderr
+        summary = json.loads(run.stderr.strip().splitlines()[-1])
+        assert summary["files"] == 2 and summary["compressed"] == 1, summary
+        js = mirror / "static" / "js" / "big.abc123.js"
+        assert brotli.decompress(Path(f"{js}.br").read_bytes()) == big
+        assert gzip.decompress(Path(f"{js}.gz").read_bytes()) == big
+        assert not (mirror / "static" / "js" / "small.js").exists()  # below 1 KB: proxied
+        assert not Path(f"{mirror}/static/media/font.woff2.br").exists()  # not text
+        # the same folder again: nothing to do
+        again = subprocess.run(
+            [sys.executable, str(DEPLOY / "precompress.py"), str(mirror), "--src", str(src)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert json.loads(again.stderr.strip().splitlines()[-1])["cached"] is True
+
+        app = _FakeApp(STATIC_APP_PORT)
+        prefix = folder / "nginx"
+        subprocess.run(
+            ["sh", str(NGINX / "layout.sh"), str(prefix), f"127.0.0.1:{STATIC_NGINX_PORT}"]
+            + [f"127.0.0.1:{STATIC_APP_PORT}"],
+            check=True,
+            timeout=30,
+            env=dict(os.environ, ROAD_STATIC_DIR=str(mirror)),
+        )
+        proxy = subprocess.Popen(
+            [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
+            + ["-g", "daemon off;"],
+            stdout=subprocess.DEVNULL,
+            stderr=(folder / "nginx.log").open("w"),
+        )
+        import http.client
+
+        def get(path: str, enc: str):
+            for _ in range(100):
+                try:
+                    conn = http.client.HTTPConnection("127.0.0.1", STATIC_NGINX_PORT, timeout=10)
+                    conn.request("GET", path, headers={"Accept-Encoding": enc})
+                    resp = conn.getresponse()
+                    out = resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+                    conn.close()
+                    return out
+                except ConnectionRefusedError:
+                    time.sleep(0.1)
+            raise AssertionError(f"nginx never answered:\n{(folder / 'nginx.log').read_text()}")
+
+        for enc, decode in (("br", brotli.decompress), ("gzip", gzip.decompress)):
+            status, headers, body = get("/static/js/big.abc123.js", f"{enc}, deflate")
+            assert status == 200, (enc, status)
+            assert headers.get("content-encoding") == enc, headers
+            want = Path(f"{js}.{'br' if enc == 'br' else 'gz'}").read_bytes()
+            assert body == want and decode(body) == big  # the file made once, as it is
+            assert headers.get("cache-control") == IMMUTABLE, headers
+            assert "accept-encoding" in headers.get("vary", "").lower(), headers
+            assert headers.get("content-type", "").startswith("application/javascript")
+            assert headers.get("x-content-type-options") == "nosniff"
+            assert "set-cookie" not in headers  # from disk: no replica, no route
+            # a script needs no document policy (asset-headers.conf): ~600 bytes saved
+            assert "content-security-policy" not in headers
+        status, headers, body = get("/static/js/big.abc123.js", "identity")
+        assert status == 200 and body == big and "content-encoding" not in headers
+        status, headers, body = get("/static/media/font.woff2", "br, gzip")
+        assert headers.get("content-type") == "font/woff2" and "content-encoding" not in headers
+        assert body == (src / "media" / "font.woff2").read_bytes()
+        assert app.seen == [], f"the app was asked for files on disk: {app.seen}"
+
+        status, headers, body = get("/static/js/small.js", "gzip")
+        assert status == 200 and body == _FakeApp.SMALL  # proxied, too small to compress
+        assert headers.get("cache-control") == IMMUTABLE
+        status, headers, body = get("/static/js/gone.old.js", "gzip")  # Streamlit's fallback
+        assert headers.get("cache-control") == "no-cache", headers
+        assert headers.get("content-encoding") == "gzip"  # on the fly, as before
+        assert "road_route=" in headers.get("set-cookie", "")  # proxied: a route
+        # Streamlit's index page under an asset path is a document: the whole policy
+        assert "frame-ancestors 'self'" in headers.get("content-security-policy", "")
+        assert app.seen == ["/static/js/small.js", "/static/js/gone.old.js"], app.seen
+    finally:
+        if proxy is not None:
+            proxy.terminate()
+            try:
+                proxy.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                proxy.kill()
+                proxy.wait()
+        if app is not None:
+            app.close()
         shutil.rmtree(folder, ignore_errors=True)

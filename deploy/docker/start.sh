@@ -21,7 +21,14 @@ streamlit_on() {  # address, port
 }
 
 nginx_for() {  # upstreams...
-    sh deploy/nginx/layout.sh "$PREFIX" "$PORT" "$@"
+    # /static/ from the pre-compressed folder the image made (deploy/precompress.py); when
+    # it is missing (start.sh run outside the image), every asset is proxied instead.
+    local static="${ROAD_STATIC_DIR:-/opt/road-static}"
+    if [ ! -d "$static/static" ]; then
+        echo "start.sh: no pre-compressed assets in $static: /static/ is proxied" >&2
+        static=""
+    fi
+    ROAD_STATIC_DIR="$static" sh deploy/nginx/layout.sh "$PREFIX" "$PORT" "$@"
     ln -sf /dev/stdout "$PREFIX/logs/access.log"  # `docker logs` shows the access log
     exec nginx -p "$PREFIX/" -c "$PREFIX/conf/nginx.conf" -g 'daemon off;'
 }

@@ -1,27 +1,48 @@
 #!/bin/sh
 # Lay out an nginx folder for this deploy: the repo's own files (linked, used verbatim)
-# plus the two files that differ per environment.
+# plus the three files that differ per environment.
 #
-#     deploy/nginx/layout.sh PREFIX LISTEN UPSTREAM...
+#     [ROAD_STATIC_DIR=FOLDER] deploy/nginx/layout.sh PREFIX LISTEN UPSTREAM...
 #     nginx -p PREFIX/ -c PREFIX/conf/nginx.conf -g 'daemon off;'
 #
 # LISTEN is what nginx listens on ("8080", "127.0.0.1:8630"); each UPSTREAM is a replica
-# ("app1:8501", "127.0.0.1:8631"). Used by deploy/docker/start.sh (the image and Compose)
-# and by tests/test_scale_out.py and tests/test_deploy.py.
+# ("app1:8501", "127.0.0.1:8631"). ROAD_STATIC_DIR is the folder deploy/precompress.py
+# made (Streamlit's /static/ files with their .br and .gz): static.conf points /static/ at
+# it. Unset, static.conf points at an empty folder and every asset is proxied to the app
+# and compressed on the fly. Used by deploy/docker/start.sh (the image and Compose) and by
+# tests/test_scale_out.py, tests/test_deploy.py and tests/browser/test_phone_bytes.py.
 set -eu
 if [ "$#" -lt 3 ]; then
-    echo "usage: $0 PREFIX LISTEN UPSTREAM..." >&2
+    echo "usage: [ROAD_STATIC_DIR=FOLDER] $0 PREFIX LISTEN UPSTREAM..." >&2
     exit 2
 fi
 prefix=$1
 listen=$2
 shift 2
 here=$(cd "$(dirname "$0")" && pwd)
+static=${ROAD_STATIC_DIR:-}
+if [ -n "$static" ]; then
+    if [ ! -d "$static/static" ]; then
+        echo "ROAD_STATIC_DIR=$static has no static/ folder: run deploy/precompress.py $static" >&2
+        exit 2
+    fi
+    static=$(cd "$static" && pwd)
+else
+    mkdir -p "$prefix/empty-static"
+    static=$(cd "$prefix/empty-static" && pwd)
+fi
+case "$static" in
+    *[\"\;\ \$\\]*)
+        echo "ROAD_STATIC_DIR must not hold quotes, spaces, ';', '\$' or '\\': $static" >&2
+        exit 2
+        ;;
+esac
 mkdir -p "$prefix/conf" "$prefix/logs" "$prefix/temp"
-for f in nginx.conf road.conf headers.conf; do
+for f in nginx.conf road.conf headers.conf asset-headers.conf; do
     ln -sf "$here/$f" "$prefix/conf/$f"
 done
 printf 'listen %s;\n' "$listen" > "$prefix/conf/listen.conf"
+printf 'root %s;\n' "$static" > "$prefix/conf/static.conf"
 : > "$prefix/conf/upstream.conf"
 for u in "$@"; do
     # one failure takes a replica out for 10 s (its sessions move to the next one)

@@ -1,0 +1,520 @@
+"""A student's phone on a school network (issue 22): bytes on the wire and the first chart.
+
+    python -m bench.phone [--json] [--out FILE] [--pages home,attention]
+                          [--runs direct/none,proxy/none,proxy/phone | --all]
+
+One app server (``streamlit run app.py``, with the image's Streamlit settings) and one for
+the bare page (``bench/bare_app.py``: one slider, one heatmap), each reached directly and
+through nginx started from the repo's own configuration (``deploy/nginx/``, laid out by
+``layout.sh`` with the pre-compressed assets of ``deploy/precompress.py``). Loopback only.
+
+For every run, a target (``direct``, ``proxy``) and an emulation (``none``; ``phone``: CPU
+4x slower, 20 Mbps both ways, 40 ms latency, via CDP; by default direct/none, proxy/none
+and proxy/phone, ``--all`` adds direct/phone), and every page (home, each lesson page's
+default part, the bare page): a fresh browser context (an empty profile: no cache, no
+cookie) at 390x844 opens the page and waits until it has settled; then the same context
+opens it again in a new tab (a second visit with a warm cache). Per visit:
+
+- ``http_bytes``: the sum of CDP ``Network.loadingFinished.encodedDataLength`` (bytes
+  received for each HTTP response, headers included, after content-encoding); responses
+  served from the browser's cache count 0;
+- ``js_bytes``: the same for responses of type Script;
+- ``ws_bytes``: websocket frames received (CDP ``Network.webSocketFrameReceived``): payload
+  plus frame header. Chromium reports a frame's payload after permessage-deflate, so with
+  websocket compression this is an upper bound of what crossed the wire; through the proxy
+  ``ws_wire_bytes`` is nginx's own count of the bytes it sent on that websocket
+  (``$bytes_sent``, its access log), the exact figure;
+- ``wire_bytes`` = http_bytes + the websocket (ws_wire_bytes through the proxy, else
+  ws_bytes): the figure the table and the issue's budget use;
+- ``total_bytes`` = http_bytes + ws_bytes;
+- ``first_chart_s``: seconds from navigation start until the first chart is drawn (a
+  ``[data-testid="stPlotlyChart"] svg`` or ``.js-plotly-plot .main-svg`` exists), by the
+  page's own clock; None when the page has no chart;
+- ``settled_s``: until Streamlit is idle and the DOM quiet (bench.browser).
+
+Every wait is bounded; every process started here is stopped at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+from bench import browser as B
+from bench import procs
+
+ROOT = Path(__file__).resolve().parent.parent
+LAYOUT = ROOT / "deploy" / "nginx" / "layout.sh"
+PRECOMPRESS = ROOT / "deploy" / "precompress.py"
+DOCKERFILE = ROOT / "Dockerfile"
+ARTIFACTS = ROOT / "tests" / "artifacts"
+PHONE_VIEWPORT = {"width": 390, "height": 844}
+EMULATIONS: dict[str, dict | None] = {
+    "none": None,
+    "phone": {"cpu_slowdown": 4, "mbps": 20, "latency_ms": 40},
+}
+BARE = "bare"
+CHART = '[data-testid="stPlotlyChart"] svg, .js-plotly-plot .main-svg'
+HAS_CHART_BOX_JS = "() => !!document.querySelector('[data-testid=\"stPlotlyChart\"]')"
+CHART_DRAWN_JS = "() => window.__phone && window.__phone.chart !== null"
+FIRST_CHART_JS = f"""(() => {{
+  if (window.__phone) return;
+  const p = window.__phone = {{chart: null}};
+  const look = () => {{
+    if (p.chart === null && document.querySelector({json.dumps(CHART)})) {{
+      p.chart = performance.now();
+    }}
+  }};
+  new MutationObserver(look).observe(document, {{subtree: true, childList: true}});
+}})();"""
+
+
+def lesson_slugs() -> list[str]:
+    """Home and every listed lesson page (ui/nav.py PAGES), in navigation order."""
+    from ui.nav import PAGES
+
+    return [p.slug for p in PAGES if p.listed]
+
+
+def page_path(slug: str) -> str:
+    return ("/" if slug in ("home", BARE) else f"/{slug}") + "?lang=en"
+
+
+# ---- the deploy proxy on loopback ---------------------------------------------------------
+
+
+def image_streamlit_env() -> dict[str, str]:
+    """The ``STREAMLIT_*`` settings the image sets (its Dockerfile's ENV): the app behind
+    the proxy runs with them, as it does in the image, Compose and Kubernetes."""
+    env: dict[str, str] = {}
+    text = DOCKERFILE.read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        if line.startswith("ENV "):
+            for word in line[4:].split():
+                key, sep, value = word.partition("=")
+                if sep and key.startswith("STREAMLIT_"):
+                    env[key] = value
+    return env
+
+
+def static_mirror() -> tuple[Path, dict]:
+    """The pre-compressed copy of Streamlit's /static/ (deploy/precompress.py), made once
+    per Streamlit version under tests/artifacts/: (folder, its STAMP with the seconds it
+    took to make)."""
+    import streamlit
+
+    out = ARTIFACTS / f"static-{streamlit.__version__}"
+    run = subprocess.run(
+        [sys.executable, str(PRECOMPRESS), str(out)],
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
+    if run.returncode != 0:
+        raise RuntimeError(f"deploy/precompress.py failed:\n{run.stderr[-3000:]}")
+    return out, json.loads(run.stderr.strip().splitlines()[-1])
+
+
+def nginx_binary() -> str | None:
+    return shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+
+
+@dataclass
+class Proxy:
+    prefix: Path
+    port: int
+    proc: subprocess.Popen
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def access_log(self) -> list[dict]:
+        path = self.prefix / "logs" / "access.log"
+        if not path.exists():
+            return []
+        return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGTERM)
+            try:
+                self.proc.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start_proxy(
+    prefix: Path, port: int, upstreams: list[str], static_dir: Path | None, timeout: float = 30
+) -> Proxy:
+    """nginx from deploy/nginx/ (layout.sh) on 127.0.0.1:``port`` in front of
+    ``upstreams``; waits (bounded) until it answers."""
+    nginx = nginx_binary()
+    if nginx is None:
+        raise RuntimeError("nginx not found: apt-get install nginx")
+    prefix.mkdir(parents=True, exist_ok=True)  # its folders: readable by nginx's workers
+    env = dict(os.environ)
+    env.pop("ROAD_STATIC_DIR", None)
+    if static_dir is not None:
+        env["ROAD_STATIC_DIR"] = str(static_dir)
+    subprocess.run(
+        ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{port}", *upstreams],
+        check=True,
+        timeout=30,
+        env=env,
+    )
+    log = (prefix / "nginx.log").open("w")
+    proc = subprocess.Popen(
+        [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
+        + ["-g", "daemon off;"],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    proxy = Proxy(prefix, port, proc)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"nginx exited:\n{(prefix / 'nginx.log').read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(proxy.base + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return proxy
+        except OSError:
+            time.sleep(0.1)
+    proxy.stop()
+    raise RuntimeError(f"nginx on {port} did not answer within {timeout:.0f} s")
+
+
+# ---- one visit ----------------------------------------------------------------------------
+
+
+def _ws_frame_bytes(response: dict) -> int:
+    """A websocket frame's size: its payload (text as UTF-8, binary as sent base64 by CDP)
+    plus the frame header a server sends (unmasked)."""
+    data = response.get("payloadData", "")
+    if response.get("opcode") == 1:
+        n = len(data.encode())
+    else:
+        n = len(base64.b64decode(data)) if data else 0
+    return n + (2 if n < 126 else 4 if n < 65536 else 10)
+
+
+class Wire:
+    """Bytes one tab receives, from its CDP Network events."""
+
+    def __init__(self, cdp) -> None:
+        self.http = self.js = self.ws = self.ws_frames = 0
+        self.requests = self.from_cache = self.failed = 0
+        self._type: dict[str, str] = {}
+        self._url: dict[str, str] = {}
+        self.by_url: dict[str, int] = {}  # bytes received per URL path (not from the cache)
+        self._cached: set[str] = set()
+        cdp.on("Network.requestServedFromCache", lambda e: self._cached.add(e["requestId"]))
+        cdp.on("Network.responseReceived", self._response)
+        cdp.on("Network.loadingFinished", self._finished)
+        cdp.on("Network.loadingFailed", self._failed)
+        cdp.on("Network.webSocketFrameReceived", self._frame)
+
+    def _response(self, e: dict) -> None:
+        self._type[e["requestId"]] = e.get("type", "")
+        r = e.get("response", {})
+        self._url[e["requestId"]] = r.get("url", "").split("?", 1)[0].split("/", 3)[-1]
+        if r.get("fromDiskCache") or r.get("fromPrefetchCache") or r.get("fromServiceWorker"):
+            self._cached.add(e["requestId"])
+
+    def _finished(self, e: dict) -> None:
+        rid = e["requestId"]
+        self.requests += 1
+        if rid in self._cached:
+            self.from_cache += 1
+            return
+        n = int(e.get("encodedDataLength", 0))
+        self.http += n
+        url = "/" + self._url.get(rid, "?")
+        self.by_url[url] = self.by_url.get(url, 0) + n
+        if self._type.get(rid) == "Script":
+            self.js += n
+
+    def _failed(self, e: dict) -> None:
+        if not e.get("canceled"):
+            self.failed += 1
+
+    def _frame(self, e: dict) -> None:
+        self.ws += _ws_frame_bytes(e.get("response", {}))
+        self.ws_frames += 1
+
+    def biggest(self, n: int = 12) -> dict[str, int]:
+        """The ``n`` URL paths that brought the most bytes."""
+        return dict(sorted(self.by_url.items(), key=lambda kv: -kv[1])[:n])
+
+    def summary(self) -> dict:
+        return {
+            "total_bytes": self.http + self.ws,
+            "http_bytes": self.http,
+            "js_bytes": self.js,
+            "ws_bytes": self.ws,
+            "ws_frames": self.ws_frames,
+            "requests": self.requests,
+            "from_cache": self.from_cache,
+            "failed": self.failed,
+        }
+
+
+def emulate(cdp, emulation: dict | None) -> None:
+    cdp.send("Network.enable")
+    if emulation is None:
+        return
+    cdp.send("Emulation.setCPUThrottlingRate", {"rate": emulation["cpu_slowdown"]})
+    rate = emulation["mbps"] * 1_000_000 / 8  # bytes a second
+    cdp.send(
+        "Network.emulateNetworkConditions",
+        {
+            "offline": False,
+            "latency": emulation["latency_ms"],
+            "downloadThroughput": rate,
+            "uploadThroughput": rate,
+        },
+    )
+
+
+def visit(
+    context, url: str, emulation: dict | None, timeout_s: float, proxy: Proxy | None = None
+) -> dict:
+    """Open ``url`` in a new tab of ``context`` and measure it until it has settled; with
+    ``proxy``, add nginx's count of the bytes it sent on the tab's websocket."""
+    since = len(proxy.access_log()) if proxy else 0
+    out: dict = {}
+    page = context.new_page()
+    csp: list[str] = []  # Content-Security-Policy violations the console reports
+    page.on("console", lambda m: csp.append(m.text) if "Content Security Policy" in m.text else 0)
+    try:
+        cdp = context.new_cdp_session(page)
+        wire = Wire(cdp)
+        emulate(cdp, emulation)
+        started = time.monotonic()
+        page.goto(url, wait_until="commit", timeout=timeout_s * 1000)
+        error = None
+        try:
+            state = B.wait_settled(page, timeout_s)
+            # Under CPU emulation the plotly chunk can take seconds to parse with no DOM
+            # change: the page looks settled before its chart exists. Wait for the chart.
+            if page.evaluate(HAS_CHART_BOX_JS):
+                page.wait_for_function(CHART_DRAWN_JS, timeout=timeout_s * 1000, polling=100)
+                state = B.wait_settled(page, timeout_s)
+            settled = round(state["last"] / 1000.0, 2)
+        except (B.BenchTimeout, PlaywrightTimeout) as exc:
+            error, settled = str(exc), None
+        chart = page.evaluate("() => window.__phone && window.__phone.chart")
+        page.wait_for_timeout(200)  # the last CDP events of the settled page
+        out = wire.summary() | {
+            "first_chart_s": None if chart is None else round(chart / 1000.0, 2),
+            "settled_s": settled,
+            "wall_s": round(time.monotonic() - started, 2),
+        }
+        if error:
+            out["error"] = error
+        out["csp_violations"] = csp[:5]
+        out["biggest"] = wire.biggest()
+    finally:
+        page.close()  # its websocket closes: nginx logs it
+    if proxy is not None:
+        out["ws_wire_bytes"] = ws_wire_bytes(proxy, since)
+    # what crossed the wire: HTTP + the websocket as nginx counted it (through the proxy),
+    # else its frames as Chromium reports them (payloads after decompression: at most)
+    ws = out.get("ws_wire_bytes")
+    out["wire_bytes"] = out["http_bytes"] + (out["ws_bytes"] if ws is None else ws)
+    return out
+
+
+def first_and_second(
+    browser, url: str, emulation: dict | None, timeout_s: float, proxy: Proxy | None = None
+) -> dict:
+    """A fresh profile's first visit, then a second visit in a new tab of that profile."""
+    context = browser.new_context(viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True)
+    try:
+        context.add_init_script(B.INIT_JS)
+        context.add_init_script(FIRST_CHART_JS)
+        first = visit(context, url, emulation, timeout_s, proxy)
+        second = visit(context, url, emulation, timeout_s, proxy)
+        return {"first": first, "second": second}
+    finally:
+        context.close()
+
+
+def ws_wire_bytes(proxy: Proxy, since: int) -> int | None:
+    """nginx's bytes sent (101 answer and frames) on the websockets that closed since
+    access-log line ``since``; None if none was logged within 5 s."""
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline:
+        entries = [
+            e for e in proxy.access_log()[since:] if "/_stcore/stream" in e.get("request", "")
+        ]
+        if entries:
+            return sum(int(e["bytes"]) for e in entries)
+        time.sleep(0.1)
+    return None
+
+
+# ---- the run ------------------------------------------------------------------------------
+
+
+def run(args) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    pages = args.pages or lesson_slugs()
+    folder = Path(tempfile.mkdtemp(prefix="road-phone-"))
+    folder.chmod(0o755)
+    servers: dict[str, procs.Server] = {}
+    proxies: dict[str, Proxy] = {}
+    result: dict = {
+        "date": time.strftime("%Y-%m-%d %H:%M"),
+        "machine": procs.machine(),
+        "viewport": PHONE_VIEWPORT,
+        "emulations": EMULATIONS,
+        "image_env": image_streamlit_env(),
+        "counted": (
+            "HTTP: CDP encodedDataLength (headers + encoded body), cache hits 0; websocket: "
+            "frames received, payload (after permessage-deflate) + frame header; "
+            "ws_wire_bytes: nginx's $bytes_sent on the websocket (proxy only)"
+        ),
+        "pages": {},
+    }
+    try:
+        static_dir, result["precompress"] = static_mirror()
+        old_env = dict(os.environ)
+        os.environ.update(image_streamlit_env())  # procs.start_server passes os.environ on
+        try:
+            servers["app"] = procs.start_server("app.py", ROOT, folder / "app.log", timeout=120)
+            servers[BARE] = procs.start_server(
+                str(ROOT / "bench" / "bare_app.py"), ROOT, folder / "bare.log", timeout=120
+            )
+        finally:
+            os.environ.clear()
+            os.environ.update(old_env)
+        for name, srv in servers.items():
+            upstream = srv.base.removeprefix("http://")
+            proxies[name] = start_proxy(
+                folder / f"nginx-{name}", procs.free_port(), [upstream], static_dir
+            )
+        # the app's one-time warm-up (a teacher opened the lesson before the class)
+        from ui.warmup import DONE
+
+        deadline = time.monotonic() + 300
+        with sync_playwright() as pw:
+            browser = B.launch(pw)
+            try:
+                warm = B.new_tab(browser)
+                B.render(warm, servers["app"].url("/?lang=en"), timeout_s=180)
+                while DONE not in servers["app"].log.read_text(errors="replace"):
+                    if time.monotonic() > deadline:
+                        break
+                    time.sleep(0.5)
+                for slug in pages:  # every page's server-side caches, untimed
+                    B.render(warm, servers["app"].url(page_path(slug)), timeout_s=300)
+                warm.context.close()
+                for slug in [*pages, BARE]:
+                    rows = result["pages"].setdefault(slug, {})
+                    name = BARE if slug == BARE else "app"
+                    for run_name in args.runs:
+                        target, emu = run_name.split("/")
+                        base = servers[name].base if target == "direct" else proxies[name].base
+                        one = first_and_second(
+                            browser,
+                            base + page_path(slug),
+                            EMULATIONS[emu],
+                            args.timeout,
+                            proxies[name] if target == "proxy" else None,
+                        )
+                        rows[f"{target}/{emu}"] = one
+                        f, w = one["first"], "wire_bytes"
+                        print(
+                            f"{slug:20s} {run_name:12s} first {f[w] / 1e6:5.2f} MB"
+                            f" (js {f['js_bytes'] / 1e6:4.2f}) chart {f['first_chart_s']} s;"
+                            f" second {one['second'][w] / 1e6:5.3f} MB",
+                            file=sys.stderr,
+                            flush=True,
+                        )
+            finally:
+                browser.close()
+    finally:
+        for proxy in proxies.values():
+            proxy.stop()
+        for srv in servers.values():
+            procs.stop_server(srv)
+        shutil.rmtree(folder, ignore_errors=True)
+    result["machine"]["loadavg_end"] = procs.load_average()
+    return result
+
+
+def table(result: dict) -> str:
+    """The README's table, one row a page: MB on the wire (10^6 bytes; HTTP + websocket)
+    directly and through the proxy, JavaScript MB through the proxy, seconds to the first
+    chart through the proxy without / with the phone emulation, and the second visit."""
+
+    def cell(row: dict | None, key: str, visit: str = "first", scale: float = 1e6) -> str:
+        v = row[visit].get(key) if row else None
+        return "-" if v is None else f"{v / scale:.2f}"
+
+    lines = [
+        "| page | MB direct | MB proxy | JS MB proxy | first chart s, proxy (none / phone) "
+        "| 2nd visit MB proxy (none / phone) |",
+        "|---|---|---|---|---|---|",
+    ]
+    for slug, rows in result["pages"].items():
+        d, pn, pp = rows.get("direct/none"), rows.get("proxy/none"), rows.get("proxy/phone")
+        p = pn or pp
+        lines.append(
+            f"| {slug} | {cell(d, 'wire_bytes')} | {cell(p, 'wire_bytes')} "
+            f"| {cell(p, 'js_bytes')} "
+            f"| {cell(pn, 'first_chart_s', scale=1)} / {cell(pp, 'first_chart_s', scale=1)} "
+            f"| {cell(pn, 'wire_bytes', 'second')} / {cell(pp, 'wire_bytes', 'second')} |"
+        )
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--json", action="store_true", help="print the result as JSON")
+    ap.add_argument("--out", type=Path, help="also write the JSON here")
+    ap.add_argument("--pages", type=lambda s: s.split(","), default=None)
+    ap.add_argument(
+        "--runs",
+        type=lambda s: s.split(","),
+        default=["direct/none", "proxy/none", "proxy/phone"],
+        help="target/emulation pairs",
+    )
+    ap.add_argument("--all", action="store_true", help="every target with every emulation")
+    ap.add_argument("--timeout", type=float, default=180.0, help="seconds a visit may take")
+    args = ap.parse_args(argv)
+    if args.all:
+        args.runs = [f"{t}/{e}" for t in ("direct", "proxy") for e in EMULATIONS]
+    known = {f"{t}/{e}" for t in ("direct", "proxy") for e in EMULATIONS}
+    if set(args.runs) - known:
+        ap.error(f"unknown runs {sorted(set(args.runs) - known)}: choose from {sorted(known)}")
+    result = run(args)
+    text = json.dumps(result, indent=1)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text + "\n")
+    print(text if args.json else table(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

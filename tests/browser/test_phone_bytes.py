@@ -1,0 +1,187 @@
+"""A student's phone through the deploy proxy (issue 22): bytes of a first and a second visit.
+
+One app process (``streamlit run app.py`` with the image's ``STREAMLIT_*`` settings, read
+from the Dockerfile) behind nginx started from the repo's own configuration
+(``deploy/nginx/layout.sh``, with the pre-compressed assets ``deploy/precompress.py`` makes
+once per Streamlit version under tests/artifacts/), on loopback. Debian's Chromium at
+390x844, a fresh profile per page: home and every lesson page's default part (ui/nav.py),
+a first visit with an empty cache, then a second visit in a new tab of the same profile.
+
+What is counted (bench/phone.py, the same code as the benchmark): every HTTP response the
+browser received (CDP ``encodedDataLength``: headers and body as sent, cache hits 0) plus
+the page's websocket, which carries its figures, as nginx counted the bytes it sent on it
+(``$bytes_sent`` in its access log: compressed frames as they crossed the wire). Budgets,
+10^6 bytes a MB: first visit <= 2.5 MB, second visit <= 0.3 MB; no Content-Security-Policy
+violation in the console. A failure names the page and its bytes. Bytes, not times:
+deterministic on a busy machine. Runtime: 18 page visits in sequence, 3.5 min measured at
+load 3-7 (8.5 min at load ~16 with a browser benchmark beside it), plus, once per
+Streamlit version, the pre-compression (~70 CPU-seconds; 168 s at load ~9).
+
+Without nginx (and its brotli modules) or Chromium the test skips with a message; with
+``CI`` set that is a failure.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from bench import phone, procs
+from bench.browser import CHROMIUM, CHROMIUM_ARGS
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.browser
+
+NGINX_PORT = 8700  # this module's ports (the helper's range 8700-8729)
+APP_PORT = 8701
+FIRST_MAX = 2_500_000
+SECOND_MAX = 300_000
+MODULES = [
+    Path("/usr/lib/nginx/modules/ngx_http_brotli_filter_module.so"),
+    Path("/usr/lib/nginx/modules/ngx_http_brotli_static_module.so"),
+]
+ARTIFACTS = ROOT / "tests" / "artifacts"
+
+
+def _require(what: str, ok: bool, install: str) -> None:
+    if ok:
+        return
+    msg = f"{what} not found: {install} (the phone-bytes test needs it)"
+    if os.environ.get("CI"):
+        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
+    pytest.skip(msg)
+
+
+def _start_app(env: dict, log: Path) -> subprocess.Popen:
+    proc = subprocess.Popen(
+        procs.streamlit_command("app.py", APP_PORT),
+        cwd=ROOT,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    import urllib.request
+
+    deadline = time.monotonic() + 150
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"the app exited early:\n{log.read_text()[-3000:]}")
+        try:
+            url = f"http://127.0.0.1:{APP_PORT}/_stcore/health"
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.1)
+    procs.stop_server_proc(proc)
+    raise RuntimeError(f"the app was not healthy within 150 s:\n{log.read_text()[-3000:]}")
+
+
+def _port_free(port: int) -> bool:
+    import socket
+
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+@pytest.mark.timeout(900)  # ~2 min on an idle machine, plus the one-off pre-compression
+def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy():
+    _require(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
+    _require("nginx", phone.nginx_binary() is not None, "apt-get install nginx")
+    for module in MODULES:
+        _require(
+            str(module),
+            module.exists(),
+            "apt-get install libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static",
+        )
+    from playwright.sync_api import sync_playwright
+
+    busy = [p for p in (NGINX_PORT, APP_PORT) if not _port_free(p)]
+    assert not busy, f"ports {busy} are taken: stop whatever listens there and rerun"
+    started = time.monotonic()
+    static_dir, made = phone.static_mirror()
+    print(f"\npre-compressed assets: {made}", file=sys.stderr)
+
+    folder = Path(tempfile.mkdtemp(prefix="road-phone-test-"))
+    folder.chmod(0o755)  # nginx's workers (nobody, when run as root) read its files
+    app = proxy = None
+    results: dict[str, dict] = {}
+    try:
+        env = dict(os.environ, ROAD_DATA_DIR=str(folder / "data"), **phone.image_streamlit_env())
+        app = _start_app(env, folder / "app.log")
+        proxy = phone.start_proxy(
+            folder / "nginx", NGINX_PORT, [f"127.0.0.1:{APP_PORT}"], static_dir
+        )
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+            try:
+                for slug in phone.lesson_slugs():  # in sequence: one server, one browser
+                    results[slug] = phone.first_and_second(
+                        browser, proxy.base + phone.page_path(slug), None, 180.0, proxy
+                    )
+            finally:
+                browser.close()
+        log = proxy.access_log()
+    finally:
+        if proxy is not None:
+            proxy.stop()
+        if app is not None:
+            procs.stop_server_proc(app)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        for src in (folder / "app.log", folder / "nginx" / "logs" / "access.log"):
+            if src.exists():
+                shutil.copy2(src, ARTIFACTS / f"phone_bytes_{src.name}")
+        shutil.rmtree(folder, ignore_errors=True)
+
+    lines, problems = [], []
+    for slug, r in results.items():
+        first, second = r["first"], r["second"]
+        lines.append(
+            f"{slug:20s} first {first['wire_bytes']:>9,} B (HTTP {first['http_bytes']:,}, JS "
+            f"{first['js_bytes']:,}, websocket {first['ws_wire_bytes']}) second "
+            f"{second['wire_bytes']:>7,} B ({second['from_cache']} from the cache)"
+        )
+        for visit in (first, second):
+            if "error" in visit:
+                problems.append(f"{slug}: {visit['error']}")
+            if visit["csp_violations"]:  # the asset headers still let the page work
+                problems.append(f"{slug}: CSP violations {visit['csp_violations']}")
+        # the counts are real: scripts came over HTTP, the figures over the websocket, and
+        # the second visit used the cache
+        if first["js_bytes"] <= 0 or not first["ws_wire_bytes"]:
+            problems.append(f"{slug}: nothing counted ({first})")
+        if slug != "home" and first["first_chart_s"] is None:  # its figure was counted
+            problems.append(f"{slug}: no chart drawn on the first visit")
+        if second["from_cache"] <= 0:
+            problems.append(f"{slug}: the second visit used no cache ({second})")
+        if first["wire_bytes"] > FIRST_MAX:
+            problems.append(
+                f"{slug}: first visit {first['wire_bytes']:,} bytes > {FIRST_MAX:,} "
+                f"(HTTP {first['http_bytes']:,}, websocket {first['ws_wire_bytes']:,}; "
+                f"biggest {list(first['biggest'].items())[:4]})"
+            )
+        if second["wire_bytes"] > SECOND_MAX:
+            problems.append(
+                f"{slug}: second visit {second['wire_bytes']:,} bytes > {SECOND_MAX:,} "
+                f"(HTTP {second['http_bytes']:,}, websocket {second['ws_wire_bytes']})"
+            )
+    print("\n" + "\n".join(lines), file=sys.stderr)
+    print(f"phone-bytes test: {time.monotonic() - started:.0f} s", file=sys.stderr)
+    # the big scripts came pre-compressed from disk (no upstream), as brotli
+    plotly = [e for e in log if "/static/js/PlotlyChart." in e["request"]]
+    assert plotly, "no page loaded Streamlit's plotly chunk"
+    for e in plotly:
+        assert e["upstream"] == "" and e["encoding"] == "br", e
+    assert not problems, "\n".join(problems)
