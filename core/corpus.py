@@ -14,11 +14,16 @@ seed gives the same corpus on every machine.
 
 from __future__ import annotations
 
+import gzip
+import hashlib
+import json
+import os
 import random
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
+from pathlib import Path
 
 # ---------------------------------------------------------------------------------------
 # Public records
@@ -1463,17 +1468,97 @@ def build_splits(
     return Splits(tuple(train), tuple(dev), tuple(test))
 
 
+# ---- the splits on disk: built once per machine, not once per process ---------------------
+# A fresh server (a replica, a test's server) needs the splits behind the autoregressive
+# and compression parts and the class poll: ~10-20 s of one core to build, under 1 s to
+# read back. The file is named by a hash of this module's source, the seed and the sizes,
+# so a change to the grammar can never read an old corpus; it is compact JSON (token ids),
+# never pickle, so a file in the cache folder cannot run code. A missing, unreadable or
+# damaged file is simply rebuilt; a read-only cache folder only costs the build.
+CACHE_ENV = "ROAD_CACHE_DIR"
+
+
+def cache_dir() -> Path:
+    """``$ROAD_CACHE_DIR``, else ``$XDG_CACHE_HOME/road_to_attention`` (~/.cache/...)."""
+    if os.environ.get(CACHE_ENV):
+        return Path(os.environ[CACHE_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "road_to_attention"
+
+
+def _splits_file(seed: int, sizes: tuple[int, int, int]) -> Path:
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(repr((seed, sizes)).encode())
+    return cache_dir() / f"splits-{seed}-{h.hexdigest()[:16]}.json.gz"
+
+
+def _encode(splits: Splits) -> dict:
+    ids: dict[str, int] = {}
+
+    def enc(tokens: Sequence[str]) -> list[int]:
+        return [ids.setdefault(t, len(ids)) for t in tokens]
+
+    def pair(p: Pair) -> list:
+        check = [[i, ids.setdefault(t, len(ids))] for i, t in p.check]
+        return [enc(p.src), enc(p.tgt), p.kind, check, [list(kv) for kv in p.info]]
+
+    out = {name: [pair(p) for p in getattr(splits, name)] for name in ("train", "dev", "test")}
+    return {"tokens": list(ids), **out}
+
+
+def _decode(data: dict) -> Splits:
+    tokens = data["tokens"]
+
+    def pair(row: list) -> Pair:
+        src, tgt, kind, check, info = row
+        return Pair(
+            tuple(tokens[i] for i in src),
+            tuple(tokens[i] for i in tgt),
+            kind,
+            tuple((i, tokens[t]) for i, t in check),
+            tuple((a, b) for a, b in info),
+        )
+
+    return Splits(*(tuple(pair(r) for r in data[name]) for name in ("train", "dev", "test")))
+
+
+def stored_splits(
+    seed: int = 1234, n_train: int = 60000, n_dev: int = 1000, n_test: int = 2500
+) -> Splits:
+    """:func:`build_splits`, read from the cache folder when this exact corpus was built
+    before on this machine (see :func:`cache_dir`), built and stored otherwise."""
+    sizes = (n_train, n_dev, n_test)
+    path = _splits_file(seed, sizes)
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            splits = _decode(json.load(f))
+        if (len(splits.train), len(splits.dev), len(splits.test)) == sizes:
+            return splits
+    except (OSError, ValueError, KeyError, TypeError, IndexError, EOFError):
+        pass  # missing or damaged: build it
+    splits = build_splits(seed, n_train, n_dev, n_test)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+        with gzip.open(tmp, "wt", encoding="utf-8", compresslevel=1) as f:
+            json.dump(_encode(splits), f, separators=(",", ":"))
+        os.replace(tmp, path)  # atomic: a reader sees the whole file or none
+    except OSError:
+        pass  # a read-only cache folder: the splits are still built
+    return splits
+
+
 _shared_lock = threading.Lock()
 _shared: dict[int, Splits] = {}
 
 
 def shared_splits(seed: int = 1234) -> Splits:
-    """:func:`build_splits`, built once per process and shared read-only by every page and
-    the server's warm-up thread (~10 s on one core: building it twice, or copying it per
-    call as a data cache would, costs a class's first visit)."""
+    """:func:`stored_splits`, read or built once per process and shared read-only by every
+    page and the server's warm-up thread (building it twice, or copying it per call as a
+    data cache would, costs a class's first visit)."""
     with _shared_lock:  # one build even when a page and the warm-up ask at the same time
         if seed not in _shared:
             if len(_shared) >= 2:
                 _shared.clear()
-            _shared[seed] = build_splits(seed)
+            _shared[seed] = stored_splits(seed)
         return _shared[seed]

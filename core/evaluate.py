@@ -184,7 +184,7 @@ def evaluate_all(names: Sequence[str] | None = None) -> dict:
     names = list(names or zoo.MODEL_NAMES)
     src_vocab, tgt_vocab = zoo.load_vocabs()
     manifest = zoo.load_manifest()
-    splits = corpus.build_splits(manifest["corpus"]["seed"])
+    splits = corpus.stored_splits(manifest["corpus"]["seed"])  # = build_splits, kept on disk
     result: dict = {
         "models": {},
         "probes": {"coref": {}, "sense": {}, "longrange": {}, "distance": {}},

@@ -260,7 +260,7 @@ def test_the_default_slip_of_the_trained_model_is_plausible_and_changes_the_rest
         seed = int(zoo.load_manifest().get("corpus", {}).get("seed", 1234))
     except zoo.ZooError as err:
         pytest.skip(f"pretrained weights not available yet: {err}")
-    pool = [p for p in corpus.build_splits(seed).test if 4 <= len(p.src) <= 12]  # the page's
+    pool = [p for p in corpus.shared_splits(seed).test if 4 <= len(p.src) <= 12]  # the page's
     slip = ar.find_slip(
         model, [sv.encode(p.src, eos=True) for p in pool], [tv.encode(p.tgt) for p in pool]
     )

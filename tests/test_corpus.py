@@ -541,3 +541,43 @@ def test_build_splits_deterministic() -> None:
     c = build_splits(seed=4, n_train=600, n_dev=50, n_test=100)
     assert a == b
     assert a.test != c.test
+
+
+# ---- the splits on disk (core.corpus.stored_splits) ------------------------------------
+SMALL = {"n_train": 600, "n_dev": 50, "n_test": 100}
+
+
+def test_stored_splits_are_the_built_splits_and_are_read_back(tmp_path, monkeypatch) -> None:
+    import core.corpus as corpus
+
+    monkeypatch.setenv(corpus.CACHE_ENV, str(tmp_path))
+    first = corpus.stored_splits(seed=3, **SMALL)
+    assert first == corpus.build_splits(seed=3, **SMALL)
+    files = list(tmp_path.iterdir())
+    assert len(files) == 1 and files[0].name.startswith("splits-3-")
+
+    def no_build(*_a, **_k):
+        raise AssertionError("built again instead of read from the cache folder")
+
+    monkeypatch.setattr(corpus, "build_splits", no_build)
+    assert corpus.stored_splits(seed=3, **SMALL) == first
+    # another seed or other sizes are another corpus: never read from this file
+    with pytest.raises(AssertionError, match="built again"):
+        corpus.stored_splits(seed=4, **SMALL)
+    with pytest.raises(AssertionError, match="built again"):
+        corpus.stored_splits(seed=3, n_train=601, n_dev=50, n_test=100)
+
+
+def test_a_damaged_or_unwritable_cache_is_rebuilt(tmp_path, monkeypatch) -> None:
+    import core.corpus as corpus
+
+    monkeypatch.setenv(corpus.CACHE_ENV, str(tmp_path))
+    good = corpus.stored_splits(seed=3, **SMALL)
+    (path,) = tmp_path.iterdir()
+    path.write_bytes(b"not gzip at all")
+    assert corpus.stored_splits(seed=3, **SMALL) == good  # rebuilt, and stored again
+    assert corpus.stored_splits(seed=3, **SMALL) == good
+    blocked = tmp_path / "file"
+    blocked.write_text("a file where the folder should be")
+    monkeypatch.setenv(corpus.CACHE_ENV, str(blocked / "cache"))
+    assert corpus.stored_splits(seed=3, **SMALL) == good  # cannot store: still built
