@@ -34,7 +34,7 @@ from pathlib import Path
 import pytest
 
 from bench import phone, procs
-from bench.browser import CHROMIUM, CHROMIUM_ARGS
+from bench.browser import CHROMIUM
 from tests.conftest import ROOT
 
 pytestmark = pytest.mark.browser
@@ -97,7 +97,10 @@ def _port_free(port: int) -> bool:
 
 
 @pytest.mark.timeout(900)  # ~2 min on an idle machine, plus the one-off pre-compression
-def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy():
+def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
+    """``browser``: the session's Chromium (tests/browser/conftest.py); every visit opens
+    a fresh context, an empty profile. A second Playwright in the same worker would fail
+    ("Sync API inside the asyncio loop") once another browser test has started the first."""
     _require(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
     _require("nginx", phone.nginx_binary() is not None, "apt-get install nginx")
     for module in MODULES:
@@ -106,8 +109,6 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy():
             module.exists(),
             "apt-get install libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static",
         )
-    from playwright.sync_api import sync_playwright
-
     busy = [p for p in (NGINX_PORT, APP_PORT) if not _port_free(p)]
     assert not busy, f"ports {busy} are taken: stop whatever listens there and rerun"
     started = time.monotonic()
@@ -124,15 +125,10 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy():
         proxy = phone.start_proxy(
             folder / "nginx", NGINX_PORT, [f"127.0.0.1:{APP_PORT}"], static_dir
         )
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-            try:
-                for slug in phone.lesson_slugs():  # in sequence: one server, one browser
-                    results[slug] = phone.first_and_second(
-                        browser, proxy.base + phone.page_path(slug), None, 180.0, proxy
-                    )
-            finally:
-                browser.close()
+        for slug in phone.lesson_slugs():  # in sequence: one server, one browser
+            results[slug] = phone.first_and_second(
+                browser, proxy.base + phone.page_path(slug), None, 180.0, proxy
+            )
         log = proxy.access_log()
     finally:
         if proxy is not None:
