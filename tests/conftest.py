@@ -77,6 +77,13 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
+def pytest_collection_modifyitems(config, items) -> None:
+    """Tests marked ``long`` first (a stable sort: the rest keep their order), so a worker
+    starts them early and the other worker's queue, then stealing, fills the time instead
+    of one worker running a long test alone at the end."""
+    items.sort(key=lambda item: item.get_closest_marker("long") is None)
+
+
 @pytest.fixture
 def no_manifest(monkeypatch):
     """Pretend the model manifest has not been built (the state before training)."""

@@ -190,6 +190,7 @@ def _unprivileged() -> tuple[str, ...]:
     return ("setpriv", "--bounding-set=-dac_override,-dac_read_search,-fowner", "--")
 
 
+@pytest.mark.long
 def test_every_page_runs_from_a_read_only_directory(tmp_path):
     app = copy_app(tmp_path / "app")
     home = tmp_path / "home"

@@ -539,6 +539,7 @@ def _one_address_is_limited(cluster: Cluster) -> int:
     return opened
 
 
+@pytest.mark.long
 @pytest.mark.browser
 @pytest.mark.timeout(900)  # about a minute on an idle 2-core machine; generous when busy
 def test_two_replicas_behind_the_repos_nginx(cluster):

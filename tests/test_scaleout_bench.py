@@ -132,6 +132,7 @@ def test_the_result_checks_can_fail():
     ]
 
 
+@pytest.mark.long
 @pytest.mark.timeout(400)  # ~40 s on an idle 2-core machine; generous when it is busy
 def test_a_tiny_class_and_an_abuser_through_two_replicas():
     _require_cluster()

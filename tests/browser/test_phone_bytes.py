@@ -96,6 +96,7 @@ def _port_free(port: int) -> bool:
     return True
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)  # ~2 min on an idle machine, plus the one-off pre-compression
 def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
     """``browser``: the session's Chromium (tests/browser/conftest.py); every visit opens

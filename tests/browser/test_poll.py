@@ -55,6 +55,7 @@ def _wait_counts(page, want: dict[str, int], limit_s: float) -> dict[str, int]:
     return seen
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)
 def test_a_class_votes_and_the_model_answers(browser, tmp_path, monkeypatch):
     data_dir = tmp_path / "data"

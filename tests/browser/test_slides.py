@@ -64,9 +64,15 @@ def _projector_problems(m, stop: Stop, size: str, fonts: bool) -> list[str]:
     return out
 
 
-@pytest.mark.timeout(1800)
+# One test per page and language (the deck's pages in order): small units that the two
+# test workers share evenly; each fails once, naming every failing part of its page.
+DECK_PAGES = list(dict.fromkeys(stop.slug for stop in deck()))
+
+
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("slug", DECK_PAGES)
 @pytest.mark.parametrize("lang", ["zh", "en"])
-def test_presenter_every_part_is_a_slide(server, browser, lang):
+def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
     problems: list[str] = []
     context = browser.new_context(viewport=DESKTOP, locale="zh-CN" if lang == "zh" else "en-US")
     context.set_default_timeout(180_000)
@@ -82,7 +88,7 @@ def test_presenter_every_part_is_a_slide(server, browser, lang):
         ),
     )
     try:
-        for stop in deck():
+        for stop in (stop for stop in deck() if stop.slug == slug):
             page.set_viewport_size(DESKTOP)
             page.goto(part_url(server.url("/"), stop.slug, stop.part, lang, True))
             wait_ready(page)
@@ -130,6 +136,7 @@ def _follow(page, link, walked: list[Stop]) -> None:
     wait_ready(page)
 
 
+@pytest.mark.long
 @pytest.mark.timeout(1800)
 def test_deck_walks_the_lesson_on_a_phone(server, browser):
     expected = list(deck())
