@@ -112,11 +112,13 @@ def image_streamlit_env() -> dict[str, str]:
 
 def static_mirror() -> tuple[Path, dict]:
     """The pre-compressed copy of Streamlit's /static/ (deploy/precompress.py), made once
-    per Streamlit version under tests/artifacts/: (folder, its STAMP with the seconds it
+    per Streamlit version in the temporary folder: (folder, its STAMP with the seconds it
     took to make)."""
     import streamlit
 
-    out = ARTIFACTS / f"static-{streamlit.__version__}"
+    # in the system's temporary folder, not under the checkout: nginx's workers run as
+    # `nobody` and must traverse every folder above it (a checkout may be private)
+    out = Path(tempfile.gettempdir()) / f"road-static-{streamlit.__version__}"
     run = subprocess.run(
         [sys.executable, str(PRECOMPRESS), str(out)],
         capture_output=True,

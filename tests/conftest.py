@@ -77,6 +77,21 @@ def pytest_xdist_auto_num_workers(config) -> int:
     return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
+def in_fresh_thread(test):
+    """Run a test's body in a new thread: one with no event loop. A worker that has run a
+    browser test holds the session's Playwright (its sync API runs an asyncio loop in the
+    worker's main thread), so ``asyncio.run`` or a second Playwright there would fail."""
+    import functools
+    from concurrent.futures import ThreadPoolExecutor
+
+    @functools.wraps(test)
+    def run(*args, **kwargs):
+        with ThreadPoolExecutor(1, thread_name_prefix="fresh-thread") as pool:
+            return pool.submit(test, *args, **kwargs).result()
+
+    return run
+
+
 def pytest_collection_modifyitems(config, items) -> None:
     """Tests marked ``long`` first (a stable sort: the rest keep their order), so a worker
     starts them early and the other worker's queue, then stealing, fills the time instead

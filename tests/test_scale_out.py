@@ -50,7 +50,7 @@ from core.i18n import translate
 from core.poll import questions as pq
 from core.poll.store import PollStore
 from tests import pg
-from tests.conftest import ROOT
+from tests.conftest import ROOT, in_fresh_thread
 
 NGINX_PORT = 8630  # this module's ports: 8630-8632 (the helper's range 8630-8659)
 APP_PORTS = (8631, 8632)
@@ -542,6 +542,7 @@ def _one_address_is_limited(cluster: Cluster) -> int:
 @pytest.mark.long
 @pytest.mark.browser
 @pytest.mark.timeout(900)  # about a minute on an idle 2-core machine; generous when busy
+@in_fresh_thread
 def test_two_replicas_behind_the_repos_nginx(cluster):
     """One test on one cluster (xdist may not split it): spread and stickiness, compressed
     and cached assets, the poll across replicas and the loss of one (it kills a replica),

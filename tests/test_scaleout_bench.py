@@ -26,7 +26,7 @@ from bench import scaleout as S
 from bench.__main__ import parse
 from bench.classroom import Student
 from bench.schema import validate_abuse, validate_class, validate_scaleout
-from tests.conftest import ROOT
+from tests.conftest import ROOT, in_fresh_thread
 
 PORT = 8690  # this module's ports: 8690 (nginx), 8691-8692 (replicas)
 PAGE = ("", "lang=en")  # the home page: the cheapest page, the harness is what is tested
@@ -134,6 +134,7 @@ def test_the_result_checks_can_fail():
 
 @pytest.mark.long
 @pytest.mark.timeout(400)  # ~40 s on an idle 2-core machine; generous when it is busy
+@in_fresh_thread
 def test_a_tiny_class_and_an_abuser_through_two_replicas():
     _require_cluster()
     with S.cluster(2, PORT, keep_logs=ARTIFACTS, label="scaleout_bench") as cl:
