@@ -16,6 +16,7 @@ import pytest
 from bench import classroom as C
 from bench import procs
 from bench.schema import validate_class
+from tests.conftest import in_fresh_thread
 
 MAIN = """
 import streamlit as st
@@ -64,7 +65,7 @@ def server(tmp_path_factory):
 
 
 def run(coro):
-    return asyncio.run(asyncio.wait_for(coro, 90))  # a test never hangs either
+    return in_fresh_thread(asyncio.run)(asyncio.wait_for(coro, 90))  # a test never hangs either
 
 
 async def _arrived(base: str, query: str = "view=a", timeout: float = 30.0) -> C.Student:

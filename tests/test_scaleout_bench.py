@@ -45,7 +45,7 @@ def _require_cluster() -> None:
 
 
 def run(coro, limit: float = 240):
-    return asyncio.run(asyncio.wait_for(coro, limit))  # a test never hangs
+    return in_fresh_thread(asyncio.run)(asyncio.wait_for(coro, limit))  # a test never hangs
 
 
 def test_the_log_is_counted_per_replica_and_per_address():
