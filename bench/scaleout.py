@@ -54,7 +54,11 @@ CLASS_ADDR = "127.0.0.2"  # the whole class: one school NAT address
 ABUSER_ADDR = "127.0.0.3"  # one abusive client
 COOKIE = "road_route"
 STREAM_PATH = "/_stcore/stream"
-HOSTED_ENV = {"STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none"}  # as deploy/compose.yaml
+HOSTED_ENV = {
+    "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none",
+    "ROAD_PUBLIC": "1",
+    "ROAD_TRUST_PROXY": "1",
+}  # as deploy/compose.yaml
 LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
 MAX_REPLICAS = 8
 

@@ -107,6 +107,8 @@ def _hosted_env_ok(env: dict) -> None:
     value = env.get("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS")
     assert value in {"none", "type"}, f"visitors must see no traceback, got {value!r}"
     assert value in _streamlit_error_detail_values()  # a value Streamlit 1.67 accepts
+    # the public link's fair share (ui/admission.py), with the proxy's client address
+    assert str(env.get("ROAD_PUBLIC")) == "1" and str(env.get("ROAD_TRUST_PROXY")) == "1"
 
 
 # --- Compose -------------------------------------------------------------------------------
@@ -278,7 +280,8 @@ def test_dockerfile_and_entry_point():
     docker = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^FROM python:3\.11-slim-bookworm$", docker, re.M)
     assert "nginx libnginx-mod-http-brotli-filter" in docker
-    assert "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none" in docker
+    env = dict(re.findall(r"^\s*(?:ENV\s+)?([A-Z_]+)=(\S+?)\s*\\?$", docker, re.M))
+    _hosted_env_ok(env)
     assert 'CMD ["bash", "deploy/docker/start.sh"]' in docker
     assert re.search(r"^EXPOSE 8501$", docker, re.M) and "PORT=8501" in docker
     assert HEALTH in docker

@@ -60,7 +60,11 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 COOKIE = "road_route"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 QID = "cnn_layers"  # the poll of tests/browser/test_poll.py: answers 5, 10, 20, 39
-HOSTED_ENV = {"STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none"}  # as deploy/compose.yaml
+HOSTED_ENV = {
+    "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none",
+    "ROAD_PUBLIC": "1",
+    "ROAD_TRUST_PROXY": "1",
+}  # as deploy/compose.yaml
 
 
 def nginx_binary() -> str | None:

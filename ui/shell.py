@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
-from ui import share, style, warmup
+from ui import admission, share, style, warmup
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
 from ui.nav import PAGES, ROOT, Stop, is_built, neighbours, page_parts
 from ui.params import notice
@@ -140,8 +140,13 @@ def frame() -> Iterator[StreamlitPage]:
     """The frame around one run of a page: ``with shell.frame() as page: page.run()``."""
     page = start()
     try:
-        yield page
-        finish(page)
+        # One fair gate around the page (ui/admission.py): on a busy public server, the
+        # session that used least recently goes first; a refused run says why and stops.
+        with admission.admitted() as ok:
+            if not ok:
+                st.stop()
+            yield page
+            finish(page)
     finally:
         # Marks "no frame" again, so a later run that skips app.py is noticed.
         st.session_state[SHELL_RAN_KEY] = False

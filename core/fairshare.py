@@ -1,0 +1,221 @@
+"""Fair share of one server's cores among its visitors (issue 23: one client cannot spoil a
+class).
+
+A Streamlit server runs every session's script in a thread of its own, all at once. Left
+alone, a client that reruns as fast as it is answered, on hundreds of sessions, gets most of
+the CPU, and a class of students clicking every few seconds waits behind it. The load
+balancer's limits (``deploy/nginx/road.conf``) bound how many sessions and requests one
+address may open, but a whole school shares one address, so they must stay generous; they
+cannot see the reruns inside a websocket either.
+
+:class:`FairGate` decides, inside the app, which page run goes next:
+
+- at most ``slots`` page runs at once (one per core: more would only share the cores);
+- when runs wait, the next slot goes to the run whose session has used the least run time
+  recently (time in a slot, halved every ``half_life`` seconds): a student who clicks every
+  few seconds has used almost nothing and goes ahead of a client that used its share just
+  now. A new session starts with the mean recent use of its address's sessions, so opening
+  fresh sessions does not buy an abusive client a clean slate;
+- with ``pace`` on (the public link): a session's runs are paced by a token bucket (a burst
+  of ``burst`` runs, then ``rate`` a second), far above a person's clicks, so a loop on one
+  session waits without using a core; and an address with ``max_waiting_per_address`` runs
+  already waiting, or a run that waited ``timeout`` seconds, is refused at once.
+
+Pure Python with threads; the clock can be injected. ``ui/admission.py`` uses it around
+every page run. Memory is bounded: at most ``max_sessions`` sessions are remembered (the
+least recently seen are forgotten first).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+# Why a run was refused (the page shows a message in the visitor's language).
+BUSY = "busy"  # waited `timeout` seconds without a slot
+CROWDED = "crowded"  # its address already has `max_waiting_per_address` runs waiting
+
+
+@dataclass
+class _Session:
+    address: str
+    use: float = 0.0  # run seconds, decayed to `stamp`
+    stamp: float = 0.0
+    tokens: float = 0.0  # the pacing bucket at `stamp_tokens`
+    stamp_tokens: float = 0.0
+
+
+@dataclass
+class _Waiter:
+    session: str
+    address: str
+    order: int
+    event: threading.Event = field(default_factory=threading.Event)
+    granted: bool = False
+
+
+@dataclass(frozen=True)
+class Admission:
+    """What :meth:`FairGate.admit` gives a run: ``ok``, or the reason it was refused; the
+    seconds it waited (pacing + queue)."""
+
+    ok: bool
+    reason: str | None = None
+    waited_s: float = 0.0
+
+
+class FairGate:
+    def __init__(
+        self,
+        slots: int,
+        *,
+        half_life: float = 20.0,
+        pace: bool = False,
+        burst: float = 6.0,
+        rate: float = 1.0,
+        max_waiting_per_address: int = 120,
+        timeout: float = 45.0,
+        max_sessions: int = 5000,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if slots < 1:
+            raise ValueError("slots must be at least 1")
+        self.slots = slots
+        self.half_life = half_life
+        self.pace = pace
+        self.burst = burst
+        self.rate = rate
+        self.max_waiting_per_address = max_waiting_per_address
+        self.timeout = timeout
+        self.max_sessions = max_sessions
+        self._clock = clock
+        self._sleep = sleep
+        self._lock = threading.Lock()
+        self._free = slots
+        self._waiting: list[_Waiter] = []
+        self._sessions: OrderedDict[str, _Session] = OrderedDict()
+        self._order = itertools.count()
+        self.refused: dict[str, int] = {BUSY: 0, CROWDED: 0}
+        self.granted = 0
+
+    # ---- bookkeeping (under the lock) ------------------------------------------------------
+
+    def _decayed(self, s: _Session, now: float) -> float:
+        if s.use == 0.0:
+            return 0.0
+        return s.use * math.pow(0.5, max(0.0, now - s.stamp) / self.half_life)
+
+    def _session(self, session: str, address: str, now: float) -> _Session:
+        s = self._sessions.get(session)
+        if s is None:
+            peers = [self._decayed(p, now) for p in self._sessions.values() if p.address == address]
+            start = sum(peers) / len(peers) if peers else 0.0
+            s = _Session(address, use=start, stamp=now, tokens=self.burst, stamp_tokens=now)
+            self._sessions[session] = s
+            while len(self._sessions) > self.max_sessions:
+                self._sessions.popitem(last=False)
+        else:
+            self._sessions.move_to_end(session)
+        return s
+
+    def _charge(self, session: str, seconds: float, now: float) -> None:
+        s = self._sessions.get(session)
+        if s is not None:
+            s.use = self._decayed(s, now) + seconds
+            s.stamp = now
+
+    def _dispatch(self, now: float) -> None:
+        """Hand free slots to the waiting runs whose sessions used least (then oldest)."""
+        while self._free > 0 and self._waiting:
+            best = min(
+                self._waiting,
+                key=lambda w: (self._use_of(w.session, now), w.order),
+            )
+            self._waiting.remove(best)
+            best.granted = True
+            self._free -= 1
+            self.granted += 1
+            best.event.set()
+
+    def _use_of(self, session: str, now: float) -> float:
+        s = self._sessions.get(session)
+        return 0.0 if s is None else self._decayed(s, now)
+
+    def _pace_wait(self, s: _Session, now: float) -> float:
+        """Seconds this run must wait for a token (and take it)."""
+        s.tokens = min(self.burst, s.tokens + (now - s.stamp_tokens) * self.rate)
+        s.stamp_tokens = now
+        s.tokens -= 1.0
+        return 0.0 if s.tokens >= 0.0 else -s.tokens / self.rate
+
+    # ---- the public side -------------------------------------------------------------------
+
+    def use_of(self, session: str) -> float:
+        """The session's recent run time (seconds, decayed), for reports and tests."""
+        with self._lock:
+            return self._use_of(session, self._clock())
+
+    def waiting(self) -> int:
+        with self._lock:
+            return len(self._waiting)
+
+    def running(self) -> int:
+        with self._lock:
+            return self.slots - self._free
+
+    @contextmanager
+    def admit(self, session: str, address: str) -> Iterator[Admission]:
+        """Wait for a slot (and, paced, for a token); yield the :class:`Admission`. The slot
+        is held until the ``with`` block ends, whatever it raises, and its time is charged to
+        the session. A refused run holds nothing."""
+        t0 = self._clock()
+        with self._lock:
+            s = self._session(session, address, t0)
+            pause = self._pace_wait(s, t0) if self.pace else 0.0
+        if pause > 0.0:
+            self._sleep(min(pause, self.timeout))
+        with self._lock:
+            now = self._clock()
+            if self.pace and (
+                sum(1 for w in self._waiting if w.address == address)
+                >= self.max_waiting_per_address
+            ):
+                self.refused[CROWDED] += 1
+                refusal: Admission | None = Admission(False, CROWDED, now - t0)
+                waiter = None
+            else:
+                refusal = None
+                waiter = _Waiter(session, address, next(self._order))
+                self._waiting.append(waiter)
+                self._dispatch(now)
+        if refusal is not None:
+            yield refusal
+            return
+        assert waiter is not None
+        waiter.event.wait(self.timeout if self.pace else None)
+        with self._lock:
+            if not waiter.granted:  # timed out and still waiting: leave the queue
+                self._waiting.remove(waiter)
+                self.refused[BUSY] += 1
+                late: Admission | None = Admission(False, BUSY, self._clock() - t0)
+            else:
+                late = None
+        if late is not None:
+            yield late
+            return
+        start = self._clock()
+        try:
+            yield Admission(True, None, start - t0)
+        finally:
+            with self._lock:
+                now = self._clock()
+                self._charge(session, now - start, now)
+                self._free += 1
+                self._dispatch(now)

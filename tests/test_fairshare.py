@@ -1,0 +1,208 @@
+"""The fair gate (core/fairshare.py): slots, who goes next, pacing, refusals, bounds.
+
+Threads wait on events, never on the wall clock; the gate's own clock is a fake one."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from core.fairshare import BUSY, CROWDED, FairGate
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+        self.slept: list[float] = []
+
+    def __call__(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.slept.append(seconds)
+        self.now += seconds
+
+
+def hold(gate: FairGate, session: str, address: str, release: threading.Event, log: list):
+    """A thread that enters the gate, notes it, and holds its slot until ``release``."""
+
+    def body() -> None:
+        with gate.admit(session, address) as adm:
+            log.append((session, adm.ok, adm.reason))
+            if adm.ok:
+                release.wait(10)
+
+    th = threading.Thread(target=body, daemon=True)
+    th.start()
+    return th
+
+
+def wait_until(cond, timeout: float = 10.0) -> None:
+    done = threading.Event()
+    for _ in range(int(timeout / 0.01)):
+        if cond():
+            return
+        done.wait(0.01)
+    raise AssertionError("condition not reached")
+
+
+def test_at_most_slots_runs_at_once_and_every_run_gets_one():
+    gate = FairGate(2)
+    release = threading.Event()
+    log: list = []
+    threads = [hold(gate, f"s{i}", "a", release, log) for i in range(5)]
+    wait_until(lambda: gate.waiting() == 3)
+    assert gate.running() == 2 and len(log) == 2
+    release.set()
+    for th in threads:
+        th.join(10)
+    assert sorted(s for s, ok, _ in log if ok) == [f"s{i}" for i in range(5)]
+    assert gate.running() == 0 and gate.waiting() == 0 and gate.granted == 5
+
+
+def test_the_session_that_used_least_goes_first():
+    clock = Clock()
+    gate = FairGate(1, clock=clock, half_life=20.0)
+    # the abuser's session has used 5 s of run time just now
+    with gate.admit("abuser", "x") as adm:
+        assert adm.ok
+        clock.now += 5.0
+    assert gate.use_of("abuser") == pytest.approx(5.0)
+    release_first, release_rest = threading.Event(), threading.Event()
+    log: list = []
+    first = hold(gate, "teacher", "school", release_first, log)
+    wait_until(lambda: gate.running() == 1)
+    # the abuser asks first, the student a moment later: the student goes first
+    a = hold(gate, "abuser", "x", release_rest, log)
+    wait_until(lambda: gate.waiting() == 1)
+    b = hold(gate, "student", "school", release_rest, log)
+    wait_until(lambda: gate.waiting() == 2)
+    release_first.set()
+    wait_until(lambda: len(log) == 2)
+    assert log[1][0] == "student"
+    release_rest.set()
+    for th in (first, a, b):
+        th.join(10)
+    assert [s for s, _, _ in log] == ["teacher", "student", "abuser"]
+
+
+def test_use_is_halved_every_half_life():
+    clock = Clock()
+    gate = FairGate(1, clock=clock, half_life=10.0)
+    with gate.admit("s", "a"):
+        clock.now += 4.0
+    clock.now += 10.0
+    assert gate.use_of("s") == pytest.approx(2.0)
+    clock.now += 20.0
+    assert gate.use_of("s") == pytest.approx(0.5)
+
+
+def test_a_new_session_starts_with_its_address_mean():
+    clock = Clock()
+    gate = FairGate(1, clock=clock)
+    for name, seconds in (("x1", 2.0), ("x2", 4.0)):
+        with gate.admit(name, "abuser"):
+            clock.now += seconds
+    with gate.admit("s1", "school"):
+        clock.now += 0.2
+    with gate.admit("x3", "abuser") as adm:
+        assert adm.ok
+        # its start: the mean of x1 and x2 at this moment (decayed), not zero
+        assert gate.use_of("x3") == pytest.approx(
+            (gate.use_of("x1") + gate.use_of("x2")) / 2, rel=1e-6
+        )
+    assert gate.use_of("x3") > 2.0
+    with gate.admit("s2", "school"):
+        assert gate.use_of("s2") == pytest.approx(gate.use_of("s1"), rel=1e-6)
+        assert gate.use_of("s2") < 0.3
+
+
+def test_pacing_lets_a_burst_through_then_a_run_per_token():
+    clock = Clock()
+    gate = FairGate(2, clock=clock, sleep=clock.sleep, pace=True, burst=3, rate=2.0)
+    for _ in range(3):
+        with gate.admit("loop", "a") as adm:
+            assert adm.ok and adm.waited_s == 0.0
+    assert clock.slept == []
+    for _ in range(4):  # no time passes between runs: each waits for its token
+        with gate.admit("loop", "a") as adm:
+            assert adm.ok
+    assert clock.slept == pytest.approx([0.5, 0.5, 0.5, 0.5])
+    # another session is not slowed by this one
+    with gate.admit("other", "a") as adm:
+        assert adm.ok and adm.waited_s == 0.0
+    clock.now += 10.0  # a person who pauses gets the whole burst back, not more
+    with gate.admit("loop", "a") as adm:
+        assert adm.waited_s == 0.0
+    assert len(clock.slept) == 4
+
+
+def test_pacing_is_off_unless_asked():
+    clock = Clock()
+    gate = FairGate(1, clock=clock, sleep=clock.sleep, burst=1, rate=0.1)
+    for _ in range(10):
+        with gate.admit("s", "a") as adm:
+            assert adm.ok
+    assert clock.slept == []
+
+
+def test_an_address_with_too_many_waiting_is_refused_at_once():
+    gate = FairGate(1, pace=True, burst=100, max_waiting_per_address=2, timeout=30)
+    release = threading.Event()
+    log: list = []
+    threads = [hold(gate, "holder", "x", release, log)]
+    wait_until(lambda: gate.running() == 1)
+    threads += [hold(gate, f"x{i}", "x", release, log) for i in range(2)]
+    wait_until(lambda: gate.waiting() == 2)
+    with gate.admit("x9", "x") as adm:
+        assert not adm.ok and adm.reason == CROWDED
+    # another address still gets in line
+    threads.append(hold(gate, "student", "school", release, log))
+    wait_until(lambda: gate.waiting() == 3)
+    release.set()
+    for th in threads:
+        th.join(10)
+    assert gate.refused[CROWDED] == 1
+    assert sorted(s for s, ok, _ in log if ok) == ["holder", "student", "x0", "x1"]
+
+
+def test_a_run_that_waits_too_long_is_refused_and_holds_nothing():
+    gate = FairGate(1, pace=True, timeout=0.05)
+    release = threading.Event()
+    log: list = []
+    th = hold(gate, "holder", "a", release, log)
+    wait_until(lambda: gate.running() == 1)
+    with gate.admit("late", "b") as adm:
+        assert not adm.ok and adm.reason == BUSY
+    assert gate.waiting() == 0 and gate.running() == 1
+    release.set()
+    th.join(10)
+    assert gate.running() == 0
+    with gate.admit("late", "b") as adm:
+        assert adm.ok
+
+
+def test_an_error_in_the_run_frees_the_slot_and_is_charged():
+    clock = Clock()
+    gate = FairGate(1, clock=clock)
+    with pytest.raises(RuntimeError):
+        with gate.admit("s", "a"):
+            clock.now += 1.5
+            raise RuntimeError("the page failed")
+    assert gate.running() == 0
+    assert gate.use_of("s") == pytest.approx(1.5)
+
+
+def test_memory_is_bounded_by_max_sessions():
+    gate = FairGate(1, max_sessions=50)
+    for i in range(2000):
+        with gate.admit(f"s{i}", f"10.0.{i // 250}.{i % 250}"):
+            pass
+    assert len(gate._sessions) == 50
+    assert "s1999" in gate._sessions and "s0" not in gate._sessions
+
+
+def test_slots_must_be_positive():
+    with pytest.raises(ValueError):
+        FairGate(0)
