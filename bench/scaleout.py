@@ -234,7 +234,14 @@ def cluster(
         for s in servers:
             s.healthy = _wait_healthy(s.base, s.proc, s.log, deadline)
         _wait_healthy(f"http://127.0.0.1:{port}", proxy, logs["nginx"], deadline)
-        yield Cluster(folder, port, servers, proxy, logs)
+        cl = Cluster(folder, port, servers, proxy, logs)
+        # nginx logs a request after answering it: wait until the probe's line is written,
+        # so that a later log_mark() comes after it (bounded: a few seconds at most)
+        for _ in range(100):
+            if cl.access_log():
+                break
+            time.sleep(0.05)
+        yield cl
     finally:
         if proxy is not None:
             _stop_nginx(proxy)

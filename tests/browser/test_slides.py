@@ -5,10 +5,14 @@
   scrolling; every SVG text of every chart renders at >= 16 px (at 1280x800); no chart's
   title box meets its legend box. Screenshots of every part at 1280x800 land in
   tests/artifacts/slides/.
+  Every part also: the page's title in its language, the language in the URL, no sideways
+  scroll, no console error, and at least the charts the part is made of (``MIN_CHARTS``).
 - The deck: from home, "next ▸" reaches every part of every page exactly once and ends on
-  the arena; "◂ previous" walks it back. The forward walk runs on a phone (390x844,
-  presenter off) and measures each part there: its first chart starts within 1.5 screen
-  heights, the document is never wider than the screen, heatmap labels are >= 11 px.
+  the arena; "◂ previous" walks it back. Both walks run on a phone (390x844, presenter
+  off), forward in English and back in Chinese, and measure every part in both languages:
+  its title, its first chart within 1.5 screen heights, the document never wider than the
+  screen, heatmap labels >= 11 px, no console error (screenshots of each page's first part
+  in tests/artifacts/slides/phone_*).
 - A first request to a page on a fresh server never shows the file-name navigation.
 Each test collects every failing part and fails once, naming them all.
 """
@@ -33,6 +37,18 @@ PHONE_SCREENS = 1.5  # the first chart starts within this many phone screens
 MIN_HEAT_LABEL = 11  # px, heatmap tick labels on a phone
 LARGE = {"width": 1920, "height": 1080}
 SHOTS = ARTIFACTS / "slides"
+# Charts a part draws at least (its evidence side by side); every other part with a chart
+# is held to one by the in-view check.
+MIN_CHARTS = {
+    ("attention", "align"): 2,
+    ("attention", "pairs"): 2,
+    ("attention", "self"): 2,
+    ("attention", "score"): 3,
+}
+_H1_JS = """() => {
+  const h = document.querySelector('[data-testid="stMain"] h1');
+  return h ? h.innerText.trim() : null;
+}"""
 
 
 _TEXT_PX = """() => ({
@@ -46,6 +62,41 @@ _PROBE = re.compile(r"^http://127\.0\.0\.1:\d+/[\w-]+/_stcore/(health|host-confi
 
 def _name(stop: Stop) -> str:
     return f"{stop.slug}/{stop.part}" if stop.part else stop.slug
+
+
+def _collect_errors(page) -> list[str]:
+    """Console errors and page errors of ``page`` from now on (Streamlit's probes aside:
+    filter with ``_PROBE``)."""
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(f"pageerror {exc}"))
+    page.on(
+        "console",
+        lambda msg: (
+            errors.append(f"{msg.location.get('url', '')} {msg.text}")
+            if msg.type == "error"
+            else None
+        ),
+    )
+    return errors
+
+
+def _page_problems(page, m, stop: Stop, lang: str, errors: list[str]) -> list[str]:
+    """What every part must show whatever the screen: its page's title in ``lang``, the
+    language in the URL, no sideways scroll, its charts, a clean console."""
+    out = []
+    title = translate(f"page.{stop.slug}.title", lang)
+    if page.evaluate(_H1_JS) != title:
+        out.append(f"{_name(stop)} [{lang}]: title {page.evaluate(_H1_JS)!r}, not {title!r}")
+    if f"lang={lang}" not in page.url:
+        out.append(f"{_name(stop)} [{lang}]: the URL lost the language ({page.url})")
+    if m.doc_width > m.viewport_w + 1:
+        out.append(f"{_name(stop)} [{lang}]: document {m.doc_width}px on {m.viewport_w}px")
+    want = MIN_CHARTS.get((stop.slug, stop.part), 0)
+    if m.charts < want:
+        out.append(f"{_name(stop)} [{lang}]: {m.charts} charts drawn, {want} expected")
+    out += [f"{_name(stop)} [{lang}]: console {e}" for e in errors if not _PROBE.match(e)]
+    errors.clear()
+    return out
 
 
 def _projector_problems(m, stop: Stop, size: str, fonts: bool) -> list[str]:
@@ -77,16 +128,7 @@ def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
     context = browser.new_context(viewport=DESKTOP, locale="zh-CN" if lang == "zh" else "en-US")
     context.set_default_timeout(180_000)
     page = context.new_page()
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(f"pageerror {exc}"))
-    page.on(
-        "console",
-        lambda msg: (
-            errors.append(f"{msg.location.get('url', '')} {msg.text}")
-            if msg.type == "error"
-            else None
-        ),
-    )
+    errors = _collect_errors(page)
     try:
         for stop in (stop for stop in deck() if stop.slug == slug):
             page.set_viewport_size(DESKTOP)
@@ -99,8 +141,7 @@ def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
             sizes = page.evaluate(_TEXT_PX)
             if sizes["h1"] < 30 or sizes["p"] < 22:
                 problems.append(f"{_name(stop)}: presenter text too small {sizes}")
-            problems += [f"{_name(stop)}: console {e}" for e in errors if not _PROBE.match(e)]
-            errors.clear()
+            problems += _page_problems(page, m, stop, lang, errors)
             page.set_viewport_size(LARGE)
             page.wait_for_timeout(700)  # plotly redraws at the new width
             wait_ready(page)
@@ -110,9 +151,20 @@ def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
     assert problems == [], "\n".join(problems)
 
 
-def _next_link(page, direction: str):
+def _next_link(page, direction: str = "next"):
     label = "next ▸" if direction == "next" else "◂ previous"
     return page.locator('[data-testid="stMain"] a', has_text=label)
+
+
+def _previous_link(page):
+    """The deck's "◂ previous" link, in whichever language the page is in."""
+    labels = {translate("deck.prev", lang, where="").strip() for lang in ("en", "zh")}
+    links = page.locator('[data-testid="stMain"] a')
+    for label in labels:
+        hit = links.filter(has_text=label)
+        if hit.count():
+            return hit
+    return links.filter(has_text="◂")
 
 
 def _where(page) -> Stop:
@@ -136,36 +188,52 @@ def _follow(page, link, walked: list[Stop]) -> None:
     wait_ready(page)
 
 
+def _phone_problems(page, stop: Stop, lang: str, errors: list[str], first: bool) -> list[str]:
+    """One stop of the walk on the phone (a screenshot of each page's first stop)."""
+    shot = SHOTS / f"phone_{lang}_{stop.slug}_{stop.part or 'page'}.png" if first else None
+    m = measure(page, shot)
+    out = _page_problems(page, m, stop, lang, errors)
+    if m.charts and m.first_top > PHONE_SCREENS * PHONE["height"]:
+        out.append(f"{_name(stop)} [{lang}]: first chart starts at {m.first_top:.0f}px")
+    if m.min_heat_label is not None and m.min_heat_label < MIN_HEAT_LABEL:
+        out.append(f"{_name(stop)} [{lang}]: heatmap label {m.min_heat_label}px")
+    return out
+
+
 @pytest.mark.long
 @pytest.mark.timeout(1800)
 def test_deck_walks_the_lesson_on_a_phone(server, browser):
+    """Forward from home in English, then the same deck back from the arena in Chinese."""
     expected = list(deck())
     problems: list[str] = []
     context = browser.new_context(viewport=PHONE, locale="en-US")
     context.set_default_timeout(180_000)
     page = context.new_page()
+    errors = _collect_errors(page)
     try:
         page.goto(server.url("/?lang=en&present=0"))
         wait_ready(page)
         seen = [_where(page)]
         for _ in range(len(expected) + 2):  # bounded: one step per stop, and a spare
-            m = measure(page)
             stop = seen[-1]
-            if m.charts and m.first_top > PHONE_SCREENS * PHONE["height"]:
-                problems.append(f"{_name(stop)}: first chart starts at {m.first_top:.0f}px")
-            if m.doc_width > PHONE["width"] + 1:
-                problems.append(f"{_name(stop)}: document {m.doc_width}px wide")
-            if m.min_heat_label is not None and m.min_heat_label < MIN_HEAT_LABEL:
-                problems.append(f"{_name(stop)}: heatmap label {m.min_heat_label}px")
+            first = len(seen) == 1 or seen[-2].slug != stop.slug
+            problems += _phone_problems(page, stop, "en", errors, first)
             link = _next_link(page, "next")
             if link.count() == 0:
                 break
             _follow(page, link, seen)
             seen.append(_where(page))
         assert seen == expected, f"forward walk: {seen}"
-        back = [seen[-1]]
+        # the last stop again, in Chinese (the deck links keep the language)
+        last = seen[-1]
+        page.goto(part_url(server.url("/"), last.slug, last.part, "zh", False))
+        wait_ready(page)
+        back = [_where(page)]
         for _ in range(len(expected) + 2):
-            link = _next_link(page, "previous")
+            stop = back[-1]
+            first = stop.part is None or stop == next(s for s in expected if s.slug == stop.slug)
+            problems += _phone_problems(page, stop, "zh", errors, first)
+            link = _previous_link(page)
             if link.count() == 0:
                 break
             _follow(page, link, back)
