@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 # environment) go to a folder of their own, never to the user's data directory.
 os.environ.setdefault("ROAD_DATA_DIR", tempfile.mkdtemp(prefix="road-test-data-"))
 APP = ROOT / "app.py"
-MAX_WORKERS = 4  # pytest -n auto: one worker per core and one more, at most this many
+MAX_WORKERS = 4  # pytest -n auto: one worker per core, at most this many
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -72,12 +72,11 @@ def has_latin(text: str) -> bool:
 
 
 def pytest_xdist_auto_num_workers(config) -> int:
-    """``-n auto`` (pyproject.toml): one worker per core and one more, capped, because every
-    worker that runs a browser test starts its own app server and Chromium (~1 GB
-    together). The extra worker fills the time the others wait (a browser drawing, a
-    server starting): two workers on this 2-core machine left the cores ~35% busy."""
-    cores = os.cpu_count() or 1
-    return max(1, min(MAX_WORKERS, cores + 1 if cores > 1 else 1))
+    """``-n auto`` (pyproject.toml): one worker per core, capped, because every worker that
+    runs a browser test starts its own app server and Chromium (~1 GB together). The suite
+    keeps the cores busy (/proc/stat: 99 % busy over a whole run with three workers):
+    a third worker on two cores made it slower (26 min against 24), not faster."""
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
 
 
 def in_fresh_thread(test):

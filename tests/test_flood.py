@@ -12,8 +12,8 @@ from bench import flood
 from tests.conftest import in_fresh_thread
 
 PORT = 8762  # the flood bench's test port (its range: 8760-8769)
-PAGES = ["attention", "compression"]
-N = 12  # per page: every part of both pages gets 3 or more
+PAGES = ["attention"]  # one page keeps the CI test short; the bench floods all
+N = 8  # every part of the page gets 2 or more
 
 
 def test_plan_inputs_are_distinct_and_carry_every_param():
@@ -64,7 +64,7 @@ def test_flood_a_few_inputs_and_judge_the_ceiling():
         assert figs["errors"] == 0  # no exception element, no lost run
         assert figs["rejected"] == 0  # no "unknown words" message for these valid inputs
         assert set(figs["parts"]) == {t.part for t in flood.TARGETS if t.page == page}
-        assert all(p["inputs"] >= 3 for p in figs["parts"].values())
+        assert all(p["inputs"] >= 2 for p in figs["parts"].values())
         rss = figs["rss_mb"]
         assert all(rss[k] > 50 for k in ("start", "at_25", "at_50", "at_75", "at_100", "peak"))
     assert result["rss_mb"]["samples"] >= 4  # sampled every 0.5 s while the pages ran
@@ -75,7 +75,7 @@ def test_flood_a_few_inputs_and_judge_the_ceiling():
         ceiling["warm_mb"] + ceiling["caches_mb"] + ceiling["margin_mb"], abs=0.2
     )
     # the page computed on the inputs: the caches keyed on them filled
-    assert ceiling["caches"]["ui.attention_data._run_model"]["misses"] >= 3
+    assert ceiling["caches"]["ui.attention_data._run_model"]["misses"] >= 2
     assert result["under_ceiling"] is True and result["ceiling_mb"] == ceiling["mb"]
 
     peak = result["rss_mb"]["peak"]

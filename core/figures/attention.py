@@ -88,10 +88,21 @@ def _row_frame(row: int, z: np.ndarray, presenter: bool, name: str = "highlight_
     )
 
 
-def _heat_top(presenter: bool) -> int:
+def _words_on_top_px(xl: Sequence[str], s: charts.Scale) -> int:
+    """Room above a heatmap for the chart title, the axis title and the words of a top x
+    axis. The words' angle depends on the screen: plotly slants them by 30° when they fit
+    side by side and stands them up on a phone, so the room is for standing words (their
+    length: ~0.6 font size a character); on a laptop that leaves a little air."""
+    longest = max((len(x) for x in xl), default=1)
+    return math.ceil((s.title + s.font + 2) * 1.8 + s.font * (1.8 + 0.6 * longest))
+
+
+def _heat_top(presenter: bool, xl: Sequence[str] = (), s: charts.Scale | None = None) -> int:
     """The top margin of a heatmap whose x axis (words and title) sits above it: the
-    chart title goes above the axis."""
-    return 150 if presenter else 110
+    chart title goes above the axis (on the projector the words go under the map)."""
+    if presenter:
+        return 150
+    return max(110, _words_on_top_px(xl, s or charts.scale(False)))
 
 
 def _heat_height(rows: int, s: charts.Scale) -> int:
@@ -132,7 +143,7 @@ def attention_heatmap(
             template=charts.template(presenter),
             # the x axis (source words and its title) sits on top: the chart title above it
             title=dict(text=title, yref="container", y=0.99, yanchor="top"),
-            margin=dict(t=_heat_top(presenter)),
+            margin=dict(t=_heat_top(presenter, xl, s)),
             # on the projector the title alone sits on top (fit_projector sizes the margin
             # for the title only), so the words go under the map
             xaxis=_axis(s, x_title, type="category", side="bottom" if presenter else "top"),
@@ -379,11 +390,8 @@ def alignment_figure(
     yl = _unique(_labels("y_labels", y_labels, rows))
     s = charts.scale(presenter)
     frame = _row_frame(step, z, presenter, name="step")
-    heat_px = _heat_height(rows, s) - _heat_top(presenter) - 10  # as attention_heatmap's
-    # above the heatmap: the title, the axis title, then the words (plotly slants them by
-    # 30° when they do not fit side by side: their length times sin 30°)
-    longest = max(len(x) for x in xl)
-    top = math.ceil((s.title + s.font + 2) * 1.8 + s.font * (1.8 + 0.3 * longest))
+    heat_px = _heat_height(rows, s) - _heat_top(presenter, xl, s) - 10  # as attention_heatmap's
+    top = _words_on_top_px(xl, s)  # above the heatmap: title, axis title, standing words
     bars_px = _panel_px(s)
     if presenter:  # one slide: the words only under the bars (the same columns), all in view
         top, bars_px = math.ceil(12 + s.title * 1.3 + 8), round(s.font * 4)
