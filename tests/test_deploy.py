@@ -86,7 +86,11 @@ def _measured_rss_mb() -> float:
     peaks = []
     for f in (ROOT / "bench" / "results").glob("*.json"):
         rss = json.loads(f.read_text()).get("rss_mb", {})
-        peaks += [v for k, v in rss.items() if isinstance(v, int | float) and k != "sessions"]
+        peaks += [
+            v
+            for k, v in rss.items()
+            if isinstance(v, int | float) and k not in ("sessions", "samples")  # counts, not MB
+        ]
     assert peaks, "no RSS figure in bench/results: run `python -m bench` first"
     return max(peaks)
 
