@@ -87,6 +87,35 @@ def test_the_session_that_used_least_goes_first():
     assert [s for s, _, _ in log] == ["teacher", "student", "abuser"]
 
 
+def test_an_address_with_many_sessions_does_not_crowd_out_a_class():
+    """Each of the abuser's five sessions has used less than the student's one, but the
+    abuser's address has used more than the school's: the student goes first."""
+    clock = Clock()
+    gate = FairGate(1, clock=clock)
+    for i in range(5):
+        with gate.admit(f"x{i}", "abuser"):
+            clock.now += 0.2
+    with gate.admit("student", "school"):
+        clock.now += 0.5
+    assert gate.use_of("x0") < gate.use_of("student")
+    assert gate.address_use("abuser") > gate.address_use("school")
+    release_first, release_rest = threading.Event(), threading.Event()
+    log: list = []
+    first = hold(gate, "teacher", "school", release_first, log)
+    wait_until(lambda: gate.running() == 1)
+    waiting = [hold(gate, f"x{i}", "abuser", release_rest, log) for i in range(5)]
+    wait_until(lambda: gate.waiting() == 5)
+    late = hold(gate, "student", "school", release_rest, log)
+    wait_until(lambda: gate.waiting() == 6)
+    release_first.set()
+    wait_until(lambda: len(log) >= 2)
+    assert log[1][0] == "student"
+    release_rest.set()
+    for th in (first, late, *waiting):
+        th.join(10)
+    assert len(log) == 7
+
+
 def test_use_is_halved_every_half_life():
     clock = Clock()
     gate = FairGate(1, clock=clock, half_life=10.0)

@@ -46,6 +46,29 @@ PART_CONTEXTS["cnn_receptive_field"] += [
 PART_CONTEXTS["arena"] += each("input", ("lesson", "typed"), part="sentence")
 
 
+# The parts with a text box in the main area (the hostile browser test types into each of
+# them; test_page_survives_garbage_params keeps this list true).
+TYPED_CONTEXTS: list[tuple[str, dict[str, str]]] = [
+    ("arena", {"input": "typed", "part": "sentence"}),
+    ("attention", {"part": "align"}),
+    ("attention", {"part": "buys"}),
+    ("attention", {"part": "score"}),
+    ("attention", {"part": "self"}),
+    ("autoregressive", {"part": "lm"}),
+    ("autoregressive", {"part": "translate"}),
+    ("autoregressive", {"part": "wrong"}),
+    ("bottleneck", {"part": "grad"}),
+    ("bottleneck", {"part": "read"}),
+    ("bottleneck", {"part": "side"}),
+    ("cnn_receptive_field", {"sent": "own", "part": "measured"}),
+    ("cnn_receptive_field", {"sent": "own", "part": "theory"}),
+    ("compression", {"part": "markov"}),
+    ("path_length", {"sent": "own", "part": "pair"}),
+    ("poll", {}),
+    ("rnn_gradients", {"part": "words"}),
+]
+
+
 # Garbage a student can paste: markup, numbers out of range or not numbers, empties,
 # control and bidi characters, huge values, another script.
 GARBAGE: dict[str, tuple[str, ...]] = {
@@ -122,6 +145,23 @@ def test_page_survives_garbage_params(slug, case, params):
     assert at.main.title, f"{slug} {case}: the page did not render its title"
     shown = "\n".join(str(el.value) for kind in ("markdown", "caption") for el in getattr(at, kind))
     assert "Traceback" not in shown
+    # markup from the URL never reaches an element the browser renders as HTML (markdown
+    # with unsafe_allow_html, st.html); the browser test (tests/browser/test_hostile.py)
+    # proves the rest in Chromium on every part with a text box and one part per page
+    as_html = [
+        str(el.value)
+        for kind in ("markdown", "caption")
+        for el in getattr(at, kind)
+        if el.proto.allow_html
+    ] + [str(el.proto.body) for el in at.get("html")]
+    for markup in GARBAGE["html"]:
+        assert not any(markup in body for body in as_html), f"{slug} {case}: {markup} as HTML"
+    boxes = len(at.main.text_input) + len(at.main.text_area)
+    ctx = max((c for c in PART_CONTEXTS.get(slug, [{}]) if c.items() <= params.items()), key=len)
+    typed = any(slug == s and ctx == c for s, c in TYPED_CONTEXTS)
+    assert bool(boxes) == typed, (
+        f"{slug} {ctx}: {boxes} text boxes; update TYPED_CONTEXTS in tests/test_robust_params.py"
+    )
     # every value left in the address bar is a clean one: the page rewrote the bad ones
     # or they are its own free text (shown only as literal text)
     assert at.query_params.get("present") in ("0", "1", ["0"], ["1"])
