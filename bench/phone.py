@@ -119,8 +119,9 @@ def static_mirror() -> tuple[Path, dict]:
     # in the system's temporary folder, not under the checkout: nginx's workers run as
     # `nobody` and must traverse every folder above it (a checkout may be private)
     out = Path(tempfile.gettempdir()) / f"road-static-{streamlit.__version__}"
+    first_visit = PRECOMPRESS.parent / "first-visit-assets.txt"  # what a first visit loads
     run = subprocess.run(
-        [sys.executable, str(PRECOMPRESS), str(out)],
+        [sys.executable, str(PRECOMPRESS), str(out), "--only-these", str(first_visit)],
         capture_output=True,
         text=True,
         timeout=900,
