@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import datetime as dt
 import json
 import sys
 import tempfile
@@ -329,9 +328,7 @@ def run(args) -> dict:
     errors: list[str] = []
     result: dict = {
         "meta": {
-            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": procs.machine(),
-            "load_start": procs.load_average(),
+            **procs.run_meta(),
             "reps": args.reps,
             "again": args.again,
             "cold_reps": args.cold_reps,
@@ -555,9 +552,7 @@ def run_classes(args) -> dict:
     errors: list[str] = []
     result: dict = {
         "meta": {
-            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": procs.machine(),
-            "load_start": procs.load_average(),
+            **procs.run_meta(),
             "scenario": args.scenario,
             "class_sizes": args.klass,
             "arrive_within_s": args.class_arrive,
@@ -630,9 +625,7 @@ def run_scaleout(args) -> dict:
     replicas = args.replicas or [1]
     result: dict = {
         "meta": {
-            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": procs.machine(),
-            "load_start": procs.load_average(),
+            **procs.run_meta(),
             "scenario": args.scenario,
             "page": f"/{page[0]}?{page[1]}",
             "class_sizes": args.klass,

@@ -54,7 +54,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import datetime as dt
 import json
 import os
 import re
@@ -619,9 +618,7 @@ async def _flood(args, running: Running) -> dict:
     pool = sentences(args.inputs)
     result: dict = {
         "meta": {
-            "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "machine": procs.machine(),
-            "load_start": procs.load_average(),
+            **procs.run_meta(),
             "inputs_per_page": args.inputs,
             "students": args.students,
             "session_inputs": args.session_inputs,

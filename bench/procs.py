@@ -162,3 +162,14 @@ def load_average() -> list[float] | None:
         return [round(float(v), 2) for v in os.getloadavg()]
     except OSError:
         return None
+
+
+def run_meta() -> dict:
+    """The first keys of every bench result's ``meta``: when (UTC), on what, how busy."""
+    import datetime as dt
+
+    return {
+        "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "machine": machine(),
+        "load_start": load_average(),
+    }
