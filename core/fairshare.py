@@ -71,6 +71,7 @@ class Admission:
     ok: bool
     reason: str | None = None
     waited_s: float = 0.0
+    new_session: bool = False  # the gate had not seen this session before
 
 
 class FairGate:
@@ -205,6 +206,7 @@ class FairGate:
         the session. A refused run holds nothing."""
         t0 = self._clock()
         with self._lock:
+            fresh = session not in self._sessions
             s = self._session(session, address, t0)
             pause = self._pace_wait(s, t0) if self.pace else 0.0
         if pause > 0.0:
@@ -216,7 +218,7 @@ class FairGate:
                 >= self.max_waiting_per_address
             ):
                 self.refused[CROWDED] += 1
-                refusal: Admission | None = Admission(False, CROWDED, now - t0)
+                refusal: Admission | None = Admission(False, CROWDED, now - t0, fresh)
                 waiter = None
             else:
                 refusal = None
@@ -232,7 +234,7 @@ class FairGate:
             if not waiter.granted:  # timed out and still waiting: leave the queue
                 self._waiting.remove(waiter)
                 self.refused[BUSY] += 1
-                late: Admission | None = Admission(False, BUSY, self._clock() - t0)
+                late: Admission | None = Admission(False, BUSY, self._clock() - t0, fresh)
             else:
                 late = None
         if late is not None:
@@ -240,7 +242,7 @@ class FairGate:
             return
         start = self._clock()
         try:
-            yield Admission(True, None, start - t0)
+            yield Admission(True, None, start - t0, fresh)
         finally:
             with self._lock:
                 now = self._clock()

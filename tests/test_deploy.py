@@ -261,6 +261,24 @@ def test_k8s_cross_references():
 # --- nginx, the image ----------------------------------------------------------------------
 
 
+def test_every_location_that_sets_headers_still_sends_the_client_address():
+    """nginx drops every inherited ``proxy_set_header`` in a location that sets one of its
+    own: such a location must include proxy-headers.conf again, or the app (and its fair
+    gate) sees nginx's address for every visitor (the websocket's location did)."""
+    road = (NGINX / "road.conf").read_text()
+    common = (NGINX / "proxy-headers.conf").read_text()
+    assert "proxy_set_header X-Real-IP $remote_addr;" in common
+    assert "proxy_set_header Host $host;" in common
+    http_level = road.split("server {", 1)[0]
+    assert "include proxy-headers.conf;" in http_level
+    blocks = dict(re.findall(r"\n    location ([^{]+)\{(.*?)\n    \}", road, re.S))
+    assert "= /_stcore/stream " in blocks and len(blocks) >= 3, list(blocks)
+    setting = [name for name, body in blocks.items() if "proxy_set_header" in body]
+    assert "= /_stcore/stream " in setting  # Upgrade and Connection
+    for name in setting:
+        assert "include proxy-headers.conf;" in blocks[name], f"location {name.strip()}"
+
+
 def _csp(text: str) -> str:
     return re.search(r"Content-Security-Policy:? \"([^\"]+)\"", text).group(1)
 
@@ -315,7 +333,8 @@ def test_nginx_accepts_the_config():
         )
         conf = folder / "conf"
         assert (conf / "upstream.conf").read_text().count("server 127.0.0.1:") == 2
-        for f in ("nginx.conf", "road.conf", "headers.conf", "asset-headers.conf"):  # verbatim
+        verbatim = ("nginx.conf", "road.conf", "proxy-headers.conf", "headers.conf")
+        for f in (*verbatim, "asset-headers.conf"):
             assert (conf / f).resolve() == (NGINX / f).resolve()
         cmd = [nginx, "-t", "-p", f"{folder}/", "-c", str(conf / "nginx.conf")]
         run = subprocess.run(cmd, capture_output=True, text=True, timeout=60)

@@ -142,9 +142,12 @@ def test_a_new_session_starts_with_its_address_mean():
             (gate.use_of("x1") + gate.use_of("x2")) / 2, rel=1e-6
         )
     assert gate.use_of("x3") > 2.0
-    with gate.admit("s2", "school"):
+    with gate.admit("s2", "school") as adm:
         assert gate.use_of("s2") == pytest.approx(gate.use_of("s1"), rel=1e-6)
         assert gate.use_of("s2") < 0.3
+        assert adm.new_session  # the server logs who its sessions come from (ui/admission)
+    with gate.admit("s2", "school") as adm:
+        assert not adm.new_session
 
 
 def test_pacing_lets_a_burst_through_then_a_run_per_token():

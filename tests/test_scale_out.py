@@ -423,6 +423,35 @@ class Students:
             self.loop.close()
 
 
+def _the_app_sees_each_client_address(cluster: Cluster) -> None:
+    """The fair gate shares the cores among client addresses (ui/admission): through nginx
+    the app must see each visitor's own address (X-Real-IP) on the websocket, where a
+    page runs, not nginx's. (An nginx location that sets a header of its own drops every
+    inherited one: the websocket's did, and every visitor was one address.)"""
+    from bench.classroom import Student
+
+    async def visit(address: str) -> None:
+        s = Student(cluster.base, timeout=300, name=f"from-{address}", source_address=address)
+        try:
+            arrived = await s.arrive("", "lang=en")
+            assert arrived.ok, arrived.error
+        finally:
+            await s.close()
+            s.close_http()
+
+    students = Students()
+    try:
+        for address in ("127.0.0.2", "127.0.0.3"):
+            students.run(visit(address))
+    finally:
+        students.close()
+    logs = "".join(cluster.logs[f"app{p}"].read_text(errors="replace") for p in APP_PORTS)
+    for address in ("127.0.0.2", "127.0.0.3"):
+        assert re.search(rf"new session \w+ from {re.escape(address)}\b", logs), (
+            f"no replica saw a session from {address}: the websocket lost X-Real-IP"
+        )
+
+
 def _poll_across_replicas(cluster: Cluster) -> None:
     """A teacher (Chromium) opens a poll on one replica; students on the other vote; that
     replica is killed; a new student routed to it is served by the survivor; no vote lost."""
@@ -554,6 +583,7 @@ def test_two_replicas_behind_the_repos_nginx(cluster):
     _require(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
     _spread_and_stickiness(cluster)
     _static_assets(cluster)
+    _the_app_sees_each_client_address(cluster)
     _poll_across_replicas(cluster)
     opened = _one_address_is_limited(cluster)  # last: it spends the address's burst
     print(f"\nnew sessions from one address before a 429: {opened}", file=sys.stderr)

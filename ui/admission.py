@@ -20,8 +20,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import streamlit as st
+from streamlit.logger import get_logger
 
 from core.fairshare import BUSY, FairGate
+
+_LOG = get_logger("road.admission")
 
 PUBLIC_ENV = "ROAD_PUBLIC"
 TRUST_PROXY_ENV = "ROAD_TRUST_PROXY"
@@ -82,7 +85,10 @@ def admitted() -> Iterator[bool]:
     (and what to do) in their language; the caller stops the run."""
     from ui.i18n import t
 
-    with gate().admit(_session_id(), client_address()) as admission:
+    session, address = _session_id(), client_address()
+    with gate().admit(session, address) as admission:
+        if admission.new_session:  # one line per session: who the gate shares the cores among
+            _LOG.info("new session %s from %s", session[:8], address)
         if not admission.ok:
             key = "admission.busy" if admission.reason == BUSY else "admission.crowded"
             st.warning(t(key), icon=":material/hourglass_top:")

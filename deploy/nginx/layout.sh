@@ -38,7 +38,7 @@ case "$static" in
         ;;
 esac
 mkdir -p "$prefix/conf" "$prefix/logs" "$prefix/temp"
-for f in nginx.conf road.conf headers.conf asset-headers.conf; do
+for f in nginx.conf road.conf proxy-headers.conf headers.conf asset-headers.conf; do
     ln -sf "$here/$f" "$prefix/conf/$f"
 done
 printf 'listen %s;\n' "$listen" > "$prefix/conf/listen.conf"
