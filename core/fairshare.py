@@ -24,6 +24,14 @@ cannot see the reruns inside a websocket either.
   session waits without using a core; and an address with ``max_waiting_per_address`` runs
   already waiting, or a run that waited ``timeout`` seconds, is refused at once.
 
+- every run is charged at least ``min_charge`` seconds: a run costs the server more than
+  its script (its rerun, the delivery of everything it drew), and a client rerunning a
+  cached page in a loop runs in milliseconds each time;
+- with a health probe (``healthy``, ``core.looplag``: the server's event loop is behind, or
+  holds many messages not yet sent), only the lightest active address starts runs until
+  the loop has caught up. Fair slots alone did not help: the runs were short and fair, and
+  then a student's finished page waited ~20 s in the loop behind the abuser's messages.
+
 Pure Python with threads; the clock can be injected. ``ui/admission.py`` uses it around
 every page run. Memory is bounded: at most ``max_sessions`` sessions are remembered (the
 least recently seen are forgotten first).
@@ -43,6 +51,7 @@ from dataclasses import dataclass, field
 # Why a run was refused (the page shows a message in the visitor's language).
 BUSY = "busy"  # waited `timeout` seconds without a slot
 CROWDED = "crowded"  # its address already has `max_waiting_per_address` runs waiting
+ACTIVE_S = 0.01  # an address whose decayed use is at least this used the server lately
 
 
 @dataclass
@@ -86,6 +95,9 @@ class FairGate:
         max_waiting_per_address: int = 120,
         timeout: float = 45.0,
         max_sessions: int = 5000,
+        min_charge: float = 0.0,
+        healthy: Callable[[], bool] | None = None,
+        hold_at_most: float = 0.5,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -99,6 +111,9 @@ class FairGate:
         self.max_waiting_per_address = max_waiting_per_address
         self.timeout = timeout
         self.max_sessions = max_sessions
+        self.min_charge = min_charge
+        self.healthy = healthy
+        self.hold_at_most = hold_at_most
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -109,6 +124,8 @@ class FairGate:
         self._order = itertools.count()
         self.refused: dict[str, int] = {BUSY: 0, CROWDED: 0}
         self.granted = 0
+        self.held = 0  # dispatches put off because the server was not healthy
+        self._last_grant = -math.inf
 
     # ---- bookkeeping (under the lock) ------------------------------------------------------
 
@@ -152,7 +169,13 @@ class FairGate:
         return a[0] * math.pow(0.5, max(0.0, now - a[1]) / self.half_life)
 
     def _dispatch(self, now: float) -> None:
-        """Hand free slots to the waiting runs whose sessions used least (then oldest)."""
+        """Hand free slots to the waiting runs whose sessions used least (then oldest).
+
+        With a health probe (``healthy``, which also pokes the gate as it measures): while
+        it says no (the event loop cannot deliver what runs already made), only the lightest
+        active address (a class among heavier clients) starts runs; the others wait, unless
+        none is running and none started for ``hold_at_most`` seconds (so runs always
+        progress). :meth:`poke` dispatches again."""
         while self._free > 0 and self._waiting:
             best = min(
                 self._waiting,
@@ -162,11 +185,26 @@ class FairGate:
                     w.order,
                 ),
             )
+            if (
+                self.healthy is not None
+                and (self._free < self.slots or now - self._last_grant < self.hold_at_most)
+                and not self.healthy()
+                and self._address_use(best.address, now) > self._lightest_active(now)
+            ):
+                self.held += 1
+                return
             self._waiting.remove(best)
             best.granted = True
             self._free -= 1
             self.granted += 1
+            self._last_grant = now
             best.event.set()
+
+    def _lightest_active(self, now: float) -> float:
+        """The least recent use among addresses that used the server lately (``ACTIVE_S``)."""
+        uses = [self._address_use(a, now) for a in self._addresses]
+        active = [u for u in uses if u >= ACTIVE_S]
+        return min(active, default=math.inf)
 
     def _use_of(self, session: str, now: float) -> float:
         s = self._sessions.get(session)
@@ -190,6 +228,11 @@ class FairGate:
         """The address's recent run time (seconds, decayed), all its sessions together."""
         with self._lock:
             return self._address_use(address, self._clock())
+
+    def poke(self) -> None:
+        """Dispatch again (the caller of ``healthy`` saw it change)."""
+        with self._lock:
+            self._dispatch(self._clock())
 
     def waiting(self) -> int:
         with self._lock:
@@ -246,6 +289,6 @@ class FairGate:
         finally:
             with self._lock:
                 now = self._clock()
-                self._charge(session, address, now - start, now)
+                self._charge(session, address, max(now - start, self.min_charge), now)
                 self._free += 1
                 self._dispatch(now)

@@ -60,7 +60,7 @@ NAMES = {m: ui.model_name(m) for m in MODELS + zoo.PROBE_MODELS}
 # --- part "sentence": one sentence, every model ----------------------------------------------
 
 
-@st.fragment  # the sentence and its controls rerun this part only
+@ui.fragment  # the sentence and its controls rerun this part only
 def sentence_section() -> None:
     """The bar chart (who got it right), its control (the sentence), then cards, the
     confidence grid and every number. In predict mode the outputs stay hidden until
@@ -179,7 +179,7 @@ def evidence_part() -> None:
     evidence_section()
 
 
-@st.fragment  # the score choice reruns only the evidence
+@ui.fragment  # the score choice reruns only the evidence
 def evidence_section() -> None:
     """Accuracy against length (the slide), then memory against distance."""
     claim = A.length_claim(A.exact_by_length(manifest, MODELS))

@@ -48,7 +48,7 @@ src_vocab, _ = D.vocabs()
 # =========================================================================================
 # 1. Alignment: each output word spreads a budget of 1 over the source words
 # =========================================================================================
-@st.fragment  # its controls rerun only this part of the page
+@ui.fragment  # its controls rerun only this part of the page
 def align_part() -> None:
     top, choose = st.container(), st.container()
     with choose:  # under the picture: which sentence, which model
@@ -76,7 +76,7 @@ def align_part() -> None:
     ui.params.set_params(s=" ".join(tokens))
 
 
-@st.fragment  # the decoding step reruns only what it moves: one figure (heatmap + row)
+@ui.fragment  # the decoding step reruns only what it moves: one figure (heatmap + row)
 def align_step(name: str, run: A.AttentionRun, weights: np.ndarray, entropy: np.ndarray) -> None:
     """The alignment heatmap with the step's row framed and drawn as bars under it; the
     step slider under the chart."""
@@ -97,7 +97,7 @@ def align_step(name: str, run: A.AttentionRun, weights: np.ndarray, entropy: np.
 PAIR_KEYS = tuple(p.key for p in A.MINIMAL_PAIRS)
 
 
-@st.fragment  # the pair reruns the part: the decoder's rows and the encoder's
+@ui.fragment  # the pair reruns the part: the decoder's rows and the encoder's
 def pairs_part() -> None:
     top, below = st.container(), st.container()
     found = D.best_pair()
@@ -122,7 +122,7 @@ def pairs_part() -> None:
             )
 
 
-@st.fragment  # the model, layer and head rerun only the decoder's rows: one figure
+@ui.fragment  # the model, layer and head rerun only the decoder's rows: one figure
 def pairs_decoder(pair: A.MinimalPair) -> None:
     """The step that writes the deciding word in A and in B: the two rows of weights and
     A minus B, as three panels of one figure (position under position)."""
@@ -148,7 +148,7 @@ def pairs_decoder(pair: A.MinimalPair) -> None:
             st.caption(t("attention.pairs.nodiff"))
 
 
-@st.fragment  # the encoder layer reruns only its figure
+@ui.fragment  # the encoder layer reruns only its figure
 def pairs_encoder(sentences: tuple[tuple[str, str], ...], default_layer: int) -> None:
     """What the ambiguous word reads in each sentence of the pair, (english, word) each:
     its self-attention row in A and in B, two panels of one figure."""
@@ -169,7 +169,7 @@ def pairs_encoder(sentences: tuple[tuple[str, str], ...], default_layer: int) ->
 # =========================================================================================
 # 3. Self-attention
 # =========================================================================================
-@st.fragment
+@ui.fragment
 def self_part() -> None:
     s = ui.slide(t("attention.part.self.lead"))
     with s.more:
@@ -205,7 +205,7 @@ def self_part() -> None:
 # =========================================================================================
 # 4. How a score becomes a weight
 # =========================================================================================
-@st.fragment
+@ui.fragment
 def score_part() -> None:
     """4a. A worked example by hand (the picture), 4b. the same steps inside a trained
     model, 4c. why divide by sqrt(d)."""
@@ -238,7 +238,7 @@ def score_part() -> None:
     ui.try_this(t("attention.score.try"))
 
 
-@st.fragment  # the sentence and the query's controls rerun this section and 4c, not 4a
+@ui.fragment  # the sentence and the query's controls rerun this section and 4c, not 4a
 def score_model(kind: str, temp: float) -> None:
     """4b. The same steps inside a trained model: the scores of one query and their
     softmax, one figure; then 4c (why divide by sqrt(d)) for that many keys."""
@@ -263,7 +263,7 @@ def score_model(kind: str, temp: float) -> None:
     score_sqrt(n_keys)
 
 
-@st.fragment  # d reruns only its chart
+@ui.fragment  # d reruns only its chart
 def score_sqrt(n_keys: int) -> None:
     """Entropy against d for ``n_keys`` random keys, with and without the 1/sqrt(d)."""
     chart = st.container()
@@ -303,7 +303,7 @@ def buys_part() -> None:
     ui.takeaway(t("attention.buys.takeaway"))
 
 
-@st.fragment  # the sentence reruns only the table: the curves above do not depend on it
+@ui.fragment  # the sentence reruns only the table: the curves above do not depend on it
 def buys_table() -> None:
     tokens = sentence_picker(src_vocab, EXAMPLES[6])
     if tokens is None:

@@ -50,7 +50,7 @@ part = ui.part_selector(k(""), PARTS, key="ar_part")
 # --- 1. a language model writes one word at a time --------------------------------------------
 
 
-@st.fragment  # its controls rerun only this part
+@ui.fragment  # its controls rerun only this part
 def lm_part() -> None:
     s = ui.slide(t(k("lm.lead")))
     if not require(LM):
@@ -130,7 +130,7 @@ def lm_part() -> None:
 # --- 2. a translator writes the same way, looking back at the source ---------------------------
 
 
-@st.fragment  # its controls rerun only this part
+@ui.fragment  # its controls rerun only this part
 def translate_part() -> None:
     s = ui.slide(t(k("tr.lead")))
     with s.more:
@@ -204,7 +204,7 @@ def translate_part() -> None:
 # --- 3. one wrong step: force a plausible wrong word and watch the rest ------------------------
 
 
-@st.fragment  # its controls rerun only this part
+@ui.fragment  # its controls rerun only this part
 def wrong_part() -> None:
     s = ui.slide(t(k("wrong.lead")))
     with s.more:
@@ -305,7 +305,7 @@ def wrong_part() -> None:
 # --- 4. the serial cost: writing n words takes n steps, reading them takes one -----------------
 
 
-@st.fragment  # its controls rerun only this part
+@ui.fragment  # its controls rerun only this part
 def cost_part() -> None:
     s = ui.slide(t(k("cost.lead")))
     if not require(LM):

@@ -114,7 +114,7 @@ def latent_part() -> None:
 # --- 1. watch the encoder read ------------------------------------------------------------------
 
 
-@st.fragment  # the model switch and the sentence rerun only this part
+@ui.fragment  # the model switch and the sentence rerun only this part
 def read_part() -> None:
     s, plain, tokens = sentence_part("read", main="plain")
     if tokens is None:
@@ -152,7 +152,7 @@ def read_part() -> None:
 # --- 2. side by side ---------------------------------------------------------------------------
 
 
-@st.fragment  # the model switch and the sentence rerun only this part
+@ui.fragment  # the model switch and the sentence rerun only this part
 def side_part() -> None:
     s, plain, tokens = sentence_part("side", main="sentence")
     if tokens is None:
@@ -185,7 +185,7 @@ def side_part() -> None:
 # --- 3. accuracy against length (Bahdanau et al. 2015, Figure 2) -------------------------------
 
 
-@st.fragment  # the metric switch reruns only this part
+@ui.fragment  # the metric switch reruns only this part
 def length_part() -> None:
     part_header("length")
     s = ui.slide(t(P + "length.lead"))
@@ -230,7 +230,7 @@ def length_part() -> None:
 # --- 4. stretch it live ------------------------------------------------------------------------
 
 
-@st.fragment  # the length slider, the new-batch button and the model switch rerun this part
+@ui.fragment  # the length slider, the new-batch button and the model switch rerun this part
 def stretch_part() -> None:
     part_header("stretch")
     s = ui.slide(t(P + "stretch.lead"))
@@ -343,7 +343,7 @@ def probe_part() -> None:
 # --- 6. how much each word still counts ----------------------------------------------------------
 
 
-@st.fragment  # the sentence, the model switch and the log toggle rerun only this part
+@ui.fragment  # the sentence, the model switch and the log toggle rerun only this part
 def grad_part() -> None:
     s, plain, tokens = sentence_part("grad", main="sentence")
     with s.more:
@@ -388,7 +388,7 @@ DRAW = {
 }
 
 
-@st.fragment
+@ui.fragment
 def lesson() -> None:
     """The part selector and the chosen part, rerun together by the part (a click reruns
     this fragment, not the app's frame). The parts' own controls, the sentence included,

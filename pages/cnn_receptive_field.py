@@ -93,7 +93,7 @@ part = ui.part_selector(P, PARTS, key="cnn_rf_part")
 # Two fragments, nested: kernel and depth rerun only ``formula_section`` (the chart, its two
 # knobs and the words under it); the sentence, the pair, the position and dilation (the
 # folded controls) rerun ``window_section``, which draws the formula again.
-@st.fragment  # the folded controls rerun this part (and the formula)
+@ui.fragment  # the folded controls rerun this part (and the formula)
 def window_section() -> None:
     """The slide of part 1: the lead, the formula (inner fragment), the folded controls."""
     s = ui.slide(t(P + "theory.lead"))
@@ -115,7 +115,7 @@ def window_section() -> None:
         formula_section(tokens, a, b, pos, dilated)
 
 
-@st.fragment  # kernel and depth rerun only the chart, their controls and the words under it
+@ui.fragment  # kernel and depth rerun only the chart, their controls and the words under it
 def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: bool) -> None:
     """The windows of ``tokens[pos]`` layer by layer, the pair ``(a, b)`` marked, with the
     formula's two knobs (kernel, depth) under the chart. The arguments come from
@@ -184,7 +184,7 @@ def theory_part() -> None:
 
 
 # --- 2. the measurement --------------------------------------------------------------------
-@st.fragment  # the sentence reruns this part; the position only ``measured_view``
+@ui.fragment  # the sentence reruns this part; the position only ``measured_view``
 def measured_section() -> None:
     """The slide of part 2: the sentence measured by the shipped CNN encoder (folded), then
     its gradients (inner fragment)."""
@@ -236,7 +236,7 @@ def own_problem(err, text: str) -> None:
         st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
 
 
-@st.fragment  # the measured position reruns only its picker, the two charts and the words
+@ui.fragment  # the measured position reruns only its picker, the two charts and the words
 def measured_view(
     tokens: tuple[str, ...] | None,
     pair: tuple[int, int],

@@ -153,7 +153,7 @@ part = ui.part_selector(P, PARTS, key="cmp_part")
 
 
 # --- 1. The Markov window ------------------------------------------------------------------
-@st.fragment  # the order n and the prompt rerun only this part
+@ui.fragment  # the order n and the prompt rerun only this part
 def markov_section(seed: int) -> None:
     s = ui.slide(t(P + "markov.lead"))
     with st.spinner(t(P + "markov.spinner")):
@@ -269,7 +269,7 @@ def arch_names() -> dict[str, str]:
     return {a: t(P + f"arch.{a}") for a in cp.ARCHITECTURES}
 
 
-@st.fragment  # n, d and k rerun only this part
+@ui.fragment  # n, d and k rerun only this part
 def priors_section() -> None:
     s = ui.slide(t(P + "priors.lead"))
     n = ui.params.get_int("ctx", 1, CTX_MAX, DEFAULT_CTX)

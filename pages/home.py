@@ -92,7 +92,7 @@ def _size_cell(name: str, params: object, sizes: list[float]) -> str:
     return f":{color}[{bar}] {md.escape(f'{params:,.0f}')}"
 
 
-@st.fragment  # the task filter reruns only this section, not the whole page
+@ui.fragment  # the task filter reruns only this section, not the whole page
 def zoo_section() -> None:
     """The zoo table (sizes drawn as log-scale bars), filtered by task (in the link as ``task``)."""
     task = ui.params.get_choice("task", TASKS, default="all")

@@ -73,7 +73,7 @@ part = ui.part_selector(P, PARTS, key="path_part")
 
 
 # --- 1. Table 1 ----------------------------------------------------------------------------
-@st.fragment  # n, the metric, d and k rerun only this section
+@ui.fragment  # n, the metric, d and k rerun only this section
 def table_section() -> None:
     """Table 1 for the n, d, k in the link: the chart first, the table in the words."""
     n = ui.params.get_int("n", 2, N_MAX, default=50)
@@ -146,7 +146,7 @@ def table_part() -> None:
 
 
 # --- 2. Two words, four paths --------------------------------------------------------------
-@st.fragment  # the sentence, the two words and k rerun only this section
+@ui.fragment  # the sentence, the two words and k rerun only this section
 def pair_section() -> None:
     """The paths between two words of a sentence in each architecture."""
     lang = ui.current_lang()

@@ -73,7 +73,7 @@ st.subheader(t(f"poll.q.{q.id}.text"))
 
 
 # --- the teacher (projector) ---------------------------------------------------------------
-@st.fragment(run_every=poll.REFRESH_S)
+@ui.fragment(run_every=poll.REFRESH_S)
 def live_room() -> None:
     """The live histogram, refreshed every 2 s; the reveal once the teacher asks for it."""
     now = poll.store().get(code)
@@ -140,7 +140,7 @@ def _part(q: pq.Question) -> dict:
 
 
 # --- a student (phone) -------------------------------------------------------------------
-@st.fragment(run_every=poll.REFRESH_S)
+@ui.fragment(run_every=poll.REFRESH_S)
 def student_wait() -> None:
     """Every 2 s: has the teacher revealed, closed or moved on?"""
     now = poll.store().get(code)

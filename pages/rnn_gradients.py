@@ -56,7 +56,7 @@ part = ui.part_selector(R, PARTS, key="rnn_gradients_part")
 # --- 1. decay with distance, freshly initialised cells ------------------------------------
 
 
-@st.fragment  # quantity, length, drive and seed rerun the part; the radius only its section
+@ui.fragment  # quantity, length, drive and seed rerun the part; the radius only its section
 def fresh_part() -> None:
     st.header(t(R + "fresh.header"))
     s = ui.slide(t(R + "fresh.lead"))
@@ -92,7 +92,7 @@ def fresh_part() -> None:
         st.markdown(t(R + "fresh.intro"))
 
 
-@st.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
+@ui.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
 def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     chart_place = st.container()
     radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
@@ -133,7 +133,7 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
 # --- 2. the same measurement inside trained models ---------------------------------------
 
 
-@st.fragment  # the quantity reruns only this part
+@ui.fragment  # the quantity reruns only this part
 def trained_part() -> None:
     st.header(t(R + "trained.header"))
     s = ui.slide(t(R + "trained.lead"))
@@ -170,7 +170,7 @@ def trained_part() -> None:
 # --- 3. what it does to learning ------------------------------------------------------------
 
 
-@st.fragment  # the loss/accuracy switch reruns only this part
+@ui.fragment  # the loss/accuracy switch reruns only this part
 def learn_part() -> None:
     st.header(t(R + "learn.header"))
     s = ui.slide(t(R + "learn.lead"))
@@ -248,7 +248,7 @@ def learn_part() -> None:
 # --- 4. which words still reach the end ---------------------------------------------------
 
 
-@st.fragment  # the encoder choice and the sentence rerun only this part
+@ui.fragment  # the encoder choice and the sentence rerun only this part
 def words_part() -> None:
     st.header(t(R + "words.header"))
     s = ui.slide(t(R + "words.lead"))
@@ -319,7 +319,7 @@ def words_part() -> None:
 # --- 5. exploding gradients: one training step, with and without clipping ----------------
 
 
-@st.fragment  # the learning rate reruns only this part
+@ui.fragment  # the learning rate reruns only this part
 def explode_part() -> None:
     st.header(t(R + "explode.header"))
     s = ui.slide(t(R + "explode.lead"))

@@ -65,3 +65,83 @@ def test_settings_come_from_the_environment(monkeypatch):
 def test_without_a_request_the_visitor_is_one_local_address(monkeypatch):
     monkeypatch.setenv(admission.TRUST_PROXY_ENV, "1")
     assert admission.client_address() == "local"
+
+
+def _fragment_script():
+    import streamlit as st
+
+    from ui import admission
+
+    @admission.fragment
+    def part(label: str) -> None:
+        st.write(f"{label}: {admission.holding()}")
+
+    part("alone")  # as a fragment's own rerun reaches it: no frame around it
+    with admission.admitted() as ok:
+        if ok:
+            part("in a run")  # drawn by a full run that holds a slot already
+
+
+def test_a_fragment_rerun_passes_the_gate_and_a_full_run_passes_it_once(fresh_gate):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_fragment_script).run()
+    assert not at.exception
+    assert [m.value for m in at.markdown] == ["alone: True", "in a run: True"]
+    assert fresh_gate.granted == 2  # one for the fragment alone, one for the run around it
+    assert fresh_gate.running() == 0 and not admission.holding()
+
+
+def test_a_refused_fragment_rerun_says_why_and_draws_nothing(refusing_gate):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_function(_fragment_script).run()
+    assert not at.exception
+    assert not [m.value for m in at.markdown if "alone" in m.value]
+    assert any("Too many requests" in w.value for w in at.warning)
+    assert refusing_gate.refused["crowded"] == 2  # the fragment and the run: both refused
+
+
+def test_no_page_makes_an_ungated_fragment():
+    """Every fragment of the app is ``ui.fragment`` (the gate's); a bare ``st.fragment``
+    would let a client rerun that part past every limit."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    bare = re.compile(r"^\s*@?st\.fragment\b|=\s*st\.fragment\(", re.M)
+    files = [*root.glob("app.py"), *root.glob("pages/*.py"), *root.glob("ui/*.py")]
+    offenders = [
+        str(f.relative_to(root))
+        for f in files
+        if f.name != "admission.py" and bare.search(f.read_text(encoding="utf-8"))
+    ]
+    assert offenders == []
+    uses = sum(f.read_text(encoding="utf-8").count("@ui.fragment") for f in files)
+    assert uses >= 30, uses  # the pages' parts really use it
+
+
+def test_the_backlog_count_reads_this_streamlits_queues(monkeypatch):
+    """``_undelivered`` reads Streamlit's private queues: fail here, not silently in
+    production, when an upgrade renames them."""
+    import inspect
+    from types import SimpleNamespace
+
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.runtime import Runtime
+    from streamlit.runtime.app_session import AppSession
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    assert "self._browser_queue = ForwardMsgQueue()" in inspect.getsource(AppSession.__init__)
+    queues = [ForwardMsgQueue(), ForwardMsgQueue()]
+    for i, q in enumerate(queues):
+        for _ in range(i + 2):
+            msg = ForwardMsg()
+            msg.script_finished = ForwardMsg.FINISHED_SUCCESSFULLY
+            q.enqueue(msg)
+    sessions = [SimpleNamespace(session=SimpleNamespace(_browser_queue=q)) for q in queues]
+    mgr = SimpleNamespace(list_active_sessions=lambda: sessions)
+    runtime = SimpleNamespace(_session_mgr=mgr)
+    monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
+    assert admission._undelivered() == sum(len(q.flush()) for q in queues) > 0
+    assert admission._undelivered() == 0  # flushed: sent

@@ -238,3 +238,79 @@ def test_memory_is_bounded_by_max_sessions():
 def test_slots_must_be_positive():
     with pytest.raises(ValueError):
         FairGate(0)
+
+
+def test_while_the_server_is_not_healthy_only_the_lightest_address_starts_runs():
+    """The event loop behind (``healthy`` false): runs already running finish; a heavy
+    address's run does not start beside them, the lightest active address's (the class)
+    does; when healthy again, a poke lets the held one in."""
+    clock = Clock()
+    ok = {"now": True}
+    gate = FairGate(3, clock=clock, healthy=lambda: ok["now"])
+    with gate.admit("x1", "abuser"):
+        clock.now += 2.0
+    with gate.admit("y1", "other"):  # a second heavy client
+        clock.now += 2.0
+    with gate.admit("s0", "school"):
+        clock.now += 0.2
+    release = threading.Event()
+    log: list = []
+    first = hold(gate, "x1", "abuser", release, log)
+    wait_until(lambda: gate.running() == 1)
+    ok["now"] = False
+    held = hold(gate, "y2", "other", release, log)
+    wait_until(lambda: gate.waiting() == 1)
+    gate.poke()
+    assert gate.running() == 1 and gate.held >= 2  # a free slot, yet held
+    student = hold(gate, "s1", "school", release, log)
+    wait_until(lambda: gate.running() == 2)  # the lightest address goes at once
+    assert gate.waiting() == 1 and log[-1] == ("s1", True, None)
+    ok["now"] = True
+    gate.poke()
+    wait_until(lambda: gate.running() == 3)
+    release.set()
+    for th in (first, held, student):
+        th.join(10)
+    assert [s for s, granted, _ in log if granted] == ["x1", "s1", "y2"]
+
+
+def test_an_unhealthy_server_still_runs_one_at_a_time_now_and_then():
+    """Nothing running and nothing started for ``hold_at_most`` seconds: a held address's
+    run goes, so a lag that runs did not cause cannot stop every page."""
+    clock = Clock()
+    gate = FairGate(2, clock=clock, healthy=lambda: False, hold_at_most=0.5)
+    with gate.admit("s0", "school"):
+        clock.now += 0.2
+    with gate.admit("x1", "abuser"):  # a new address has no use yet: it goes
+        clock.now += 1.0
+    release_s1, release_x2 = threading.Event(), threading.Event()
+    log: list = []
+    s1 = hold(gate, "s1", "school", release_s1, log)  # the lightest: goes at once
+    wait_until(lambda: gate.running() == 1)
+    x2 = hold(gate, "x2", "abuser", release_x2, log)
+    wait_until(lambda: gate.waiting() == 1)
+    gate.poke()
+    assert gate.running() == 1 and gate.held >= 2  # the heavier address is held
+    clock.now += 1.0
+    release_s1.set()  # nothing runs now, the last start was 1 s ago: x2 goes
+    wait_until(lambda: ("x2", True, None) in log)
+    release_x2.set()
+    for th in (s1, x2):
+        th.join(10)
+    assert [s for s, granted, _ in log if granted] == ["s1", "x2"]
+
+
+def test_every_run_is_charged_at_least_min_charge():
+    """A cached page rerun in a loop takes milliseconds of script but a full delivery of
+    messages: each run counts at least ``min_charge``, so many quick runs weigh more than a
+    few real ones."""
+    clock = Clock()
+    gate = FairGate(1, clock=clock, min_charge=0.25, half_life=1e9)  # no decay here
+    for _ in range(8):
+        with gate.admit("loop", "abuser"):
+            clock.now += 0.01
+    with gate.admit("student", "school"):
+        clock.now += 0.3
+    assert gate.use_of("loop") == pytest.approx(8 * 0.25, rel=0.01)
+    assert gate.use_of("student") == pytest.approx(0.3, rel=0.01)
+    assert gate.address_use("abuser") > gate.address_use("school")

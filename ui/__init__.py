@@ -15,6 +15,7 @@ import streamlit as st
 
 from core import charts, lexicon
 from ui import params
+from ui.admission import fragment
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
@@ -25,6 +26,7 @@ __all__ = [
     "chart",
     "current_lang",
     "curious",
+    "fragment",
     "labeler",
     "mixed",
     "model_name",

@@ -11,24 +11,38 @@ Settings, from the environment (the image and ``deploy/`` set them; a local
   ``X-Real-IP`` to the client's address (a school behind one NAT is one address). Without
   it the header is ignored (anyone could send one) and the socket's address is used.
 - ``ROAD_RUN_SLOTS``: page runs at once (default: the cores this process may use).
+- ``ROAD_LOOP_LAG_MS``: no new run starts while the server's event loop is more than this
+  many milliseconds behind (``core.looplag``; default 50; 0 turns the check off).
 """
 
 from __future__ import annotations
 
+import functools
 import os
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 import streamlit as st
 from streamlit.logger import get_logger
 
 from core.fairshare import BUSY, FairGate
+from core.looplag import LoopLag
 
 _LOG = get_logger("road.admission")
 
 PUBLIC_ENV = "ROAD_PUBLIC"
 TRUST_PROXY_ENV = "ROAD_TRUST_PROXY"
 SLOTS_ENV = "ROAD_RUN_SLOTS"
+LAG_ENV = "ROAD_LOOP_LAG_MS"
+LAG_DEFAULT_MS = 50
+BACKLOG_LIMIT = 50  # messages made and not yet sent, all sessions together
+# A run costs the server more than its script's time: the rerun itself and the delivery of
+# everything it drew (a full page: tens of messages through the one event loop). A client
+# rerunning an already cached page as fast as it can runs in 0.05 s, yet its messages held
+# a class's back; so every run is charged at least this much.
+MIN_CHARGE_S = 0.25
 
 
 def _cores() -> int:
@@ -49,14 +63,56 @@ def _on(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
 
 
+def _lag_limit_s() -> float:
+    raw = os.environ.get(LAG_ENV, "").strip()
+    ms = int(raw) if raw.isdigit() else LAG_DEFAULT_MS
+    return min(ms, 10_000) / 1000.0
+
+
+def _server_loop():
+    """The running server's event loop (None outside a server: a test harness, a script)."""
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return None
+        return Runtime.instance()._get_async_objs().eventloop  # noqa: SLF001 - no public way
+    except Exception:  # noqa: BLE001 - another Streamlit: the gate works without the check
+        return None
+
+
+def _undelivered() -> int:
+    """Messages the server's sessions made and it has not sent yet (on the event loop)."""
+    from streamlit.runtime import Runtime
+
+    sessions = Runtime.instance()._session_mgr.list_active_sessions()  # noqa: SLF001
+    return sum(len(s.session._browser_queue._queue) for s in sessions)  # noqa: SLF001
+
+
 _GATE: FairGate | None = None
+_LAG: LoopLag | None = None
+_MAKING = threading.Lock()
+_HELD = threading.local()  # this script thread's run holds a slot (a session has one thread)
 
 
 def gate() -> FairGate:
     """The server's one gate (made on first use, from the environment of that moment)."""
-    global _GATE
+    global _GATE, _LAG
     if _GATE is None:
-        _GATE = FairGate(_slots(), pace=_on(PUBLIC_ENV))
+        with _MAKING:  # the first runs of a fresh server arrive together
+            if _GATE is None:
+                made = FairGate(_slots(), pace=_on(PUBLIC_ENV), min_charge=MIN_CHARGE_S)
+                limit, loop = _lag_limit_s(), _server_loop()
+                if limit > 0 and loop is not None:
+                    _LAG = LoopLag(
+                        loop,
+                        limit=limit,
+                        backlog=_undelivered,
+                        backlog_limit=BACKLOG_LIMIT,
+                        on_sample=made.poke,
+                    ).start()
+                    made.healthy = _LAG.healthy
+                _GATE = made
     return _GATE
 
 
@@ -79,10 +135,15 @@ def _session_id() -> str:
     return ctx.session_id if ctx is not None else "no-session"
 
 
+def holding() -> bool:
+    """Whether the current run already passed the gate (a fragment drawn by a full run)."""
+    return bool(getattr(_HELD, "on", False))
+
+
 @contextmanager
-def admitted() -> Iterator[bool]:
+def admitted(retry_key: str = "ui_admission_retry") -> Iterator[bool]:
     """``with admitted() as ok:`` around a page run. Not ok: the visitor has been told why
-    (and what to do) in their language; the caller stops the run."""
+    (and what to do: the ``retry_key`` button) in their language; the caller stops the run."""
     from ui.i18n import t
 
     session, address = _session_id(), client_address()
@@ -92,5 +153,29 @@ def admitted() -> Iterator[bool]:
         if not admission.ok:
             key = "admission.busy" if admission.reason == BUSY else "admission.crowded"
             st.warning(t(key), icon=":material/hourglass_top:")
-            st.button(t("admission.retry"), key="ui_admission_retry", type="primary")
-        yield admission.ok
+            st.button(t("admission.retry"), key=retry_key, type="primary")
+        _HELD.on = admission.ok
+        try:
+            yield admission.ok
+        finally:
+            _HELD.on = False
+
+
+def fragment(func: Callable[..., Any] | None = None, *, run_every: float | None = None):
+    """``st.fragment`` whose own reruns pass the gate too: a fragment's rerun runs only the
+    fragment (not app.py and its frame), so without this a client could rerun the heaviest
+    part of a page as often as it likes, past every limit. Drawn by a full run, whose frame
+    already holds a slot, it runs straight away. Use as ``@admission.fragment`` or
+    ``@admission.fragment(run_every=2)``."""
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def gated(*args: Any, **kwargs: Any) -> Any:
+            if holding():
+                return f(*args, **kwargs)
+            with admitted(f"ui_admission_retry_{f.__module__}.{f.__qualname__}") as ok:
+                return f(*args, **kwargs) if ok else None
+
+        return st.fragment(gated, run_every=run_every)
+
+    return decorate(func) if func is not None else decorate

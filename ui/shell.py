@@ -138,13 +138,15 @@ def _sidebar() -> None:
 @contextmanager
 def frame() -> Iterator[StreamlitPage]:
     """The frame around one run of a page: ``with shell.frame() as page: page.run()``."""
-    page = start()
     try:
-        # One fair gate around the page (ui/admission.py): on a busy public server, the
-        # session that used least recently goes first; a refused run says why and stops.
+        bad = _resolve()  # the language first: a refusal speaks the visitor's language
+        # One fair gate around everything the run draws (ui/admission.py): on a busy public
+        # server, the address and session that used least recently go first; a refused run
+        # says why and stops. (A fragment's own reruns pass it too: admission.fragment.)
         with admission.admitted() as ok:
             if not ok:
                 st.stop()
+            page = start(bad)
             yield page
             finish(page)
     finally:
@@ -152,9 +154,9 @@ def frame() -> Iterator[StreamlitPage]:
         st.session_state[SHELL_RAN_KEY] = False
 
 
-def start() -> StreamlitPage:
-    """Everything before the page: settle state, navigation, sidebar, styles, notices."""
-    bad = _resolve()
+def start(bad: list[tuple[str, str, object]]) -> StreamlitPage:
+    """Everything before the page (the URL already settled): navigation, sidebar, styles,
+    notices."""
     st.session_state[SHELL_RAN_KEY] = True
     st.session_state[GUARD_KEY] = False
     st.set_page_config(
