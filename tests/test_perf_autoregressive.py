@@ -13,7 +13,7 @@ PAGE = ROOT / "pages/autoregressive.py"
 def test_every_screen_is_a_fragment():
     text = PAGE.read_text(encoding="utf-8")
     for name in ("lm_part", "translate_part", "wrong_part", "cost_part"):
-        assert "@st.fragment" in text.split(f"def {name}()")[0].rsplit("\n\n", 1)[-1], name
+        assert "@ui.fragment" in text.split(f"def {name}()")[0].rsplit("\n\n", 1)[-1], name
 
 
 def test_mode_change_keeps_the_link_and_the_record_in_step():

@@ -116,11 +116,12 @@ def _calls(fn: ast.FunctionDef) -> set[str]:
 
 
 def test_sections_are_fragments():
-    """Each part is an outer fragment that calls an inner one (st.fragment, nested)."""
+    """Each part is an outer fragment that calls an inner one (ui.fragment: st.fragment
+    behind the fair gate; nested)."""
     functions = _functions()
     for name in FRAGMENTS:
         decorators = [ast.unparse(d) for d in functions[name].decorator_list]
-        assert decorators == ["st.fragment"], (name, decorators)
+        assert decorators == ["ui.fragment"], (name, decorators)
     for outer, inner in INNER.items():
         assert inner in _calls(functions[outer]), f"{outer} must call {inner}"
         assert outer not in _calls(functions[inner])

@@ -66,10 +66,10 @@ def test_table_chart_marks_n_with_one_shape():
 
 
 def test_sections_are_fragments():
-    """Each control group reruns only its own section (st.fragment)."""
+    """Each control group reruns only its own section (ui.fragment)."""
     text = (ROOT / PAGE).read_text(encoding="utf-8")
-    assert "@st.fragment" in text.split("def table_section")[0].rsplit("\n\n", 1)[-1]
-    assert "@st.fragment" in text.split("def pair_section")[0].rsplit("\n\n", 1)[-1]
+    assert "@ui.fragment" in text.split("def table_section")[0].rsplit("\n\n", 1)[-1]
+    assert "@ui.fragment" in text.split("def pair_section")[0].rsplit("\n\n", 1)[-1]
 
 
 def test_k_is_shared_by_the_table_and_the_pair(fake_zoo):  # noqa: F811
