@@ -108,6 +108,29 @@ def hostile_url(slug: str, ctx: dict[str, str]) -> str:
     return f"{path}?{urlencode(params)}"
 
 
+def plain_url(slug: str, ctx: dict[str, str]) -> str:
+    """The part as a student opens it: a markup value in the parameter that picks "your
+    own sentence" falls back to a preset, and the box is gone (AppTest checks every
+    part's parameters with markup; the browser types into the box)."""
+    path = "/" if slug == PAGES[0].slug else f"/{slug}"
+    return f"{path}?{urlencode(dict(ctx, lang='en', present='0'))}"
+
+
+def box_drawn(page, timeout_ms: float) -> bool:
+    """Whether a text box is in the main area (waiting up to ``timeout_ms`` for one)."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    try:
+        page.locator(BOXES).first.wait_for(state="attached", timeout=timeout_ms)
+    except PlaywrightTimeout:
+        return False
+    return True
+
+
+def first_part(slug: str, ctx: dict[str, str]) -> bool:
+    return ctx == PART_CONTEXTS.get(slug, [{}])[0]
+
+
 def literal_or_rejected(page, payload: str) -> bool:
     """The payload's text is on screen literally (or as its words, which is what the
     tokenizer keeps), or an alert explains why it was not used."""
@@ -123,18 +146,32 @@ def literal_or_rejected(page, payload: str) -> bool:
     ids=[s + (":" + ",".join(c.values()) if c else "") for s, c in CONTEXTS],
 )
 def test_hostile_text_and_params(server, browser, slug, ctx):
-    tab, dialogs = open_hostile(browser, server.url(hostile_url(slug, ctx)))
+    """The first part of a page: opened with markup in every parameter it reads; a part
+    with a text box: markup typed into each box (opened plainly if it is not the first, or
+    if the markup in its parameters hid the box)."""
+    typed = (slug, ctx) in TYPED_CONTEXTS
+    first = first_part(slug, ctx)
+    url = hostile_url(slug, ctx) if first else plain_url(slug, ctx)
+    tab, dialogs = open_hostile(browser, server.url(url))
     page = tab.page
     try:
         assert page.locator('[data-testid="stMain"] h1').count() >= 1
         assert page.evaluate(INJECTED_JS) == 0
         assert "Traceback" not in page.locator('[data-testid="stApp"]').inner_text()
+        # the script may be done before the browser has drawn every element: wait for a box
+        if typed and first and not box_drawn(page, 15_000):
+            page.goto(server.url(plain_url(slug, ctx)))
+            settle(page)
+        if typed:
+            box_drawn(page, 120_000)
         n_boxes = page.locator(BOXES).count()
+        typed_into = 0
         for i in range(n_boxes):
             for payload in (TYPED,):
                 box = page.locator(BOXES).nth(i)
                 if not box.is_visible() or not box.is_enabled():
                     continue
+                typed_into += 1
                 box.fill(payload)
                 box.press(
                     "Control+Enter" if box.evaluate("e => e.tagName") == "TEXTAREA" else "Enter"
@@ -144,6 +181,8 @@ def test_hostile_text_and_params(server, browser, slug, ctx):
                 assert page.evaluate(INJECTED_JS) == 0, (slug, ctx, payload)
                 assert "Traceback" not in page.locator('[data-testid="stApp"]').inner_text()
                 assert literal_or_rejected(page, payload), (slug, ctx, payload)
+        if typed:  # the list says this part has a box: the test must have used it
+            assert typed_into >= 1, f"{slug} {ctx}: {n_boxes} boxes, none typed into"
         page.wait_for_timeout(500)  # an onerror handler would fire by now
         assert dialogs == [], dialogs
         if n_boxes:
