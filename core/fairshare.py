@@ -98,6 +98,8 @@ class FairGate:
         min_charge: float = 0.0,
         healthy: Callable[[], bool] | None = None,
         hold_at_most: float = 0.5,
+        reserve: int = 0,
+        heavy_factor: float = 2.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -114,6 +116,8 @@ class FairGate:
         self.min_charge = min_charge
         self.healthy = healthy
         self.hold_at_most = hold_at_most
+        self.reserve = reserve
+        self.heavy_factor = heavy_factor
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
@@ -185,12 +189,7 @@ class FairGate:
                     w.order,
                 ),
             )
-            if (
-                self.healthy is not None
-                and (self._free < self.slots or now - self._last_grant < self.hold_at_most)
-                and not self.healthy()
-                and self._address_use(best.address, now) > self._lightest_active(now)
-            ):
+            if self.healthy is not None and self._held_back(best, now):
                 self.held += 1
                 return
             self._waiting.remove(best)
@@ -199,6 +198,17 @@ class FairGate:
             self.granted += 1
             self._last_grant = now
             best.event.set()
+
+    def _held_back(self, best: _Waiter, now: float) -> bool:
+        use = self._address_use(best.address, now)
+        if self.reserve > 0 and self._free <= self.reserve:
+            if use > self.heavy_factor * self._lightest_active(now):
+                return True  # the last free slots stay for the lightest address
+        return (
+            (self._free < self.slots or now - self._last_grant < self.hold_at_most)
+            and not self.healthy()
+            and use > self._lightest_active(now)
+        )
 
     def _lightest_active(self, now: float) -> float:
         """The least recent use among addresses that used the server lately (``ACTIVE_S``)."""

@@ -314,3 +314,38 @@ def test_every_run_is_charged_at_least_min_charge():
     assert gate.use_of("loop") == pytest.approx(8 * 0.25, rel=0.01)
     assert gate.use_of("student") == pytest.approx(0.3, rel=0.01)
     assert gate.address_use("abuser") > gate.address_use("school")
+
+
+def test_the_last_free_slot_is_kept_for_the_lightest_address():
+    """``reserve`` slots stay free for the lightest active address: an address using more
+    than ``heavy_factor`` times as much waits for them, even on a healthy server; the
+    class gets one at once; a heavy client alone still uses every slot."""
+    clock = Clock()
+    gate = FairGate(2, clock=clock, healthy=lambda: True, reserve=1, heavy_factor=2.0)
+    with gate.admit("s0", "school"):
+        clock.now += 0.1
+    with gate.admit("x0", "abuser"):
+        clock.now += 1.0
+    release_x1, release_x2 = threading.Event(), threading.Event()
+    log: list = []
+    x1 = hold(gate, "x1", "abuser", release_x1, log)
+    wait_until(lambda: gate.running() == 1)
+    x2 = hold(gate, "x2", "abuser", release_x2, log)
+    wait_until(lambda: gate.waiting() == 1)
+    gate.poke()
+    assert gate.running() == 1  # one slot free, kept for the class
+    with gate.admit("s1", "school") as adm:
+        assert adm.ok and adm.waited_s == 0.0 and gate.running() == 2
+    release_x1.set()
+    wait_until(lambda: ("x2", True, None) in log)
+    release_x2.set()
+    for th in (x1, x2):
+        th.join(10)
+    # alone (the school's use has faded below ACTIVE_S), the abuser uses both slots
+    clock.now += 300.0
+    release = threading.Event()
+    both = [hold(gate, f"y{i}", "abuser", release, log) for i in range(2)]
+    wait_until(lambda: gate.running() == 2)
+    release.set()
+    for th in both:
+        th.join(10)

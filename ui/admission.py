@@ -11,8 +11,12 @@ Settings, from the environment (the image and ``deploy/`` set them; a local
   ``X-Real-IP`` to the client's address (a school behind one NAT is one address). Without
   it the header is ignored (anyone could send one) and the socket's address is used.
 - ``ROAD_RUN_SLOTS``: page runs at once (default: the cores this process may use).
-- ``ROAD_LOOP_LAG_MS``: no new run starts while the server's event loop is more than this
-  many milliseconds behind (``core.looplag``; default 50; 0 turns the check off).
+- ``ROAD_LOOP_LAG_MS`` / ``ROAD_LOOP_BACKLOG``: while the server's event loop is more than
+  this many milliseconds behind or holds more than this many unsent messages
+  (``core.looplag``; defaults 50 and 20; a lag of 0 turns the check off), only the lightest
+  active address starts runs.
+- ``ROAD_RUN_RESERVE``: slots kept free for the lightest active address: an address using
+  more than twice as much waits for them (default 1 with two or more slots, else 0).
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ PUBLIC_ENV = "ROAD_PUBLIC"
 TRUST_PROXY_ENV = "ROAD_TRUST_PROXY"
 SLOTS_ENV = "ROAD_RUN_SLOTS"
 LAG_ENV = "ROAD_LOOP_LAG_MS"
+BACKLOG_ENV = "ROAD_LOOP_BACKLOG"
+RESERVE_ENV = "ROAD_RUN_RESERVE"
 LAG_DEFAULT_MS = 50
-BACKLOG_LIMIT = 50  # messages made and not yet sent, all sessions together
+BACKLOG_LIMIT = 20  # messages made and not yet sent, all sessions together
 # A run costs the server more than its script's time: the rerun itself and the delivery of
 # everything it drew (a full page: tens of messages through the one event loop). A client
 # rerunning an already cached page as fast as it can runs in 0.05 s, yet its messages held
@@ -61,6 +67,11 @@ def _slots() -> int:
 
 def _on(name: str) -> bool:
     return os.environ.get(name, "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def _int_env(name: str, default: int) -> int:
+    raw = os.environ.get(name, "").strip()
+    return int(raw) if raw.isdigit() else default
 
 
 def _lag_limit_s() -> float:
@@ -101,14 +112,19 @@ def gate() -> FairGate:
     if _GATE is None:
         with _MAKING:  # the first runs of a fresh server arrive together
             if _GATE is None:
-                made = FairGate(_slots(), pace=_on(PUBLIC_ENV), min_charge=MIN_CHARGE_S)
+                made = FairGate(
+                    _slots(),
+                    pace=_on(PUBLIC_ENV),
+                    min_charge=MIN_CHARGE_S,
+                    reserve=_int_env(RESERVE_ENV, 1 if _slots() >= 2 else 0),
+                )
                 limit, loop = _lag_limit_s(), _server_loop()
                 if limit > 0 and loop is not None:
                     _LAG = LoopLag(
                         loop,
                         limit=limit,
                         backlog=_undelivered,
-                        backlog_limit=BACKLOG_LIMIT,
+                        backlog_limit=_int_env(BACKLOG_ENV, BACKLOG_LIMIT),
                         on_sample=made.poke,
                     ).start()
                     made.healthy = _LAG.healthy
