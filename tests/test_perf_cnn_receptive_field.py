@@ -318,3 +318,18 @@ def test_the_formula_does_not_import_torch():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "False", lines
+
+
+def test_a_click_in_a_fragment_passes_the_fair_gate(wire, monkeypatch):
+    """A fragment's own rerun skips app.py and its frame: ui.fragment takes it through the
+    fair gate itself (else a client could rerun a part past every limit)."""
+    from core.fairshare import FairGate
+    from ui import admission
+
+    gate = FairGate(1)
+    monkeypatch.setattr(admission, "_GATE", gate)
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    assert gate.granted == 1  # the full run: once, its fragments inside it do not re-enter
+    sent = _click(at, wire, at.select_slider(key="cnn_rf_k"), 5)
+    assert _widgets(sent) == FRAGMENTS["formula_section"]  # the fragment alone ran
+    assert gate.granted == 2 and gate.running() == 0 and not admission.holding()
