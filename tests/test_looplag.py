@@ -11,6 +11,7 @@ import threading
 import pytest
 
 from core.looplag import LoopLag
+from tests.test_fairshare import wait_until
 
 
 @pytest.fixture
@@ -22,15 +23,6 @@ def loop():
     loop.call_soon_threadsafe(loop.stop)
     th.join(10)
     loop.close()
-
-
-def wait_until(cond, timeout: float = 20.0) -> None:
-    pause = threading.Event()
-    for _ in range(int(timeout / 0.01)):
-        if cond():
-            return
-        pause.wait(0.01)
-    raise AssertionError("condition not reached")
 
 
 def test_a_blocked_loop_is_unhealthy_until_it_catches_up(loop):
