@@ -24,13 +24,30 @@ cannot see the reruns inside a websocket either.
   session waits without using a core; and an address with ``max_waiting_per_address`` runs
   already waiting, or a run that waited ``timeout`` seconds, is refused at once.
 
-- every run is charged at least ``min_charge`` seconds: a run costs the server more than
-  its script (its rerun, the delivery of everything it drew), and a client rerunning a
-  cached page in a loop runs in milliseconds each time;
-- with a health probe (``healthy``, ``core.looplag``: the server's event loop is behind, or
-  holds many messages not yet sent), only the lightest active address starts runs until
-  the loop has caught up. Fair slots alone did not help: the runs were short and fair, and
-  then a student's finished page waited ~20 s in the loop behind the abuser's messages.
+- every run is charged at least ``min_charge`` seconds, a refused one too: a run costs the
+  server more than its script (its rerun, the delivery of everything it drew), and a
+  client rerunning a cached page in a loop runs in milliseconds each time;
+- an address is HEAVY when it is heavier than another address that asked for a run lately
+  (``ACTIVE_WINDOW_S``): it floods (``flood_waiting`` runs or more waiting) and the other
+  does not, or neither (or both) floods and it used more than ``heavy_factor`` times as
+  much. Flooding comes first because use alone stops telling once the gate works: a flood
+  held back uses no more run time than a class, yet has a hundred runs waiting where a
+  class has one or two. Heavy runs are dispatched last; with ``give_way`` a heavy address
+  starts no run while a lighter one's run is in a slot (the GIL: a server's Python runs on
+  one core at a time, so a heavy run beside a student's halved the student's speed
+  whatever the slots said);
+- the rules that hold harder apply to a FLOOD only, and only while another active
+  address does not flood (someone to make room for; a class arriving all at once is not
+  held behind a visitor who clicked a moment ago: measured, its arrivals waited 2 s):
+  ``rest`` (after each run it waits ``rest`` times that run's charge: it computes at most
+  a part of the time, so the server keeps room for the class's next click); ``reserve``
+  (it leaves that many slots free); and a health probe (``healthy``, ``core.looplag``:
+  while the event loop is behind or holds many unsent messages, it starts nothing, unless
+  nothing ran for ``hold_at_most`` seconds). Fair slots alone did not help: the runs were
+  short and fair, and then a student's finished page waited ~20 s in the loop behind the
+  abuser's messages;
+- with ``refuse_delay``: a refusal for a crowded address is given only after that many
+  seconds (sleeping, no CPU, no slot), so a flood's refused runs do not spin.
 
 Pure Python with threads; the clock can be injected. ``ui/admission.py`` uses it around
 every page run. Memory is bounded: at most ``max_sessions`` sessions are remembered (the
@@ -51,7 +68,7 @@ from dataclasses import dataclass, field
 # Why a run was refused (the page shows a message in the visitor's language).
 BUSY = "busy"  # waited `timeout` seconds without a slot
 CROWDED = "crowded"  # its address already has `max_waiting_per_address` runs waiting
-ACTIVE_S = 0.01  # an address whose decayed use is at least this used the server lately
+ACTIVE_WINDOW_S = 15.0  # an address that asked for a run within this many seconds is active
 
 
 @dataclass
@@ -100,6 +117,10 @@ class FairGate:
         hold_at_most: float = 0.5,
         reserve: int = 0,
         heavy_factor: float = 2.0,
+        give_way: bool = False,
+        rest: float = 0.0,
+        flood_waiting: int = 24,
+        refuse_delay: float = 0.0,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
@@ -118,17 +139,27 @@ class FairGate:
         self.hold_at_most = hold_at_most
         self.reserve = reserve
         self.heavy_factor = heavy_factor
+        self.give_way = give_way
+        self.rest = rest
+        self.flood_waiting = flood_waiting
+        self.refuse_delay = refuse_delay
+        self._timer: threading.Timer | None = None
+        self._timer_at = math.inf
         self._clock = clock
         self._sleep = sleep
         self._lock = threading.Lock()
         self._free = slots
         self._waiting: list[_Waiter] = []
+        self._waiting_by: dict[str, int] = {}  # address -> its runs in self._waiting
+        self._running: dict[str, int] = {}  # address -> runs in a slot now
         self._sessions: OrderedDict[str, _Session] = OrderedDict()
-        self._addresses: OrderedDict[str, list[float]] = OrderedDict()  # [use, stamp]
+        # address -> [use, stamp, may start its next run at (while it floods: `rest`)]
+        self._addresses: OrderedDict[str, list[float]] = OrderedDict()
+        self._seen: OrderedDict[str, float] = OrderedDict()  # address -> its last request
         self._order = itertools.count()
         self.refused: dict[str, int] = {BUSY: 0, CROWDED: 0}
         self.granted = 0
-        self.held = 0  # dispatches put off because the server was not healthy
+        self.held = 0  # dispatches put off (give way, rest, reserve, loop behind)
         self._last_grant = -math.inf
 
     # ---- bookkeeping (under the lock) ------------------------------------------------------
@@ -158,13 +189,14 @@ class FairGate:
             s.stamp = now
         a = self._addresses.get(address)
         if a is None:
-            a = self._addresses[address] = [0.0, now]
+            a = self._addresses[address] = [0.0, now, -math.inf]
             while len(self._addresses) > self.max_sessions:
                 self._addresses.popitem(last=False)
         else:
             self._addresses.move_to_end(address)
         a[0] = self._address_use(address, now) + seconds
         a[1] = now
+        a[2] = now + self.rest * seconds
 
     def _address_use(self, address: str, now: float) -> float:
         a = self._addresses.get(address)
@@ -173,48 +205,123 @@ class FairGate:
         return a[0] * math.pow(0.5, max(0.0, now - a[1]) / self.half_life)
 
     def _dispatch(self, now: float) -> None:
-        """Hand free slots to the waiting runs whose sessions used least (then oldest).
+        """Hand free slots to the waiting runs: heavy addresses last (:meth:`_heavy`), then
+        the address that used least, the session that used least, the oldest.
 
-        With a health probe (``healthy``, which also pokes the gate as it measures): while
-        it says no (the event loop cannot deliver what runs already made), only the lightest
-        active address (a class among heavier clients) starts runs; the others wait, unless
-        none is running and none started for ``hold_at_most`` seconds (so runs always
-        progress). :meth:`poke` dispatches again."""
+        A heavy address also gives way to a lighter one's running run (``give_way``), leaves
+        the ``reserve`` slots alone, rests between its runs (``rest``) and, while the health
+        probe says no (``healthy``: the event loop cannot deliver what runs already made),
+        starts nothing unless none is running and none started for ``hold_at_most`` seconds
+        (so runs always progress). :meth:`poke` dispatches again."""
         while self._free > 0 and self._waiting:
+            heavy = {a: self._heavy(a, now) for a in self._waiting_by}
             best = min(
                 self._waiting,
                 key=lambda w: (
+                    heavy[w.address],
                     self._address_use(w.address, now),
                     self._use_of(w.session, now),
                     w.order,
                 ),
             )
-            if self.healthy is not None and self._held_back(best, now):
+            if self._held_back(best, heavy[best.address], now):
                 self.held += 1
                 return
             self._waiting.remove(best)
+            self._unwait(best.address)
             best.granted = True
             self._free -= 1
+            self._running[best.address] = self._running.get(best.address, 0) + 1
             self.granted += 1
             self._last_grant = now
             best.event.set()
 
-    def _held_back(self, best: _Waiter, now: float) -> bool:
-        use = self._address_use(best.address, now)
+    def _unwait(self, address: str) -> None:
+        left = self._waiting_by.get(address, 1) - 1
+        if left > 0:
+            self._waiting_by[address] = left
+        else:
+            self._waiting_by.pop(address, None)
+
+    def _floods(self, address: str) -> bool:
+        """``flood_waiting`` runs or more waiting: a client rerunning on many sessions as
+        fast as it is answered (a class has a few at most, even arriving all at once)."""
+        return self._waiting_by.get(address, 0) >= self.flood_waiting
+
+    def _heavier(self, a: str, b: str, now: float) -> bool:
+        """Address ``a`` weighs on the server much more than ``b``: it floods and ``b`` does
+        not, or neither floods (or both do) and ``a`` used more than ``heavy_factor`` times
+        as much lately. Flooding comes first: once the gate holds a flood back it uses no
+        more run time than a class (measured: half as much in a minute), yet it still has
+        a hundred runs waiting where a class has one or two."""
+        if a == b:
+            return False
+        flood_a, flood_b = self._floods(a), self._floods(b)
+        if flood_a != flood_b:
+            return flood_a
+        return self._address_use(a, now) > self.heavy_factor * self._address_use(b, now)
+
+    def _heavy(self, address: str, now: float) -> bool:
+        """Heavier (:meth:`_heavier`) than an address that asked for a run lately
+        (``ACTIVE_WINDOW_S``). Alone, no address is heavy: it may use every slot."""
+        for other in reversed(self._seen):  # the most recent first
+            if now - self._seen[other] > ACTIVE_WINDOW_S:
+                return False
+            if self._heavier(address, other, now):
+                return True
+        return False
+
+    def _calm(self, now: float) -> bool:
+        """An address that asked for a run lately does not flood (someone to make room for:
+        when everyone floods, a class arriving all at once among them, nobody rests)."""
+        for other in reversed(self._seen):
+            if now - self._seen[other] > ACTIVE_WINDOW_S:
+                return False
+            if not self._floods(other):
+                return True
+        return False
+
+    def _held_back(self, best: _Waiter, heavy: bool, now: float) -> bool:
+        if not heavy:
+            return False  # (heavy ones are dispatched last: this one is the lightest waiting)
+        if self.give_way and any(self._heavier(best.address, r, now) for r in self._running):
+            return True  # a lighter address is running: do not share the core with it
+        if not (self._floods(best.address) and self._calm(now)):
+            return False  # only a flood is held further, and only with someone to make room for
+        if self.rest > 0.0:
+            a = self._addresses.get(best.address)
+            if a is not None and now < a[2]:
+                self._wake_at(a[2])
+                return True  # a flood rests between its runs
         if self.reserve > 0 and self._free <= self.reserve:
-            if use > self.heavy_factor * self._lightest_active(now):
-                return True  # the last free slots stay for the lightest address
+            return True  # the last free slots stay for the others
         return (
-            (self._free < self.slots or now - self._last_grant < self.hold_at_most)
+            self.healthy is not None
+            and (self._free < self.slots or now - self._last_grant < self.hold_at_most)
             and not self.healthy()
-            and use > self._lightest_active(now)
         )
 
-    def _lightest_active(self, now: float) -> float:
-        """The least recent use among addresses that used the server lately (``ACTIVE_S``)."""
-        uses = [self._address_use(a, now) for a in self._addresses]
-        active = [u for u in uses if u >= ACTIVE_S]
-        return min(active, default=math.inf)
+    def _wake_at(self, when: float) -> None:
+        """Dispatch again at ``when`` (the gate's clock), unless a wake-up comes sooner."""
+        if when >= self._timer_at:
+            return
+        if self._timer is not None:
+            self._timer.cancel()
+        self._timer_at = when
+        self._timer = threading.Timer(max(0.0, when - self._clock()), self._woken)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _woken(self) -> None:
+        with self._lock:
+            self._timer, self._timer_at = None, math.inf
+            self._dispatch(self._clock())
+
+    def _saw(self, address: str, now: float) -> None:
+        self._seen[address] = now
+        self._seen.move_to_end(address)
+        while len(self._seen) > self.max_sessions:
+            self._seen.popitem(last=False)
 
     def _use_of(self, session: str, now: float) -> float:
         s = self._sessions.get(session)
@@ -256,29 +363,32 @@ class FairGate:
     def admit(self, session: str, address: str) -> Iterator[Admission]:
         """Wait for a slot (and, paced, for a token); yield the :class:`Admission`. The slot
         is held until the ``with`` block ends, whatever it raises, and its time is charged to
-        the session. A refused run holds nothing."""
+        the session. A refused run holds nothing and is charged ``min_charge`` (its page,
+        which says why, is still a run to make and deliver)."""
         t0 = self._clock()
         with self._lock:
             fresh = session not in self._sessions
             s = self._session(session, address, t0)
+            self._saw(address, t0)
             pause = self._pace_wait(s, t0) if self.pace else 0.0
         if pause > 0.0:
             self._sleep(min(pause, self.timeout))
         with self._lock:
             now = self._clock()
-            if self.pace and (
-                sum(1 for w in self._waiting if w.address == address)
-                >= self.max_waiting_per_address
-            ):
+            if self.pace and (self._waiting_by.get(address, 0) >= self.max_waiting_per_address):
                 self.refused[CROWDED] += 1
+                self._charge(session, address, self.min_charge, now)
                 refusal: Admission | None = Admission(False, CROWDED, now - t0, fresh)
                 waiter = None
             else:
                 refusal = None
                 waiter = _Waiter(session, address, next(self._order))
                 self._waiting.append(waiter)
+                self._waiting_by[address] = self._waiting_by.get(address, 0) + 1
                 self._dispatch(now)
         if refusal is not None:
+            if self.refuse_delay > 0.0:
+                self._sleep(self.refuse_delay)  # a flood's refusals do not spin: no CPU here
             yield refusal
             return
         assert waiter is not None
@@ -286,7 +396,9 @@ class FairGate:
         with self._lock:
             if not waiter.granted:  # timed out and still waiting: leave the queue
                 self._waiting.remove(waiter)
+                self._unwait(address)
                 self.refused[BUSY] += 1
+                self._charge(session, address, self.min_charge, self._clock())
                 late: Admission | None = Admission(False, BUSY, self._clock() - t0, fresh)
             else:
                 late = None
@@ -301,4 +413,9 @@ class FairGate:
                 now = self._clock()
                 self._charge(session, address, max(now - start, self.min_charge), now)
                 self._free += 1
+                left = self._running.get(address, 1) - 1
+                if left > 0:
+                    self._running[address] = left
+                else:
+                    self._running.pop(address, None)
                 self._dispatch(now)

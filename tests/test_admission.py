@@ -49,6 +49,7 @@ def test_an_admitted_run_draws_the_page_and_frees_its_slot(fresh_gate):
 
 
 def test_settings_come_from_the_environment(monkeypatch):
+    monkeypatch.setattr(admission.sys, "setswitchinterval", lambda _s: None)
     monkeypatch.setattr(admission, "_GATE", None)
     monkeypatch.setenv(admission.PUBLIC_ENV, "1")
     monkeypatch.setenv(admission.SLOTS_ENV, "3")
@@ -60,6 +61,30 @@ def test_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv(admission.SLOTS_ENV, "zero")
     gate = admission.gate()
     assert not gate.pace and gate.slots == admission._cores()
+    assert gate.give_way and gate.rest == 3.0 and gate.refuse_delay == 0.0  # the defaults
+
+
+def test_the_flood_settings_come_from_the_environment(monkeypatch):
+    switched: list[float] = []
+    monkeypatch.setattr(admission.sys, "setswitchinterval", switched.append)
+    monkeypatch.setattr(admission, "_GATE", None)
+    monkeypatch.setenv(admission.PUBLIC_ENV, "1")
+    monkeypatch.setenv(admission.GIVE_WAY_ENV, "off")
+    monkeypatch.setenv(admission.REST_ENV, "0.5")
+    monkeypatch.setenv(admission.SWITCH_ENV, "2")
+    gate = admission.gate()
+    assert not gate.give_way and gate.rest == 0.5 and gate.refuse_delay > 0
+    assert switched == [0.002]
+    switched.clear()
+    monkeypatch.setattr(admission, "_GATE", None)
+    monkeypatch.setenv(admission.REST_ENV, "lots")  # not a number: the default
+    monkeypatch.setenv(admission.SWITCH_ENV, "0")  # Python's own interval
+    monkeypatch.delenv(admission.GIVE_WAY_ENV)
+    gate = admission.gate()
+    assert gate.give_way and gate.rest == 3.0 and switched == []
+    monkeypatch.setattr(admission, "_GATE", None)
+    monkeypatch.setenv(admission.REST_ENV, "1e9")  # bounded
+    assert admission.gate().rest == 10.0
 
 
 def test_without_a_request_the_visitor_is_one_local_address(monkeypatch):

@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from core.fairshare import BUSY, CROWDED, FairGate
+from core.fairshare import ACTIVE_WINDOW_S, BUSY, CROWDED, FairGate
 
 
 class Clock:
@@ -240,16 +240,14 @@ def test_slots_must_be_positive():
         FairGate(0)
 
 
-def test_while_the_server_is_not_healthy_only_the_lightest_address_starts_runs():
-    """The event loop behind (``healthy`` false): runs already running finish; a heavy
-    address's run does not start beside them, the lightest active address's (the class)
-    does; when healthy again, a poke lets the held one in."""
+def test_while_the_server_is_not_healthy_a_flood_waits_and_the_class_goes():
+    """The event loop behind (``healthy`` false): runs already running finish; a flooding
+    address's runs (``flood_waiting`` or more waiting) do not start beside them, the class's
+    do at once; when healthy again, a poke lets the held ones in."""
     clock = Clock()
     ok = {"now": True}
-    gate = FairGate(3, clock=clock, healthy=lambda: ok["now"])
-    with gate.admit("x1", "abuser"):
-        clock.now += 2.0
-    with gate.admit("y1", "other"):  # a second heavy client
+    gate = FairGate(4, clock=clock, healthy=lambda: ok["now"], flood_waiting=1)
+    with gate.admit("x0", "abuser"):
         clock.now += 2.0
     with gate.admit("s0", "school"):
         clock.now += 0.2
@@ -258,46 +256,49 @@ def test_while_the_server_is_not_healthy_only_the_lightest_address_starts_runs()
     first = hold(gate, "x1", "abuser", release, log)
     wait_until(lambda: gate.running() == 1)
     ok["now"] = False
-    held = hold(gate, "y2", "other", release, log)
-    wait_until(lambda: gate.waiting() == 1)
+    flood = [hold(gate, f"x{i}", "abuser", release, log) for i in (2, 3)]
+    wait_until(lambda: gate.waiting() == 2)
     gate.poke()
-    assert gate.running() == 1 and gate.held >= 2  # a free slot, yet held
+    assert gate.running() == 1 and gate.held >= 1  # free slots, yet held
     student = hold(gate, "s1", "school", release, log)
-    wait_until(lambda: gate.running() == 2)  # the lightest address goes at once
-    assert gate.waiting() == 1 and log[-1] == ("s1", True, None)
+    wait_until(lambda: gate.running() == 2)  # the class goes at once
+    assert gate.waiting() == 2 and log[-1] == ("s1", True, None)
     ok["now"] = True
     gate.poke()
-    wait_until(lambda: gate.running() == 3)
+    wait_until(lambda: gate.running() == 4)
     release.set()
-    for th in (first, held, student):
+    for th in (first, *flood, student):
         th.join(10)
-    assert [s for s, granted, _ in log if granted] == ["x1", "s1", "y2"]
+    assert [s for s, granted, _ in log if granted][:2] == ["x1", "s1"]
 
 
 def test_an_unhealthy_server_still_runs_one_at_a_time_now_and_then():
-    """Nothing running and nothing started for ``hold_at_most`` seconds: a held address's
-    run goes, so a lag that runs did not cause cannot stop every page."""
+    """Nothing running and nothing started for ``hold_at_most`` seconds: a held flood's run
+    goes, so a lag that runs did not cause cannot stop every page."""
     clock = Clock()
-    gate = FairGate(2, clock=clock, healthy=lambda: False, hold_at_most=0.5)
+    ok = {"now": True}
+    gate = FairGate(2, clock=clock, healthy=lambda: ok["now"], hold_at_most=0.5, flood_waiting=1)
     with gate.admit("s0", "school"):
         clock.now += 0.2
-    with gate.admit("x1", "abuser"):  # a new address has no use yet: it goes
+    with gate.admit("x0", "abuser"):
         clock.now += 1.0
-    release_s1, release_x2 = threading.Event(), threading.Event()
+    ok["now"] = False
+    release_s1, release_x = threading.Event(), threading.Event()
     log: list = []
-    s1 = hold(gate, "s1", "school", release_s1, log)  # the lightest: goes at once
+    s1 = hold(gate, "s1", "school", release_s1, log)  # not a flood: goes at once
     wait_until(lambda: gate.running() == 1)
-    x2 = hold(gate, "x2", "abuser", release_x2, log)
-    wait_until(lambda: gate.waiting() == 1)
+    flood = [hold(gate, f"x{i}", "abuser", release_x, log) for i in (1, 2)]
+    wait_until(lambda: gate.waiting() == 2)
     gate.poke()
-    assert gate.running() == 1 and gate.held >= 2  # the heavier address is held
+    assert gate.running() == 1 and gate.held >= 1  # the flood is held
     clock.now += 1.0
-    release_s1.set()  # nothing runs now, the last start was 1 s ago: x2 goes
-    wait_until(lambda: ("x2", True, None) in log)
-    release_x2.set()
-    for th in (s1, x2):
+    release_s1.set()  # nothing runs now, the last start was 1 s ago: one of the flood goes
+    wait_until(lambda: gate.running() == 1 and gate.waiting() == 1)
+    ok["now"] = True
+    release_x.set()
+    for th in (s1, *flood):
         th.join(10)
-    assert [s for s, granted, _ in log if granted] == ["s1", "x2"]
+    assert [s for s, granted, _ in log if granted][0] == "s1" and gate.running() == 0
 
 
 def test_every_run_is_charged_at_least_min_charge():
@@ -316,32 +317,32 @@ def test_every_run_is_charged_at_least_min_charge():
     assert gate.address_use("abuser") > gate.address_use("school")
 
 
-def test_the_last_free_slot_is_kept_for_the_lightest_address():
-    """``reserve`` slots stay free for the lightest active address: an address using more
-    than ``heavy_factor`` times as much waits for them, even on a healthy server; the
-    class gets one at once; a heavy client alone still uses every slot."""
+def test_the_last_free_slot_is_kept_for_the_class_while_a_flood_waits():
+    """``reserve`` slots stay free while an address floods and another (the class) is
+    active: the flood runs on the other slots only, the class gets the reserved one at
+    once; a flooding client alone uses every slot."""
     clock = Clock()
-    gate = FairGate(2, clock=clock, healthy=lambda: True, reserve=1, heavy_factor=2.0)
+    gate = FairGate(2, clock=clock, healthy=lambda: True, reserve=1, flood_waiting=1)
     with gate.admit("s0", "school"):
         clock.now += 0.1
     with gate.admit("x0", "abuser"):
         clock.now += 1.0
-    release_x1, release_x2 = threading.Event(), threading.Event()
+    release_x1, release_x = threading.Event(), threading.Event()
     log: list = []
     x1 = hold(gate, "x1", "abuser", release_x1, log)
     wait_until(lambda: gate.running() == 1)
-    x2 = hold(gate, "x2", "abuser", release_x2, log)
-    wait_until(lambda: gate.waiting() == 1)
+    flood = [hold(gate, f"x{i}", "abuser", release_x, log) for i in (2, 3)]
+    wait_until(lambda: gate.waiting() == 2)
     gate.poke()
     assert gate.running() == 1  # one slot free, kept for the class
     with gate.admit("s1", "school") as adm:
         assert adm.ok and adm.waited_s == 0.0 and gate.running() == 2
     release_x1.set()
-    wait_until(lambda: ("x2", True, None) in log)
-    release_x2.set()
-    for th in (x1, x2):
+    wait_until(lambda: sum(1 for e in log if e[1]) == 2)  # x1 done: one of the flood runs
+    release_x.set()
+    for th in (x1, *flood):
         th.join(10)
-    # alone (the school's use has faded below ACTIVE_S), the abuser uses both slots
+    # alone (the school asked for nothing for minutes), the abuser uses both slots
     clock.now += 300.0
     release = threading.Event()
     both = [hold(gate, f"y{i}", "abuser", release, log) for i in range(2)]
@@ -349,3 +350,150 @@ def test_the_last_free_slot_is_kept_for_the_lightest_address():
     release.set()
     for th in both:
         th.join(10)
+
+
+def test_a_heavy_address_gives_way_while_a_lighter_one_runs():
+    """``give_way``: while the class has a run in a slot, an address using more than
+    ``heavy_factor`` times as much starts none (a free slot or not) and goes as soon as that
+    run is over; addresses of similar use share the slots; off, the free slot is taken."""
+    for give_way in (True, False):
+        clock = Clock()
+        gate = FairGate(2, clock=clock, give_way=give_way, heavy_factor=2.0)
+        with gate.admit("s0", "school"):
+            clock.now += 0.1
+        with gate.admit("x0", "abuser"):
+            clock.now += 1.0
+        with gate.admit("p0", "peer"):  # another school, about as light as the first
+            clock.now += 0.15
+        release_s, release_p, release_x = threading.Event(), threading.Event(), threading.Event()
+        log: list = []
+        s1 = hold(gate, "s1", "school", release_s, log)
+        wait_until(lambda: gate.running() == 1)
+        x1 = hold(gate, "x1", "abuser", release_x, log)
+        if give_way:
+            wait_until(lambda: gate.waiting() == 1)
+            gate.poke()
+            assert gate.running() == 1 and ("x1", True, None) not in log  # a slot free, unused
+            p1 = hold(gate, "p1", "peer", release_p, log)  # not heavy: takes it
+            wait_until(lambda: ("p1", True, None) in log)
+            release_p.set()
+            p1.join(10)
+            assert ("x1", True, None) not in log  # the school still runs
+            release_s.set()
+            wait_until(lambda: ("x1", True, None) in log)
+        else:
+            wait_until(lambda: ("x1", True, None) in log)
+            assert gate.running() == 2
+            release_s.set()
+        release_x.set()
+        for th in (s1, x1):
+            th.join(10)
+        assert gate.running() == 0 and gate.waiting() == 0
+
+
+def test_a_refused_run_is_charged_min_charge():
+    """A refusal is still a run to make and deliver (the page says why): a client whose
+    runs are refused in a loop grows heavier instead of looking idle."""
+    clock = Clock()
+    gate = FairGate(
+        1,
+        clock=clock,
+        pace=True,
+        burst=100,
+        max_waiting_per_address=1,
+        min_charge=0.25,
+        half_life=1e9,
+    )
+    release = threading.Event()
+    log: list = []
+    threads = [hold(gate, "x0", "x", release, log), hold(gate, "x1", "x", release, log)]
+    wait_until(lambda: gate.running() == 1 and gate.waiting() == 1)
+    for i in range(4):
+        with gate.admit(f"y{i}", "x") as adm:
+            assert not adm.ok and adm.reason == CROWDED
+    assert gate.use_of("y0") == pytest.approx(0.25)
+    assert gate.address_use("x") == pytest.approx(4 * 0.25)  # nothing finished yet
+    release.set()
+    for th in threads:
+        th.join(10)
+
+
+def test_a_visitor_who_left_does_not_hold_the_class_back():
+    """The reserved slot and the unhealthy rule favour the lightest ACTIVE address: one that
+    asked for a run lately. A visitor gone for longer than ``ACTIVE_WINDOW_S`` keeps a small
+    decayed use for minutes; the class must not wait for it."""
+    clock = Clock()
+    healthy = [True]
+    gate = FairGate(2, clock=clock, healthy=lambda: healthy[0], reserve=1, heavy_factor=2.0)
+    with gate.admit("g0", "gone"):  # one short visit, then nothing
+        clock.now += 0.05
+    clock.now += ACTIVE_WINDOW_S + 1.0
+    assert gate.address_use("gone") > 0.01  # still remembered
+    with gate.admit("s0", "school"):
+        clock.now += 2.0
+    release = threading.Event()
+    log: list = []
+    both = [hold(gate, f"s{i}", "school", release, log) for i in (1, 2)]
+    wait_until(lambda: gate.running() == 2)  # the class takes the reserved slot too
+    release.set()
+    for th in both:
+        th.join(10)
+    healthy[0] = False  # the loop behind: the lightest active address still starts runs
+    release = threading.Event()
+    first = hold(gate, "s3", "school", release, log)
+    wait_until(lambda: gate.running() == 1)
+    second = hold(gate, "s4", "school", release, log)
+    wait_until(lambda: gate.running() == 2)
+    release.set()
+    for th in (first, second):
+        th.join(10)
+
+
+def test_a_class_is_not_held_behind_a_lone_visitor():
+    """A class uses far more than one visitor who clicked a moment ago, but it does not
+    flood: the reserve and the unhealthy rule are for floods, so the class keeps every slot
+    (measured: held behind the bench's warm-up address, arrivals waited 2 s)."""
+    clock = Clock()
+    gate = FairGate(2, clock=clock, healthy=lambda: False, reserve=1, flood_waiting=4)
+    with gate.admit("v0", "visitor"):
+        clock.now += 0.05
+    with gate.admit("s0", "school"):
+        clock.now += 3.0
+    release = threading.Event()
+    log: list = []
+    both = [hold(gate, f"s{i}", "school", release, log) for i in (1, 2)]
+    wait_until(lambda: gate.running() == 2)
+    release.set()
+    for th in both:
+        th.join(10)
+
+
+def test_a_flood_goes_after_the_class_and_rests_between_its_runs():
+    """Held back, a flood uses no more than a class, so use alone would rank it first; its
+    waiting runs (``flood_waiting``) rank it last. With ``rest``, after each run it waits
+    ``rest`` times that run's charge before the next, while a calm address is around."""
+    clock = Clock()
+    gate = FairGate(1, clock=clock, flood_waiting=2, rest=3.0, min_charge=0.25)
+    with gate.admit("s0", "school"):
+        clock.now += 1.0  # the class used more than the flood so far
+    release_x1, release_s1, release_x = threading.Event(), threading.Event(), threading.Event()
+    log: list = []
+    x1 = hold(gate, "x1", "abuser", release_x1, log)
+    wait_until(lambda: gate.running() == 1)
+    flood = [hold(gate, f"x{i}", "abuser", release_x, log) for i in (2, 3)]
+    wait_until(lambda: gate.waiting() == 2)
+    s1 = hold(gate, "s1", "school", release_s1, log)
+    wait_until(lambda: gate.waiting() == 3)
+    release_x1.set()
+    wait_until(lambda: ("s1", True, None) in log)  # the class first
+    release_s1.set()
+    s1.join(10)
+    gate.poke()
+    assert gate.running() == 0 and gate.waiting() == 2  # resting: 3 x 0.25 s after x1
+    clock.now += 1.0
+    gate.poke()
+    wait_until(lambda: gate.running() == 1)
+    release_x.set()
+    for th in (x1, *flood):
+        th.join(10)
+    assert [s for s, granted, _ in log if granted][:2] == ["x1", "s1"]

@@ -13,17 +13,31 @@ Settings, from the environment (the image and ``deploy/`` set them; a local
 - ``ROAD_RUN_SLOTS``: page runs at once (default: the cores this process may use).
 - ``ROAD_LOOP_LAG_MS`` / ``ROAD_LOOP_BACKLOG``: while the server's event loop is more than
   this many milliseconds behind or holds more than this many unsent messages
-  (``core.looplag``; defaults 50 and 20; a lag of 0 turns the check off), only the lightest
-  active address starts runs.
-- ``ROAD_RUN_RESERVE``: slots kept free for the lightest active address: an address using
-  more than twice as much waits for them (default 1 with two or more slots, else 0).
+  (``core.looplag``; defaults 50 and 20; a lag of 0 turns the check off), an address that
+  floods starts no run (one still goes now and then, so runs progress).
+- ``ROAD_RUN_RESERVE``: slots an address that floods leaves free for the others (default 1
+  with two or more slots, else 0). Alone, a client uses every slot.
+- ``ROAD_GIVE_WAY`` (default on; ``0`` turns it off): a heavier address (one that floods,
+  or uses more than twice as much) starts no run while a lighter one's run is in progress
+  (one Python process computes on one core at a time, whatever the slots).
+- ``ROAD_HEAVY_REST`` (default 3): an address that floods (24 runs or more waiting) while
+  another does not starts its next run only this many times its last run's time after it
+  ended: it computes at most about a quarter of the time (``0``: never rests).
+- With ``ROAD_PUBLIC=1``, a refusal for a crowded address comes after ``REFUSE_DELAY_S``.
+- ``ROAD_GATE_TRACE=1``: one log line per run (session, address, wait, run time, the loop's
+  lag and unsent messages): how the figures of deploy/README.md were found.
+- ``ROAD_SWITCH_MS`` (default 1): how often Python switches threads (``sys.setswitchinterval``;
+  ``0`` leaves Python's 5 ms).
 """
 
 from __future__ import annotations
 
 import functools
+import math
 import os
+import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -42,6 +56,15 @@ SLOTS_ENV = "ROAD_RUN_SLOTS"
 LAG_ENV = "ROAD_LOOP_LAG_MS"
 BACKLOG_ENV = "ROAD_LOOP_BACKLOG"
 RESERVE_ENV = "ROAD_RUN_RESERVE"
+GIVE_WAY_ENV = "ROAD_GIVE_WAY"
+REST_ENV = "ROAD_HEAVY_REST"
+REFUSE_DELAY_S = 5.0  # a flood's refusals wait this long (a sleeping thread: no CPU)
+SWITCH_ENV = "ROAD_SWITCH_MS"
+# Python hands its one lock (the GIL) between threads every 5 ms by default; the event loop,
+# which sends every message with a pause between two, waited that long behind a busy page
+# run for each message (a page is ~60): 1 ms halved a class's clicks under a flood.
+SWITCH_MS = 1.0
+TRACE_ENV = "ROAD_GATE_TRACE"  # 1: one log line per run (address, wait, run time)
 LAG_DEFAULT_MS = 50
 BACKLOG_LIMIT = 20  # messages made and not yet sent, all sessions together
 # A run costs the server more than its script's time: the rerun itself and the delivery of
@@ -72,6 +95,14 @@ def _on(name: str) -> bool:
 def _int_env(name: str, default: int) -> int:
     raw = os.environ.get(name, "").strip()
     return int(raw) if raw.isdigit() else default
+
+
+def _float_env(name: str, default: float, low: float, high: float) -> float:
+    try:
+        value = float(os.environ.get(name, "").strip())
+    except ValueError:
+        return default
+    return min(max(value, low), high) if math.isfinite(value) else default
 
 
 def _lag_limit_s() -> float:
@@ -117,7 +148,14 @@ def gate() -> FairGate:
                     pace=_on(PUBLIC_ENV),
                     min_charge=MIN_CHARGE_S,
                     reserve=_int_env(RESERVE_ENV, 1 if _slots() >= 2 else 0),
+                    give_way=os.environ.get(GIVE_WAY_ENV, "1").strip().lower()
+                    not in ("0", "false", "no", "off"),
+                    rest=_float_env(REST_ENV, 3.0, 0.0, 10.0),
+                    refuse_delay=REFUSE_DELAY_S if _on(PUBLIC_ENV) else 0.0,
                 )
+                switch_ms = _float_env(SWITCH_ENV, SWITCH_MS, 0.0, 50.0)
+                if switch_ms > 0:
+                    sys.setswitchinterval(switch_ms / 1000.0)
                 limit, loop = _lag_limit_s(), _server_loop()
                 if limit > 0 and loop is not None:
                     _LAG = LoopLag(
@@ -171,10 +209,23 @@ def admitted(retry_key: str = "ui_admission_retry") -> Iterator[bool]:
             st.warning(t(key), icon=":material/hourglass_top:")
             st.button(t("admission.retry"), key=retry_key, type="primary")
         _HELD.on = admission.ok
+        t0 = time.monotonic()
         try:
             yield admission.ok
         finally:
             _HELD.on = False
+            if _on(TRACE_ENV):
+                _LOG.info(
+                    "run %s %s ok=%s waited=%.3f ran=%.3f at=%.3f lag=%.3f backlog=%d",
+                    session[:8],
+                    address,
+                    admission.ok,
+                    admission.waited_s,
+                    time.monotonic() - t0,
+                    t0,
+                    _LAG.lag if _LAG is not None else -1.0,
+                    _LAG.backlog if _LAG is not None else -1,
+                )
 
 
 def fragment(func: Callable[..., Any] | None = None, *, run_every: float | None = None):
