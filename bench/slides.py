@@ -28,7 +28,8 @@ MEASURE_JS = """() => {
   const out = {viewport_w: vw, viewport_h: vh, charts: charts.length,
                doc_width: document.documentElement.scrollWidth,
                first_top: null, first_height: null, first_visible: null,
-               min_font: null, min_font_text: null, overlaps: [], min_heat_label: null};
+               min_font: null, min_font_text: null, overlaps: [], min_heat_label: null,
+               cut: []};
   if (charts.length) {
     const r = charts[0].getBoundingClientRect();
     const top = r.top + window.scrollY;
@@ -55,6 +56,13 @@ MEASURE_JS = """() => {
       const x = Math.min(a.right, b.right) - Math.max(a.left, b.left);
       const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (a.width && b.width && x > 1 && y > 1) out.overlaps.push(ci);
+    }
+    // a chart title wider than its chart: plotly cuts it at the chart's edge
+    const box = c.getBoundingClientRect();
+    for (const el of c.querySelectorAll('.infolayer .g-gtitle text, .infolayer .gtitle')) {
+      const b = el.getBoundingClientRect();
+      if (b.width && (b.right > box.right + 1 || b.left < box.left - 1))
+        out.cut.push(`chart ${ci}: ${el.textContent.slice(0, 40)}`);
     }
     if (c.querySelector('.hm, .heatmaplayer image, .heatmaplayer .hm')) {
       for (const el of c.querySelectorAll('.xtick text, .ytick text')) {
@@ -84,6 +92,7 @@ class Measure:
     min_font_text: str | None
     overlaps: list[int]
     min_heat_label: float | None
+    cut: list[str]  # chart titles running past their chart's edge
 
     @property
     def in_view(self) -> float | None:

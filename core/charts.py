@@ -8,7 +8,9 @@ to fix the call. No streamlit here: figures are returned, the page displays them
 
 from __future__ import annotations
 
+import html
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -444,39 +446,95 @@ def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEI
             _fix_font(tr["hoverlabel"], "font", floor, full)
     # the title: wrapped, at the top; the margin makes room for it and a legend at the top
     title = lay.setdefault("title", {})
-    text = title.get("text") or ""
     tfont = title.setdefault("font", {})
-    tsize = max(tfont.get("size") or PRESENTER.title, floor)
-    tfont["size"] = tsize
+    tfont["size"] = max(tfont.get("size") or PRESENTER.title, floor)
     for name in axes:  # tick labels above the plot would sit under the title: move them down
         if name.startswith("xaxis") and lay[name].get("side") == "top":
             lay[name]["side"] = "bottom"
-    if text:
-        wrapped = wrap(text, tsize, PROJECTOR_WIDTH * width - 40)
-        title["text"] = wrapped
-        gap = 6
-        shown = [tr for tr in data if tr.get("showlegend") is not False and tr.get("name")]
-        if lay.get("showlegend") is not False and len(shown) > 1 and legend.get("y", 0) > 1:
-            # a legend above the plot: on the plot's top edge, the title above it
-            per_row = max(1, int(PROJECTOR_WIDTH * width // 260))
-            rows = -(-len(shown) // per_row)
-            legend.update(y=1.0, yanchor="bottom", yref="paper")
-            gap += int(rows * legend["font"]["size"] * 1.7)
-        # subplot titles and notes standing on the plot's top edge: the title goes above them
-        above = [
-            a
-            for a in lay.get("annotations") or []
-            if a.get("yref", "paper") == "paper" and (a.get("y") or 0) >= 0.98
-        ]
-        if above:
-            lines = max(str(a.get("text", "")).count("<br>") + 1 for a in above)
-            size = max(a["font"]["size"] for a in above)
-            gap = max(gap, int(lines * size * 1.4) + 10)
-        # anchored on the plot's top edge and pushed up by its own lines (automargin makes
-        # the top margin as tall as they need): a wrapped title is never cut at the top
-        title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": gap}, automargin=True)
-        margin = lay.setdefault("margin", {})
-        margin["t"] = min(margin.get("t") or 10, 10)  # the title's automargin decides
+    _title_on_top(lay, data, PROJECTOR_WIDTH * width)
     if lay.get("height") is None or lay["height"] > height:
         lay["height"] = height
+    return fig
+
+
+def _title_on_top(lay: dict, data: list[dict], width_px: float) -> None:
+    """Wrap the title to ``width_px`` and stand it on the plot's top edge, above a legend at
+    the top and above subplot titles: plotly never wraps a title, it cuts it (a phone) or
+    lets it run over the legend."""
+    title = lay.setdefault("title", {})
+    text = title.get("text") or ""
+    if not text:
+        return
+    tsize = title.setdefault("font", {}).get("size") or NORMAL.title
+    title["text"] = wrap(text, tsize, width_px - 40)
+    gap = 6
+    legend = lay.setdefault("legend", {})
+    lsize = legend.get("font", {}).get("size") or NORMAL.font
+    shown = [tr for tr in data if tr.get("showlegend") is not False and tr.get("name")]
+    if lay.get("showlegend") is not False and len(shown) > 1 and legend.get("y", 0) > 1:
+        # a legend above the plot: on the plot's top edge, the title above it
+        per_row = max(1, int(width_px // 260))
+        rows = -(-len(shown) // per_row)
+        legend.update(y=1.0, yanchor="bottom", yref="paper")
+        gap += int(rows * lsize * 1.7)
+    # subplot titles and notes standing on the plot's top edge: the title goes above them
+    above = [
+        a
+        for a in lay.get("annotations") or []
+        if a.get("yref", "paper") == "paper" and (a.get("y") or 0) >= 0.98
+    ]
+    if above:
+        lines = max(str(a.get("text", "")).count("<br>") + 1 for a in above)
+        size = max((a.get("font") or {}).get("size") or NORMAL.font for a in above)
+        gap = max(gap, int(lines * size * 1.4) + 10)
+    # anchored on the plot's top edge and pushed up by its own lines (automargin makes the
+    # top margin as tall as they need): a wrapped title is never cut at the top
+    title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": gap}, automargin=True)
+    margin = lay.setdefault("margin", {})
+    margin["t"] = min(margin.get("t") or 10, 10)  # the title's automargin decides
+
+
+PHONE_WIDTH = 360  # px: the plot area a phone gives a chart (a 390-px screen, less padding)
+MIN_PHONE_FONT = 12  # px: a panel title is made no smaller than this to fit a phone
+
+
+def take_title(fig: go.Figure) -> str:
+    """Remove the figure's title and return it as plain text (line breaks and tags gone),
+    for the page to show above the chart. On a phone plotly cut a title wider than the
+    chart (it never wraps one) and a long one ran over a legend at the top; text above
+    the chart wraps like any text. The room the figure kept for its title row goes too."""
+    lay: dict = fig._layout  # noqa: SLF001 (see fit_projector)
+    title = lay.get("title") or {}
+    text = title.get("text") or ""
+    if not text:
+        return ""
+    size = (title.get("font") or {}).get("size") or NORMAL.title
+    title["text"] = ""
+    margin = lay.get("margin") or {}
+    if margin.get("t"):
+        margin["t"] = max(10, margin["t"] - math.ceil(size * 1.5))
+    plain = re.sub(r"<br\s*/?>", " ", text)
+    return html.unescape(re.sub(r"<[^>]+>", "", plain)).strip()
+
+
+def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
+    """Fit long panel titles (annotations on a panel's top edge) to a phone's width:
+    smaller (not under :data:`MIN_PHONE_FONT`), wrapped only if that is not enough; returns
+    the same figure. (The chart's own title: :func:`take_title`.)"""
+    lay: dict = fig._layout  # noqa: SLF001 (see fit_projector)
+    # a panel title starts at the plot's left edge (x = 0 on the paper) and may run to the
+    # figure's right edge: the room is the width less the left margin, which plotly grows
+    # for the axis's title and labels (~130 px measured for a heatmap of words)
+    room = max(120.0, width_px - max((lay.get("margin") or {}).get("l") or 0, 130))
+    for ann in lay.get("annotations") or []:
+        if ann.get("yanchor") == "bottom" and ann.get("text") and not ann.get("showarrow", True):
+            # smaller rather than wrapped: an extra line would grow up into the panel above
+            font = ann.setdefault("font", {})
+            size = font.get("size") or NORMAL.font
+            lines = [re.sub(r"<[^>]+>", "", ln) for ln in re.split(r"<br\s*/?>", ann["text"])]
+            wide = max(_text_width(line, size) for line in lines)
+            if wide > room:
+                font["size"] = max(MIN_PHONE_FONT, math.floor(size * room / wide))
+                if max(_text_width(line, font["size"]) for line in lines) > room:
+                    ann["text"] = wrap(str(ann["text"]), font["size"], room)
     return fig

@@ -189,3 +189,31 @@ def test_fit_projector_keeps_the_title_clear_of_top_ticks_and_subplot_titles():
     lay = fig.to_dict()["layout"]
     size = lay["annotations"][0]["font"]["size"]
     assert lay["title"]["pad"]["b"] >= size * 1.4  # the title stands above the panel titles
+
+
+def test_on_a_phone_the_title_leaves_the_figure_and_panel_titles_fit():
+    """At 390 px plotly cut a long title and ran it over the legend at the top: on a phone
+    the page shows the title as text above the chart (``take_title``: plain text, the
+    figure's title row given back); a long panel title is made smaller to fit the phone,
+    not under MIN_PHONE_FONT, and wrapped only if that is not enough."""
+    from plotly.subplots import make_subplots
+
+    title = "Weight of each key for the query <b>'it'</b>,<br>three score functions &amp; more"
+    fig = charts.line_chart([1, 2], {"a": [1, 2], "b": [2, 1]}, title=title)
+    fig.update_layout(margin=dict(t=100))
+    plain = "Weight of each key for the query 'it', three score functions & more"
+    assert charts.take_title(fig) == plain
+    lay = fig.to_dict()["layout"]
+    assert not lay["title"].get("text") and 10 <= lay["margin"]["t"] < 100
+    assert charts.take_title(fig) == ""  # nothing left to take
+
+    zh = "第 1 步：写出“老师”时用到的权重"
+    long = "Step 1: the weights the decoder used to write the word " + "very " * 12
+    fig = make_subplots(rows=3, cols=1, subplot_titles=(zh, "short", long))
+    for ann in fig.layout.annotations:
+        ann.update(font=dict(size=16), yanchor="bottom")
+    charts.fit_phone(fig)
+    anns = fig.to_dict()["layout"]["annotations"]
+    assert charts.MIN_PHONE_FONT <= anns[0]["font"]["size"] < 16 and "<br>" not in anns[0]["text"]
+    assert anns[1]["font"]["size"] == 16 and anns[1]["text"] == "short"
+    assert anns[2]["font"]["size"] == charts.MIN_PHONE_FONT and "<br>" in anns[2]["text"]

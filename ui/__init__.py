@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import charts, lexicon
+from core import charts, lexicon, mdtable
 from ui import params
 from ui.admission import fragment
 from ui.i18n import current_lang, labeler, presenter, t
@@ -42,8 +42,22 @@ __all__ = [
 ]
 
 
+def on_a_phone() -> bool:
+    """Whether the visitor's browser says it is a phone ("Mobi" in its User-Agent, the
+    test MDN recommends): the server never learns the screen's width, and plotly cuts a
+    title wider than the chart instead of wrapping it."""
+    try:
+        return "Mobi" in (st.context.headers.get("User-Agent") or "")
+    except Exception:  # noqa: BLE001 - no request (a test harness): not a phone
+        return False
+
+
 def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None:
     """Show a figure from ``core.charts`` full width, without plotly's logo.
+
+    On a phone (:func:`on_a_phone`) the title is text above the chart, which wraps
+    (:func:`core.charts.take_title`), and long panel titles are wrapped
+    (:func:`core.charts.fit_phone`).
 
     In presenter mode the figure is first fitted to the projector
     (:func:`core.charts.fit_projector`: every text at projector size, the title wrapped to
@@ -51,6 +65,11 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     columns -- and the height capped so the chart stays on the first screen)."""
     if presenter():
         charts.fit_projector(fig, width=width)
+    elif on_a_phone():
+        title = charts.take_title(fig)
+        if title:
+            st.markdown(f"**{mdtable.escape(title)}**")
+        charts.fit_phone(fig)
     st.plotly_chart(
         fig, width="stretch", key=key, config={"displaylogo": False, "responsive": True}
     )

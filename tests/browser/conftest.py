@@ -25,6 +25,11 @@ __all__ = ["Server", "free_port", "start_server", "stop_server"]
 ARTIFACTS = ROOT / "tests" / "artifacts"
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
+# A phone says so in its User-Agent ("Mobile"): the app fits its charts' titles to it.
+PHONE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0 Mobile Safari/537.36"
+)
 # Streamlit's own frontend, opened on a page path such as /bottleneck, first probes
 # /bottleneck/_stcore/health and /bottleneck/_stcore/host-config (in case the app is
 # served under that base path), gets 404 and then connects at /. Those two probes are

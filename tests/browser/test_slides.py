@@ -11,8 +11,9 @@
   the arena; "◂ previous" walks it back. Both walks run on a phone (390x844, presenter
   off), forward in English and back in Chinese, and measure every part in both languages:
   its title, its first chart within 1.5 screen heights, the document never wider than the
-  screen, heatmap labels >= 11 px, no console error (screenshots of each page's first part
-  in tests/artifacts/slides/phone_*).
+  screen, heatmap labels >= 11 px, no chart title cut at the chart's edge or on its
+  legend (the phone says "Mobile" in its User-Agent, as phones do), no console error
+  (screenshots of each page's first part in tests/artifacts/slides/phone_*).
 - A first request to a page on a fresh server never shows the file-name navigation.
 Each test collects every failing part and fails once, naming them all.
 """
@@ -26,7 +27,15 @@ import pytest
 
 from bench.slides import measure, part_url, wait_ready
 from core.i18n import translate
-from tests.browser.conftest import ARTIFACTS, DESKTOP, PHONE, copy_app, start_server, stop_server
+from tests.browser.conftest import (
+    ARTIFACTS,
+    DESKTOP,
+    PHONE,
+    PHONE_UA,
+    copy_app,
+    start_server,
+    stop_server,
+)
 from ui.nav import PAGES, Stop, deck, is_built
 
 pytestmark = pytest.mark.browser
@@ -194,6 +203,10 @@ def _phone_problems(page, stop: Stop, lang: str, errors: list[str], first: bool)
         out.append(f"{_name(stop)} [{lang}]: first chart starts at {m.first_top:.0f}px")
     if m.min_heat_label is not None and m.min_heat_label < MIN_HEAT_LABEL:
         out.append(f"{_name(stop)} [{lang}]: heatmap label {m.min_heat_label}px")
+    if m.overlaps:
+        out.append(f"{_name(stop)} [{lang}]: title meets legend in charts {m.overlaps}")
+    if m.cut:
+        out.append(f"{_name(stop)} [{lang}]: title cut at the chart's edge: {m.cut}")
     return out
 
 
@@ -203,7 +216,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
     """Forward from home in English, then the same deck back from the arena in Chinese."""
     expected = list(deck())
     problems: list[str] = []
-    context = browser.new_context(viewport=PHONE, locale="en-US")
+    context = browser.new_context(viewport=PHONE, locale="en-US", user_agent=PHONE_UA)
     context.set_default_timeout(180_000)
     page = context.new_page()
     errors = _collect_errors(page)
