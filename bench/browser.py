@@ -16,6 +16,12 @@ from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
 # The launch arguments of tests/browser/conftest.py (Debian's Chromium, headless).
+# A phone says so in its User-Agent ("Mobile"): the app fits its charts' titles to it
+# (ui.on_a_phone). Phone measurements and phone tests send this one.
+PHONE_UA = (
+    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
+    "Chrome/126.0 Mobile Safari/537.36"
+)
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",

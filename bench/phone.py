@@ -349,7 +349,9 @@ def first_and_second(
     browser, url: str, emulation: dict | None, timeout_s: float, proxy: Proxy | None = None
 ) -> dict:
     """A fresh profile's first visit, then a second visit in a new tab of that profile."""
-    context = browser.new_context(viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True)
+    context = browser.new_context(
+        viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True, user_agent=B.PHONE_UA
+    )
     try:
         context.add_init_script(B.INIT_JS)
         context.add_init_script(FIRST_CHART_JS)

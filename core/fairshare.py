@@ -214,7 +214,8 @@ class FairGate:
         starts nothing unless none is running and none started for ``hold_at_most`` seconds
         (so runs always progress). :meth:`poke` dispatches again."""
         while self._free > 0 and self._waiting:
-            heavy = {a: self._heavy(a, now) for a in self._waiting_by}
+            lightest = self._lightest(now)  # one pass over the active addresses per step
+            heavy = {a: self._heavy(a, now, lightest) for a in self._waiting_by}
             best = min(
                 self._waiting,
                 key=lambda w: (
@@ -224,7 +225,7 @@ class FairGate:
                     w.order,
                 ),
             )
-            if self._held_back(best, heavy[best.address], now):
+            if self._held_back(best, heavy[best.address], lightest, now):
                 self.held += 1
                 return
             self._waiting.remove(best)
@@ -261,32 +262,43 @@ class FairGate:
             return flood_a
         return self._address_use(a, now) > self.heavy_factor * self._address_use(b, now)
 
-    def _heavy(self, address: str, now: float) -> bool:
-        """Heavier (:meth:`_heavier`) than an address that asked for a run lately
-        (``ACTIVE_WINDOW_S``). Alone, no address is heavy: it may use every slot."""
+    def _lightest(self, now: float) -> dict[bool, list[tuple[float, str]]]:
+        """The two least-used active addresses (asked for a run in the last
+        ``ACTIVE_WINDOW_S``) among those that flood (``True``) and those that do not: all
+        :meth:`_heavy` needs, in one pass (a visitor with thousands of addresses must not
+        make every dispatch compare each with each)."""
+        two: dict[bool, list[tuple[float, str]]] = {True: [], False: []}
         for other in reversed(self._seen):  # the most recent first
             if now - self._seen[other] > ACTIVE_WINDOW_S:
-                return False
-            if self._heavier(address, other, now):
-                return True
-        return False
+                break
+            group = two[self._floods(other)]
+            group.append((self._address_use(other, now), other))
+            group.sort()
+            del group[2:]
+        return two
 
-    def _calm(self, now: float) -> bool:
+    def _heavy(self, address: str, now: float, lightest: dict) -> bool:
+        """Heavier (:meth:`_heavier`) than another address that asked for a run lately
+        (``ACTIVE_WINDOW_S``; ``lightest``: :meth:`_lightest`). Alone, no address is heavy:
+        it may use every slot."""
+        floods = self._floods(address)
+        if floods and any(a != address for _, a in lightest[False]):
+            return True  # it floods, a calm one is around
+        use = self._address_use(address, now)
+        least = next((u for u, a in lightest[floods] if a != address), math.inf)
+        return use > self.heavy_factor * least
+
+    def _calm(self, lightest: dict) -> bool:
         """An address that asked for a run lately does not flood (someone to make room for:
         when everyone floods, a class arriving all at once among them, nobody rests)."""
-        for other in reversed(self._seen):
-            if now - self._seen[other] > ACTIVE_WINDOW_S:
-                return False
-            if not self._floods(other):
-                return True
-        return False
+        return bool(lightest[False])
 
-    def _held_back(self, best: _Waiter, heavy: bool, now: float) -> bool:
+    def _held_back(self, best: _Waiter, heavy: bool, lightest: dict, now: float) -> bool:
         if not heavy:
             return False  # (heavy ones are dispatched last: this one is the lightest waiting)
         if self.give_way and any(self._heavier(best.address, r, now) for r in self._running):
             return True  # a lighter address is running: do not share the core with it
-        if not (self._floods(best.address) and self._calm(now)):
+        if not (self._floods(best.address) and self._calm(lightest)):
             return False  # only a flood is held further, and only with someone to make room for
         if self.rest > 0.0:
             a = self._addresses.get(best.address)

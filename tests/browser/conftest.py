@@ -16,20 +16,16 @@ from pathlib import Path
 import pytest
 
 from bench import procs
-from bench.browser import CHROMIUM, CHROMIUM_ARGS
+from bench.browser import CHROMIUM, CHROMIUM_ARGS, PHONE_UA
 from bench.procs import Server, free_port, stop_server
 from tests.conftest import ROOT
 
-__all__ = ["Server", "free_port", "start_server", "stop_server"]
+__all__ = ["PHONE_UA", "Server", "free_port", "start_server", "stop_server"]
 
 ARTIFACTS = ROOT / "tests" / "artifacts"
 DESKTOP = {"width": 1280, "height": 800}
-PHONE = {"width": 390, "height": 844}
-# A phone says so in its User-Agent ("Mobile"): the app fits its charts' titles to it.
-PHONE_UA = (
-    "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
-    "Chrome/126.0 Mobile Safari/537.36"
-)
+PHONE = {"width": 390, "height": 844}  # with PHONE_UA: a phone says "Mobile" (bench.browser)
+
 # Streamlit's own frontend, opened on a page path such as /bottleneck, first probes
 # /bottleneck/_stcore/health and /bottleneck/_stcore/host-config (in case the app is
 # served under that base path), gets 404 and then connects at /. Those two probes are
