@@ -38,6 +38,12 @@ def hold(gate: FairGate, session: str, address: str, release: threading.Event, l
     return th
 
 
+def ran(gate: FairGate, clock: Clock, session: str, address: str, seconds: float) -> None:
+    """One admitted run of ``seconds`` on the gate's fake clock (what a session used)."""
+    with gate.admit(session, address):
+        clock.now += seconds
+
+
 def wait_until(cond, timeout: float = 10.0) -> None:
     done = threading.Event()
     for _ in range(int(timeout / 0.01)):
@@ -95,8 +101,7 @@ def test_an_address_with_many_sessions_does_not_crowd_out_a_class():
     for i in range(5):
         with gate.admit(f"x{i}", "abuser"):
             clock.now += 0.2
-    with gate.admit("student", "school"):
-        clock.now += 0.5
+    ran(gate, clock, "student", "school", 0.5)
     assert gate.use_of("x0") < gate.use_of("student")
     assert gate.address_use("abuser") > gate.address_use("school")
     release_first, release_rest = threading.Event(), threading.Event()
@@ -119,8 +124,7 @@ def test_an_address_with_many_sessions_does_not_crowd_out_a_class():
 def test_use_is_halved_every_half_life():
     clock = Clock()
     gate = FairGate(1, clock=clock, half_life=10.0)
-    with gate.admit("s", "a"):
-        clock.now += 4.0
+    ran(gate, clock, "s", "a", 4.0)
     clock.now += 10.0
     assert gate.use_of("s") == pytest.approx(2.0)
     clock.now += 20.0
@@ -133,8 +137,7 @@ def test_a_new_session_starts_with_its_address_mean():
     for name, seconds in (("x1", 2.0), ("x2", 4.0)):
         with gate.admit(name, "abuser"):
             clock.now += seconds
-    with gate.admit("s1", "school"):
-        clock.now += 0.2
+    ran(gate, clock, "s1", "school", 0.2)
     with gate.admit("x3", "abuser") as adm:
         assert adm.ok
         # its start: the mean of x1 and x2 at this moment (decayed), not zero
@@ -247,10 +250,8 @@ def test_while_the_server_is_not_healthy_a_flood_waits_and_the_class_goes():
     clock = Clock()
     ok = {"now": True}
     gate = FairGate(4, clock=clock, healthy=lambda: ok["now"], flood_waiting=1)
-    with gate.admit("x0", "abuser"):
-        clock.now += 2.0
-    with gate.admit("s0", "school"):
-        clock.now += 0.2
+    ran(gate, clock, "x0", "abuser", 2.0)
+    ran(gate, clock, "s0", "school", 0.2)
     release = threading.Event()
     log: list = []
     first = hold(gate, "x1", "abuser", release, log)
@@ -278,10 +279,8 @@ def test_an_unhealthy_server_still_runs_one_at_a_time_now_and_then():
     clock = Clock()
     ok = {"now": True}
     gate = FairGate(2, clock=clock, healthy=lambda: ok["now"], hold_at_most=0.5, flood_waiting=1)
-    with gate.admit("s0", "school"):
-        clock.now += 0.2
-    with gate.admit("x0", "abuser"):
-        clock.now += 1.0
+    ran(gate, clock, "s0", "school", 0.2)
+    ran(gate, clock, "x0", "abuser", 1.0)
     ok["now"] = False
     release_s1, release_x = threading.Event(), threading.Event()
     log: list = []
@@ -310,8 +309,7 @@ def test_every_run_is_charged_at_least_min_charge():
     for _ in range(8):
         with gate.admit("loop", "abuser"):
             clock.now += 0.01
-    with gate.admit("student", "school"):
-        clock.now += 0.3
+    ran(gate, clock, "student", "school", 0.3)
     assert gate.use_of("loop") == pytest.approx(8 * 0.25, rel=0.01)
     assert gate.use_of("student") == pytest.approx(0.3, rel=0.01)
     assert gate.address_use("abuser") > gate.address_use("school")
@@ -323,10 +321,8 @@ def test_the_last_free_slot_is_kept_for_the_class_while_a_flood_waits():
     once; a flooding client alone uses every slot."""
     clock = Clock()
     gate = FairGate(2, clock=clock, healthy=lambda: True, reserve=1, flood_waiting=1)
-    with gate.admit("s0", "school"):
-        clock.now += 0.1
-    with gate.admit("x0", "abuser"):
-        clock.now += 1.0
+    ran(gate, clock, "s0", "school", 0.1)
+    ran(gate, clock, "x0", "abuser", 1.0)
     release_x1, release_x = threading.Event(), threading.Event()
     log: list = []
     x1 = hold(gate, "x1", "abuser", release_x1, log)
@@ -425,12 +421,10 @@ def test_a_visitor_who_left_does_not_hold_the_class_back():
     clock = Clock()
     healthy = [True]
     gate = FairGate(2, clock=clock, healthy=lambda: healthy[0], reserve=1, heavy_factor=2.0)
-    with gate.admit("g0", "gone"):  # one short visit, then nothing
-        clock.now += 0.05
+    ran(gate, clock, "g0", "gone", 0.05)  # one short visit, then nothing
     clock.now += ACTIVE_WINDOW_S + 1.0
     assert gate.address_use("gone") > 0.01  # still remembered
-    with gate.admit("s0", "school"):
-        clock.now += 2.0
+    ran(gate, clock, "s0", "school", 2.0)
     release = threading.Event()
     log: list = []
     both = [hold(gate, f"s{i}", "school", release, log) for i in (1, 2)]
@@ -455,10 +449,8 @@ def test_a_class_is_not_held_behind_a_lone_visitor():
     (measured: held behind the bench's warm-up address, arrivals waited 2 s)."""
     clock = Clock()
     gate = FairGate(2, clock=clock, healthy=lambda: False, reserve=1, flood_waiting=4)
-    with gate.admit("v0", "visitor"):
-        clock.now += 0.05
-    with gate.admit("s0", "school"):
-        clock.now += 3.0
+    ran(gate, clock, "v0", "visitor", 0.05)
+    ran(gate, clock, "s0", "school", 3.0)
     release = threading.Event()
     log: list = []
     both = [hold(gate, f"s{i}", "school", release, log) for i in (1, 2)]
