@@ -174,6 +174,27 @@ def test_a_page_is_compared_with_the_bare_reruns_paired_with_its_own():
     assert any("bare_rerun_ms_median" in p for p in validate(result, PAGES))
 
 
+def test_phone_budget_is_the_median_of_paired_ratios():
+    from bench.phone import paired_summary
+
+    got = paired_summary([9.0, 12.0, 8.0], [10.0, 10.0, 10.0])
+    assert got["ratios"] == [0.9, 1.2, 0.8]
+    assert got["ratio_median"] == 0.9 and got["within"] and got["missing"] == 0
+    # one slow pair does not decide; the median does, against the limit
+    assert not paired_summary([11.0, 12.0, 8.0], [10.0, 10.0, 10.0])["within"]
+    assert paired_summary([10.0], [10.0])["within"]  # 1.0x is within 1.0x
+
+
+def test_phone_budget_counts_a_visit_without_a_chart_as_not_met():
+    from bench.phone import paired_summary
+
+    got = paired_summary([None, 8.0, 8.0], [10.0, 10.0, 10.0])
+    assert got["missing"] == 1 and got["ratios"] == [0.8, 0.8]
+    assert not got["within"]
+    nothing = paired_summary([None], [None])
+    assert nothing["ratio_median"] is None and not nothing["within"]
+
+
 def test_markdown_table_has_a_row_per_page_and_model():
     result = _result()
     result["pages"]["home"]["first_render_again_s"] = 0.9

@@ -79,7 +79,9 @@ class Tab:
 
 def open_tab(browser, url: str, viewport: dict, locale: str = "en-US") -> Tab:
     """Open ``url`` in a fresh context and wait until the app has finished running."""
-    context = browser.new_context(viewport=viewport, locale=locale)
+    # a phone-sized tab is a phone: it says so in its User-Agent, as real phones do
+    phone = {"user_agent": PHONE_UA, "is_mobile": True} if viewport == PHONE else {}
+    context = browser.new_context(viewport=viewport, locale=locale, **phone)
     # generous limits: the first visit to a page loads its models and caches its analyses,
     # which takes a while on a busy 2-core machine (nothing here is a timing assertion)
     context.set_default_timeout(180_000)

@@ -18,7 +18,14 @@ from bench.slides import wait_ready
 from core.i18n import translate
 from core.poll import questions as pq
 from core.poll.store import PollStore, default_url
-from tests.browser.conftest import DESKTOP, PHONE, copy_app, start_server, stop_server
+from tests.browser.conftest import (
+    DESKTOP,
+    PHONE,
+    PHONE_UA,
+    copy_app,
+    start_server,
+    stop_server,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -87,7 +94,9 @@ def test_a_class_votes_and_the_model_answers(browser, tmp_path, monkeypatch):
 
         students = []
         for label in VOTES:
-            ctx = browser.new_context(viewport=PHONE, locale="zh-CN")
+            ctx = browser.new_context(
+                viewport=PHONE, locale="zh-CN", user_agent=PHONE_UA, is_mobile=True
+            )
             ctx.set_default_timeout(120_000)
             contexts.append(ctx)
             sp = ctx.new_page()
@@ -130,7 +139,9 @@ def test_a_class_votes_and_the_model_answers(browser, tmp_path, monkeypatch):
     # a restart keeps the room and its votes (the SQLite file in ROAD_DATA_DIR)
     srv = start_server(app, tmp_path / "server2.log")
     try:
-        ctx = browser.new_context(viewport=PHONE, locale="zh-CN")
+        ctx = browser.new_context(
+            viewport=PHONE, locale="zh-CN", user_agent=PHONE_UA, is_mobile=True
+        )
         page = ctx.new_page()
         page.goto(srv.url(f"/poll?room={code}&lang=zh"))
         _visible(page, translate(f"poll.q.{QID}.text", "zh")[:12])
