@@ -271,7 +271,8 @@ class Running:
 def app_server(port: int, startup_timeout: float = 180.0):
     """``streamlit run app.py`` on 127.0.0.1:``port`` with the hosted settings and its own
     data folder; stopped (and the folder removed) on the way out."""
-    from bench.scaleout import HOSTED_ENV, port_free
+    from bench.procs import port_free
+    from bench.scaleout import HOSTED_ENV
 
     if not port_free(port):
         raise RuntimeError(f"port {port} is taken: stop whatever listens there")

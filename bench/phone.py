@@ -141,12 +141,6 @@ def static_mirror() -> tuple[Path, dict]:
     return out, json.loads(run.stderr.strip().splitlines()[-1])
 
 
-def nginx_binary() -> str | None:
-    return shutil.which("nginx") or (
-        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
-    )
-
-
 @dataclass
 class Proxy:
     prefix: Path
@@ -178,7 +172,7 @@ def start_proxy(
 ) -> Proxy:
     """nginx from deploy/nginx/ (layout.sh) on 127.0.0.1:``port`` in front of
     ``upstreams``; waits (bounded) until it answers."""
-    nginx = nginx_binary()
+    nginx = procs.nginx_binary()
     if nginx is None:
         raise RuntimeError("nginx not found: apt-get install nginx")
     prefix.mkdir(parents=True, exist_ok=True)  # its folders: readable by nginx's workers

@@ -14,6 +14,27 @@ from pathlib import Path
 PROC = Path("/proc")
 
 
+def nginx_binary() -> str | None:
+    """nginx on this machine (PATH, else Debian's /usr/sbin/nginx), or None."""
+    import shutil
+
+    return shutil.which("nginx") or (
+        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
+    )
+
+
+def port_free(port: int) -> bool:
+    """Whether ``port`` can be bound on 127.0.0.1 now (as the servers bind it: a closed
+    connection's TIME_WAIT does not make a port busy)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

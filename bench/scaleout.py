@@ -34,7 +34,6 @@ import re
 import resource
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -63,12 +62,6 @@ LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
 MAX_REPLICAS = 8
 
 
-def nginx_binary() -> str | None:
-    return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None
-    )
-
-
 def nginx_modules() -> list[Path]:
     """The dynamic modules the repo's nginx.conf loads (``load_module`` lines)."""
     text = (ROOT / "deploy" / "nginx" / "nginx.conf").read_text(encoding="utf-8")
@@ -79,7 +72,7 @@ def nginx_modules() -> list[Path]:
 def missing() -> list[str]:
     """What this machine lacks to run a cluster (an empty list when nothing)."""
     out = []
-    if nginx_binary() is None:
+    if procs.nginx_binary() is None:
         out.append("nginx not found: apt-get install nginx")
     for module in nginx_modules():
         if not module.exists():
@@ -88,16 +81,6 @@ def missing() -> list[str]:
             ).replace("_", "-")
             out.append(f"{module} not found: apt-get install {pkg}")
     return out
-
-
-def port_free(port: int) -> bool:
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 # ---- the cluster ---------------------------------------------------------------------------
@@ -192,7 +175,7 @@ def cluster(
     if lacks:
         raise RuntimeError("; ".join(lacks))
     ports = [port + 1 + i for i in range(replicas)]
-    busy = [p for p in (port, *ports) if not port_free(p)]
+    busy = [p for p in (port, *ports) if not procs.port_free(p)]
     if busy:
         raise RuntimeError(f"ports {busy} are taken: stop whatever listens there")
     folder = Path(tempfile.mkdtemp(prefix="road-scaleout-"))
@@ -225,7 +208,7 @@ def cluster(
         )
         logs["nginx"] = folder / "nginx.log"
         proxy = subprocess.Popen(
-            [nginx_binary(), "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
+            [procs.nginx_binary(), "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
             + ["-g", "daemon off;"],
             stdout=logs["nginx"].open("w"),
             stderr=subprocess.STDOUT,

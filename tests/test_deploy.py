@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from bench import procs
 from tests.conftest import ROOT
 
 DEPLOY = ROOT / "deploy"
@@ -318,9 +319,7 @@ def test_dockerfile_and_entry_point():
 
 
 def test_nginx_accepts_the_config():
-    nginx = shutil.which("nginx") or (
-        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
-    )
+    nginx = procs.nginx_binary()
     _need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
     folder = Path(tempfile.mkdtemp(prefix="road-nginx-t-"))
     try:
@@ -356,9 +355,7 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 
 
 def _nginx_or_skip() -> str:
-    nginx = shutil.which("nginx") or (
-        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
-    )
+    nginx = procs.nginx_binary()
     _need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
     for module in re.findall(r"^load_module (\S+);", (NGINX / "nginx.conf").read_text(), re.M):
         _need(module, Path(module).exists(), "apt-get install libnginx-mod-http-brotli-static")

@@ -32,7 +32,6 @@ import os
 import re
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -67,12 +66,6 @@ HOSTED_ENV = {
 }  # as deploy/compose.yaml
 
 
-def nginx_binary() -> str | None:
-    return shutil.which("nginx") or next(
-        (p for p in ("/usr/sbin/nginx",) if Path(p).exists()), None
-    )
-
-
 def _require(what: str, ok: bool, install: str) -> None:
     if ok:
         return
@@ -80,17 +73,6 @@ def _require(what: str, ok: bool, install: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
     pytest.skip(msg)
-
-
-def _port_free(port: int) -> bool:
-    with socket.socket() as s:
-        # as the servers do: a closed connection's TIME_WAIT does not make a port busy
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
 
 
 def _get(port: int, path: str, headers: dict | None = None, timeout: float = 30.0):
@@ -190,7 +172,7 @@ def _stop(proc: subprocess.Popen | None) -> None:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    nginx = nginx_binary()
+    nginx = procs.nginx_binary()
     _require("nginx", nginx is not None, "apt-get install nginx")
     _require(
         str(BROTLI_MODULE),
@@ -198,7 +180,7 @@ def cluster() -> Iterator[Cluster]:
         "apt-get install libnginx-mod-http-brotli-filter",
     )
     _require("PostgreSQL", pg.bin_dir() is not None, "apt-get install postgresql")
-    busy = [p for p in (NGINX_PORT, *APP_PORTS) if not _port_free(p)]
+    busy = [p for p in (NGINX_PORT, *APP_PORTS) if not procs.port_free(p)]
     assert not busy, f"ports {busy} are taken: stop whatever listens there and rerun"
 
     folder = Path(tempfile.mkdtemp(prefix="road-scale-"))

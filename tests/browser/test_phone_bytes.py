@@ -84,18 +84,6 @@ def _start_app(env: dict, log: Path) -> subprocess.Popen:
     raise RuntimeError(f"the app was not healthy within 150 s:\n{log.read_text()[-3000:]}")
 
 
-def _port_free(port: int) -> bool:
-    import socket
-
-    with socket.socket() as s:
-        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-        try:
-            s.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 @pytest.mark.long
 @pytest.mark.timeout(900)  # ~2 min on an idle machine, plus the one-off pre-compression
 def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
@@ -103,14 +91,14 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
     a fresh context, an empty profile. A second Playwright in the same worker would fail
     ("Sync API inside the asyncio loop") once another browser test has started the first."""
     _require(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
-    _require("nginx", phone.nginx_binary() is not None, "apt-get install nginx")
+    _require("nginx", procs.nginx_binary() is not None, "apt-get install nginx")
     for module in MODULES:
         _require(
             str(module),
             module.exists(),
             "apt-get install libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static",
         )
-    busy = [p for p in (NGINX_PORT, APP_PORT) if not _port_free(p)]
+    busy = [p for p in (NGINX_PORT, APP_PORT) if not procs.port_free(p)]
     assert not busy, f"ports {busy} are taken: stop whatever listens there and rerun"
     started = time.monotonic()
     static_dir, made = phone.static_mirror()
