@@ -57,9 +57,10 @@ MEASURE_JS = """() => {
       const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (a.width && b.width && x > 1 && y > 1) out.overlaps.push(ci);
     }
-    // a chart title wider than its chart: plotly cuts it at the chart's edge
+    // a chart title, panel title or note wider than its chart: plotly cuts it at the edge
     const box = c.getBoundingClientRect();
-    for (const el of c.querySelectorAll('.infolayer .g-gtitle text, .infolayer .gtitle')) {
+    const texts = '.infolayer .g-gtitle text, .infolayer .gtitle, .infolayer .annotation text';
+    for (const el of c.querySelectorAll(texts)) {
       const b = el.getBoundingClientRect();
       if (b.width && (b.right > box.right + 1 || b.left < box.left - 1))
         out.cut.push(`chart ${ci}: ${el.textContent.slice(0, 40)}`);
@@ -92,7 +93,7 @@ class Measure:
     min_font_text: str | None
     overlaps: list[int]
     min_heat_label: float | None
-    cut: list[str]  # chart titles running past their chart's edge
+    cut: list[str]  # chart titles, panel titles and notes running past their chart's edge
 
     @property
     def in_view(self) -> float | None:

@@ -150,6 +150,7 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
             hover=t(P + "theory.hover"),
             pair_label=t(P + "theory.pair"),
             presenter=present,
+            phone=ui.on_a_phone() and not present,  # presenter mode: ui.chart fits the projector
         )
         ui.chart(fig, key="cnn_rf_windows")
     with v.words:

@@ -333,7 +333,14 @@ def problems_part() -> None:
     s = ui.slide(t(P + "problems.lead"))
     with s.chart:
         ui.chart(
-            figs.problems_figure(problem_panels(), title="", presenter=present),
+            figs.problems_figure(
+                problem_panels(),
+                title="",
+                presenter=present,
+                # a phone: one panel under the other (side by side each is too narrow);
+                # in presenter mode ui.chart fits the projector, not the phone
+                stacked=ui.on_a_phone() and not present,
+            ),
             key="path_problems_chart",
         )
     with s.words:

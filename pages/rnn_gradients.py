@@ -43,6 +43,8 @@ from ui.rnn_gradients_parts import (
 ui.begin_page("rnn_gradients")
 t = ui.t
 P = ui.presenter()
+# a phone's layout where ui.chart fits a phone (in presenter mode it fits the projector)
+PHONE = ui.on_a_phone() and not P
 R = "rnn_gradients."
 
 PARTS = ("fresh", "trained", "learn", "words", "explode")
@@ -194,6 +196,7 @@ def learn_part() -> None:
                     presenter=P,
                     looks=names(acc),
                     note=overlap_note(acc),
+                    phone=PHONE,
                 ),
                 key="rnng_acc",
             )

@@ -489,3 +489,20 @@ def test_measured_words_follow_the_measured_widths(fake_zoo, lang):
     title = _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
     assert lexicon.name("cnn_s2s", lang) in title and "cnn_s2s" not in text + title
     assert _chart(at, "cnn_rf_measured")["layout"]["xaxis"]["ticktext"][-1] == lexicon.EOS
+
+
+def test_on_a_phone_the_pair_label_stays_inside_the_chart(fake_zoo, monkeypatch):
+    """Centred on the pair's right line (near the plot's right edge) the label ran past a
+    phone's chart: there it ends at the line instead (``ui.on_a_phone`` patched: AppTest
+    sends no User-Agent)."""
+    import ui
+
+    wide = _chart(make_app(PAGE, lang="en").run(timeout=120), "cnn_rf_windows")
+    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    fig = _chart(at, "cnn_rf_windows")
+    assert fig["data"] == wide["data"]
+    (label,) = fig["layout"]["annotations"]
+    assert "xanchor" not in wide["layout"]["annotations"][0]
+    assert label["xanchor"] == "right" and label["x"] == wide["layout"]["annotations"][0]["x"]

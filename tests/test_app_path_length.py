@@ -232,3 +232,25 @@ def test_without_manifest_the_formulas_still_work(no_zoo):
     assert any("manifest.json" in e.value for e in at.main.error)
     at = make_app(PAGE, lang="en", part="problems").run(timeout=120)
     assert not at.exception and _chart_keys(at) == ["path_problems_chart"]
+
+
+def test_on_a_phone_the_three_problems_stand_one_under_the_other(fake_zoo, monkeypatch):  # noqa: F811
+    """A phone (``ui.on_a_phone``, which AppTest cannot send as a User-Agent) gets the three
+    panels full width, one under the other, each title above its own panel."""
+    import ui
+
+    wide = _chart(make_app(PAGE, lang="en", part="problems").run(timeout=120), "problems")
+    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    at = make_app(PAGE, lang="en", part="problems").run(timeout=120)
+    assert not at.exception, [e.value for e in at.exception]
+    fig = _chart(at, "path_problems_chart")
+    assert fig["data"] == wide["data"]
+    lay = fig["layout"]
+    titles = [a for a in lay["annotations"] if a.get("yanchor") == "bottom"]
+    # the fake manifest has no translators: the alignment and distance pictures remain
+    assert len(titles) >= 2 and "Relation distance" in titles[-1]["text"]
+    axes = ["" if i == 0 else str(i + 1) for i in range(len(titles))]
+    assert all(lay[f"xaxis{a}"]["domain"] == [0, 1] for a in axes)
+    ys = [lay[f"yaxis{a}"]["domain"] for a in axes]
+    assert all(low[1] < up[0] for up, low in zip(ys, ys[1:], strict=False))  # no overlap
+    assert [a["y"] for a in titles] == [y[1] for y in ys]  # each title on its panel's top

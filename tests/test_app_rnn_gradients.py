@@ -532,3 +532,25 @@ def test_the_chart_comes_first_then_the_radius_then_the_secondary_controls(fake_
     assert order == ["chart", "rnng_rho", "success", *eig, *keys[1:]], order
     expanders = [e.label for e in at.main.expander]
     assert ("More controls" in expanders) == (present == "1")
+
+
+def test_on_a_phone_the_decay_stands_above_the_eigenvalues(fake_zoo, monkeypatch):
+    """A phone (``ui.on_a_phone``: its User-Agent, which AppTest cannot send) gets part 1's
+    two panels one above the other, each full width, the decay's title above the chart;
+    presenter mode on a phone keeps its two charts."""
+    import ui
+
+    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    at = make_app(PAGE, lang="en").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    (fig,) = charts(at)
+    lay = fig["layout"]
+    assert lay["xaxis"]["domain"] == [0, 1] and lay["xaxis2"]["domain"] == [0, 1]
+    assert lay["yaxis2"]["domain"][1] < lay["yaxis"]["domain"][0]  # eigenvalues below
+    (eig,) = lay["annotations"]
+    assert "Eigenvalues of W_hh" in eig["text"]
+    assert lay["yaxis2"]["domain"][1] <= eig["y"] < lay["yaxis"]["domain"][0]
+    assert not lay["title"].get("text")  # taken above the chart, where it wraps
+    assert any("Untrained cells" in m.value for m in at.main.markdown)
+    at = make_app(PAGE, lang="en", present="1").run(timeout=300)
+    assert len(charts(at)) == 2 and all("yaxis2" not in c["layout"] for c in charts(at))

@@ -71,7 +71,7 @@ def _eig_labels(radius: float) -> tuple[str, str, str]:
 def fresh_chart(fresh: dict, radius: float, length: int, quantity: str) -> None:
     """The decay of each fresh cell with the bound ρ^(T−t): on the projector alone, one
     chart that fills the slide; in the browser beside the eigenvalues in one figure (one
-    chart for the browser to redraw per step of ρ)."""
+    chart for the browser to redraw per step of ρ), on a phone above them."""
     t = ui.t
     distance = np.arange(length)
     series = {ui.model_name(PROBES[k]): fresh[k] for k in CELLS}
@@ -103,6 +103,7 @@ def fresh_chart(fresh: dict, radius: float, length: int, quantity: str) -> None:
         eig_axes=(t(R + "eig.re"), t(R + "eig.im")),
         eig_labels=_eig_labels(radius),
         looks=looks,
+        stacked=ui.on_a_phone(),  # side by side, both panels would be too narrow to read
     )
     ui.chart(figure, key="rnng_fresh")
 

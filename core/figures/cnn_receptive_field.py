@@ -55,8 +55,11 @@ def window_figure(
     hover: str,
     pair_label: str,
     presenter: bool = False,
+    phone: bool = False,
 ) -> go.Figure:
     """The window of one position at layers ``0..L`` as stacked bars, the word pair marked.
+    ``phone``: the pair's label ends at its line, toward the middle (centred on it, as on a
+    wider screen, it ran past the edge of a phone's narrow plot).
 
     ``wins``: ``(lo, hi)`` per layer (inclusive positions, layer 0 first). Bars whose window
     holds both words of ``pair`` get the highlight colour. ``hover`` is a format string with
@@ -113,6 +116,9 @@ def window_figure(
                     text=pair_label,
                     showarrow=False,
                     font=dict(color=s.palette[4], size=s.font),
+                    **(
+                        {"xanchor": "right" if max(a, b) > (n - 1) / 2 else "left"} if phone else {}
+                    ),
                 )
             ],
             bargap=0.2,

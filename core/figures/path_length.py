@@ -354,8 +354,10 @@ def problems_figure(
     *,
     title: str,
     presenter: bool = False,
+    stacked: bool = False,
 ) -> go.Figure:
-    """The lesson's three problems side by side: one small panel each.
+    """The lesson's three problems side by side: one small panel each; ``stacked`` (a
+    phone): the same panels full width, one under the other, each title above its panel.
 
     Each panel is ``{"title", "x", "series": {label: values}, "looks": {label: Look},
     "kind": "bar" | "line", "x_title", "y_title", "y_range" (optional), "y_format"
@@ -368,6 +370,9 @@ def problems_figure(
     gap = 0.09
     width = (1 - gap * (cols - 1)) / cols
     col_px = (charts.PROJECTOR_WIDTH if presenter else 700) * width * 0.85
+    if stacked:
+        col_px = charts.PHONE_WIDTH - _PHONE_Y_AXIS
+        stack = _Stack(panels, s, col_px)
     data, annotations, layout = [], [], {}
     for c, panel in enumerate(panels):
         for key in ("title", "x", "series"):
@@ -393,34 +398,54 @@ def problems_figure(
                         **common,
                     )
                 )
+        # category labels along a narrow panel: slanted, so they do not run together (a
+        # full-width panel has room: plotly slants them only if they would)
+        angle = -35 if isinstance(xs[0], str) and panel.get("kind") != "bar" else 0
         layout[f"xaxis{suffix}"] = dict(
-            domain=[round(lo, 4), min(1.0, round(lo + width, 4))],
+            domain=[0, 1] if stacked else [round(lo, 4), min(1.0, round(lo + width, 4))],
             anchor=f"y{suffix}",
             title=dict(text=panel.get("x_title", "")),
             type="category" if panel.get("kind") == "bar" else "-",
-            # category labels along a narrow panel: slanted, so they do not run together
-            tickangle=-35 if isinstance(xs[0], str) and panel.get("kind") != "bar" else 0,
+            **({} if stacked else {"tickangle": angle}),  # stacked: plotly's "auto"
         )
         layout[f"yaxis{suffix}"] = dict(
             anchor=f"x{suffix}",
             title=dict(text=panel.get("y_title", "")),
             **({"range": panel["y_range"]} if "y_range" in panel else {}),
             **({"tickformat": panel["y_format"]} if "y_format" in panel else {}),
+            **({"domain": stack.domain(c)} if stacked else {}),
         )
         annotations.append(
             dict(
                 text=charts.wrap(panel["title"], s.font, col_px),
-                x=lo + width / 2,
-                y=1.02,
+                x=0 if stacked else lo + width / 2,
+                y=stack.domain(c)[1] if stacked else 1.02,
                 xref="paper",
                 yref="paper",
-                xanchor="center",
+                xanchor="left" if stacked else "center",
                 yanchor="bottom",
                 showarrow=False,
                 font=dict(size=s.font),
+                **({"yshift": 8, "align": "left"} if stacked else {}),
             )
         )
     lines = max(a["text"].count("<br>") + 1 for a in annotations)
+    if stacked:
+        return go.Figure(
+            data=data,
+            layout=dict(
+                template=charts.template(presenter),
+                title=dict(text=title),
+                annotations=annotations,
+                legend=dict(
+                    orientation="h", yanchor="top", y=-stack.below / stack.area, xanchor="left", x=0
+                ),
+                margin=dict(t=stack.top, b=stack.bottom(data)),
+                height=int(stack.area + stack.top + stack.bottom(data)),
+                bargap=0.35,
+                **layout,
+            ),
+        )
     return go.Figure(
         data=data,
         layout=dict(
@@ -434,3 +459,50 @@ def problems_figure(
             **layout,
         ),
     )
+
+
+# On a phone: the px a y axis's ticks and title take left of a plot, and the height of an
+# x axis's ticks and title under it, in fonts (~50 px at 14 px; slanted ticks need more)
+_PHONE_Y_AXIS = 90
+_X_AXIS_FONTS = 4.2
+
+
+class _Stack:
+    """Where the panels of a stacked :func:`problems_figure` go, in px of the plot area:
+    a panel, then under it its x axis and the next panel's title, and so on."""
+
+    def __init__(self, panels: Sequence[dict], s: charts.Scale, col_px: float) -> None:
+        self.font = s.font
+        self.panel = 0.55 * s.height  # each panel's own height
+        self.below = _X_AXIS_FONTS * s.font  # an x axis's ticks and title
+        self.title_px = [
+            (charts.wrap(p["title"], s.font, col_px).count("<br>") + 1) * s.font * 1.3 + 12
+            for p in panels
+        ]
+        self.top = int(16 + self.title_px[0])  # the first panel's title, in the margin
+        n = len(panels)
+        self.area = n * self.panel + sum(self.below + t for t in self.title_px[1:])
+        self.tops = [self.area]
+        for t in self.title_px[1:]:
+            self.tops.append(self.tops[-1] - self.panel - self.below - t)
+
+    def domain(self, c: int) -> list[float]:
+        """The paper y domain of panel ``c`` (0 at the top)."""
+        top = self.tops[c]
+        return [round((top - self.panel) / self.area, 4), round(top / self.area, 4)]
+
+    def bottom(self, data: Sequence[go.BaseTraceType]) -> int:
+        """The bottom margin: the last x axis, then the legend (its rows estimated from
+        the width of its entries: a symbol and a label each)."""
+        room = charts.PHONE_WIDTH
+        rows, used = 1, 0.0
+        for trace in data:
+            if trace.showlegend is False:
+                continue
+            wide = 50 + sum(
+                self.font if ord(ch) > 0x2E80 else 0.56 * self.font for ch in trace.name
+            )
+            if used and used + wide > room:
+                rows, used = rows + 1, 0.0
+            used += wide
+        return int(self.below + rows * self.font * 1.6 + 12)

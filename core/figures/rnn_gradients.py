@@ -18,6 +18,16 @@ from core import charts, lexicon
 # the presenter's size, and the browser draws 61 points instead of hundreds.
 CIRCLE_POINTS = 61
 
+# The stacked fresh figure, in px of the plot area: the decay panel, the eigenvalue panel
+# (square: as high as a phone's plot is wide), and the gap between them for the decay's
+# x ticks and title and the eigenvalues' two-line title.
+_STACK_DECAY, _STACK_EIG = 300, 270
+
+# On a phone: the px a y axis's ticks and title take left of the plot, and the height of the
+# x axis's ticks and title under it, in fonts (measured: ~45 px at 14 px)
+_PHONE_Y_AXIS = 90
+_X_AXIS_FONTS = 3.4
+
 
 def _positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     arr = np.asarray(values, dtype=float)
@@ -236,14 +246,18 @@ def fresh_figure(
     eig_labels: tuple[str, str, str],
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
+    stacked: bool = False,
 ) -> go.Figure:
     """:func:`decay_figure` (left, 3/5 of the width) and :func:`eigen_figure` (right) as two
     panels of one figure: one chart for the browser to redraw when ρ moves, not two.
+    ``stacked`` (a phone): the same panels full width, the decay above the eigenvalues.
 
     ``titles`` (decay, eigenvalues); ``decay_axes`` / ``eig_axes`` (x title, y title);
     ``eig_labels`` (eigenvalues, unit circle, radius circle)."""
     decay = _decay_traces(distance, series, bound, presenter, looks)
     eig, lim = _eigen_traces(eigenvalues, radius, eig_labels, presenter, xaxis="x2", yaxis="y2")
+    if stacked:
+        return _fresh_stacked(decay, eig, lim, titles, decay_axes, eig_axes, presenter)
     s = charts.scale(presenter)
     split = 0.56  # the decay panel's share of the width
     layout = _layout_dict(
@@ -289,6 +303,76 @@ def fresh_figure(
     layout["title"] = dict(text=titles[0], x=split / 2, xref="paper", xanchor="center")
     layout["margin"] = dict(t=100 if presenter else 85)
     layout["legend"] = dict(orientation="h", yanchor="top", y=-0.2, x=0)  # clear of both titles
+    return go.Figure(data=[*decay, *eig], layout=layout)
+
+
+def _fresh_stacked(
+    decay: list[dict],
+    eig: list[dict],
+    lim: float,
+    titles: tuple[str, str],
+    decay_axes: tuple[str, str],
+    eig_axes: tuple[str, str],
+    presenter: bool,
+) -> go.Figure:
+    """:func:`fresh_figure` for a phone: both panels full width, one above the other, each
+    title above its own panel, the legend under both."""
+    s = charts.scale(presenter)
+    lines = titles[1].count("<br>") + 1
+    title_px = lines * s.title * 1.3
+    gap = _X_AXIS_FONTS * s.font + 16 + title_px  # decay ticks and x title, then the eigen title
+    area = _STACK_DECAY + gap + _STACK_EIG  # the plot area's height (px)
+    eig_top = _STACK_EIG / area
+    layout = _layout_dict(
+        presenter,
+        titles[0],
+        decay_axes[0],
+        decay_axes[1],
+        xaxis=dict(domain=[0, 1]),
+        yaxis=dict(
+            type="log", exponentformat="power", domain=[round(1 - _STACK_DECAY / area, 4), 1]
+        ),
+        xaxis2=dict(
+            domain=[0, 1],
+            anchor="y2",
+            range=[-lim, lim],
+            zeroline=True,
+            title=dict(text=eig_axes[0]),
+            constrain="domain",
+            constraintoward="left",  # under its title, which starts at the left edge
+        ),
+        yaxis2=dict(
+            domain=[0, round(eig_top, 4)],
+            anchor="x2",
+            range=[-lim, lim],
+            zeroline=True,
+            scaleanchor="x2",
+            scaleratio=1,
+            constrain="domain",
+            title=dict(text=eig_axes[1]),
+        ),
+        annotations=[
+            dict(
+                text=f"<b>{titles[1]}</b>",  # as the figure's own title looks in the app
+                showarrow=False,
+                xref="paper",
+                x=0,
+                xanchor="left",
+                align="left",
+                yref="paper",
+                y=round(eig_top, 4),
+                yanchor="bottom",
+                yshift=8,
+                font=dict(size=s.title, color="#000000" if presenter else "#262730"),
+            )
+        ],
+    )
+    legend_px = _X_AXIS_FONTS * s.font + 4  # under the eigenvalues' x ticks and title
+    layout["legend"] = dict(orientation="h", yanchor="top", y=-legend_px / area, x=0)
+    top = 85 if presenter else 70  # a two-line title (taken above the chart on a phone)
+    bottom = legend_px + 7 * s.font * 1.5  # seven legend entries, a row each at worst
+    layout["margin"] = dict(t=top, b=int(bottom))
+    layout["height"] = int(area + top + bottom)
     return go.Figure(data=[*decay, *eig], layout=layout)
 
 
@@ -347,15 +431,18 @@ def accuracy_figure(
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
     note: str | None = None,
+    phone: bool = False,
 ) -> go.Figure:
     """Accuracy against distance, one line per model, with the chance level dotted;
-    ``note`` (e.g. "LSTM and GRU overlap") is written inside the plot, top right."""
+    ``note`` (e.g. "LSTM and GRU overlap") is written inside the plot, top right, or with
+    ``phone`` wrapped under the plot (a phone's plot is narrower than one line of it)."""
     xs = np.asarray(distances, dtype=float)
     if xs.ndim != 1 or xs.size == 0 or not np.all(np.isfinite(xs)):
         raise ValueError(f"distances must be a finite non-empty 1-D sequence, got {xs.shape}")
     if not series:
         raise ValueError("series is empty; pass {name: values} with at least one line")
-    palette = charts.scale(presenter).palette
+    s = charts.scale(presenter)
+    palette = s.palette
     traces = []
     for i, (name, ys) in enumerate(series.items()):
         arr = np.asarray(ys, dtype=float)
@@ -375,36 +462,53 @@ def accuracy_figure(
                 marker=dict(color=color, symbol=lexicon.look(model).marker if model else None),
             )
         )
-    return go.Figure(
-        data=traces,
-        layout=_layout_dict(
-            presenter,
-            title,
-            x_title,
-            y_title,
-            yaxis=dict(range=[0, 1.05], tickformat=".0%"),
-            shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
-            annotations=[
-                charts.hline_label(chance, chance_label),
-                *(
-                    [
-                        dict(
-                            text=note,
-                            showarrow=False,
-                            xref="x domain",
-                            x=1,
-                            xanchor="right",
-                            yref="y",
-                            y=1.0,
-                            yanchor="top",
-                        )
-                    ]
-                    if note
-                    else []
-                ),
-            ],
-        ),
+    notes: list[dict] = []
+    bottom = None
+    if note and phone:
+        # under the x ticks and the axis title, from the plot's left edge, wrapped to it
+        text = charts.wrap(note, s.font, charts.PHONE_WIDTH - _PHONE_Y_AXIS)
+        below = _X_AXIS_FONTS * s.font
+        notes.append(
+            dict(
+                text=text,
+                showarrow=False,
+                xref="paper",
+                x=0,
+                xanchor="left",
+                align="left",
+                yref="paper",
+                y=0,
+                yanchor="top",
+                yshift=-below,
+            )
+        )
+        lines = text.count("<br>") + 1
+        bottom = int(below + lines * s.font * 1.3 + 12)
+    elif note:
+        notes.append(
+            dict(
+                text=note,
+                showarrow=False,
+                xref="x domain",
+                x=1,
+                xanchor="right",
+                yref="y",
+                y=1.0,
+                yanchor="top",
+            )
+        )
+    layout = _layout_dict(
+        presenter,
+        title,
+        x_title,
+        y_title,
+        yaxis=dict(range=[0, 1.05], tickformat=".0%"),
+        shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
+        annotations=[charts.hline_label(chance, chance_label), *notes],
     )
+    if bottom is not None:  # room under the plot for the note
+        layout.setdefault("margin", {})["b"] = bottom
+    return go.Figure(data=traces, layout=layout)
 
 
 def _hline(y: float, line: dict, presenter: bool) -> dict:

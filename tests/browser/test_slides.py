@@ -11,9 +11,9 @@
   the arena; "◂ previous" walks it back. Both walks run on a phone (390x844, presenter
   off), forward in English and back in Chinese, and measure every part in both languages:
   its title, its first chart within 1.5 screen heights, the document never wider than the
-  screen, heatmap labels >= 11 px, no chart title cut at the chart's edge or on its
-  legend (the phone says "Mobile" in its User-Agent, as phones do), no console error
-  (screenshots of each page's first part in tests/artifacts/slides/phone_*).
+  screen, heatmap labels >= 11 px, no chart title, panel title or note cut at the chart's
+  edge, no title on its legend (the phone says "Mobile" in its User-Agent, as phones do),
+  no console error (screenshots of each page's first part in tests/artifacts/slides/phone_*).
 - A first request to a page on a fresh server never shows the file-name navigation.
 Each test collects every failing part and fails once, naming them all.
 """
@@ -206,7 +206,7 @@ def _phone_problems(page, stop: Stop, lang: str, errors: list[str], first: bool)
     if m.overlaps:
         out.append(f"{_name(stop)} [{lang}]: title meets legend in charts {m.overlaps}")
     if m.cut:
-        out.append(f"{_name(stop)} [{lang}]: title cut at the chart's edge: {m.cut}")
+        out.append(f"{_name(stop)} [{lang}]: text cut at the chart's edge: {m.cut}")
     return out
 
 
