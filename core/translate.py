@@ -83,8 +83,9 @@ def translate_tokens(
     return Translation(
         source=tuple(tokens),
         output=tuple(tgt_vocab.decode(out_ids, strip_special=False)),
-        probs=tuple(round(float(p), 4) for p in probs[0, :n]),
-        attention=tuple(tuple(round(float(a), 4) for a in row) for row in attn[0, :n]),
+        # one .tolist() each: walking 0-d tensors cost ~0.9 ms a translation
+        probs=tuple(round(p, 4) for p in probs[0, :n].tolist()),
+        attention=tuple(tuple(round(a, 4) for a in row) for row in attn[0, :n].tolist()),
     )
 
 

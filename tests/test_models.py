@@ -226,6 +226,22 @@ def test_fast_greedy_equals_rerunning_the_prefix_on_a_tiny_random_model(key):
         assert_same_greedy(model, row[row != 0][None], max_len=12)
 
 
+@pytest.mark.parametrize("key,pad_boost", [("cnn", 0.5), ("transformer", 1.0)])
+def test_fast_greedy_equals_rerunning_the_prefix_when_the_model_writes_pad(key, pad_boost):
+    """A model may pick PAD mid-sentence; the next steps read it as input, and the
+    Transformer must then mask it as ``decode`` does (its incremental mask is built as
+    tokens arrive). The PAD logit is raised until PAD is chosen at some steps, not all."""
+    src, _ = _batch()
+    model = _model(key)
+    with torch.no_grad():
+        model.out.bias[0] += pad_boost
+    ids = model.greedy(src, 12, BOS, -1)[0]
+    assert bool((ids == 0).any()) and bool((ids != 0).any()), ids  # PAD among other tokens
+    assert_same_greedy(model, src, max_len=12, eos=-1)
+    for row in src:  # batch of one: no other row keeps the loop going
+        assert_same_greedy(model, row[row != 0][None], max_len=12, eos=-1)
+
+
 SHIPPED = ("gru_plain_256", "gru_attention", "cnn_s2s", "transformer")
 
 

@@ -54,14 +54,16 @@ class GLUConv(nn.Module):
         pad = (k - 1, 0) if self.causal else ((k - 1) // 2, k // 2)
         return F.glu(self.conv(F.pad(x, pad)), dim=1)  # (B, C, L)
 
-    def step(self, past, x):
-        """Causal layer, one new position: ``x`` (B,C,1) and ``past`` (B,C,kernel-1), the
-        layer's previous kernel-1 inputs (zeros before the start, as ``F.pad`` gives).
+    def window_weights(self):
+        """The convolution as one matrix over a flattened window, for incremental decoding.
 
-        Returns the output at the new position (B,C,1) and the updated ``past``.
+        The output at one position is ``W @ window + b``, ``window`` being its ``kernel``
+        inputs laid out position-major, (B, kernel, C) flattened to (B, kernel * C): one
+        matrix product instead of a Conv1d call (several times slower on one short window).
+        Returns the weight (2C, kernel * C) and the bias (2C,).
         """
-        window = torch.cat([past, x], 2)  # (B, C, kernel): all this output sees
-        return F.glu(self.conv(window), dim=1), window[:, :, 1:]
+        w = self.conv.weight  # (2C, C, kernel)
+        return w.permute(0, 2, 1).reshape(w.size(0), -1), self.conv.bias  # (2C, kernel*C)
 
 
 class CNNSeq2Seq(nn.Module):
@@ -145,29 +147,60 @@ class CNNSeq2Seq(nn.Module):
         """Greedy decoding, incremental: each step computes only the new position.
 
         A causal convolution's output at position t reads only its inputs at t-kernel+1..t,
-        so each decoder layer keeps a buffer of its last kernel-1 inputs (zeros at the
-        start, like the left padding of ``decode``) instead of re-running on the whole
-        prefix; the attention is computed for the new position only. The outputs are those
-        of re-reading the prefix every step (tests/test_models.py checks it).
+        so each decoder layer keeps its inputs so far (after kernel-1 zeros, like the left
+        padding of ``decode``) instead of re-running on the whole prefix; the attention is
+        computed for the new position only. What depends only on the source is prepared
+        once per sentence (the keys transposed, the values through each attn_out, the
+        padding as an additive -inf bias, each convolution as one matrix) and a step works
+        on (B, C) rows with plain functions, no module calls. The outputs are those of
+        re-reading the prefix every step (tests/test_models.py checks it). Decoding runs
+        without dropout.
 
         Returns ids (B,L), chosen-token probabilities (B,L) and the layer-mean attention (B,L,S).
         """
         memory = self.encode(src)
         B, C, k = src.size(0), self.cfg.channels, self.cfg.kernel
-        key_mask = memory["mask"].unsqueeze(1)  # (B, 1, S)
-        pasts = [memory["keys"].new_zeros(B, C, k - 1) for _ in self.dec_convs]  # (B, C, k-1)
+        keys_t = memory["keys"].transpose(1, 2).contiguous()  # (B, E, S)
+        values = memory["values"]  # (B, S, E)
+        mask = memory["mask"]  # (B, S)
+        key_bias = (  # (B, 1, S): -inf on padding, as ``_attend``'s masked_fill; None if none
+            None
+            if bool(mask.all())
+            else torch.zeros(mask.shape, dtype=values.dtype, device=src.device)
+            .masked_fill(~mask, float("-inf"))
+            .unsqueeze(1)
+        )
+        conv_w = [conv.window_weights() for conv in self.dec_convs]  # (2C, k*C), (2C,)
+        # each decoder layer's inputs so far: k-1 zero positions, then one per step
+        inputs = [values.new_zeros(B, k - 1 + max_len, C) for _ in self.dec_convs]
+        attn_in = [(m.weight, m.bias) for m in self.attn_in]
+        # attn_out(attn_weights @ values) = attn_weights @ (values @ W_out^T) + b_out: the
+        # values projected by each layer's attn_out once per sentence, (B, S, C) each
+        values_out = [(m.bias, F.linear(values, m.weight)) for m in self.attn_out]
+        half = torch.tensor(_SQRT_HALF, dtype=values.dtype)  # a 0-d tensor multiplies faster
+        tgt_embed, tgt_pos = self.tgt_embed.weight, self.tgt_pos.weight  # (V, E), (max_len, E)
 
         def step(t: int, token: torch.Tensor):
-            g = self._embed(self.tgt_embed, self.tgt_pos, token[:, None], start=t)  # (B, 1, E)
-            h = self.dec_in(g).transpose(1, 2)  # (B, C, 1)
+            g = F.embedding(token, tgt_embed) + tgt_pos[t]  # (B, E)
+            h = F.linear(g, self.dec_in.weight, self.dec_in.bias)  # (B, C)
             attn_layers = []
-            for i, conv in enumerate(self.dec_convs):
-                h_conv, pasts[i] = conv.step(pasts[i], self.drop(h))  # (B, C, 1)
-                h, attn_weights = self._attend(
-                    i, h, h_conv, g, memory["keys"], memory["values"], key_mask
-                )  # (B, C, 1), (B, 1, S)
+            for i, buf in enumerate(inputs):
+                buf[:, t + k - 1] = h
+                window = buf[:, t : t + k].reshape(B, k * C)  # (B, k*C): all this output sees
+                h_conv = F.glu(F.linear(window, *conv_w[i]), -1)  # (B, C)
+                d = (F.linear(h_conv, *attn_in[i]) + g) * half  # (B, E): query
+                energy = torch.bmm(d.unsqueeze(1), keys_t)  # (B, 1, S)
+                if key_bias is not None:
+                    energy = energy + key_bias
+                attn_weights = torch.softmax(energy, -1)  # (B, 1, S)
+                bias, projected = values_out[i]
+                # attn_out(context) with context = attn_weights @ values, (B, C)
+                out_context = torch.baddbmm(bias, attn_weights, projected).squeeze(1)
+                h_att = (h_conv + out_context) * half  # (B, C)
+                h = (h_att + h) * half  # (B, C)
                 attn_layers.append(attn_weights)
-            logits = self.out(self.drop(self.dec_out(h.transpose(1, 2))))[:, 0]  # (B, V)
+            out = F.linear(h, self.dec_out.weight, self.dec_out.bias)  # (B, E)
+            logits = F.linear(out, self.out.weight, self.out.bias)  # (B, V)
             return logits, torch.stack(attn_layers, 0).mean(0)[:, 0]  # (B, V), (B, S)
 
         return greedy_loop(step, B, max_len, bos_id, eos_id, src.device)

@@ -53,6 +53,14 @@ def scaled_dot_product_attention(query, keys, values, mask=None, dropout_p: floa
     return dropped @ values, attn_weights  # (..., T, d)
 
 
+def _mask_bias(mask: torch.Tensor, dtype: torch.dtype) -> torch.Tensor:
+    """A boolean mask (True = may attend) as an additive bias: 0 where True, -inf where
+    False. ``energy + bias`` gives the same softmax as ``energy.masked_fill(~mask, -inf)``."""
+    return torch.zeros(mask.shape, dtype=dtype, device=mask.device).masked_fill(
+        ~mask, float("-inf")
+    )
+
+
 class MultiHeadAttention(nn.Module):
     def __init__(self, d_model: int, n_heads: int, dropout: float):
         super().__init__()
@@ -141,28 +149,63 @@ class DecoderLayer(nn.Module):
         y = y + self.drop(self.ff(self.norm3(y)))
         return y, w_self, w_cross
 
-    def step(self, y, cache: dict, t: int, self_mask, cross_mask):
-        """The same layer for one new position ``y`` (B,1,D) at target position ``t``.
+    def step_weights(self) -> dict:
+        """This layer's weights arranged for one new position, once per sentence: the
+        self-attention's query, key and value projections fused into one matrix, and the
+        query weights divided by sqrt(d) so that q @ k^T is already the scaled energy."""
+        sa, ca, scale = self.self_attn, self.cross_attn, 1.0 / math.sqrt(self.self_attn.d)
+        return {
+            "qkv": (
+                torch.cat([sa.q_proj.weight * scale, sa.k_proj.weight, sa.v_proj.weight]),
+                torch.cat([sa.q_proj.bias * scale, sa.k_proj.bias, sa.v_proj.bias]),
+            ),  # (3D, D), (3D,)
+            "self_out": (sa.o_proj.weight, sa.o_proj.bias),
+            "cross_q": (ca.q_proj.weight * scale, ca.q_proj.bias * scale),
+            "cross_out": (ca.o_proj.weight, ca.o_proj.bias),
+            "ff_in": (self.ff.net[0].weight, self.ff.net[0].bias),
+            "ff_out": (self.ff.net[2].weight, self.ff.net[2].bias),
+            "norms": [  # F.layer_norm's arguments after the input
+                (n.normalized_shape, n.weight, n.bias, n.eps)
+                for n in (self.norm1, self.norm2, self.norm3)
+            ],
+        }
 
-        ``cache`` holds this layer's decoder self-attention keys and values of positions
-        0..t-1 (``self_keys`` / ``self_values``, (B,h,max_len,d), filled up to t) and the
-        cross-attention keys and values of the encoder output (``cross_kv``). The new
-        position's key and value are written at ``t``, and the new query attends to 0..t:
-        exactly the row ``t`` of ``forward`` on the whole prefix. ``self_mask`` (B,1,1,t+1).
+    def step(self, y, cache: dict, t: int, self_bias, cross_bias):
+        """The same layer for one new position ``y`` (B,D) at target position ``t``, in
+        inference form (no dropout, no module calls: a step is dozens of tiny operations).
+
+        ``cache`` holds ``step_weights()`` and this layer's decoder self-attention keys and
+        values of positions 0..t-1 (``self_keys`` / ``self_values``, (B*h,max_len,d), filled
+        up to t) and the cross-attention keys (transposed, ``cross_keys_t`` (B*h,d,S)) and
+        values (``cross_values`` (B*h,S,d)) of the encoder output; batch and heads share one
+        dimension so that every product is one ``bmm``. The new position's key and value are
+        written at ``t`` and its query attends to 0..t: exactly the row ``t`` of ``forward``
+        on the whole prefix. ``self_bias`` (B,1,1,t+1) and ``cross_bias`` (B,1,1,S) or None
+        are 0 where attending is allowed, -inf where not (the masks).
+        Returns the new ``y`` (B,D) and the cross-attention weights (B,h,1,S).
         """
-        h = self.norm1(y)
-        k, v = self.self_attn.project_kv(h)  # (B, h, 1, d) each
-        cache["self_keys"][:, :, t : t + 1] = k
-        cache["self_values"][:, :, t : t + 1] = v
-        past = (cache["self_keys"][:, :, : t + 1], cache["self_values"][:, :, : t + 1])
-        a, w_self = self.self_attn(h, None, self_mask, keys_values=past)  # w: (B, h, 1, t+1)
-        y = y + self.drop(a)
-        a, w_cross = self.cross_attn(
-            self.norm2(y), None, cross_mask, keys_values=cache["cross_kv"]
-        )  # w_cross: (B, h, 1, S)
-        y = y + self.drop(a)
-        y = y + self.drop(self.ff(self.norm3(y)))
-        return y, w_self, w_cross
+        B, h, d = y.size(0), self.self_attn.h, self.self_attn.d
+        norm1, norm2, norm3 = cache["norms"]
+        qkv = F.linear(F.layer_norm(y, *norm1), *cache["qkv"])  # (B, 3D)
+        qkv = qkv.view(B, 3, h, d).transpose(0, 1).reshape(3, B * h, 1, d)
+        q, k, v = qkv.unbind(0)  # (B*h, 1, d) each, q pre-scaled
+        cache["self_keys"][:, t : t + 1] = k
+        cache["self_values"][:, t : t + 1] = v
+        keys_t = cache["self_keys"][:, : t + 1].transpose(1, 2)  # (B*h, d, t+1)
+        energy = torch.bmm(q, keys_t).view(B, h, 1, t + 1) + self_bias  # (B, h, 1, t+1)
+        w_self = torch.softmax(energy, -1)  # (B, h, 1, t+1)
+        context = torch.bmm(w_self.view(B * h, 1, t + 1), cache["self_values"][:, : t + 1])
+        y = y + F.linear(context.view(B, h * d), *cache["self_out"])  # (B, D)
+        q = F.linear(F.layer_norm(y, *norm2), *cache["cross_q"])  # (B, D), pre-scaled
+        S = cache["cross_values"].size(1)
+        energy = torch.bmm(q.view(B * h, 1, d), cache["cross_keys_t"]).view(B, h, 1, S)
+        if cross_bias is not None:
+            energy = energy + cross_bias
+        w_cross = torch.softmax(energy, -1)  # (B, h, 1, S)
+        context = torch.bmm(w_cross.view(B * h, 1, S), cache["cross_values"])  # (B*h, 1, d)
+        y = y + F.linear(context.view(B, h * d), *cache["cross_out"])  # (B, D)
+        hidden = F.relu(F.linear(F.layer_norm(y, *norm3), *cache["ff_in"]))  # (B, d_ff)
+        return y + F.linear(hidden, *cache["ff_out"]), w_cross  # (B, D), (B, h, 1, S)
 
 
 class Transformer(nn.Module):
@@ -229,35 +272,45 @@ class Transformer(nn.Module):
         earlier positions never change once computed. Instead of re-running the decoder on
         the whole prefix at every step, each step runs it on the one new token: every layer
         writes the new key and value into its cache and the new query attends to the cache.
-        The cross-attention keys and values of the encoder output are computed once per
-        sentence. The outputs are those of re-reading the prefix (tests/test_models.py
-        checks it), but step t computes one position instead of t + 1.
+        What depends only on the source is computed once per sentence: the cross-attention
+        keys and values of the encoder output, the source padding as an additive -inf bias.
+        The outputs are those of re-reading the prefix (tests/test_models.py checks it), but
+        step t computes one position instead of t + 1. Decoding runs without dropout.
 
         Returns ids (B,L), chosen-token probabilities (B,L) and the last layer's cross
         attention averaged over heads (B,L,S).
         """
         memory = self.encode(src)
+        hidden, src_mask = memory["hidden"], memory["src_mask"]  # (B, S, D), (B, 1, 1, S)
         B, h, d = src.size(0), self.cfg.n_heads, self.cfg.d_model // self.cfg.n_heads
-        caches = [
-            {
-                "self_keys": memory["hidden"].new_zeros(B, h, max_len, d),
-                "self_values": memory["hidden"].new_zeros(B, h, max_len, d),
-                "cross_kv": layer.cross_attn.project_kv(memory["hidden"]),  # (B, h, S, d) x2
-            }
-            for layer in self.dec_layers
-        ]
-        # which target positions are real tokens: a finished row's PAD is never attended
-        # to by later positions (but a position always attends to itself), as in ``decode``
-        key_ok = torch.ones(B, max_len, dtype=torch.bool, device=src.device)
+        caches = []
+        for layer in self.dec_layers:
+            keys, values = layer.cross_attn.project_kv(hidden)  # (B, h, S, d) each
+            cache = layer.step_weights()
+            cache["cross_keys_t"] = keys.transpose(-2, -1).reshape(B * h, d, -1)  # (B*h, d, S)
+            cache["cross_values"] = values.reshape(B * h, -1, d)  # (B*h, S, d)
+            cache["self_keys"] = hidden.new_zeros(B * h, max_len, d)
+            cache["self_values"] = hidden.new_zeros(B * h, max_len, d)
+            caches.append(cache)
+        cross_bias = (  # (B, 1, 1, S): the source mask as 0 / -inf; None without padding
+            None if bool(src_mask.all()) else _mask_bias(src_mask, hidden.dtype)
+        )
+        # the decoder self-attention mask as 0 / -inf, filled as tokens arrive: a PAD token
+        # (a finished row's input) is never attended to by later positions, but a position
+        # always attends to itself, as in ``decode``
+        self_bias = hidden.new_zeros(B, 1, 1, max_len)
+        tgt_embed = self.tgt_embed.weight  # (V, D)
+        scale = torch.tensor(math.sqrt(self.cfg.d_model), dtype=hidden.dtype)  # 0-d: faster
+        n = self.dec_norm
+        out_norm = (n.normalized_shape, n.weight, n.bias, n.eps)  # F.layer_norm's arguments
 
         def step(t: int, token: torch.Tensor):
-            key_ok[:, t] = token != PAD_ID
-            self_mask = key_ok[:, None, None, : t + 1].clone()  # (B, 1, 1, t+1)
-            self_mask[..., t] = True
-            y = self._embed(self.tgt_embed, token[:, None], start=t)  # (B, 1, D)
+            y = F.embedding(token, tgt_embed) * scale + self.positions[t]  # (B, D)
             for layer, cache in zip(self.dec_layers, caches):
-                y, _, w_cross = layer.step(y, cache, t, self_mask, memory["src_mask"])
-            logits = self.out(self.dec_norm(y))[:, 0]  # (B, V)
+                y, w_cross = layer.step(y, cache, t, self_bias[..., : t + 1], cross_bias)
+            self_bias[:, 0, 0, t].masked_fill_(token == PAD_ID, float("-inf"))
+            y = F.layer_norm(y, *out_norm)  # (B, D)
+            logits = F.linear(y, self.out.weight, self.out.bias)  # (B, V)
             return logits, w_cross[:, :, 0].mean(1)  # (B, V), (B, S)
 
         return greedy_loop(step, B, max_len, bos_id, eos_id, src.device)
