@@ -68,6 +68,12 @@ CONTROLS: dict[str, tuple[str, int]] = {
     "attention": ("slider", 0),  # Decoding step
     "arena": ("slider", 0),  # Length of the sentence every model translates
 }
+# A page whose default part has no control of its own (only the part selector) is clicked
+# on this part: after the first render of the default part, the same session opens it
+# (untimed), then the control above is changed there.
+RERUN_PART: dict[str, str] = {
+    "bottleneck": "read",  # part 1 (latent) is one chart and words; part 2 has the switch
+}
 
 
 def log(msg: str) -> None:
@@ -88,8 +94,9 @@ def page_slugs(only: str | None = None) -> list[str]:
     return slugs
 
 
-def page_url(server: procs.Server, slug: str) -> str:
-    return server.url(("/" if slug == "home" else f"/{slug}") + "?lang=en")
+def page_url(server: procs.Server, slug: str, part: str | None = None) -> str:
+    path = ("/" if slug == "home" else f"/{slug}") + "?lang=en"
+    return server.url(path + (f"&part={part}" if part else ""))
 
 
 def render_again(browser, url: str, n: int, errors: list[str] | None = None) -> float | None:
@@ -126,22 +133,33 @@ def measure_interactive(
     errors: list[str] | None = None,
     again: int = 0,
     paired: Paired | None = None,
+    rerun_url: str | None = None,
 ) -> dict:
     """First render of ``url`` in a new session, then ``reps`` reruns of one control (each
-    followed by one rerun of the bare page with ``paired``), then (with ``again``) the
-    median first render of ``again`` more new sessions."""
-    out = _first_and_reruns(browser, url, reps, prefer, errors, paired)
+    followed by one rerun of the bare page with ``paired``; on ``rerun_url``, opened in the
+    same session, when given), then (with ``again``) the median first render of ``again``
+    more new sessions."""
+    out = _first_and_reruns(browser, url, reps, prefer, errors, paired, rerun_url)
     if again:
         out["first_render_again_s"] = render_again(browser, url, again, errors)
     return out
 
 
 def _first_and_reruns(
-    browser, url: str, reps: int, prefer, errors: list[str] | None, paired: Paired | None
+    browser,
+    url: str,
+    reps: int,
+    prefer,
+    errors: list[str] | None,
+    paired: Paired | None,
+    rerun_url: str | None = None,
 ) -> dict:
     tab = B.new_tab(browser, errors)
     try:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
+        if rerun_url and rerun_url != url:
+            B.render(tab, rerun_url)  # the part with the control (untimed)
+            out["rerun_url"] = rerun_url.split("/", 3)[-1]
         control = B.pick_control(tab, prefer)
         out["control"] = control.describe()
         times, bare, lost = [], [], 0
@@ -296,6 +314,9 @@ def run_app(browser, args, errors) -> tuple:
                     errors,
                     again=args.again,
                     paired=paired,
+                    rerun_url=page_url(server, slug, RERUN_PART[slug])
+                    if slug in RERUN_PART
+                    else None,
                 )
                 log(f"page {slug}: {pages[slug]}")
             except (B.BenchTimeout, RuntimeError) as exc:

@@ -171,12 +171,16 @@ def list_controls(page) -> list[Control]:
 
 def pick_control(page, prefer: tuple[str, int] | None = None) -> Control:
     """The preferred control if the page has it, else the first slider, else the first
-    segmented control (disabled ones are never picked)."""
+    segmented control (disabled ones are never picked). A preferred control that is not
+    there is an error, not a silent change of what is measured (it once measured switching
+    parts instead of a part's own control)."""
     controls = [c for c in list_controls(page) if not c.disabled]
     if prefer is not None:
         for c in controls:
             if (c.kind, c.index) == prefer:
                 return c
+        found = ", ".join(c.describe() for c in controls) or "none"
+        raise BenchTimeout(f"{page.url} has no {prefer[0]}[{prefer[1]}] to change ({found})")
     if not controls:
         raise BenchTimeout(f"{page.url} has no slider or segmented control to change")
     return controls[0]
