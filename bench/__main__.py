@@ -43,7 +43,7 @@ from pathlib import Path
 
 from bench import browser as B
 from bench import procs
-from bench.schema import budget, markdown_table, validate, validate_class
+from bench.schema import budget, markdown_table, ratio_budget, validate, validate_class
 from bench.stats import median, summary_ms
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -160,6 +160,10 @@ def _first_and_reruns(
         if rerun_url and rerun_url != url:
             B.render(tab, rerun_url)  # the part with the control (untimed)
             out["rerun_url"] = rerun_url.split("/", 3)[-1]
+        if prefer is None and not [c for c in B.list_controls(tab) if not c.disabled]:
+            # a page with no control of its own (the poll room): its first render only
+            out.update(control=None, reruns=0, rerun_ms_median=None, rerun_ms_p95=None)
+            return out
         control = B.pick_control(tab, prefer)
         out["control"] = control.describe()
         times, bare, lost = [], [], 0
@@ -389,6 +393,7 @@ def run(args) -> dict:
     result["errors"] = errors
     if not args.dry_run:
         result["budget"] = budget(result)
+        result["ratio_budget"] = ratio_budget(result)
         pages = page_slugs(args.pages)
     else:
         pages = []

@@ -1,4 +1,5 @@
-"""The JSON the benchmark prints, its check, the budget of issue 10, and the README table."""
+"""The JSON the benchmark prints, its check, the budgets of issues 10 and 21, and the README
+table."""
 
 from __future__ import annotations
 
@@ -63,7 +64,8 @@ def validate(result: dict, pages: Iterable[str] = (), full: bool = True) -> list
         if not isinstance(figs, dict):
             problems.append(f"pages.{slug} should be an object")
             continue
-        for k in RERUN_KEYS:
+        # a page with no control of its own is measured by its first render only
+        for k in RERUN_KEYS if figs.get("reruns") != 0 else RERUN_KEYS[:1]:
             fig(f"pages.{slug}.{k}", figs.get(k))
         for k in PAIRED_KEYS:
             if k in figs:
@@ -212,6 +214,53 @@ def budget(result: dict) -> dict[str, dict]:
     return out
 
 
+# Issue 21: every line a ratio to a baseline measured in the same run (so it holds on any
+# machine), plus the models' one absolute line on the bench machine.
+RATIO_LIMITS = {
+    "cold_start": 1.0,  # home's cold start / `streamlit hello`'s
+    "rerun_median": 1.0,  # a page's rerun median / the bare reruns paired with it
+    "rerun_p95": 1.5,  # a page's rerun p95 / the same bare median
+    "first_render": 1.0,  # a page's first render (warm server, new session) / the bare page's
+    "model_over_gru": 2.0,  # a model at 30 words / gru_plain_256 at 30 words
+    "model_ms": 30.0,  # a model at 30 words, ms (on the bench machine)
+}
+MODEL_BASE = "gru_plain_256"
+
+
+def ratio_budget(result: dict) -> dict:
+    """Issue 21's budget: ``{"lines": {name: {"value", "limit", "ok"}}, "met": bool,
+    "failed": [names]}``. A page measured without reruns (no control of its own, e.g. the
+    poll room) has its first-render line only; a line whose figure is missing is not met."""
+    lim = RATIO_LIMITS
+    lines: dict[str, dict] = {}
+    cold = result.get("cold_start_s") or {}
+    lines["cold_start.home_over_hello"] = _check(
+        ratio(cold.get("app_home"), cold.get("hello")), lim["cold_start"]
+    )
+    bare_first = (result.get("bare") or {}).get("first_render_s")
+    for slug, figs in (result.get("pages") or {}).items():
+        base = bare_base(result, slug)
+        if figs.get("reruns") != 0:
+            lines[f"pages.{slug}.rerun_median_over_bare"] = _check(
+                ratio(figs.get("rerun_ms_median"), base), lim["rerun_median"]
+            )
+            lines[f"pages.{slug}.rerun_p95_over_bare_median"] = _check(
+                ratio(figs.get("rerun_ms_p95"), base), lim["rerun_p95"]
+            )
+        lines[f"pages.{slug}.first_render_over_bare"] = _check(
+            ratio(figs.get("first_render_s"), bare_first), lim["first_render"]
+        )
+    models = result.get("model_ms") or {}
+    gru = (models.get(MODEL_BASE) or {}).get("30")
+    for name, by_len in models.items():
+        lines[f"model_ms.{name}.30_over_{MODEL_BASE}"] = _check(
+            ratio(by_len.get("30"), gru), lim["model_over_gru"]
+        )
+        lines[f"model_ms.{name}.30"] = _check(by_len.get("30"), lim["model_ms"])
+    failed = [k for k, v in lines.items() if v["ok"] is not True]
+    return {"lines": lines, "met": not failed, "failed": failed}
+
+
 def _fmt(x, unit: str = "") -> str:
     return "—" if x is None else f"{x:g}{unit}"
 
@@ -318,7 +367,23 @@ def _bench_table(result: dict) -> str:
             f"({m.get('cpu', '?')}), load average {meta.get('load_start', '?')} at the start and "
             f"{meta.get('load_end', '?')} at the end."
         )
+    if result.get("pages") and result.get("bare"):
+        rb = ratio_budget(result)
+        n = len(rb["lines"])
+        lines.append(
+            f"Ratio budget (issue 21): {n - len(rb['failed'])} of {n} lines met"
+            + (
+                "."
+                if rb["met"]
+                else "; not met: " + ", ".join(_budget_line(rb, k) for k in rb["failed"]) + "."
+            )
+        )
     return "\n".join(lines)
+
+
+def _budget_line(rb: dict, name: str) -> str:
+    line = rb["lines"][name]
+    return f"{name} {_fmt(line['value'])} (limit {_fmt(line['limit'])})"
 
 
 # ---- the class through nginx: replicas and the abusive client (issues 20 and 23) ----------

@@ -15,7 +15,7 @@ import pytest
 
 from bench import procs
 from bench.__main__ import BARE_APP, parse
-from bench.schema import budget, markdown_table, validate
+from bench.schema import budget, markdown_table, ratio_budget, validate
 from bench.stats import median, percentile, ratio, summary_ms
 from tests.conftest import ROOT
 
@@ -151,6 +151,67 @@ def test_budget_lines_are_ratios_against_the_same_run():
     assert b["rss.after_all_pages_mb"]["ok"] is True
     assert b["rss.sessions_20_added_mb"] == {"value": 200.0, "limit": 150.0, "ok": False}
     assert b["model_ms.transformer.30"] == {"value": 31.0, "limit": 30.0, "ok": False}
+
+
+def test_ratio_budget_of_issue_21_is_every_line_against_the_same_run():
+    result = _result()
+    result["pages"]["home"].update(bare_rerun_ms_median=300.0, first_render_s=0.8)
+    result["model_ms"]["gru_plain_256"] = {"10": 4.0, "30": 10.0, "50": 20.0}
+    result["model_ms"]["transformer"]["30"] = 19.0
+    rb = ratio_budget(result)
+    lines = rb["lines"]
+    assert lines["cold_start.home_over_hello"] == {"value": 1.5, "limit": 1.0, "ok": False}
+    # home: 300 / its paired 300 -> 1.0 (within), p95 500 / 300 = 1.67 (not within 1.5)
+    assert lines["pages.home.rerun_median_over_bare"]["ok"] is True
+    assert lines["pages.home.rerun_p95_over_bare_median"] == {
+        "value": 1.67,
+        "limit": 1.5,
+        "ok": False,
+    }
+    # first render against the bare page's own first render in the same run (0.8 s)
+    assert lines["pages.home.first_render_over_bare"] == {"value": 1.0, "limit": 1.0, "ok": True}
+    assert lines["pages.arena.first_render_over_bare"]["value"] == 1.25
+    # models: against gru_plain_256 at 30 words, and 30 ms absolute
+    assert lines["model_ms.transformer.30_over_gru_plain_256"] == {
+        "value": 1.9,
+        "limit": 2.0,
+        "ok": True,
+    }
+    assert lines["model_ms.transformer.30"]["ok"] is True
+    assert not rb["met"] and "cold_start.home_over_hello" in rb["failed"]
+    assert "pages.home.rerun_median_over_bare" not in rb["failed"]
+
+
+def test_ratio_budget_met_only_when_every_line_is_measured_and_within():
+    page = {"first_render_s": 1.0, "rerun_ms_median": 100.0, "rerun_ms_p95": 120.0}
+    result = _result(
+        cold_start_s={"app_home": 1.9, "hello": 2.0},
+        bare={"first_render_s": 1.0, "rerun_ms_median": 100.0, "rerun_ms_p95": 110.0},
+        pages={"home": dict(page)},
+        model_ms={"gru_plain_256": {"10": 3.0, "30": 8.0, "50": 12.0}},
+    )
+    assert ratio_budget(result)["met"]
+    result["pages"]["home"]["rerun_ms_p95"] = None  # unmeasured: not met, never passed
+    assert ratio_budget(result)["failed"] == ["pages.home.rerun_p95_over_bare_median"]
+
+
+def test_a_page_without_a_control_is_judged_by_its_first_render():
+    result = _result()
+    result["pages"]["arena"] = {
+        "first_render_s": 0.7,
+        "control": None,
+        "reruns": 0,
+        "rerun_ms_median": None,
+        "rerun_ms_p95": None,
+    }
+    assert validate(result, PAGES) == []
+    lines = ratio_budget(result)["lines"]
+    assert "pages.arena.rerun_median_over_bare" not in lines
+    assert lines["pages.arena.first_render_over_bare"]["ok"] is True
+    result["pages"]["arena"]["first_render_s"] = None
+    assert validate(result, PAGES) == [
+        "pages.arena.first_render_s is missing and no error says why"
+    ]
 
 
 def test_budget_marks_unmeasured_figures_unknown_not_passed():
