@@ -34,7 +34,7 @@ present = ui.presenter()
 
 PARTS = ("markov", "priors")
 LM = "lm_gru"
-NGRAM_MAX = 6  # n = 1..6 counted (an n-gram is one int64 for V^6)
+NGRAM_MAX = ngram.CORPUS_MAX_N  # n = 1..6 counted
 ORDERS = (2, 3, 4, 5, 6)
 DEFAULT_ORDER = 4
 SEARCH_LENGTHS, SEARCH_CANDIDATES = (5, 8), 12  # the default prompt's search (see the fold)
@@ -60,10 +60,8 @@ def _splits(seed: int) -> corpus.Splits:
     return corpus.shared_splits(seed)  # one copy per process, warmed up in the background
 
 
-@st.cache_data(show_spinner=False, max_entries=2)
 def _ngram_stats(seed: int) -> ngram.NGramStats:
-    sp = _splits(seed)
-    return ngram.ngram_stats([p.src for p in sp.train], [p.src for p in sp.test], NGRAM_MAX)
+    return ngram.corpus_stats(seed, NGRAM_MAX)  # once per process, made by the warm-up
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)

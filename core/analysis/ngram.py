@@ -9,6 +9,8 @@ does not cross a separator, and an n-gram is one integer (base-V digits) for n â
 
 from __future__ import annotations
 
+import functools
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -84,6 +86,30 @@ class NGramStats:
     possible: tuple[float, ...]  # V^n (float: it overflows nothing on a log axis)
     test_unseen: tuple[float, ...]  # share of test n-gram occurrences absent from training
     test_windows: tuple[int, ...]  # test n-gram occurrences per n
+
+
+CORPUS_MAX_N = 6  # the compression page counts n = 1..6 (an n-gram is one int64 for V^6)
+
+
+_STATS_LOCK = threading.Lock()
+
+
+def corpus_stats(seed: int, n_max: int = CORPUS_MAX_N) -> NGramStats:
+    """:func:`ngram_stats` of the shared corpus split for ``seed`` (train against test):
+    computed once per process (~6 s on one core) and shared by every session; the server's
+    warm-up thread (ui/warmup.py) makes it before the first visitor of the compression
+    page asks, and a visitor who comes while it is still counting waits for that count
+    instead of starting a second one. The result is never mutated (tuples and ints)."""
+    with _STATS_LOCK:
+        return _corpus_stats(seed, n_max)
+
+
+@functools.lru_cache(maxsize=2)
+def _corpus_stats(seed: int, n_max: int) -> NGramStats:
+    from core import corpus
+
+    sp = corpus.shared_splits(seed)
+    return ngram_stats([p.src for p in sp.train], [p.src for p in sp.test], n_max)
 
 
 def ngram_stats(
