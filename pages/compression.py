@@ -61,7 +61,7 @@ def _splits(seed: int) -> corpus.Splits:
 
 
 def _ngram_stats(seed: int) -> ngram.NGramStats:
-    return ngram.corpus_stats(seed, NGRAM_MAX)  # once per process, made by the warm-up
+    return ngram.corpus_stats(seed, NGRAM_MAX)  # once per process, for every session
 
 
 @st.cache_resource(show_spinner=False, max_entries=2)

@@ -91,3 +91,39 @@ def test_window_example_raises_when_every_context_was_seen():
         cp.window_example(table, TRAIN, 3, lengths=(3, 6))
     with pytest.raises(ValueError, match="n >= 2"):
         cp.window_example(table, HELD_OUT, 1)
+
+
+def test_the_corpus_ngram_counts_are_made_once_per_process(monkeypatch):
+    """ngram.corpus_stats: the compression page's counts of the shared split (~6 s), made
+    once and shared by every session; visitors who ask at the same time wait for one count
+    instead of starting one each."""
+    import threading
+    from types import SimpleNamespace
+
+    from core import corpus
+    from core.analysis import ngram
+
+    pair = SimpleNamespace
+    split = SimpleNamespace(
+        train=[pair(src=["the", "cat", "sat"]), pair(src=["the", "dog", "sat"])],
+        test=[pair(src=["the", "cat", "ran"])],
+    )
+    calls = []
+    monkeypatch.setattr(corpus, "shared_splits", lambda seed: calls.append(seed) or split)
+    ngram._corpus_stats.cache_clear()
+    try:
+        got = []
+        threads = [
+            threading.Thread(target=lambda: got.append(ngram.corpus_stats(7))) for _ in range(4)
+        ]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join(timeout=60)
+        assert len(got) == 4 and all(g is got[0] for g in got)  # one object for all
+        assert calls == [7]  # counted once
+        assert got[0] == ngram.ngram_stats(
+            [p.src for p in split.train], [p.src for p in split.test], ngram.CORPUS_MAX_N
+        )
+    finally:
+        ngram._corpus_stats.cache_clear()

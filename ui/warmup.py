@@ -51,16 +51,12 @@ def _import_all(modules: tuple[str, ...], corpus: bool = False) -> None:
 
 def _warm_corpus() -> None:
     """The corpus splits behind the autoregressive and compression parts (~10 s on one
-    core, ~2 s once kept on disk) and the compression page's n-gram counts (~6 s), built
-    once in the background so the first class to open them does not wait (its first
-    visit took 12.7 s against the bare page's 2.7 s in the bench of 2026-12-02)."""
+    core), built once in the background so the first class to open them does not wait."""
     try:
         from core import corpus, zoo
-        from core.analysis import ngram
 
         seed = int(zoo.load_manifest().get("corpus", {}).get("seed", 1234))
         corpus.shared_splits(seed)
-        ngram.corpus_stats(seed)
     except Exception:  # noqa: BLE001  (the page that needs them will raise and explain)
         return
 

@@ -96,10 +96,9 @@ _STATS_LOCK = threading.Lock()
 
 def corpus_stats(seed: int, n_max: int = CORPUS_MAX_N) -> NGramStats:
     """:func:`ngram_stats` of the shared corpus split for ``seed`` (train against test):
-    computed once per process (~6 s on one core) and shared by every session; the server's
-    warm-up thread (ui/warmup.py) makes it before the first visitor of the compression
-    page asks, and a visitor who comes while it is still counting waits for that count
-    instead of starting a second one. The result is never mutated (tuples and ints)."""
+    computed once per process (~6 s on one core) and shared by every session; a visitor
+    who comes while it is being counted waits for that count instead of starting a second
+    one (a class opening the page together). The result is never mutated (tuples, ints)."""
     with _STATS_LOCK:
         return _corpus_stats(seed, n_max)
 
