@@ -430,31 +430,23 @@ def problems_figure(
             )
         )
     lines = max(a["text"].count("<br>") + 1 for a in annotations)
-    if stacked:
-        return go.Figure(
-            data=data,
-            layout=dict(
-                template=charts.template(presenter),
-                title=dict(text=title),
-                annotations=annotations,
-                legend=dict(
-                    orientation="h", yanchor="top", y=-stack.below / stack.area, xanchor="left", x=0
-                ),
-                margin=dict(t=stack.top, b=stack.bottom(data)),
-                height=int(stack.area + stack.top + stack.bottom(data)),
-                bargap=0.35,
-                **layout,
-            ),
-        )
+    if stacked:  # pixel sizes from the stack: panels one under the other, legend below
+        legend_y = -stack.below / stack.area
+        margin = dict(t=stack.top, b=stack.bottom(data))
+        height = int(stack.area + stack.top + stack.bottom(data))
+    else:
+        legend_y = -0.32
+        margin = dict(t=int(16 + lines * s.font * 1.3), b=140 if presenter else 120)
+        height = s.height + (40 if presenter else 60)
     return go.Figure(
         data=data,
         layout=dict(
             template=charts.template(presenter),
             title=dict(text=title),
             annotations=annotations,
-            legend=dict(orientation="h", yanchor="top", y=-0.32, xanchor="left", x=0),
-            margin=dict(t=int(16 + lines * s.font * 1.3), b=140 if presenter else 120),
-            height=s.height + (40 if presenter else 60),
+            legend=dict(orientation="h", yanchor="top", y=legend_y, xanchor="left", x=0),
+            margin=margin,
+            height=height,
             bargap=0.35,
             **layout,
         ),
