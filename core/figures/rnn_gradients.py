@@ -233,6 +233,20 @@ def eigen_figure(
     )
 
 
+def _eig_y(lim: float, title: str, **extra: object) -> dict:
+    """The eigenvalue panel's y axis: the same scale as its x axis (a circle stays round)."""
+    return dict(
+        **extra,
+        anchor="x2",
+        range=[-lim, lim],
+        zeroline=True,
+        scaleanchor="x2",
+        scaleratio=1,
+        constrain="domain",
+        title=dict(text=title),
+    )
+
+
 def fresh_figure(
     distance: Sequence[float] | np.ndarray,
     series: Mapping[str, Sequence[float] | np.ndarray],
@@ -274,15 +288,7 @@ def fresh_figure(
             zeroline=True,
             title=dict(text=eig_axes[0]),
         ),
-        yaxis2=dict(
-            anchor="x2",
-            range=[-lim, lim],
-            zeroline=True,
-            scaleanchor="x2",
-            scaleratio=1,
-            constrain="domain",
-            title=dict(text=eig_axes[1]),
-        ),
+        yaxis2=_eig_y(lim, eig_axes[1]),
         annotations=[
             dict(
                 text=f"<b>{titles[1]}</b>",  # as the figure's own title looks in the app
@@ -341,16 +347,7 @@ def _fresh_stacked(
             constrain="domain",
             constraintoward="left",  # under its title, which starts at the left edge
         ),
-        yaxis2=dict(
-            domain=[0, round(eig_top, 4)],
-            anchor="x2",
-            range=[-lim, lim],
-            zeroline=True,
-            scaleanchor="x2",
-            scaleratio=1,
-            constrain="domain",
-            title=dict(text=eig_axes[1]),
-        ),
+        yaxis2=_eig_y(lim, eig_axes[1], domain=[0, round(eig_top, 4)]),
         annotations=[
             dict(
                 text=f"<b>{titles[1]}</b>",  # as the figure's own title looks in the app
