@@ -339,6 +339,11 @@ SLIDE_HEIGHT = 480
 MIN_PROJECTOR_FONT = 18  # px: no chart text smaller than this on a projector (tests ask >= 16)
 # Width of the main column in presenter mode at 1280 px (sidebar folded), for title wrapping.
 PROJECTOR_WIDTH = 1200
+# Width of a full-width chart (measured at 1280 x 800): on a laptop with the sidebar open,
+# and in presenter mode (sidebar folded). The margins are worked out for these
+# (core.chart_margins); another width only costs a redraw where the estimate falls short.
+LAPTOP_WIDTH = 820
+PRESENTER_WIDTH = 1120
 
 
 def _is_cjk(ch: str) -> bool:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import charts, lexicon, mdtable
+from core import chart_margins, charts, lexicon, mdtable
 from ui import params
 from ui.admission import fragment
 from ui.i18n import current_lang, labeler, presenter, t
@@ -62,14 +62,23 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     In presenter mode the figure is first fitted to the projector
     (:func:`core.charts.fit_projector`: every text at projector size, the title wrapped to
     ``width`` -- the fraction of the main column the chart gets, 0.5 in one of two
-    columns -- and the height capped so the chart stays on the first screen)."""
+    columns -- and the height capped so the chart stays on the first screen).
+
+    Last, the margins are set to what plotly would grow them to
+    (:func:`core.chart_margins.preset`), so that the browser draws the chart once instead
+    of drawing it, growing the margins and drawing it again."""
     if presenter():
         charts.fit_projector(fig, width=width)
+        room = charts.PRESENTER_WIDTH * width
     elif on_a_phone():
         title = charts.take_title(fig)
         if title:
             st.markdown(f"**{mdtable.escape(title)}**")
         charts.fit_phone(fig)
+        room = charts.PHONE_WIDTH
+    else:
+        room = charts.LAPTOP_WIDTH * width
+    chart_margins.preset(fig, width_px=room)
     st.plotly_chart(
         fig, width="stretch", key=key, config={"displaylogo": False, "responsive": True}
     )

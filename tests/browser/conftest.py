@@ -156,3 +156,30 @@ def copy_app(dest: Path) -> Path:
     if (ROOT / "assets" / "models").exists():
         (dest / "assets" / "models").symlink_to(ROOT / "assets" / "models")
     return dest
+
+
+# Per drawn chart: the margins the app set (core.chart_margins.preset) and the ones plotly
+# ended with. Plotly only ever grows a margin, and when it does it draws the chart again.
+_MARGINS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((g, i) => {
+    const m = (g.layout && g.layout.margin) || {}, s = (g._fullLayout || {})._size || {};
+    const title = (g.layout && g.layout.title) || {};
+    return {i, set: {l: m.l, r: m.r, t: m.t, b: m.b}, got: {l: s.l, r: s.r, t: s.t, b: s.b},
+            titleTop: !!(title.text && title.automargin)};
+})"""
+
+
+def grown_margins(page, where: str) -> list[str]:
+    """Charts whose margins plotly had to grow beyond what the app set, so that it drew them
+    twice (the estimate of ``core.chart_margins`` fell short), one line each. The top
+    margin of a title that pushes it itself (presenter mode) is plotly's, on purpose
+    (``core.chart_margins.title_pushes``)."""
+    out = []
+    for c in page.evaluate(_MARGINS_JS):
+        if c["set"]["l"] is None:
+            out.append(f"{where}: chart #{c['i']} has no preset margins")
+            continue
+        sides = "lrb" if c["titleTop"] else "lrtb"
+        grown = {k: (c["set"][k], c["got"][k]) for k in sides if c["got"][k] > c["set"][k]}
+        if grown:
+            out.append(f"{where}: chart #{c['i']} margins grew (set, drawn) {grown}")
+    return out

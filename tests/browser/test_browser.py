@@ -10,6 +10,7 @@ from tests.browser.conftest import (
     DESKTOP,
     PHONE,
     copy_app,
+    grown_margins,
     open_tab,
     screenshot,
     start_server,
@@ -57,6 +58,7 @@ def test_every_page_renders(server, browser, lang):
             )
             if overflow > 1:
                 problems.append(f"{spec.slug}: page scrolls sideways by {overflow}px")
+            problems += grown_margins(page, f"{spec.slug} [{lang}]")  # each chart drawn once
             screenshot(page, f"{spec.slug}_{lang}_desktop")
             problems += [f"{spec.slug}: console {e}" for e in tab.real_errors()]
             tab.errors.clear()

@@ -33,6 +33,7 @@ from tests.browser.conftest import (
     PHONE,
     PHONE_UA,
     copy_app,
+    grown_margins,
     start_server,
     stop_server,
 )
@@ -105,6 +106,7 @@ def _page_problems(page, m, stop: Stop, lang: str, errors: list[str]) -> list[st
         out.append(f"{_name(stop)} [{lang}]: {m.charts} charts drawn, {want} expected")
     out += [f"{_name(stop)} [{lang}]: console {e}" for e in errors if not _PROBE.match(e)]
     errors.clear()
+    out += grown_margins(page, f"{_name(stop)} [{lang}]")  # each chart drawn once
     return out
 
 
