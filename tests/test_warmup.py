@@ -35,3 +35,27 @@ def test_never_a_module_plotly_peeks_at():
     # plotly's get_module(..., should_load=False) reads sys.modules directly: a module the
     # warm-up thread is halfway through importing would be seen half-initialised there
     assert not {"pandas", "numpy", "PIL", "scipy", "xarray"} & set(warmup.MODULES)
+
+
+def test_the_app_warm_up_waits_first_and_the_wait_is_configurable(monkeypatch):
+    # the first page's messages go out before torch's import takes the GIL (bench: home's
+    # cold start against `streamlit hello`)
+    monkeypatch.delenv("ROAD_WARMUP_DELAY_S", raising=False)
+    assert warmup._delay_s() == warmup.DELAY_S > 0
+    for raw, want in (("0", 0.0), ("0.5", 0.5), ("-3", 0.0), ("soon", warmup.DELAY_S)):
+        monkeypatch.setenv("ROAD_WARMUP_DELAY_S", raw)
+        assert warmup._delay_s() == want
+    started = []
+    monkeypatch.setattr(warmup, "_thread", None)
+    monkeypatch.setattr(warmup.threading, "Thread", lambda **kw: started.append(kw) or _Idle())
+    monkeypatch.setenv("ROAD_WARMUP_DELAY_S", "1.5")
+    warmup.start()
+    assert started[0]["args"] == (warmup.MODULES, True, 1.5)
+    monkeypatch.setattr(warmup, "_thread", None)
+    warmup.start(("json",))  # any other list (a test's) starts at once
+    assert started[1]["args"] == (("json",), False, 0.0)
+
+
+class _Idle:
+    def start(self) -> None:
+        pass

@@ -11,6 +11,7 @@ failed import here is ignored: the page importing it will report the error itsel
 from __future__ import annotations
 
 import importlib
+import os
 import sys
 import threading
 import time
@@ -32,13 +33,28 @@ MODULES = (
 # for it before a class arrives (as a teacher opens the lesson before the students do),
 # and an operator can read how long a fresh replica takes to be warm.
 DONE = "road-to-attention: warm-up done in"
+# The first page is drawn by the browser after the server's run has finished: the messages
+# still go out through the server's event loop, which a thread importing torch would starve
+# of the GIL. So the warm-up waits this long first (measured: cold start of the home page
+# against `streamlit hello`, see bench).
+DELAY_S = 2.0
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
 
 
-def _import_all(modules: tuple[str, ...], corpus: bool = False) -> None:
+def _delay_s() -> float:
+    """Seconds the warm-up waits before it starts importing (``ROAD_WARMUP_DELAY_S``, default
+    :data:`DELAY_S`; a bad value means the default)."""
+    try:
+        return max(0.0, float(os.environ.get("ROAD_WARMUP_DELAY_S", DELAY_S)))
+    except ValueError:
+        return DELAY_S
+
+
+def _import_all(modules: tuple[str, ...], corpus: bool = False, delay: float = 0.0) -> None:
     start = time.perf_counter()
+    time.sleep(delay)
     for name in modules:
         try:
             importlib.import_module(name)
@@ -69,7 +85,7 @@ def start(modules: tuple[str, ...] = MODULES) -> threading.Thread:
         if _thread is None:
             _thread = threading.Thread(
                 target=_import_all,
-                args=(modules, modules is MODULES),
+                args=(modules, modules is MODULES, _delay_s() if modules is MODULES else 0.0),
                 name="road-warm-up",
                 daemon=True,
             )
