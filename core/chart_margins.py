@@ -459,6 +459,18 @@ def axis_pushes(lay: dict, data: Sequence[dict], width: float, height: float) ->
     return pushes
 
 
+def _finite_range(values: object) -> tuple[float | None, float | None]:
+    """(min, max) of the finite numbers in ``values`` (a heatmap's z: thousands of cells,
+    so numpy first; values that are not all numbers go through :func:`_numeric`)."""
+    try:
+        arr = np.asarray(values, dtype=float)
+    except (TypeError, ValueError):
+        nums = _numeric(list(np.ravel(np.asarray(values, dtype=object)))) or []
+        return (min(nums), max(nums)) if nums else (None, None)
+    arr = arr[np.isfinite(arr)]
+    return (float(arr.min()), float(arr.max())) if arr.size else (None, None)
+
+
 def _colorbar_pushes(data: Sequence[dict], height: float) -> dict:
     """Each colour bar's push on the right: its bar, tick labels, paddings and title."""
     out = {}
@@ -472,11 +484,10 @@ def _colorbar_pushes(data: Sequence[dict], height: float) -> dict:
         else:
             continue
         zmin, zmax = tr.get("zmin"), tr.get("zmax")
-        nums = _numeric(list(np.ravel(np.asarray(z, dtype=object)))) if z is not None else []
-        if zmin is None and nums:
-            zmin = min(nums)
-        if zmax is None and nums:
-            zmax = max(nums)
+        if (zmin is None or zmax is None) and z is not None:
+            lo, hi = _finite_range(z)
+            zmin = lo if zmin is None else zmin
+            zmax = hi if zmax is None else zmax
         size = _size(bar, "tickfont", TICK_SIZE)
         labels: list[str] = []
         if bar.get("ticktext") is not None:
