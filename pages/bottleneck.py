@@ -41,6 +41,8 @@ from ui.bottleneck_data import (
 )
 from ui.bottleneck_parts import (
     close_part,
+    intro_more,
+    kept_text,
     marked,
     new_batch,
     part_header,
@@ -62,8 +64,7 @@ src_vocab = models.get_vocabs()[0]
 # the claim says it; on a laptop or phone the intro is one click away, on the projector it
 # comes after the part (the slide opens with the part's chart)
 if not presenter:
-    with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
-        st.markdown(t("bottleneck.intro"))
+    intro_more()
 
 
 # --- 0. a latent state, carried forward (lesson 1.4) -------------------------------------------
@@ -322,16 +323,8 @@ def probe_part() -> None:
             ),
             key="bn_probe",
         )
-    kept = "; ".join(
-        t(
-            P + "probe.kept",
-            model=ui.model_name(name),
-            where=bn.ranges_text(bn.kept_positions(probes[name])) or t(P + "probe.none"),
-        )
-        for name in (*PLAIN, ATTN)
-    )
     with s.words:
-        st.caption(t(P + "probe.caption", kept=kept))
+        st.caption(t(P + "probe.caption", kept=kept_text(probes, (*PLAIN, ATTN))))
     close_part("probe")
     with ui.curious():
         st.markdown(t(P + "probe.intro"))
@@ -399,5 +392,4 @@ def lesson() -> None:
 
 lesson()
 if presenter:
-    with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
-        st.markdown(t("bottleneck.intro"))
+    intro_more()

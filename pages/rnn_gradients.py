@@ -33,6 +33,7 @@ from ui.rnn_gradients_parts import (
     QUANTITIES,
     choice,
     eigen_chart,
+    explode_curious,
     fresh_chart,
     overlap_note,
     probe_records,
@@ -375,22 +376,7 @@ def explode_part() -> None:
         st.caption(t(R + "explode.caption", **nums))
     ui.takeaway(t(R + f"explode.takeaway_{ex.outcome(res, lr)}", **nums))
     ui.try_this(t(R + "try.explode"))
-    with ui.curious():
-        st.markdown(
-            t(
-                R + "explode.curious",
-                n=len(res.batch_norms),
-                lo=sci(min(res.batch_norms)),
-                hi=sci(max(res.batch_norms)),
-                clip=clip,
-                loss0=f"{res.loss_before:.2f}",
-                loss_plain=f"{res.loss_plain[i]:.2f}",
-                loss_clipped=f"{res.loss_clipped[i]:.2f}",
-                lr=lr,
-                n_eval=ex.N_EVAL * len(ex.EVAL_DISTANCES),
-                ds=", ".join(str(d) for d in ex.EVAL_DISTANCES),
-            )
-        )
+    explode_curious(res, lr, clip)
 
 
 # --- the chosen part ---------------------------------------------------------------------------

@@ -149,3 +149,23 @@ def sentence_part(part: str, *, main: str) -> tuple[Slide, str, tuple[str, ...] 
 def new_batch() -> None:
     """The stretch part's "new batch" button: the next seed in the URL."""
     st.query_params["seed"] = str((int(st.query_params.get("seed", "0") or 0) + 1) % 1_000_000)
+
+
+def intro_more() -> None:
+    """The page's introduction, folded: before the part on a laptop or a phone, after it
+    on the projector (where the slide opens with the part's chart)."""
+    with st.expander(t(P + "intro_more"), icon=":material/info:"):
+        st.markdown(t(P + "intro"))
+
+
+def kept_text(probes: dict, models: Sequence[str]) -> str:
+    """Where in the sentence each of ``models`` still recovers the word from C (the probe
+    part's caption), one phrase per model."""
+    return "; ".join(
+        t(
+            P + "probe.kept",
+            model=ui.model_name(name),
+            where=bn.ranges_text(bn.kept_positions(probes[name])) or t(P + "probe.none"),
+        )
+        for name in models
+    )

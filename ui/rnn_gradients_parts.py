@@ -15,12 +15,13 @@ import streamlit as st
 
 import ui
 from core import zoo
+from core.analysis import explosion as ex
 from core.figures import rnn_gradients as fig
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
 from ui.models import get_manifest, get_vocabs, show_zoo_error
 from ui.params import safe_value
-from ui.rnn_gradients_data import CELLS, HIDDEN, PROBES, names
+from ui.rnn_gradients_data import CELLS, HIDDEN, PROBES, names, sci
 
 R = "rnn_gradients."
 QUANTITIES = ("state", "input")
@@ -182,3 +183,25 @@ def words_tokens(text: str) -> list[str] | None:
         else:
             st.warning(t(R + "words.empty"), icon=":material/short_text:")
     return None
+
+
+def explode_curious(res: ex.Explosion, lr: float, clip: float) -> None:
+    """The explode part's "for the curious": the batch gradient norms, the clip threshold
+    and the losses after one step at the chosen learning rate ``lr``."""
+    i = res.at(lr)
+    with ui.curious():
+        st.markdown(
+            ui.t(
+                R + "explode.curious",
+                n=len(res.batch_norms),
+                lo=sci(min(res.batch_norms)),
+                hi=sci(max(res.batch_norms)),
+                clip=clip,
+                loss0=f"{res.loss_before:.2f}",
+                loss_plain=f"{res.loss_plain[i]:.2f}",
+                loss_clipped=f"{res.loss_clipped[i]:.2f}",
+                lr=lr,
+                n_eval=ex.N_EVAL * len(ex.EVAL_DISTANCES),
+                ds=", ".join(str(d) for d in ex.EVAL_DISTANCES),
+            )
+        )
