@@ -47,7 +47,7 @@ def test_hostile_param_values_are_neutralised():
 def test_language_switch_in_sidebar_translates_the_page(no_manifest):
     at = make_app(lang="en").run()
     assert cjk_share(main_text(at)) < 0.1
-    at.sidebar.selectbox[0].set_value("zh").run()
+    at.sidebar.button_group[0].set_value("zh").run()  # the language
     assert not at.exception
     assert at.query_params["lang"] == "zh"
     assert cjk_share(main_text(at)) > 0.6
@@ -58,7 +58,7 @@ def test_presenter_toggle_changes_page_and_url(no_manifest):
     at = make_app("pages/path_length.py", lang="en", part="table").run()
     more = translate("shell.more_controls", "en")
     assert more not in [e.label for e in at.expander] and "present" in at.query_params
-    at.sidebar.toggle[0].set_value(True).run()
+    at.sidebar.button_group[1].set_value(True).run()  # presenter: on
     assert not at.exception
     assert at.query_params["present"] == "1"
     # secondary controls fold away and the presenter stylesheet is injected
@@ -86,7 +86,7 @@ def test_page_run_without_the_frame_repairs_itself(no_manifest):
     at.run()
     assert not at.exception
     assert at.title[0].value == translate("page.home.title", "zh")
-    assert at.sidebar.selectbox[0].value == "zh"
+    assert at.sidebar.button_group[0].value == "zh"
 
 
 def _reader_app():

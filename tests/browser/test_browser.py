@@ -97,8 +97,8 @@ def test_language_switch_and_share_dialog(server, browser):
     page = tab.page
     try:
         assert h1(tab) == translate("page.home.title", "en")  # the URL beats the locale
-        page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]').click()
-        page.get_by_role("option", name="简体中文").click()
+        language = page.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"]').first
+        language.locator("button[aria-checked]", has_text="简体中文").click()
         page.wait_for_url("**lang=zh**", timeout=15_000)
         wait_idle(page)
         assert h1(tab) == translate("page.home.title", "zh")
@@ -148,11 +148,9 @@ def test_first_request_deep_link_on_fresh_server(browser, tmp_path):
         tab = open_tab(browser, srv.url("/deeplink_probe?lang=zh&present=0"), DESKTOP)
         page = tab.page
         try:
-            selector = page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"]')
-            selector.wait_for(timeout=15_000)
-            shown = selector.evaluate(
-                "e => e.innerText + ' ' + [...e.querySelectorAll('input')].map(i => i.value)"
-            )
+            selector = page.locator('[data-testid="stSidebar"] [data-testid="stButtonGroup"]')
+            selector.first.wait_for(timeout=15_000)
+            shown = selector.first.locator('button[aria-checked="true"]').inner_text()
             assert "简体中文" in shown, shown  # the shell's language selector, set to zh
             # the app's own page links (Streamlit's file-name navigation is switched off)
             assert page.locator('[data-testid="stSidebarNav"]').count() == 0
