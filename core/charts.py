@@ -339,6 +339,9 @@ SLIDE_HEIGHT = 480
 MIN_PROJECTOR_FONT = 18  # px: no chart text smaller than this on a projector (tests ask >= 16)
 # Width of the main column in presenter mode at 1280 px (sidebar folded), for title wrapping.
 PROJECTOR_WIDTH = 1200
+# px of a presenter figure's height outside its plot area: a wrapped title above, tick labels
+# and an axis title below (measured on the slides: 480 px figures have 300-340 px of plot)
+PROJECTOR_FRAME_PX = 160
 # Width of a full-width chart (measured at 1280 x 800): on a laptop with the sidebar open,
 # and in presenter mode (sidebar folded). The margins are worked out for these
 # (core.chart_margins); another width only costs a redraw where the estimate falls short.
@@ -380,6 +383,7 @@ def wrap(text: str, size: float, width: float) -> str:
                     word = ""
         if word:
             tokens.append(word)
+        tokens = _keep_punctuation_attached(tokens)
         for tok in tokens:
             if line and _text_width(line + tok.rstrip(), size) > width:
                 out.append(line.rstrip())
@@ -388,6 +392,26 @@ def wrap(text: str, size: float, width: float) -> str:
                 line += tok
         out.append(line.rstrip())
     return "<br>".join(out)
+
+
+# Chinese line-breaking rules (kinsoku): no line starts with a closing mark, none ends with an
+# opening one.
+_OPENING = set("（《“‘「『【〔(")
+_CLOSING = set("）》”’」』】〕，。、；：！？)")
+
+
+def _keep_punctuation_attached(tokens: list[str]) -> list[str]:
+    """Merge an opening mark with the token after it and a closing mark with the one before,
+    so that :func:`wrap` never breaks next to them ("（1–256）" stays whole)."""
+    out: list[str] = []
+    glue = False  # the last token was an opening mark: the next one joins it
+    for tok in tokens:
+        if out and (glue or tok in _CLOSING):
+            out[-1] += tok
+        else:
+            out.append(tok)
+        glue = tok in _OPENING
+    return out
 
 
 def _fix_font(holder: dict, key: str, floor: float, unset: float) -> None:
@@ -459,7 +483,26 @@ def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEI
     _title_on_top(lay, data, PROJECTOR_WIDTH * width)
     if lay.get("height") is None or lay["height"] > height:
         lay["height"] = height
+    _wrap_y_titles(lay, lay["height"])
     return fig
+
+
+def _wrap_y_titles(lay: dict, height: float) -> None:
+    """Wrap every vertical axis title to the length of its own axis (and half the gap to the
+    next one). On a projector the text is big and a stacked subplot's axis short: plotly
+    never wraps an axis title, so the titles of two stacked subplots ran into each other
+    (bottleneck's part 1, in Chinese)."""
+    plot = max(100.0, height - PROJECTOR_FRAME_PX)
+    domains = {k: tuple(lay[k].get("domain") or (0.0, 1.0)) for k in lay if k.startswith("yaxis")}
+    for name, (lo, hi) in domains.items():
+        title = lay[name].get("title")
+        if not isinstance(title, dict) or not title.get("text"):
+            continue
+        below = max((top for n, (_, top) in domains.items() if n != name and top <= lo), default=lo)
+        above = min((bot for n, (bot, _) in domains.items() if n != name and bot >= hi), default=hi)
+        room = plot * ((hi - lo) + (lo - below) / 2 + (above - hi) / 2)
+        size = (title.get("font") or {}).get("size") or PRESENTER.font
+        title["text"] = wrap(str(title["text"]), size, room)
 
 
 def _title_on_top(lay: dict, data: list[dict], width_px: float) -> None:

@@ -145,6 +145,45 @@ def test_fit_projector_raises_every_font_and_caps_height():
     assert d["layout"]["height"] == charts.SLIDE_HEIGHT
 
 
+def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
+    """Bottleneck's part 1 on a projector, in Chinese: two stacked subplots whose y titles
+    ran into each other. Each title now fits its own axis and half the gap to the next."""
+    from core.chart_margins import text_width
+    from core.figures.bottleneck import latent_figure
+
+    states = np.linspace(-1, 1, 5 * 256).reshape(5, 256)
+    fig = latent_figure(
+        states,
+        ["<bos>", "you", "should", "wear", "shoes"],
+        ["the", "will", "wear", "shoes", "<eos>"],
+        [0.41, 0.13, 0.95, 0.86, 0.43],
+        title="GRU 语言模型：每个词后的状态 h_t 及其对下一个词的首选",
+        x_title="刚读入的词",
+        y_title="h_t 的单元（1–256）",
+        bar_title="最可能的词",
+        presenter=True,
+    )
+    charts.fit_projector(fig)
+    lay = fig.to_dict()["layout"]
+    plot = lay["height"] - charts.PROJECTOR_FRAME_PX
+    spans = []
+    for name in ("yaxis", "yaxis2"):
+        title = lay[name]["title"]
+        lines = title["text"].split("<br>")
+        longest = max(text_width(line, title["font"]["size"]) for line in lines)
+        lo, hi = lay[name]["domain"]
+        mid = plot * (lo + hi) / 2
+        spans.append((mid - longest / 2, mid + longest / 2))
+    assert "<br>" in lay["yaxis"]["title"]["text"]  # the long one is wrapped
+    assert lay["yaxis2"]["title"]["text"] == "最可能的词"  # the short one fits as it is
+    (lo2, hi2), (lo1, hi1) = sorted(spans)
+    assert hi2 <= lo1, spans  # the two titles no longer overlap
+    # a figure with one axis keeps a title that fits
+    fig = charts.line_chart([1, 2], {"a": [1, 2]}, title="t", y_title="exact match")
+    charts.fit_projector(fig)
+    assert fig.layout.yaxis.title.text == "exact match"
+
+
 def test_fit_projector_wraps_a_long_title_and_keeps_a_top_legend_under_it():
     title = "Exact match by source length for every translation model of the zoo, greedy"
     fig = charts.line_chart([1, 2], {"a": [1, 2], "b": [2, 1], "c": [1, 1]}, title=title)
@@ -173,6 +212,15 @@ def test_wrap_breaks_chinese_anywhere_and_latin_at_spaces():
     assert all(" " not in (w[:1] + w[-1:]) for w in en.split("<br>"))
     assert en.replace("<br>", " ") == "one two three four five six seven"
     assert charts.wrap("short", 20, 500) == "short"
+
+
+def test_wrap_never_leaves_chinese_brackets_or_commas_at_the_wrong_end_of_a_line():
+    text = "h_t 的单元（1–256）与句子，长句子。好（很好）"
+    for width in range(40, 400, 7):
+        lines = charts.wrap(text, 24, width).split("<br>")
+        assert "".join(lines).replace(" ", "") == text.replace(" ", "")
+        assert not any(line[-1:] in "（《“" for line in lines), (width, lines)
+        assert not any(line[:1] in "）》”，。" for line in lines), (width, lines)
 
 
 def test_fit_projector_keeps_the_title_clear_of_top_ticks_and_subplot_titles():
