@@ -16,7 +16,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from core import corpus, lexicon
+from core import lexicon
 from core import mdtable as md
 from core.analysis import autoregressive as ar
 from core.analysis import compression as cp
@@ -36,8 +36,8 @@ PARTS = ("markov", "priors")
 LM = "lm_gru"
 NGRAM_MAX = ngram.CORPUS_MAX_N  # n = 1..6 counted
 ORDERS = (2, 3, 4, 5, 6)
-DEFAULT_ORDER = 4
-SEARCH_LENGTHS, SEARCH_CANDIDATES = (5, 8), 12  # the default prompt's search (see the fold)
+DEFAULT_ORDER = cp.DEFAULT_ORDER
+SEARCH_LENGTHS, SEARCH_CANDIDATES = cp.SEARCH_LENGTHS, cp.SEARCH_CANDIDATES  # see the fold
 MAX_NEW = 12  # words each model may add
 CTX_MAX, DEFAULT_CTX = 512, 64  # context length n of the priors part
 D_CHOICES = (32, 64, 128, 256, 512, 1024)
@@ -55,31 +55,20 @@ def _corpus_seed() -> int:
     return int(get_manifest().get("corpus", {}).get("seed", 1234))
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
-def _splits(seed: int) -> corpus.Splits:
-    return corpus.shared_splits(seed)  # one copy per process, warmed up in the background
-
-
+# The corpus, its n-gram table and counts and the default prompt are computed once per
+# process (``core``'s own caches, shared with the server's warm-up, ``ui.warmup``): the first
+# visitor of this page no longer counts them (~10 s on one core) while the class waits.
 def _ngram_stats(seed: int) -> ngram.NGramStats:
-    return ngram.corpus_stats(seed, NGRAM_MAX)  # once per process, for every session
+    return ngram.corpus_stats(seed, NGRAM_MAX)
 
 
-@st.cache_resource(show_spinner=False, max_entries=2)
 def _ngram_table(seed: int) -> ngram.Coded:
-    return ngram.code([p.src for p in _splits(seed).train])
+    return ngram.corpus_table(seed)
 
 
-@st.cache_data(show_spinner=False, max_entries=2)
 def _default_prompt(seed: int) -> str:
     """The held-out prompt on which the default n-gram model has to back off (searched)."""
-    example = cp.window_example(
-        _ngram_table(seed),
-        [p.src for p in _splits(seed).test],
-        DEFAULT_ORDER,
-        lengths=SEARCH_LENGTHS,
-        candidates=SEARCH_CANDIDATES,
-    )
-    return " ".join(example.prompt)
+    return " ".join(cp.corpus_window_example(seed).prompt)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

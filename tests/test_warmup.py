@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import sys
 
 from ui import warmup
@@ -59,3 +60,24 @@ def test_the_app_warm_up_waits_first_and_the_wait_is_configurable(monkeypatch):
 class _Idle:
     def start(self) -> None:
         pass
+
+
+def test_the_corpus_warm_up_fills_the_caches_the_compression_page_reads(monkeypatch):
+    """The warm-up computes exactly what the page asks for first (same functions, same
+    keys): the corpus of the manifest's seed, its n-gram counts and the default prompt."""
+    from core import corpus, zoo
+    from core.analysis import compression, ngram
+
+    calls = []
+    monkeypatch.setattr(zoo, "load_manifest", lambda: {"corpus": {"seed": 77}})
+    monkeypatch.setattr(corpus, "shared_splits", lambda seed: calls.append(("splits", seed)))
+    monkeypatch.setattr(ngram, "corpus_stats", lambda seed: calls.append(("stats", seed)))
+    monkeypatch.setattr(
+        compression, "corpus_window_example", lambda seed: calls.append(("prompt", seed))
+    )
+    warmup._warm_corpus()
+    assert calls == [("splits", 77), ("stats", 77), ("prompt", 77)]
+    # the page asks for the counts up to CORPUS_MAX_N: the warm-up's default, the same key
+    monkeypatch.undo()
+    n_max = inspect.signature(ngram.corpus_stats).parameters["n_max"].default
+    assert n_max == ngram.CORPUS_MAX_N

@@ -66,13 +66,17 @@ def _import_all(modules: tuple[str, ...], corpus: bool = False, delay: float = 0
 
 
 def _warm_corpus() -> None:
-    """The corpus splits behind the autoregressive and compression parts (~10 s on one
-    core), built once in the background so the first class to open them does not wait."""
+    """The corpus splits behind the autoregressive and compression parts (~2.5 s on one
+    core), the compression page's n-gram counts (~8 s) and its default prompt (~2 s),
+    built once in the background so the first class to open them does not wait."""
     try:
         from core import corpus, zoo
+        from core.analysis import compression, ngram
 
         seed = int(zoo.load_manifest().get("corpus", {}).get("seed", 1234))
         corpus.shared_splits(seed)
+        ngram.corpus_stats(seed)
+        compression.corpus_window_example(seed)
     except Exception:  # noqa: BLE001  (the page that needs them will raise and explain)
         return
 

@@ -28,7 +28,9 @@ Two questions, answered with counts and formulas, never with typed-in numbers:
 
 from __future__ import annotations
 
+import functools
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -137,6 +139,35 @@ def first_context(table: ngram.Coded, prompt: Sequence[str], n: int) -> int:
     off from n−1 to the longest context seen in training)."""
     steps = ngram.ngram_continue(table, prompt, n, max_new=1)
     return len(steps[0].context)
+
+
+# The compression page's default prompt: the n-gram order it opens with, and the search for a
+# held-out prompt on which that order has to back off (lengths in words, candidates compared).
+DEFAULT_ORDER = 4
+SEARCH_LENGTHS, SEARCH_CANDIDATES = (5, 8), 12
+_EXAMPLE_LOCK = threading.Lock()
+
+
+def corpus_window_example(seed: int) -> WindowExample:
+    """:func:`window_example` of the default order on the shared corpus for ``seed``
+    (training table against the test split): searched once per process (~2 s on one core),
+    by the server's warm-up (``ui.warmup``) or by the first visitor, whoever comes first."""
+    with _EXAMPLE_LOCK:
+        return _corpus_window_example(seed)
+
+
+@functools.lru_cache(maxsize=2)
+def _corpus_window_example(seed: int) -> WindowExample:
+    from core import corpus
+
+    test = [p.src for p in corpus.shared_splits(seed).test]
+    return window_example(
+        ngram.corpus_table(seed),
+        test,
+        DEFAULT_ORDER,
+        lengths=SEARCH_LENGTHS,
+        candidates=SEARCH_CANDIDATES,
+    )
 
 
 def window_example(

@@ -111,6 +111,23 @@ def _corpus_stats(seed: int, n_max: int) -> NGramStats:
     return ngram_stats([p.src for p in sp.train], [p.src for p in sp.test], n_max)
 
 
+_TABLE_LOCK = threading.Lock()
+
+
+def corpus_table(seed: int) -> Coded:
+    """The shared corpus's training sentences for ``seed``, coded (:func:`code`): once per
+    process, shared by every session and the server's warm-up (``ui.warmup``)."""
+    with _TABLE_LOCK:
+        return _corpus_table(seed)
+
+
+@functools.lru_cache(maxsize=2)
+def _corpus_table(seed: int) -> Coded:
+    from core import corpus
+
+    return code([p.src for p in corpus.shared_splits(seed).train])
+
+
 def ngram_stats(
     train: Sequence[Sequence[str]], test: Sequence[Sequence[str]], n_max: int = 6
 ) -> NGramStats:
