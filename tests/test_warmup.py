@@ -81,3 +81,19 @@ def test_the_corpus_warm_up_fills_the_caches_the_compression_page_reads(monkeypa
     monkeypatch.undo()
     n_max = inspect.signature(ngram.corpus_stats).parameters["n_max"].default
     assert n_max == ngram.CORPUS_MAX_N
+
+
+def test_only_the_app_warm_up_freezes_what_lives_for_good(monkeypatch):
+    """After the app's warm-up, what is alive (modules, the corpus) is out of the garbage
+    collector's reach, so a full collection no longer walks it during a click."""
+    import gc
+
+    monkeypatch.setattr(warmup, "_warm_corpus", lambda: None)
+    gc.unfreeze()
+    try:
+        warmup._import_all((), corpus=False)
+        assert gc.get_freeze_count() == 0
+        warmup._import_all((), corpus=True)
+        assert gc.get_freeze_count() > 1000  # this test process's own modules, at least
+    finally:
+        gc.unfreeze()
