@@ -123,6 +123,7 @@ class Paired:
 
     tab: object
     control: B.Control
+    url: str = ""  # the bare page, for a first render in a new session after each page's
 
 
 def measure_interactive(
@@ -157,6 +158,10 @@ def _first_and_reruns(
     tab = B.new_tab(browser, errors)
     try:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
+        if paired is not None and paired.url:
+            # the bare page's first render right after (a new session): a page's first
+            # render is compared with the bare one of the same minute, like its reruns
+            out["bare_first_render_s"] = render_again(browser, paired.url, 1, errors)
         if rerun_url and rerun_url != url:
             B.render(tab, rerun_url)  # the part with the control (untimed)
             out["rerun_url"] = rerun_url.split("/", 3)[-1]
@@ -289,7 +294,7 @@ def start_paired(browser, errors: list[str]) -> tuple[procs.Server | None, Paire
     try:
         tab = B.new_tab(browser, errors)
         B.render(tab, server.url("/"))
-        return server, Paired(tab, B.pick_control(tab))
+        return server, Paired(tab, B.pick_control(tab), server.url("/"))
     except B.BenchTimeout as exc:
         errors.append(f"paired bare page: {exc}")
         procs.stop_server(server)

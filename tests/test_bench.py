@@ -230,9 +230,22 @@ def test_a_page_is_compared_with_the_bare_reruns_paired_with_its_own():
     # arena has no paired figures: the bare run at the start
     assert b["pages.arena.rerun_median_over_bare"]["value"] == 1.5
     assert validate(result, PAGES) == []
-    assert "| home | 1 | — | 300 | 500 | 250 | 1.2 | 2 |" in markdown_table(result)
+    assert "| home | 1 | — | 1.25 | — | 300 | 500 | 250 | 1.2 | 2 |" in markdown_table(result)
     result["pages"]["home"]["bare_rerun_ms_median"] = "quick"
     assert any("bare_rerun_ms_median" in p for p in validate(result, PAGES))
+
+
+def test_a_first_render_is_compared_with_the_bare_first_render_paired_with_it():
+    result = _result()
+    result["pages"]["home"]["bare_first_render_s"] = 1.1
+    lines = ratio_budget(result)["lines"]
+    # home: 1.0 s against its paired bare 1.1 s, not the 0.8 s of the bare run at the start
+    assert lines["pages.home.first_render_over_bare"] == {"value": 0.91, "limit": 1.0, "ok": True}
+    assert lines["pages.arena.first_render_over_bare"]["value"] == 1.25  # no pair: the start
+    assert validate(result, PAGES) == []
+    assert "| home | 1 | 1.1 | 0.91 | — |" in markdown_table(result)
+    result["pages"]["home"]["bare_first_render_s"] = -1
+    assert any("bare_first_render_s" in p for p in validate(result, PAGES))
 
 
 def test_phone_budget_is_the_median_of_paired_ratios():
@@ -260,8 +273,8 @@ def test_markdown_table_has_a_row_per_page_and_model():
     result = _result()
     result["pages"]["home"]["first_render_again_s"] = 0.9
     table = markdown_table(result)
-    assert "| bare page (baseline) | 0.8 | — | 200 | 260 | — | 1 | 1.3 |" in table
-    assert "| home | 1 | 0.9 | 300 | 500 | — | 1.5 | 2.5 |" in table
+    assert "| bare page (baseline) | 0.8 | — | 1 | — | 200 | 260 | — | 1 | 1.3 |" in table
+    assert "| home | 1 | — | 1.25 | 0.9 | 300 | 500 | — | 1.5 | 2.5 |" in table
     assert "| transformer | 5 | 31 | 60 |" in table
     assert "| 3 | 2 | 1.5 |" in table
 
