@@ -114,7 +114,7 @@ def _sidebar() -> None:
     # for the language, and the browser loads no extra code for them (the pages use
     # segmented controls anyway). A select box and a toggle made every first visit fetch
     # ~20 more script chunks (Streamlit loads each widget's code on first use): bottleneck's
-    # first render 1.27x -> 1.10x the bare page's in the same run (bench/README).
+    # first render 1.27x -> 1.10x the bare page's (3 A/B pairs; README, Benchmarks).
     with st.sidebar:
         st.segmented_control(
             "Language · 语言",  # bilingual on purpose: findable whatever the current language
