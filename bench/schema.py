@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from bench.stats import ratio
 
 RERUN_KEYS = ("first_render_s", "rerun_ms_median", "rerun_ms_p95")
-# A page's own baseline: the bare page rerun right after each of its reruns (optional: a
+# A page's own baseline: the bare page rerun right after each of its reruns, and the bare
+# page's first render in a new session right after the page's own first render (optional: a
 # run with --no-paired, or an older result, has only the bare run at the start).
-# and the bare page's first render in a new session right after the page's own first render.
 PAIRED_KEYS = ("bare_rerun_ms_median", "bare_rerun_ms_p95", "bare_first_render_s")
 TOP_KEYS = ("cold_start_s", "bare", "pages", "rss_mb", "model_ms", "zoo_load_s")
 RSS_KEYS = ("after_all_pages", "sessions_20", "after_close")
