@@ -1,0 +1,210 @@
+"""Where a page's time goes in the browser: main-thread work and the server/browser split.
+
+``python -m bench`` says how long a first render or a rerun takes against the bare page;
+this says why, for the changes issue 21 asks to measure before and after::
+
+    python -m bench.profile --pages bottleneck,attention --reps 4
+
+It serves the app and the bare page (``bench/bare_app.py``) itself, waits for the app's
+warm-up, then for each page, alternating with the bare page:
+
+- **first render** in a new session with Chromium's CPU profiler on: the time to the last
+  DOM change (as the bench measures it), the main thread's busy time (every sample that is
+  not idle: script, Chromium's own style/layout/paint as ``(program)``, garbage
+  collection) and that busy time per script file;
+- **reruns** of the page's first control (the bench's choice of control and part): the
+  time to the last DOM change, split at the websocket on the page's own clock (a wrapper
+  of ``WebSocket`` installed before Streamlit's code) into the lead (input to the
+  browser's message), the server's part (to the last message of the run, as the page
+  handles it) and the browser's part after it, with the number of messages.
+
+Only loopback servers it starts itself; bounded loops. Figures are medians; the busy time
+is steadier than the wall time on a noisy machine (the sampling profiler counts work, not
+waits), which is why it is reported.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from bench import browser as B
+from bench import procs
+
+IDLE = "(idle)"
+SAMPLING_US = 500
+# Every message the page's websocket sends or receives, on the page's clock (installed
+# before Streamlit's code runs; the 'message' listener fires when the page handles it).
+WS_JS = """(() => {
+  if (window.__ws) return;
+  const log = window.__ws = {sent: [], received: []};
+  const Native = window.WebSocket;
+  class Logged extends Native {
+    constructor(...args) {
+      super(...args);
+      this.addEventListener('message', () => log.received.push(performance.now()));
+    }
+    send(data) { log.sent.push(performance.now()); return super.send(data); }
+  }
+  window.WebSocket = Logged;
+})();"""
+
+
+def self_times(profile: dict) -> dict[int, float]:
+    """Microseconds of samples per profile node (a sample's delta belongs to the sample;
+    the first delta is the gap before profiling started and is not counted)."""
+    out: dict[int, float] = collections.Counter()
+    for node, delta in zip(profile["samples"][1:], profile["timeDeltas"][1:]):
+        out[node] += delta
+    return out
+
+
+def _label(node: dict) -> str:
+    frame = node["callFrame"]
+    return frame["url"].rsplit("/", 1)[-1] or frame["functionName"] or "?"
+
+
+def by_script(profile: dict) -> dict[str, float]:
+    """Milliseconds per script file name (or Chromium's own label: ``(program)``,
+    ``(garbage collector)``, ``(idle)``), largest first."""
+    nodes = {n["id"]: n for n in profile["nodes"]}
+    out: dict[str, float] = collections.Counter()
+    for node, us in self_times(profile).items():
+        out[_label(nodes[node])] += us / 1000.0
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+
+
+def busy_ms(profile: dict) -> float:
+    """Milliseconds the main thread was not idle."""
+    return sum(ms for label, ms in by_script(profile).items() if label != IDLE)
+
+
+def split_rerun(input_ms: float, last_ms: float, sent: list[float], received: list[float]):
+    """The server's and the browser's part of one rerun, from the page's own clock
+    (``performance.now()`` ms): the input, the last DOM change, and the times the page's
+    websocket sent and received messages. The server's part runs from the browser's first
+    message after the input to the last message received (the network on loopback
+    included), the browser's from there to the last DOM change; what comes before the
+    first message (the widget's own handling) is the lead. None without both."""
+    after = [t for t in sent if t >= input_ms]
+    if not after or not received:
+        return None
+    last_in = max(received)
+    return {
+        "lead_s": (after[0] - input_ms) / 1000.0,
+        "server_s": max(0.0, last_in - after[0]) / 1000.0,
+        "browser_s": max(0.0, last_ms - last_in) / 1000.0,
+    }
+
+
+def median(xs: list[float]) -> float | None:
+    return round(statistics.median(xs), 3) if xs else None
+
+
+def first_render(browser, url: str) -> dict:
+    tab = B.new_tab(browser)
+    try:
+        cdp = tab.context.new_cdp_session(tab)
+        cdp.send("Profiler.enable")
+        cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLING_US})
+        cdp.send("Profiler.start")
+        done = B.render(tab, url)
+        profile = cdp.send("Profiler.stop")["profile"]
+    finally:
+        tab.context.close()
+    return {"done_s": done, "busy_ms": busy_ms(profile), "scripts": by_script(profile)}
+
+
+def reruns(browser, url: str, reps: int) -> list[dict]:
+    tab = B.new_tab(browser)
+    tab.context.add_init_script(WS_JS)
+    out = []
+    try:
+        B.render(tab, url)
+        control = B.pick_control(tab)
+        for _ in range(reps):
+            B.wait_settled(tab, 60.0)
+            tab.evaluate("() => { window.__ws.sent = []; window.__ws.received = []; }")
+            done = B.rerun(tab, control)
+            state = tab.evaluate("() => ({...window.__bench, ...window.__ws})")
+            row = {
+                "done_s": done,
+                "messages": len(state["received"]),
+                "control": control.describe(),
+            }
+            split = split_rerun(state["input"], state["last"], state["sent"], state["received"])
+            row.update(split or {})
+            out.append(row)
+    finally:
+        tab.context.close()
+    return out
+
+
+def summary(first: list[dict], again: list[dict]) -> dict:
+    scripts: dict[str, list[float]] = collections.defaultdict(list)
+    for f in first:
+        for label, ms in f["scripts"].items():
+            scripts[label].append(ms)
+    top = sorted(((median(v), k) for k, v in scripts.items() if k != IDLE), reverse=True)
+    return {
+        "first_done_s": median([f["done_s"] for f in first]),
+        "first_busy_ms": median([f["busy_ms"] for f in first]),
+        "first_busy_by_script_ms": {k: m for m, k in top[:8]},
+        "rerun_done_s": median([r["done_s"] for r in again]),
+        "rerun_server_s": median([r["server_s"] for r in again if "server_s" in r]),
+        "rerun_browser_s": median([r["browser_s"] for r in again if "browser_s" in r]),
+        "rerun_lead_s": median([r["lead_s"] for r in again if "lead_s" in r]),
+        "rerun_messages": median([r["messages"] for r in again]),
+        "control": again[0]["control"] if again else None,
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    from bench.__main__ import BARE_APP, LOGS, RERUN_PART, ROOT, page_slugs, page_url, wait_warm
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--pages", default="bottleneck,attention", help="comma-separated slugs")
+    ap.add_argument("--reps", type=int, default=4, help="first renders per page (and bare)")
+    ap.add_argument("--reruns", type=int, default=10, help="reruns per page (and bare)")
+    ap.add_argument("--out", type=Path, help="also write the JSON here")
+    args = ap.parse_args(argv)
+    slugs = page_slugs(args.pages)
+
+    from playwright.sync_api import sync_playwright
+
+    app = procs.start_server("app.py", ROOT, LOGS / "profile_app.log")
+    bare = procs.start_server(str(BARE_APP), LOGS, LOGS / "profile_bare.log")
+    try:
+        with sync_playwright() as p:
+            browser = B.launch(p)
+            warm = B.new_tab(browser)
+            B.render(warm, page_url(app, "home"))  # st.navigation has run
+            warm.context.close()
+            wait_warm(app, 300.0)
+            first = collections.defaultdict(list)
+            for _ in range(args.reps):
+                for slug in slugs:
+                    first[slug].append(first_render(browser, page_url(app, slug)))
+                    first["bare"].append(first_render(browser, bare.url("/")))
+            result = {"meta": procs.run_meta(), "pages": {}}
+            for slug in ["bare", *slugs]:
+                url = bare.url("/") if slug == "bare" else page_url(app, slug, RERUN_PART.get(slug))
+                result["pages"][slug] = summary(first[slug], reruns(browser, url, args.reruns))
+                print(f"{slug:20s} {json.dumps(result['pages'][slug])}", file=sys.stderr)
+            browser.close()
+    finally:
+        procs.stop_server(app)
+        procs.stop_server(bare)
+    text = json.dumps(result, indent=1)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
