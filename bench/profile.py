@@ -12,7 +12,8 @@ warm-up, then for each page, alternating with the bare page:
   DOM change (as the bench measures it), the main thread's busy time (every sample that is
   not idle: script, Chromium's own style/layout/paint as ``(program)``, garbage
   collection) and that busy time per script file;
-- **reruns** of the page's first control (the bench's choice of control and part): the
+- **reruns** of the control the bench changes on that page (``bench.__main__.CONTROLS``, on
+  the part ``RERUN_PART`` names): the
   time to the last DOM change, split at the websocket on the page's own clock (a wrapper
   of ``WebSocket`` installed before Streamlit's code) into the lead (input to the
   browser's message), the server's part (to the last message of the run, as the page
@@ -119,13 +120,13 @@ def first_render(browser, url: str) -> dict:
     return {"done_s": done, "busy_ms": busy_ms(profile), "scripts": by_script(profile)}
 
 
-def reruns(browser, url: str, reps: int) -> list[dict]:
+def reruns(browser, url: str, reps: int, prefer: tuple[str, int] | None = None) -> list[dict]:
     tab = B.new_tab(browser)
     tab.context.add_init_script(WS_JS)
     out = []
     try:
         B.render(tab, url)
-        control = B.pick_control(tab)
+        control = B.pick_control(tab, prefer)
         for _ in range(reps):
             B.wait_settled(tab, 60.0)
             tab.evaluate("() => { window.__ws.sent = []; window.__ws.received = []; }")
@@ -164,7 +165,16 @@ def summary(first: list[dict], again: list[dict]) -> dict:
 
 
 def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import BARE_APP, LOGS, RERUN_PART, ROOT, page_slugs, page_url, wait_warm
+    from bench.__main__ import (
+        BARE_APP,
+        CONTROLS,
+        LOGS,
+        RERUN_PART,
+        ROOT,
+        page_slugs,
+        page_url,
+        wait_warm,
+    )
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--pages", default="bottleneck,attention", help="comma-separated slugs")
@@ -193,7 +203,8 @@ def main(argv: list[str] | None = None) -> int:
             result = {"meta": procs.run_meta(), "pages": {}}
             for slug in ["bare", *slugs]:
                 url = bare.url("/") if slug == "bare" else page_url(app, slug, RERUN_PART.get(slug))
-                result["pages"][slug] = summary(first[slug], reruns(browser, url, args.reruns))
+                again = reruns(browser, url, args.reruns, CONTROLS.get(slug))
+                result["pages"][slug] = summary(first[slug], again)
                 print(f"{slug:20s} {json.dumps(result['pages'][slug])}", file=sys.stderr)
             browser.close()
     finally:
