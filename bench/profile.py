@@ -29,12 +29,11 @@ from __future__ import annotations
 import argparse
 import collections
 import json
-import statistics
 import sys
 from pathlib import Path
 
 from bench import browser as B
-from bench import procs
+from bench import procs, stats
 
 IDLE = "(idle)"
 SAMPLING_US = 500
@@ -79,9 +78,13 @@ def by_script(profile: dict) -> dict[str, float]:
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
+def _busy(scripts: dict[str, float]) -> float:
+    return sum(ms for label, ms in scripts.items() if label != IDLE)
+
+
 def busy_ms(profile: dict) -> float:
     """Milliseconds the main thread was not idle."""
-    return sum(ms for label, ms in by_script(profile).items() if label != IDLE)
+    return _busy(by_script(profile))
 
 
 def split_rerun(input_ms: float, last_ms: float, sent: list[float], received: list[float]):
@@ -103,7 +106,8 @@ def split_rerun(input_ms: float, last_ms: float, sent: list[float], received: li
 
 
 def median(xs: list[float]) -> float | None:
-    return round(statistics.median(xs), 3) if xs else None
+    """``bench.stats.median`` rounded to the ms, None for no value (a rerun without a split)."""
+    return round(stats.median(xs), 3) if xs else None
 
 
 def first_render(browser, url: str) -> dict:
@@ -117,7 +121,8 @@ def first_render(browser, url: str) -> dict:
         profile = cdp.send("Profiler.stop")["profile"]
     finally:
         tab.context.close()
-    return {"done_s": done, "busy_ms": busy_ms(profile), "scripts": by_script(profile)}
+    scripts = by_script(profile)  # once: the busy time is its sum
+    return {"done_s": done, "busy_ms": _busy(scripts), "scripts": scripts}
 
 
 def reruns(browser, url: str, reps: int, prefer: tuple[str, int] | None = None) -> list[dict]:
