@@ -21,9 +21,11 @@ unset (tick labels 12 px, axis titles 14 px), the titles' standoff and ``margin.
 
 from __future__ import annotations
 
+import copy
 import math
 import re
 from collections.abc import Iterable, Sequence
+from types import SimpleNamespace
 
 import numpy as np
 
@@ -630,3 +632,57 @@ def preset(fig, *, width_px: float) -> dict[str, int]:
         got = result
     lay["margin"] = {**margin, **got}
     return got
+
+
+# ---- every category labelled -------------------------------------------------------------
+
+
+def _big_font(size: float) -> int:
+    """plotly's ``Lib.bigFont``: the room a category's label asks for, per category."""
+    return round(1.2 * size)
+
+
+def label_every_category(fig, *, width_px: float, smallest: float) -> dict[str, int]:
+    """Make each category axis (a heatmap's words, a bar chart's names) label every
+    category instead of every second or third one, by shrinking its tick labels: plotly
+    labels every category only when the axis has ``round(1.2 x font size)`` px for each
+    (its ``prepTicks``), otherwise it skips some -- on a phone, every second word of an
+    attention map. The plot's length is the one :func:`preset` works out for a chart
+    ``width_px`` wide. No font goes below ``smallest`` px: an axis with more categories
+    than fit then keeps plotly's choice. An axis whose ticks the figure sets itself
+    (``tickmode``, ``dtick``, ``nticks``, ``tickvals``) is left alone. Returns the new
+    tick sizes, {"x": 11, ...}; sets nothing else (call :func:`preset` after it)."""
+    lay: dict = fig._layout  # noqa: SLF001 (as preset)
+    data: list[dict] = fig._data  # noqa: SLF001
+    probe = SimpleNamespace(_layout=copy.deepcopy(lay), _data=data)
+    got = preset(probe, width_px=width_px)  # on a copy: the margins come after the sizes
+    height = float(lay.get("height") or HEIGHT)
+    plot = {
+        "x": max(50.0, width_px - got["l"] - got["r"]),
+        "y": max(50.0, height - got["t"] - got["b"]),
+    }
+    out: dict[str, int] = {}
+    for ref, axis in _axes(lay, data).items():
+        letter = ref[0]
+        if axis.get("showticklabels") is False or axis.get("visible") is False:
+            continue
+        if any(axis.get(k) is not None for k in ("tickmode", "dtick", "nticks", "tickvals")):
+            continue
+        vals, _ = _values(data, letter, ref)
+        if axis.get("type") not in ("category", "multicategory") and _numeric(vals) is not None:
+            continue
+        n = len(dict.fromkeys(str(v) for v in vals if v is not None))
+        lo, hi = _domain(axis)
+        length = (hi - lo) * plot[letter] - SLACK  # the browser's rounding: a little short
+        size = _size(axis, "tickfont", TICK_SIZE)
+        if n < 2 or _big_font(size) * n <= length:
+            continue
+        fit = math.floor(size)
+        while fit >= smallest and _big_font(fit) * n > length:
+            fit -= 1
+        if fit < smallest:
+            continue
+        held = lay.setdefault(letter + "axis" + ref[1:], {})
+        held["tickfont"] = {**(held.get("tickfont") or {}), "size": fit}
+        out[ref] = fit
+    return out

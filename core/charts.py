@@ -544,6 +544,7 @@ def _title_on_top(lay: dict, data: list[dict], width_px: float) -> None:
 
 PHONE_WIDTH = 360  # px: the plot area a phone gives a chart (a 390-px screen, less padding)
 MIN_PHONE_FONT = 12  # px: a panel title is made no smaller than this to fit a phone
+MIN_PHONE_TICK = 9  # px: tick labels shrink no further to label every category on a phone
 
 
 def take_title(fig: go.Figure) -> str:

@@ -127,6 +127,32 @@ def test_alignment_default_two_charts_with_real_tokens(tiny_zoo):
     assert at.query_params["part"] == "align" and at.query_params["s"].startswith("the teacher")
 
 
+def test_on_a_phone_every_source_word_is_labelled_and_no_tool_bar_covers_them(
+    tiny_zoo, monkeypatch
+):
+    """On a phone (``ui.on_a_phone`` patched: AppTest cannot send a User-Agent) the map's
+    ~150-px-wide plot would get every second English word from plotly at the laptop's
+    label size; the labels shrink until plotly labels every word (its rule: round(1.2 x
+    size) px per word), and plotly's tool bar, which a screen without hover shows all the
+    time over the words on top, is off. A laptop keeps both."""
+    laptop = _run()
+    config = json.loads(laptop.get("plotly_chart")[0].proto.config or "{}")
+    assert config.get("displayModeBar") is not False
+    laptop_size = _figs(laptop)[0]["layout"]["xaxis"]["tickfont"]["size"]
+
+    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    phone = _run()
+    for el in phone.get("plotly_chart"):
+        assert json.loads(el.proto.config)["displayModeBar"] is False
+    fig = _figs(phone)[0]
+    words = len(fig["data"][0]["x"])
+    size = fig["layout"]["xaxis"]["tickfont"]["size"]
+    assert 9 <= size < laptop_size
+    m = fig["layout"]["margin"]
+    plot = 360 - m["l"] - m["r"]  # charts.PHONE_WIDTH, less the margins set for it
+    assert round(1.2 * size) * words <= plot
+
+
 def test_step_moves_the_frame_and_the_bars_in_one_chart(tiny_zoo):
     at = _run()
     at.select_slider(key="attention_step").set_value(2).run()

@@ -107,3 +107,56 @@ def test_preset_ignores_hidden_axes_and_empty_figures():
     fig.update_yaxes(showticklabels=False)
     got = cm.preset(fig, width_px=400)
     assert got["b"] == 10 and got["l"] == 0
+
+
+def _word_heatmap(cols: int, rows: int = 11, tickfont: float | None = 14) -> go.Figure:
+    words = [f"w{i}" for i in range(cols)]
+    xaxis = {"type": "category", "side": "top"}
+    if tickfont is not None:
+        xaxis["tickfont"] = {"size": tickfont}
+    return go.Figure(
+        go.Heatmap(z=np.ones((rows, cols)), x=words, y=[f"r{i}" for i in range(rows)]),
+        layout={"xaxis": xaxis, "height": 400},
+    )
+
+
+def _plot_width(fig: go.Figure, width_px: float) -> float:
+    m = cm.preset(go.Figure(fig), width_px=width_px)
+    return width_px - m["l"] - m["r"]
+
+
+def test_label_every_category_shrinks_labels_to_plotlys_rule():
+    fig = _word_heatmap(16)
+    room = _plot_width(fig, charts.PHONE_WIDTH) - cm.SLACK
+    assert round(1.2 * 14) * 16 > room  # at 14 px plotly would skip some words
+    got = cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9)
+    size = fig.layout.xaxis.tickfont.size
+    assert got == {"x": size} and 9 <= size < 14
+    # the largest size at which plotly labels all 16 words (its prepTicks: round(1.2 size)
+    # px per category), measured on the plot left by the margins of the smaller labels
+    assert round(1.2 * size) * 16 <= _plot_width(fig, charts.PHONE_WIDTH) - cm.SLACK
+    assert round(1.2 * (size + 1)) * 16 > room
+    assert fig.to_dict()["layout"]["xaxis"]["side"] == "top"  # the rest of the axis kept
+    # the y axis (11 rows on 400 px) had room: untouched
+    assert "y" not in got and fig.layout.yaxis.tickfont.size is None
+
+
+def test_label_every_category_leaves_what_fits_what_cannot_and_what_is_set():
+    # 4 words fit at 14 px: nothing changes
+    fig = _word_heatmap(4)
+    assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    assert fig.layout.xaxis.tickfont.size == 14
+    # 60 words cannot fit even at the smallest size: plotly keeps thinning them
+    fig = _word_heatmap(60)
+    assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    assert fig.layout.xaxis.tickfont.size == 14
+    # a size the figure leaves unset is Streamlit's 12 px; 20 words need a smaller one
+    fig = _word_heatmap(20, tickfont=None)
+    got = cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9)
+    assert 9 <= got["x"] < cm.TICK_SIZE
+    # ticks the figure chose itself, and numbers, are left alone
+    fig = _word_heatmap(13)
+    fig.update_xaxes(dtick=2)
+    assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    numbers = go.Figure(go.Heatmap(z=np.ones((3, 40)), x=list(range(40))))
+    assert cm.label_every_category(numbers, width_px=charts.PHONE_WIDTH, smallest=9) == {}

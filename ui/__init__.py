@@ -56,8 +56,10 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     """Show a figure from ``core.charts`` full width, without plotly's logo.
 
     On a phone (:func:`on_a_phone`) the title is text above the chart, which wraps
-    (:func:`core.charts.take_title`), and long panel titles are wrapped
-    (:func:`core.charts.fit_phone`).
+    (:func:`core.charts.take_title`), long panel titles are wrapped
+    (:func:`core.charts.fit_phone`), a category axis labels every category (smaller labels,
+    :func:`core.chart_margins.label_every_category`), and plotly's tool bar is off (without
+    hover it would stay over the chart's top).
 
     In presenter mode the figure is first fitted to the projector
     (:func:`core.charts.fit_projector`: every text at projector size, the title wrapped to
@@ -67,21 +69,27 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     Last, the margins are set to what plotly would grow them to
     (:func:`core.chart_margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again."""
+    phone = on_a_phone()
     if presenter():
         charts.fit_projector(fig, width=width)
         room = charts.PRESENTER_WIDTH * width
-    elif on_a_phone():
+    elif phone:
         title = charts.take_title(fig)
         if title:
             st.markdown(f"**{mdtable.escape(title)}**")
         charts.fit_phone(fig)
         room = charts.PHONE_WIDTH
+        # every word of a heatmap's axis, not every second one
+        chart_margins.label_every_category(fig, width_px=room, smallest=charts.MIN_PHONE_TICK)
     else:
         room = charts.LAPTOP_WIDTH * width
     chart_margins.preset(fig, width_px=room)
-    st.plotly_chart(
-        fig, width="stretch", key=key, config={"displaylogo": False, "responsive": True}
-    )
+    config = {"displaylogo": False, "responsive": True}
+    if phone:
+        # a screen without hover shows plotly's tool bar all the time, over the chart's top
+        # (an attention map's words); a phone zooms with two fingers, resets with a double tap
+        config["displayModeBar"] = False
+    st.plotly_chart(fig, width="stretch", key=key, config=config)
 
 
 def model_name(model: str) -> str:
