@@ -157,6 +157,7 @@ BASE = {"l": 0, "r": 0, "t": 50, "b": 10}  # the margins a figure leaves unset e
 # figure's layout, not its template: the template's height never reaches the browser)
 HEIGHT = 450
 SLACK = 4  # px added to an estimated push: rounding in the browser
+TOP_TITLE_EXTRA = 0.35  # x title above the plot: this many of its font sizes more (measured)
 
 
 def text_width(text: object, size: float) -> float:
@@ -362,11 +363,15 @@ def _axes(lay: dict, data: Sequence[dict]) -> dict[str, dict]:
     return {n[0] + n[5:]: (lay.get(n) or {}) for n in names}
 
 
-def _title_depth(axis: dict, letter: str) -> float:
+def _title(axis: dict) -> dict:
     title = axis.get("title")
     if isinstance(title, str):
         title = {"text": title}
-    title = title or {}
+    return title or {}
+
+
+def _title_depth(axis: dict, letter: str) -> float:
+    title = _title(axis)
     text = title.get("text")
     if text is None:  # no title at all (an empty one still gets its room: plotly's rule)
         return 0.0
@@ -390,11 +395,14 @@ def _angle(axis: dict, labels: Sequence[str], size: float, length_px: float) -> 
     angle = axis.get("tickangle")
     if isinstance(angle, (int, float)):
         return float(angle)
-    # "auto": plotly turns x labels by 30 degrees when they would overlap
+    # "auto": plotly turns x labels that would overlap (its autotickangles, 0/30/90): by 30
+    # degrees when the ticks stand at least sqrt(3) x 1.25 line heights apart, else it
+    # stands them up (plotly.js axes.js: the first angle with |cos| <= q / hypot(q, J))
     if labels and length_px > 0:
         room = length_px / len(labels)
         if max(text_width(s, size) for s in labels) + 4 > room:
-            return 30.0
+            line = size * 1.25 * max(_lines(s) for s in labels)
+            return 30.0 if room >= math.sqrt(3) * line else 90.0
     return 0.0
 
 
@@ -446,6 +454,10 @@ def axis_pushes(lay: dict, data: Sequence[dict], width: float, height: float) ->
             _, h = _label_box(labels, size, angle)
             depth = (h + 7 + (size / 2 if angle else 0) if labels else 0) + ticks
             depth += _title_depth(axis, "x")
+            if side == "t" and _title_depth(axis, "x"):
+                # a title above its axis needs more room than one below it (measured on
+                # phones' attention maps, 16-px titles over standing words: 4.4-5.5 px more)
+                depth += TOP_TITLE_EXTRA * _size(_title(axis), "font", TITLE_SIZE)
             pos = o_hi if side == "t" else o_lo
             if anchor_ref == "free":
                 pos = axis.get("position", 0.0)

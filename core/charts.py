@@ -544,7 +544,10 @@ def _title_on_top(lay: dict, data: list[dict], width_px: float) -> None:
 
 PHONE_WIDTH = 360  # px: the plot area a phone gives a chart (a 390-px screen, less padding)
 MIN_PHONE_FONT = 12  # px: a panel title is made no smaller than this to fit a phone
-MIN_PHONE_TICK = 9  # px: tick labels shrink no further to label every category on a phone
+MIN_PHONE_TICK = 11  # px: tick labels shrink no further to label every category on a phone
+PHONE_BAR = 10  # px: a colour bar's thickness on a phone (plotly's default: 30)
+PHONE_BAR_PAD = 4  # px: its padding on either side (plotly's default: 10)
+PHONE_BAR_TITLE = 12  # px: its title at most (the app's charts: 14, Streamlit's default: 17)
 
 
 def take_title(fig: go.Figure) -> str:
@@ -568,8 +571,10 @@ def take_title(fig: go.Figure) -> str:
 
 def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
     """Fit long panel titles (annotations on a panel's top edge) to a phone's width:
-    smaller (not under :data:`MIN_PHONE_FONT`), wrapped only if that is not enough; returns
-    the same figure. (The chart's own title: :func:`take_title`.)"""
+    smaller (not under :data:`MIN_PHONE_FONT`), wrapped only if that is not enough; lay a
+    legend that stands right of the plot above it, in rows, and make colour bars thin
+    (:data:`PHONE_BAR`), so that the plot keeps the phone's width; returns the same figure.
+    (The chart's own title: :func:`take_title`.)"""
     lay: dict = fig._layout  # noqa: SLF001 (see fit_projector)
     # a panel title starts at the plot's left edge (x = 0 on the paper) and may run to the
     # figure's right edge: the room is the width less the left margin, which plotly grows
@@ -586,4 +591,41 @@ def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
                 font["size"] = max(MIN_PHONE_FONT, math.floor(size * room / wide))
                 if max(_text_width(line, font["size"]) for line in lines) > room:
                     ann["text"] = wrap(str(ann["text"]), font["size"], room)
+    # a legend standing right of the plot would leave it a sliver of a phone's width (the
+    # bottleneck's probe curves: 3 px): it lies above the plot instead, in rows
+    legend = lay.get("legend") or {}
+    shown = [tr for tr in fig._data if tr.get("showlegend") is not False and tr.get("name")]  # noqa: SLF001
+    right = legend.get("x", 1.02) >= 1 and legend.get("xanchor", "left") in ("left", "auto")
+    if (
+        lay.get("showlegend") is not False
+        and shown
+        and legend.get("orientation", "v") == "v"
+        and right
+    ):
+        lay["legend"] = {
+            **legend,
+            "orientation": "h",
+            "x": 0.0,
+            "xanchor": "left",
+            "y": 1.02,
+            "yanchor": "bottom",
+        }
+    # colour bars: thin, close to the plot (a 13-word attention map keeps ~30 px more)
+    bars = [lay[k].setdefault("colorbar", {}) for k in lay if k.startswith("coloraxis")]
+    for tr in fig._data:  # noqa: SLF001
+        if tr.get("type") in ("heatmap", "contour", "histogram2d") and tr.get("showscale", True):
+            if not tr.get("coloraxis"):
+                bars.append(tr.setdefault("colorbar", {}))
+        elif (tr.get("marker") or {}).get("showscale"):
+            bars.append(tr["marker"].setdefault("colorbar", {}))
+    for bar in bars:
+        if bar.get("orientation", "v") == "v":
+            bar["thickness"] = min(bar.get("thickness") or 30, PHONE_BAR)
+            bar["xpad"] = min(bar.get("xpad", 10), PHONE_BAR_PAD)
+            title = bar.get("title")
+            if isinstance(title, dict) and title.get(
+                "text"
+            ):  # a title above the bar sets its width
+                font = title.setdefault("font", {})
+                font["size"] = min(font.get("size") or PHONE_BAR_TITLE, PHONE_BAR_TITLE)
     return fig

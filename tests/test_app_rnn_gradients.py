@@ -537,7 +537,7 @@ def test_the_chart_comes_first_then_the_radius_then_the_secondary_controls(fake_
 def test_on_a_phone_the_decay_stands_above_the_eigenvalues(fake_zoo, monkeypatch):
     """A phone (``ui.on_a_phone``: its User-Agent, which AppTest cannot send) gets part 1's
     two panels one above the other, each full width, the decay's title above the chart;
-    presenter mode on a phone keeps its two charts."""
+    a presenter-mode link (the projector's QR code) opens the same phone layout there."""
     import ui
 
     monkeypatch.setattr(ui, "on_a_phone", lambda: True)
@@ -553,4 +553,6 @@ def test_on_a_phone_the_decay_stands_above_the_eigenvalues(fake_zoo, monkeypatch
     assert not lay["title"].get("text")  # taken above the chart, where it wraps
     assert any("Untrained cells" in m.value for m in at.main.markdown)
     at = make_app(PAGE, lang="en", present="1").run(timeout=300)
-    assert len(charts(at)) == 2 and all("yaxis2" not in c["layout"] for c in charts(at))
+    assert at.query_params["present"] == "0"
+    (same,) = charts(at)
+    assert same["layout"]["xaxis2"]["domain"] == [0, 1]  # stacked, as above

@@ -66,6 +66,32 @@ def test_presenter_toggle_changes_page_and_url(no_manifest):
     assert any("font-size" in str(el.proto) for el in at.get("html"))
 
 
+def test_a_phone_keeps_its_layout_from_a_presenter_link(no_manifest, monkeypatch):
+    """A student who scans the projector's QR code gets a link with present=1; presenter
+    mode (text and charts sized for a 1280-px projector) squeezed the charts of a 390-px
+    phone to a few pixels. A phone (``ui.on_a_phone`` patched: AppTest sends no
+    User-Agent) keeps its own layout, says so once, and its switch is off and disabled;
+    a laptop following the same link is in presenter mode."""
+    import ui
+
+    phone_note = translate("shell.presenter_phone", "zh")
+    laptop = make_app("pages/path_length.py", lang="zh", present="1", part="table").run()
+    assert laptop.query_params["present"] == "1"
+    assert phone_note not in main_text(laptop)
+
+    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    at = make_app("pages/path_length.py", lang="zh", present="1", part="table").run()
+    assert not at.exception
+    assert at.query_params["present"] == "0" and at.query_params["lang"] == "zh"
+    assert phone_note in main_text(at)
+    switch = at.sidebar.button_group[1]
+    assert switch.value is False and switch.proto.disabled
+    more = translate("shell.more_controls", "zh")
+    assert more not in [e.label for e in at.expander]  # the laptop's layout, not the fold
+    at.run()  # the next run: the link now says present=0, no second notice
+    assert phone_note not in main_text(at)
+
+
 def test_share_shows_full_link_and_qr(no_manifest):
     at = make_app(lang="zh", present="1", task="probe")
     at.context = {"url": "http://192.168.1.20:8501/"}

@@ -160,3 +160,16 @@ def test_label_every_category_leaves_what_fits_what_cannot_and_what_is_set():
     assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
     numbers = go.Figure(go.Heatmap(z=np.ones((3, 40)), x=list(range(40))))
     assert cm.label_every_category(numbers, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+
+
+def test_overlapping_x_labels_turn_as_plotly_turns_them():
+    """plotly's autotickangles (0, 30, 90): labels that fit stay flat; overlapping ones turn
+    by 30 degrees when the ticks stand >= sqrt(3) x 1.25 line heights apart, else stand up
+    (a phone's attention map: 13 words, 13 px apart)."""
+    words = [f"word{i}" for i in range(10)]
+    wide = cm.text_width("word0", 12) + 4
+    assert cm._angle({}, words, 12, 10 * (wide + 1)) == 0.0
+    line = 12 * 1.25
+    assert cm._angle({}, words, 12, 10 * (3**0.5 * line + 0.5)) == 30.0
+    assert cm._angle({}, words, 12, 10 * (3**0.5 * line - 0.5)) == 90.0
+    assert cm._angle({"tickangle": -45}, words, 12, 10.0) == -45.0

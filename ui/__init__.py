@@ -70,7 +70,7 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     (:func:`core.chart_margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again."""
     phone = on_a_phone()
-    if presenter():
+    if presenter():  # never on a phone (ui.shell: a phone keeps its own layout)
         charts.fit_projector(fig, width=width)
         room = charts.PRESENTER_WIDTH * width
     elif phone:

@@ -25,6 +25,7 @@ LANG_WIDGET = "ui_lang"
 PRESENT_WIDGET = "ui_present"
 SHARE_WIDGET = "ui_share"
 SHARE_OPEN_KEY = "ui_share_open"  # set by the share button, consumed by finish()
+PRESENT_PHONE_KEY = "ui_present_phone"  # this run's link asked a phone for presenter mode
 
 
 def _pages() -> list[st.Page]:
@@ -84,6 +85,13 @@ def _resolve() -> list[tuple[str, str, object]]:
         present = fallback_p
         bad.append(("present", raw_p, int(present)))
 
+    # Presenter mode is the projector's layout (text and charts sized for 1280 px and a
+    # room): a phone keeps its own, even from a link made in presenter mode (a student
+    # scanning the projector's QR code), and says so once.
+    st.session_state[PRESENT_PHONE_KEY] = present and raw_p == "1" and _on_a_phone()
+    if present and _on_a_phone():
+        present = False
+
     st.session_state[LANG_KEY] = lang
     st.session_state[PRESENT_KEY] = present
     # Widgets show the settled values (set before they are created in this run).
@@ -95,6 +103,12 @@ def _resolve() -> list[tuple[str, str, object]]:
     if st.query_params.get("present") != str(int(present)):
         st.query_params["present"] = str(int(present))
     return bad
+
+
+def _on_a_phone() -> bool:
+    from ui import on_a_phone  # the package's own test (ui/__init__.py imports this module)
+
+    return on_a_phone()
 
 
 def _on_lang() -> None:
@@ -124,13 +138,15 @@ def _sidebar() -> None:
             on_change=_on_lang,
             required=True,
         )
+        phone = _on_a_phone()
         st.segmented_control(
             t("shell.presenter"),
             (False, True),
             format_func=lambda on: t("shell.presenter_on" if on else "shell.presenter_off"),
             key=PRESENT_WIDGET,
             on_change=_on_present,
-            help=t("shell.presenter_help"),
+            help=t("shell.presenter_phone" if phone else "shell.presenter_help"),
+            disabled=phone,
             required=True,
         )
         st.button(
@@ -179,6 +195,8 @@ def start(bad: list[tuple[str, str, object]]) -> StreamlitPage:
     style.apply(presenter())
     for name, raw, default in bad:
         notice(name, raw, default)
+    if st.session_state.get(PRESENT_PHONE_KEY):
+        st.info(t("shell.presenter_phone"), icon=":material/smartphone:")
     return page
 
 
