@@ -2,8 +2,9 @@
 
 For one page and part, in one browser tab: how much of the part's first chart lies inside
 the first screen (no scrolling), the smallest chart text, whether a chart's title box meets
-its legend box, the document's width against the viewport, the smallest heatmap label, and
-a screenshot. The browser tests call :func:`measure`; by hand::
+its legend box, the document's width against the viewport, the smallest heatmap label, each
+chart's plot area as a share of its width, and a screenshot. The browser tests call
+:func:`measure`; by hand::
 
     python -m bench.slides --port 8501 attention self --lang zh --present 1 --size 1280x800
 
@@ -29,7 +30,7 @@ MEASURE_JS = """() => {
                doc_width: document.documentElement.scrollWidth,
                first_top: null, first_height: null, first_visible: null,
                min_font: null, min_font_text: null, overlaps: [], min_heat_label: null,
-               cut: []};
+               cut: [], narrow: []};
   if (charts.length) {
     const r = charts[0].getBoundingClientRect();
     const top = r.top + window.scrollY;
@@ -65,6 +66,13 @@ MEASURE_JS = """() => {
       if (b.width && (b.right > box.right + 1 || b.left < box.left - 1))
         out.cut.push(`chart ${ci}: ${el.textContent.slice(0, 40)}`);
     }
+    // a plot squeezed by what stands beside it (a legend right of it on a phone)
+    const fl = (c.querySelector('.js-plotly-plot') || {})._fullLayout;
+    if (fl) {
+      const widths = Object.keys(fl).filter(k => /^xaxis\\d*$/.test(k) && fl[k]._length)
+          .map(k => fl[k]._length / ((fl[k].domain || [0, 1])[1] - (fl[k].domain || [0, 1])[0]));
+      if (widths.length) out.narrow.push(Math.round(Math.min(...widths) / fl.width * 100) / 100);
+    }
     if (c.querySelector('.hm, .heatmaplayer image, .heatmaplayer .hm')) {
       for (const el of c.querySelectorAll('.xtick text, .ytick text')) {
         if (!el.textContent.trim()) continue;
@@ -94,6 +102,9 @@ class Measure:
     overlaps: list[int]
     min_heat_label: float | None
     cut: list[str]  # chart titles, panel titles and notes running past their chart's edge
+    # per chart: its plot area's width (a panel's axis over its share of the width) as a
+    # share of the chart's width
+    narrow: list[float]
 
     @property
     def in_view(self) -> float | None:
