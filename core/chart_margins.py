@@ -453,8 +453,9 @@ def axis_pushes(lay: dict, data: Sequence[dict], width: float, height: float) ->
             angle = _angle(axis, labels, size, length)
             _, h = _label_box(labels, size, angle)
             depth = (h + 7 + (size / 2 if angle else 0) if labels else 0) + ticks
-            depth += _title_depth(axis, "x")
-            if side == "t" and _title_depth(axis, "x"):
+            title_px = _title_depth(axis, "x")
+            depth += title_px
+            if side == "t" and title_px:
                 # a title above its axis needs more room than one below it (measured on
                 # phones' attention maps, 16-px titles over standing words: 4.4-5.5 px more)
                 depth += TOP_TITLE_EXTRA * _size(_title(axis), "font", TITLE_SIZE)

@@ -594,14 +594,11 @@ def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
     # a legend standing right of the plot would leave it a sliver of a phone's width (the
     # bottleneck's probe curves: 3 px): it lies above the plot instead, in rows
     legend = lay.get("legend") or {}
-    shown = [tr for tr in fig._data if tr.get("showlegend") is not False and tr.get("name")]  # noqa: SLF001
+    data: list[dict] = fig._data  # noqa: SLF001
+    shown = any(tr.get("showlegend") is not False and tr.get("name") for tr in data)
     right = legend.get("x", 1.02) >= 1 and legend.get("xanchor", "left") in ("left", "auto")
-    if (
-        lay.get("showlegend") is not False
-        and shown
-        and legend.get("orientation", "v") == "v"
-        and right
-    ):
+    vertical = legend.get("orientation", "v") == "v"
+    if lay.get("showlegend") is not False and shown and vertical and right:
         lay["legend"] = {
             **legend,
             "orientation": "h",
@@ -612,7 +609,7 @@ def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
         }
     # colour bars: thin, close to the plot (a 13-word attention map keeps ~30 px more)
     bars = [lay[k].setdefault("colorbar", {}) for k in lay if k.startswith("coloraxis")]
-    for tr in fig._data:  # noqa: SLF001
+    for tr in data:
         if tr.get("type") in ("heatmap", "contour", "histogram2d") and tr.get("showscale", True):
             if not tr.get("coloraxis"):
                 bars.append(tr.setdefault("colorbar", {}))
@@ -623,9 +620,7 @@ def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
             bar["thickness"] = min(bar.get("thickness") or 30, PHONE_BAR)
             bar["xpad"] = min(bar.get("xpad", 10), PHONE_BAR_PAD)
             title = bar.get("title")
-            if isinstance(title, dict) and title.get(
-                "text"
-            ):  # a title above the bar sets its width
+            if isinstance(title, dict) and title.get("text"):  # above the bar: sets its width
                 font = title.setdefault("font", {})
                 font["size"] = min(font.get("size") or PHONE_BAR_TITLE, PHONE_BAR_TITLE)
     return fig

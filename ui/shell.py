@@ -88,8 +88,9 @@ def _resolve() -> list[tuple[str, str, object]]:
     # Presenter mode is the projector's layout (text and charts sized for 1280 px and a
     # room): a phone keeps its own, even from a link made in presenter mode (a student
     # scanning the projector's QR code), and says so once.
-    st.session_state[PRESENT_PHONE_KEY] = present and raw_p == "1" and _on_a_phone()
-    if present and _on_a_phone():
+    phone_asked = present and _on_a_phone()
+    st.session_state[PRESENT_PHONE_KEY] = phone_asked and raw_p == "1"
+    if phone_asked:
         present = False
 
     st.session_state[LANG_KEY] = lang
