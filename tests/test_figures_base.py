@@ -272,18 +272,18 @@ def test_on_a_phone_a_right_legend_lies_above_the_plot_and_colour_bars_are_thin(
     probe curves were drawn 3 px wide, measured in Chromium at 390x844): on a phone it lies
     above the plot in rows, and the margins are set for it there; colour bars are thin. A
     legend the figure placed elsewhere, and a laptop's figure, are left alone."""
-    from core import chart_margins
+    from core.figures import margins
 
     names = [f"GRU + attention, model {i}" for i in range(6)]
     fig = base.line_chart(list(range(10)), {n: list(range(10)) for n in names}, title="t")
     wide = fig.to_dict()["layout"]
-    before = chart_margins.preset(go.Figure(fig), width_px=base.PHONE_WIDTH)
+    before = margins.preset(go.Figure(fig), width_px=base.PHONE_WIDTH)
     assert base.PHONE_WIDTH - before["l"] - before["r"] < 150  # the sliver it was
     base.fit_phone(fig)
     legend = fig.to_dict()["layout"]["legend"]
     placed = (legend["orientation"], legend["x"], legend["y"], legend["yanchor"])
     assert placed == ("h", 0.0, 1.02, "bottom")
-    after = chart_margins.preset(fig, width_px=base.PHONE_WIDTH)
+    after = margins.preset(fig, width_px=base.PHONE_WIDTH)
     assert base.PHONE_WIDTH - after["l"] - after["r"] > 250
     assert after["t"] > before["t"]  # the rows of the legend above the plot
     assert wide.get("legend", {}).get("orientation") is None  # the laptop's figure: as it was

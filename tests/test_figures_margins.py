@@ -8,8 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core import chart_margins as cm
 from core.figures import base
+from core.figures import margins as cm
 
 
 def test_text_width_uses_the_measured_advances_and_counts_cjk_as_square():
