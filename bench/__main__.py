@@ -311,7 +311,7 @@ def run_app(browser, args, errors) -> tuple:
         warm = B.new_tab(browser)  # the server is warm: home has run once (st.navigation)
         B.render(warm, page_url(server, "home"))
         warm.context.close()
-        # ... and its background warm-up has finished (ui/warmup.py: imports, corpus, the
+        # ... and its background warm-up has finished (serve/warmup.py: imports, corpus, the
         # compression page's counts), as when a teacher opened the lesson before the class
         warm_s = wait_warm(server, 300.0)
         log(f"warm-up done {warm_s} s after launch" if warm_s is not None else "no warm-up line")
@@ -536,8 +536,8 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
 
 def wait_warm(server: procs.Server, timeout: float) -> float | None:
     """Seconds since the server was launched until its log says the warm-up is done
-    (``ui.warmup.DONE``), waiting at most ``timeout`` s; None if it never did."""
-    from ui.warmup import DONE
+    (``serve.warmup.DONE``), waiting at most ``timeout`` s; None if it never did."""
+    from serve.warmup import DONE
 
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:  # bounded

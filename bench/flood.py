@@ -611,7 +611,7 @@ def log(msg: str) -> None:
 
 async def _flood(args, running: Running) -> dict:
     from bench.classroom import Student
-    from ui.warmup import DONE
+    from serve.warmup import DONE
 
     server = running.server
     errors: list[str] = []

@@ -422,7 +422,7 @@ def run(args) -> dict:
                 folder / f"nginx-{name}", procs.free_port(), [upstream], static_dir
             )
         # the app's one-time warm-up (a teacher opened the lesson before the class)
-        from ui.warmup import DONE
+        from serve.warmup import DONE
 
         deadline = time.monotonic() + 300
         with sync_playwright() as pw:

@@ -377,11 +377,11 @@ async def warm_replicas(
     cl: Cluster, page: tuple[str, str], timeout: float = 300.0, done: str | None = "app"
 ) -> tuple[dict, list[str]]:
     """The teacher's page once on every replica, directly on its own port, then wait until
-    its log says the warm-up is done (``done``; "app": ``ui.warmup.DONE``): a class
+    its log says the warm-up is done (``done``; "app": ``serve.warmup.DONE``): a class
     measures what every student repeats, not a replica's one-time work. ``done=None``: no
     wait (the harness's tests: the app's warm-up takes 30-120 s here)."""
     from bench.classroom import Student
-    from ui.warmup import DONE
+    from serve.warmup import DONE
 
     if done == "app":
         done = DONE

@@ -15,8 +15,9 @@ part holds in the other (the third part reads no sentence, so it shows none).
 import streamlit as st
 
 import ui
-from core import charts, lexicon, zoo
+from core import lexicon, zoo
 from core.analysis import receptive_field as rf
+from core.figures import base
 from core.figures import cnn_receptive_field as figs
 from core.figures.path_length import probe_chart
 from ui import word_pair
@@ -135,9 +136,9 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
             )
     ui.params.set_params(k=kernel, depth=depth)
 
-    base = 2 if dilated else 1
-    wins = rf.windows(pos, depth, kernel, len(tokens), base=base)
-    shared = rf.first_shared_layer(a, b, kernel, base=base, max_layers=MAX_DEPTH)
+    dilation = 2 if dilated else 1
+    wins = rf.windows(pos, depth, kernel, len(tokens), base=dilation)
+    shared = rf.first_shared_layer(a, b, kernel, base=dilation, max_layers=MAX_DEPTH)
     gap = abs(a - b)
     with v.chart:
         fig = figs.window_figure(
@@ -163,7 +164,7 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
         m1, m2, m3 = st.columns(3)
         m1.metric(
             t(P + "metric.field", depth=depth),
-            t(P + "metric.words", n=rf.theoretical_field(depth, kernel, base)),
+            t(P + "metric.words", n=rf.theoretical_field(depth, kernel, dilation)),
         )
         m2.metric(
             t(P + "metric.shared"),
@@ -291,7 +292,7 @@ def measured_view(
         share = f"{EFFECTIVE_SHARE:.0%}"
         st.markdown(t(P + f"measured.{verdict}", eff=eff[-1], theo=theo[-1], layers=L, share=share))
         ui.chart(
-            charts.line_chart(
+            base.line_chart(
                 list(range(1, L + 1)),
                 {t(P + "widths.theory"): theo, t(P + "widths.effective"): eff},
                 title=t(P + "widths.title", model=encoder),

@@ -56,7 +56,7 @@ def _corpus_seed() -> int:
 
 
 # The corpus, its n-gram table and counts and the default prompt are computed once per
-# process (``core``'s own caches, shared with the server's warm-up, ``ui.warmup``): the first
+# process (``core``'s own caches, shared with the server's warm-up, ``serve.warmup``): the first
 # visitor of this page no longer counts them (~10 s on one core) while the class waits.
 def _ngram_stats(seed: int) -> ngram.NGramStats:
     return ngram.corpus_stats(seed, NGRAM_MAX)

@@ -12,7 +12,7 @@ from core.analysis.bottleneck import early_late_ratio
 from core.analysis.influence import verdict
 from core.analysis.rnn_gradients import recorded_accuracy
 from core.figures import rnn_gradients as fig
-from ui import jobs
+from serve import jobs
 from ui.models import get_vocabs, require
 from ui.rnn_gradients_data import (
     CELLS,

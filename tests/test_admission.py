@@ -1,12 +1,12 @@
-"""The fair gate around every page run (ui/admission.py), as a visitor meets it."""
+"""The fair gate around every page run (serve/admission.py), as a visitor meets it."""
 
 from __future__ import annotations
 
 import pytest
 
-from core.fairshare import FairGate
+from serve import admission
+from serve.fairshare import FairGate
 from tests.conftest import main_text, make_app
-from ui import admission
 
 
 @pytest.fixture
@@ -95,7 +95,7 @@ def test_without_a_request_the_visitor_is_one_local_address(monkeypatch):
 def _fragment_script():
     import streamlit as st
 
-    from ui import admission
+    from serve import admission
 
     @admission.fragment
     def part(label: str) -> None:

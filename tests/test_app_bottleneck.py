@@ -236,7 +236,7 @@ def test_the_intro_is_folded_and_after_the_part_on_the_projector(dev_zoo, lang):
 
 
 def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
-    from ui import jobs
+    from serve import jobs
 
     started: list[str] = []
     real = jobs.in_thread

@@ -112,7 +112,7 @@ def _hosted_env_ok(env: dict) -> None:
     value = env.get("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS")
     assert value in {"none", "type"}, f"visitors must see no traceback, got {value!r}"
     assert value in _streamlit_error_detail_values()  # a value Streamlit 1.67 accepts
-    # the public link's fair share (ui/admission.py), with the proxy's client address
+    # the public link's fair share (serve/admission.py), with the proxy's client address
     assert str(env.get("ROAD_PUBLIC")) == "1" and str(env.get("ROAD_TRUST_PROXY")) == "1"
 
 

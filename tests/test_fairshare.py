@@ -1,4 +1,4 @@
-"""The fair gate (core/fairshare.py): slots, who goes next, pacing, refusals, bounds.
+"""The fair gate (serve/fairshare.py): slots, who goes next, pacing, refusals, bounds.
 
 Threads wait on events, never on the wall clock; the gate's own clock is a fake one."""
 
@@ -8,7 +8,7 @@ import threading
 
 import pytest
 
-from core.fairshare import ACTIVE_WINDOW_S, BUSY, CROWDED, FairGate
+from serve.fairshare import ACTIVE_WINDOW_S, BUSY, CROWDED, FairGate
 
 
 class Clock:

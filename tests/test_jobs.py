@@ -1,4 +1,4 @@
-"""ui.jobs: background jobs hand back results and errors; failed jobs are retried."""
+"""serve.jobs: background jobs hand back results and errors; failed jobs are retried."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from ui import jobs
+from serve import jobs
 
 
 def test_result_and_thread():

@@ -1,4 +1,4 @@
-"""core/looplag.py: the event loop's delay, measured by a probe thread.
+"""serve/looplag.py: the event loop's delay, measured by a probe thread.
 
 The loop is blocked and released on events, never on the wall clock: the figures are
 waited for, not timed."""
@@ -10,7 +10,7 @@ import threading
 
 import pytest
 
-from core.looplag import LoopLag
+from serve.looplag import LoopLag
 from tests.test_fairshare import wait_until
 
 

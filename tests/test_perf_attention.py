@@ -10,8 +10,8 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from core import charts
 from core.figures import attention as F
+from core.figures import base
 
 HOVER = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
 
@@ -27,7 +27,7 @@ def test_heatmap_equals_the_shared_heatmap_with_its_updates(presenter, show_valu
     z = rng.random((5, 7))
     z /= z.sum(1, keepdims=True)
     x, y = list("abcdefa"), list("vwxyz")  # a repeated word stays its own column
-    old = charts.heatmap(
+    old = base.heatmap(
         z,
         x,
         y,
@@ -39,13 +39,13 @@ def test_heatmap_equals_the_shared_heatmap_with_its_updates(presenter, show_valu
         zmax=1.0,
         show_values=show_values,
     )
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     old.update_layout(
         margin=dict(t=150 if presenter else 110),
         title=dict(yref="container", y=0.99, yanchor="top"),
         # fonts on the figure itself (Streamlit's theme overrides the template's), and on
         # the projector the word axis under the heatmap, away from the title
-        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        font=dict(family=base.FONT_FAMILY, size=s.font),
         height=old.layout.height,
     )
     for axis in (old.layout.xaxis, old.layout.yaxis):
@@ -94,7 +94,7 @@ def test_lines_view_title_broken_for_a_narrow_column_gets_room():
     z = np.full((3, 3), 1 / 3)
     one = F.attention_lines(z, list("abc"), title="one line")
     two = F.attention_lines(z, list("abc"), title="two<br>lines")
-    top = charts.template(False).layout.margin.t
+    top = base.template(False).layout.margin.t
     # room above the plot for the left/right column titles, and more for a broken title
     assert _json(one)["layout"]["margin"]["t"] > top
     assert _json(two)["layout"]["margin"]["t"] > _json(one)["layout"]["margin"]["t"]
@@ -167,7 +167,7 @@ def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it(pre
     assert "z" in heat["hovertemplate"] and "customdata" in heat["hovertemplate"]
     assert "%{y:.3f}" in bars["hovertemplate"]
     # the sizes of the scale in use, set on the figure (Streamlit's theme overrides the template)
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     assert lay["title"]["font"]["size"] == s.title and lay["font"]["size"] == s.font
     assert lay["xaxis2"]["tickfont"]["size"] == s.font
 
@@ -195,7 +195,7 @@ def test_alignment_figure_keeps_the_heatmap_and_grows_with_the_scale():
     assert both["layout"]["height"] > alone["layout"]["height"]  # the bars add their room
     big = _json(_align(z, step=2, presenter=True))
     # on the projector the figure is one slide: as tall as a slide allows, not taller
-    assert charts.SLIDE_HEIGHT - 40 <= big["layout"]["height"] <= charts.SLIDE_HEIGHT + 10
+    assert base.SLIDE_HEIGHT - 40 <= big["layout"]["height"] <= base.SLIDE_HEIGHT + 10
 
 
 def test_alignment_figure_checks_its_input():
@@ -247,7 +247,7 @@ def test_bar_panels_stack_top_to_bottom_each_with_its_title_and_axes():
     assert [n["text"] for n in titles] == ["<b>A</b>", "<b>B</b>", "<b>A-B</b>"]
     for note, (_, hi) in zip(titles, domains):
         assert note["y"] == pytest.approx(hi) and note["yanchor"] == "bottom"
-    s = charts.scale(False)
+    s = base.scale(False)
     colors = [tr["marker"]["color"] for tr in fig["data"]]
     assert colors[0] == [s.palette[2], s.palette[1], s.palette[2]]  # largest
     assert colors[1] == [s.palette[2], s.palette[2], s.palette[1]]  # highlight=2

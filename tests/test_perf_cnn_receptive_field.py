@@ -323,8 +323,8 @@ def test_the_formula_does_not_import_torch():
 def test_a_click_in_a_fragment_passes_the_fair_gate(wire, monkeypatch):
     """A fragment's own rerun skips app.py and its frame: ui.fragment takes it through the
     fair gate itself (else a client could rerun a part past every limit)."""
-    from core.fairshare import FairGate
-    from ui import admission
+    from serve import admission
+    from serve.fairshare import FairGate
 
     gate = FairGate(1)
     monkeypatch.setattr(admission, "_GATE", gate)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core import charts
+from core.figures import base
 from core.figures import cnn_receptive_field as cnn
 from core.figures import path_length as pl
 from core.figures import rnn_gradients as rg
@@ -119,7 +119,7 @@ def test_fresh_figure_stacked_eigen_title_fits_a_phone_in_both_languages(text):
     (title,) = lay["annotations"]
     assert title["x"] == 0 and title["xanchor"] == "left" and title["xref"] == "paper"
     lines = title["text"].removeprefix("<b>").removesuffix("</b>").split("<br>")
-    assert max(_width(ln, title["font"]["size"]) for ln in lines) < charts.PHONE_WIDTH - 90
+    assert max(_width(ln, title["font"]["size"]) for ln in lines) < base.PHONE_WIDTH - 90
 
 
 @pytest.mark.parametrize("presenter", [False, True])
@@ -134,14 +134,14 @@ def test_problems_figure_stacks_its_panels_with_their_titles_above(presenter, n)
     assert len(anns) == n
     px = _plot_px(lay)
     for lo, hi in ys:  # each panel as tall as half a chart at least: the figure grows
-        assert (hi - lo) * px >= 0.5 * charts.scale(presenter).height
+        assert (hi - lo) * px >= 0.5 * base.scale(presenter).height
     for c, (ann, panel) in enumerate(zip(anns, PANELS, strict=False)):
         # the same words (wrapped to a phone's width), above its own panel
         assert ann["text"].replace("<br>", " ") == panel["title"]
         assert ann["yanchor"] == "bottom" and ann["y"] == pytest.approx(ys[c][1])
         size = ann["font"]["size"]
         lines = ann["text"].split("<br>")
-        assert max(_width(ln, size) for ln in lines) <= charts.PHONE_WIDTH - 90
+        assert max(_width(ln, size) for ln in lines) <= base.PHONE_WIDTH - 90
         if c:  # room between the panel above (its x axis) and this title
             room = (ys[c - 1][0] - ann["y"]) * px - ann.get("yshift", 0)
             assert room >= len(lines) * size * 1.2 + 3 * size
@@ -172,12 +172,12 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
     assert below["text"].replace("<br>", " ") == note  # the same words, wrapped
     lines = below["text"].split("<br>")
     assert len(lines) > 1
-    assert max(_width(ln, charts.NORMAL.font) for ln in lines) <= charts.PHONE_WIDTH - 90
+    assert max(_width(ln, base.NORMAL.font) for ln in lines) <= base.PHONE_WIDTH - 90
     # under the plot from its left edge, and the bottom margin holds it
     assert below["yref"] == "paper" and below["y"] == 0 and below["yanchor"] == "top"
     assert below["xref"] == "paper" and below["x"] == 0 and below["xanchor"] == "left"
     margin = phone["layout"]["margin"]
-    assert margin["b"] >= -below["yshift"] + len(lines) * charts.NORMAL.font * 1.2
+    assert margin["b"] >= -below["yshift"] + len(lines) * base.NORMAL.font * 1.2
     assert margin["t"] == wide["layout"]["margin"]["t"]  # the two-line title keeps its room
     # no note: nothing to place
     kw["note"] = None

@@ -1,11 +1,11 @@
-"""ui.warmup: one background import thread per process, never an error of its own."""
+"""serve.warmup: one background import thread per process, never an error of its own."""
 
 from __future__ import annotations
 
 import inspect
 import sys
 
-from ui import warmup
+from serve import warmup
 
 
 def test_failed_imports_are_left_to_the_page(monkeypatch):

@@ -8,14 +8,15 @@ Pages use: ``begin_page(slug)``, ``t(key, **fmt)``, ``current_lang()``, ``presen
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import plotly.graph_objects as go
 import streamlit as st
 
-from core import chart_margins, charts, lexicon, mdtable
+from core import lexicon, mdtable
+from core.figures import base, margins
+from serve.admission import fragment
 from ui import params
-from ui.admission import fragment
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
@@ -35,6 +36,7 @@ __all__ = [
     "params",
     "presenter",
     "secondary",
+    "show_part",
     "slide",
     "t",
     "takeaway",
@@ -53,37 +55,37 @@ def on_a_phone() -> bool:
 
 
 def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None:
-    """Show a figure from ``core.charts`` full width, without plotly's logo.
+    """Show a figure from ``core.figures.base`` full width, without plotly's logo.
 
     On a phone (:func:`on_a_phone`) the title is text above the chart, which wraps
-    (:func:`core.charts.take_title`), long panel titles are wrapped
-    (:func:`core.charts.fit_phone`), a category axis labels every category (smaller labels,
-    :func:`core.chart_margins.label_every_category`), and plotly's tool bar is off (without
+    (:func:`core.figures.base.take_title`), long panel titles are wrapped
+    (:func:`core.figures.base.fit_phone`), a category axis labels every category (smaller labels,
+    :func:`core.figures.margins.label_every_category`), and plotly's tool bar is off (without
     hover it would stay over the chart's top).
 
     In presenter mode the figure is first fitted to the projector
-    (:func:`core.charts.fit_projector`: every text at projector size, the title wrapped to
+    (:func:`core.figures.base.fit_projector`: every text at projector size, the title wrapped to
     ``width`` -- the fraction of the main column the chart gets, 0.5 in one of two
     columns -- and the height capped so the chart stays on the first screen).
 
     Last, the margins are set to what plotly would grow them to
-    (:func:`core.chart_margins.preset`), so that the browser draws the chart once instead
+    (:func:`core.figures.margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again."""
     phone = on_a_phone()
     if presenter():  # never on a phone (ui.shell: a phone keeps its own layout)
-        charts.fit_projector(fig, width=width)
-        room = charts.PRESENTER_WIDTH * width
+        base.fit_projector(fig, width=width)
+        room = base.PRESENTER_WIDTH * width
     elif phone:
-        title = charts.take_title(fig)
+        title = base.take_title(fig)
         if title:
             st.markdown(f"**{mdtable.escape(title)}**")
-        charts.fit_phone(fig)
-        room = charts.PHONE_WIDTH
+        base.fit_phone(fig)
+        room = base.PHONE_WIDTH
         # every word of a heatmap's axis, not every second one
-        chart_margins.label_every_category(fig, width_px=room, smallest=charts.MIN_PHONE_TICK)
+        margins.label_every_category(fig, width_px=room, smallest=base.MIN_PHONE_TICK)
     else:
-        room = charts.LAPTOP_WIDTH * width
-    chart_margins.preset(fig, width_px=room)
+        room = base.LAPTOP_WIDTH * width
+    margins.preset(fig, width_px=room)
     config = {"displaylogo": False, "responsive": True}
     if phone:
         # a screen without hover shows plotly's tool bar all the time, over the chart's top
@@ -137,3 +139,11 @@ def page_link(path: str, *, label: str, **kwargs: object) -> None:
         st.page_link(path, label=label, **kwargs)
     except StreamlitPageNotFoundError:
         st.caption(label)
+
+
+def show_part(slug: str, shows: Mapping[str, Callable[[], None]]) -> None:
+    """A lesson page's part selector (:func:`part_selector`, widget key ``<slug>_part``),
+    then the chosen part: ``shows`` maps each part declared in ``ui.nav.PAGES``, in that
+    order, to the function of ``lessons.<slug>.<part>`` that draws it."""
+    part = part_selector(f"{slug}.", tuple(shows), key=f"{slug}_part")
+    shows[part]()

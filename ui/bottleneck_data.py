@@ -16,7 +16,8 @@ from core.analysis import bottleneck as bn
 from core.analysis import latent
 from core.analysis.influence import context_influence
 from core.evaluate import decode_ids
-from ui import jobs, models
+from serve import jobs
+from ui import models
 
 LM = "lm_gru"  # the language model of part 1 (the latent state)
 LATENT_WORDS = ("you", "should", "wear", "shoes")  # the lesson's own example (1.3-1.4)

@@ -16,7 +16,8 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 from core.poll import questions as pq
 from core.poll import store as ps
 from ui.i18n import current_lang, presenter, t
@@ -82,9 +83,9 @@ def voter_id() -> str:
 def join_url(code: str) -> str:
     """The link students open (no teacher key in it): this app's /poll page."""
     parts = urlsplit(st.context.url or "http://localhost:8501/")
-    base = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
+    prefix = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
     query = urlencode({"room": code, "lang": current_lang()})
-    return f"{parts.scheme}://{parts.netloc}{base}/poll?{query}"
+    return f"{parts.scheme}://{parts.netloc}{prefix}/poll?{query}"
 
 
 def open_poll(qid: str) -> str | None:
@@ -112,7 +113,7 @@ def labels(q: pq.Question) -> list[str]:
 def histogram(q: pq.Question, counts, reveal: int | None):
     """The class's answers as bars (the right one highlighted once revealed)."""
     names = labels(q)
-    fig = charts.bar_chart(
+    fig = base.bar_chart(
         names,
         list(counts),
         title=t("poll.histogram.title", n=sum(counts)),
@@ -139,7 +140,7 @@ def _evidence_label(q: pq.Question, name: str) -> str:
 
 def evidence_chart(q: pq.Question, sol: pq.Solution):
     shown = [_evidence_label(q, n) for n in sol.evidence]
-    fig = charts.bar_chart(
+    fig = base.bar_chart(
         shown,
         list(sol.evidence.values()),
         title=t(sol.evidence_key),

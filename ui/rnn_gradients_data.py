@@ -18,7 +18,8 @@ from core import probes_data
 from core.analysis import explosion as ex
 from core.analysis import rnn_gradients as rg
 from core.analysis.influence import context_influence
-from ui import jobs, model_name
+from serve import jobs
+from ui import model_name
 from ui.models import get_model, get_vocabs
 
 CELLS = rg.KINDS  # vanilla tanh RNN, LSTM, GRU

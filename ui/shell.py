@@ -14,7 +14,8 @@ import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
-from ui import admission, share, style, warmup
+from serve import admission, warmup
+from ui import share, style
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
 from ui.nav import PAGES, ROOT, Stop, is_built, neighbours, page_parts
 from ui.params import notice
@@ -166,7 +167,7 @@ def frame() -> Iterator[StreamlitPage]:
     """The frame around one run of a page: ``with shell.frame() as page: page.run()``."""
     try:
         bad = _resolve()  # the language first: a refusal speaks the visitor's language
-        # One fair gate around everything the run draws (ui/admission.py): on a busy public
+        # One fair gate around everything the run draws (serve/admission.py): on a busy public
         # server, the address and session that used least recently go first; a refused run
         # says why and stops. (A fragment's own reruns pass it too: admission.fragment.)
         with admission.admitted() as ok:

@@ -22,7 +22,7 @@ the chart) and the screen still shows the picture first. Everything a part draws
 fragment must be made inside that fragment: call :func:`slide` there.
 
 On the projector (presenter mode) the page header is compact, the chart is capped to the
-height that keeps it on the first 1280x800 screen (:data:`core.charts.SLIDE_HEIGHT`), and
+height that keeps it on the first 1280x800 screen (:data:`core.figures.base.SLIDE_HEIGHT`), and
 the secondary controls fold into "More controls". The same order serves a phone: the
 chart comes right after one sentence, before any control.
 """

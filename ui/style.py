@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 # Readable from the back of a classroom at 1280x720: bigger text, bolder headings,
-# high-contrast ink, roomier widgets. Charts scale themselves through core.charts.
+# high-contrast ink, roomier widgets. Charts scale themselves through core.figures.base.
 PRESENTER_CSS = """
 <style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,

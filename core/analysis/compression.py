@@ -151,7 +151,7 @@ _EXAMPLE_LOCK = threading.Lock()
 def corpus_window_example(seed: int) -> WindowExample:
     """:func:`window_example` of the default order on the shared corpus for ``seed``
     (training table against the test split): searched once per process (~2 s on one core),
-    by the server's warm-up (``ui.warmup``) or by the first visitor, whoever comes first."""
+    by the server's warm-up (``serve.warmup``) or by the first visitor, whoever comes first."""
     with _EXAMPLE_LOCK:
         return _corpus_window_example(seed)
 

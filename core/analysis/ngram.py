@@ -116,7 +116,7 @@ _TABLE_LOCK = threading.Lock()
 
 def corpus_table(seed: int) -> Coded:
     """The shared corpus's training sentences for ``seed``, coded (:func:`code`): once per
-    process, shared by every session and the server's warm-up (``ui.warmup``)."""
+    process, shared by every session and the server's warm-up (``serve.warmup``)."""
     with _TABLE_LOCK:
         return _corpus_table(seed)
 

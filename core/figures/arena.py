@@ -14,7 +14,8 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.colors import sample_colorscale
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 
 if TYPE_CHECKING:  # pandas is imported only when a Styler is asked for (the page never does)
     from pandas.io.formats.style import Styler
@@ -55,7 +56,7 @@ def _lines(
 ) -> go.Figure:
     """One line per model in its one look (``core.lexicon``), named by ``names`` (display
     names; the model's key when absent)."""
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     names = dict(names or {})
     data = []
     n = len(series)
@@ -86,7 +87,7 @@ def _lines(
     return go.Figure(
         data=data,
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title_text=title,
             xaxis=xaxis,
             yaxis=dict(title=dict(text=y_title), range=[-0.03, 1.03], tickformat=".0%"),
@@ -148,10 +149,10 @@ def accuracy_by_distance(
     if chance is not None:
         if not 0 <= chance <= 1:
             raise ValueError(f"chance must lie in [0, 1], got {chance}")
-        line = dict(color="#777777", dash="dot", width=max(1.0, charts.scale(presenter).line / 2))
-        shapes.append(charts.hline(chance, line))
+        line = dict(color="#777777", dash="dot", width=max(1.0, base.scale(presenter).line / 2))
+        shapes.append(base.hline(chance, line))
         if chance_label:
-            annotations.append(charts.hline_label(chance, chance_label, side="left"))
+            annotations.append(base.hline_label(chance, chance_label, side="left"))
     return _lines(
         [int(d) for d in distances],
         series,
@@ -188,7 +189,7 @@ def sentence_bars(
     for m, v in zip(models, values):
         if v is not None and not (np.isfinite(v) and -1e-9 <= v <= 1 + 1e-9):
             raise ValueError(f"value {v!r} of {m!r} is not in [0, 1]")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     shown = [names.get(m, m) for m in models]
     return go.Figure(
         data=[
@@ -212,7 +213,7 @@ def sentence_bars(
             )
         ],
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title_text=title,
             xaxis=dict(
                 title=dict(text=x_title),
@@ -430,7 +431,7 @@ def confidence_grid(
     "wrong") add a symbol after each token from ``mark_symbols``."""
     z, text = _grid(models, tokens, probs, marks, mark_symbols)
     width = z.shape[1]
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     # Words inside the cells only while they fit; longer outputs keep them in the hover.
     show_text = width <= (MAX_TEXT_COLUMNS_PRESENTER if presenter else MAX_TEXT_COLUMNS)
     # one construction: plotly validates every update call separately
@@ -453,7 +454,7 @@ def confidence_grid(
             )
         ],
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title_text=title,
             xaxis=dict(title=dict(text=x_title), dtick=1 if width <= 30 else 5),
             yaxis=dict(type="category", autorange="reversed"),

@@ -1,4 +1,4 @@
-"""Figures of the attention page, built on ``core.charts`` (template, palette, presenter scale).
+"""Figures of the attention page, on ``core.figures.base`` (template, palette, presenter scale).
 
 Builders take arrays and token lists, check them, and raise ``ValueError`` saying how to
 fix the call. Every hover label text is passed in by the page, so it is translated.
@@ -13,7 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 
 
 def _matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
@@ -37,11 +38,11 @@ def _heatmap_trace(
     xl: list[str],
     yl: list[str],
     hover: Mapping[str, str],
-    s: charts.Scale,
+    s: base.Scale,
     *,
     show_values: bool,
 ) -> dict:
-    """The heatmap trace of :func:`attention_heatmap` (as ``core.charts.heatmap`` draws it,
+    """The heatmap trace of :func:`attention_heatmap` (as ``core.figures.base.heatmap`` draws it,
     with the hover of each cell's weight and its row's sum)."""
     missing = {"row", "col", "weight", "sum"} - set(hover)
     if missing:
@@ -75,7 +76,7 @@ def _row_frame(row: int, z: np.ndarray, presenter: bool, name: str = "highlight_
     rows, cols = z.shape
     if not 0 <= row < rows:
         raise ValueError(f"{name} {row} is outside 0..{rows - 1}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     return dict(
         type="rect",
         xref="x",
@@ -88,7 +89,7 @@ def _row_frame(row: int, z: np.ndarray, presenter: bool, name: str = "highlight_
     )
 
 
-def _words_on_top_px(xl: Sequence[str], s: charts.Scale) -> int:
+def _words_on_top_px(xl: Sequence[str], s: base.Scale) -> int:
     """Room above a heatmap for the chart title, the axis title and the words of a top x
     axis. The words' angle depends on the screen: plotly slants them by 30° when they fit
     side by side and stands them up on a phone, so the room is for standing words (their
@@ -97,16 +98,16 @@ def _words_on_top_px(xl: Sequence[str], s: charts.Scale) -> int:
     return math.ceil((s.title + s.font + 2) * 1.8 + s.font * (1.8 + 0.6 * longest))
 
 
-def _heat_top(presenter: bool, xl: Sequence[str] = (), s: charts.Scale | None = None) -> int:
+def _heat_top(presenter: bool, xl: Sequence[str] = (), s: base.Scale | None = None) -> int:
     """The top margin of a heatmap whose x axis (words and title) sits above it: the
     chart title goes above the axis (on the projector the words go under the map)."""
     if presenter:
         return 150
-    return max(110, _words_on_top_px(xl, s or charts.scale(False)))
+    return max(110, _words_on_top_px(xl, s or base.scale(False)))
 
 
-def _heat_height(rows: int, s: charts.Scale) -> int:
-    """The height of a heatmap figure of ``rows`` rows (as ``core.charts.heatmap``)."""
+def _heat_height(rows: int, s: base.Scale) -> int:
+    """The height of a heatmap figure of ``rows`` rows (as ``core.figures.base.heatmap``)."""
     return max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2)))
 
 
@@ -133,14 +134,14 @@ def attention_heatmap(
     rows, cols = z.shape
     xl = _unique(_labels("x_labels", x_labels, cols))
     yl = _unique(_labels("y_labels", y_labels, rows))
-    s = charts.scale(presenter)
-    # one construction, as core.charts.heatmap draws it (plotly validates every call)
+    s = base.scale(presenter)
+    # one construction, as core.figures.base.heatmap draws it (plotly validates every call)
     trace = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
     shapes = [] if highlight_row is None else [_row_frame(highlight_row, z, presenter)]
     return go.Figure(
         data=[trace],
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             # the x axis (source words and its title) sits on top: the chart title above it
             title=dict(text=title, yref="container", y=0.99, yanchor="top"),
             margin=dict(t=_heat_top(presenter, xl, s)),
@@ -148,7 +149,7 @@ def attention_heatmap(
             # for the title only), so the words go under the map
             xaxis=_axis(s, x_title, type="category", side="bottom" if presenter else "top"),
             yaxis=_axis(s, y_title, type="category", autorange="reversed"),
-            font=dict(family=charts.FONT_FAMILY, size=s.font),
+            font=dict(family=base.FONT_FAMILY, size=s.font),
             height=_heat_height(rows, s),
             shapes=shapes,
         ),
@@ -169,7 +170,7 @@ def _bar_values(labels: Sequence[str], weights: Sequence[float] | np.ndarray) ->
 def _bar_traces(
     xl: list[str],
     w: np.ndarray,
-    s: charts.Scale,
+    s: base.Scale,
     *,
     reference: Sequence[float] | np.ndarray | None = None,
     reference_name: str = "",
@@ -247,7 +248,7 @@ def weight_bars(
     colours positive and negative bars apart; ``ceiling`` draws a dashed horizontal line.
     """
     w = _bar_values(labels, weights)
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     data = _bar_traces(
         _unique([str(x) for x in labels]),
         w,
@@ -260,12 +261,12 @@ def weight_bars(
     )
     shapes = []
     if ceiling is not None:  # e.g. log2(S) bits: the most spread-out a row can be
-        shapes.append(charts.hline(ceiling, dict(color="#888888", dash="dash")))
+        shapes.append(base.hline(ceiling, dict(color="#888888", dash="dash")))
     # one construction: plotly validates every update call separately
     return go.Figure(
         data=data,
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title_text=title,
             xaxis=_axis(s, x_title, type="category", tickangle=_tick_angle(w.size)),
             yaxis=_axis(s, y_title),
@@ -277,7 +278,7 @@ def weight_bars(
                 x=1.0,
                 font=dict(size=s.font),
             ),
-            font=dict(family=charts.FONT_FAMILY, size=s.font),
+            font=dict(family=base.FONT_FAMILY, size=s.font),
             shapes=shapes,
         ),
     )
@@ -305,17 +306,17 @@ def _stack(blocks: Sequence[tuple[int, int, int]]) -> tuple[list[list[float]], i
     return domains, total
 
 
-def _panel_px(s: charts.Scale) -> int:
+def _panel_px(s: base.Scale) -> int:
     """The height of one panel of bars."""
     return round(s.height * 0.42)
 
 
-def _title_px(s: charts.Scale) -> int:
+def _title_px(s: base.Scale) -> int:
     """The room of a panel's title row."""
     return math.ceil((s.font + 2) * 1.9)
 
 
-def _words_px(labels: Sequence[str], s: charts.Scale, x_title: str = "") -> int:
+def _words_px(labels: Sequence[str], s: base.Scale, x_title: str = "") -> int:
     """The room under a panel for its words (slanted ones take their length times
     sin 45°) and its axis title."""
     px = s.font * 1.8
@@ -326,7 +327,7 @@ def _words_px(labels: Sequence[str], s: charts.Scale, x_title: str = "") -> int:
     return math.ceil(px)
 
 
-def _panel_title(text: str, top: float, s: charts.Scale) -> dict:
+def _panel_title(text: str, top: float, s: base.Scale) -> dict:
     """A panel's title: an annotation on the left, just above the panel (``top``, paper)."""
     return dict(
         text=f"<b>{text}</b>",
@@ -342,7 +343,7 @@ def _panel_title(text: str, top: float, s: charts.Scale) -> dict:
     )
 
 
-def _axis(s: charts.Scale, title: str = "", **extra: object) -> dict:
+def _axis(s: base.Scale, title: str = "", **extra: object) -> dict:
     """An axis of a panel, with its fonts set on the figure itself: Streamlit's chart theme
     writes its own (small) fonts over the template's on axes the figure leaves unset."""
     return dict(
@@ -350,11 +351,11 @@ def _axis(s: charts.Scale, title: str = "", **extra: object) -> dict:
     )
 
 
-def _fonts(s: charts.Scale) -> dict:
+def _fonts(s: base.Scale) -> dict:
     """The layout's fonts on the figure itself, not only in the template: Streamlit's chart
     theme writes its own (small) fonts over the template's in the browser."""
     return dict(
-        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        font=dict(family=base.FONT_FAMILY, size=s.font),
         legend=dict(font=dict(size=s.font)),
     )
 
@@ -388,7 +389,7 @@ def alignment_figure(
     rows, cols = z.shape
     xl = _unique(_labels("x_labels", x_labels, cols))
     yl = _unique(_labels("y_labels", y_labels, rows))
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     frame = _row_frame(step, z, presenter, name="step")
     heat_px = _heat_height(rows, s) - _heat_top(presenter, xl, s) - 10  # as attention_heatmap's
     top = _words_on_top_px(xl, s)  # above the heatmap: title, axis title, standing words
@@ -396,7 +397,7 @@ def alignment_figure(
     if presenter:  # one slide: the words only under the bars (the same columns), all in view
         top, bars_px = math.ceil(12 + s.title * 1.3 + 8), round(s.font * 4)
         rest = top + _title_px(s) + bars_px + _words_px(xl, s) + round(s.font * 0.6) + 10
-        heat_px = max(150, charts.SLIDE_HEIGHT - rest)
+        heat_px = max(150, base.SLIDE_HEIGHT - rest)
     (heat, bars), plot_px = _stack(
         [
             (0, heat_px, round(s.font * 0.6)),
@@ -415,7 +416,7 @@ def alignment_figure(
     return go.Figure(
         data=[heatmap, *row],
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             **_fonts(s),
             title=dict(
                 text=title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)
@@ -478,7 +479,7 @@ def bar_panels(
     """
     if not panels:
         raise ValueError("panels is empty; pass at least one BarPanel")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     labels = [_unique([str(x) for x in p.labels]) for p in panels]
     values = [_bar_values(p.labels, p.weights) for p in panels]
     if share_x and any(lab != labels[0] for lab in labels):
@@ -493,15 +494,15 @@ def bar_panels(
         for p, lab in zip(panels, labels)
     ]
     blocks[0] = (blocks[0][0] + round(s.font * 0.6), *blocks[0][1:])  # air under the title
-    top = charts.template(presenter).layout.margin.t if title else 10
+    top = base.template(presenter).layout.margin.t if title else 10
     if presenter:  # one slide: the panels share what the titles and words leave
         fixed = top + sum(b[0] + b[2] for b in blocks) + 10
-        each = max(60, (charts.SLIDE_HEIGHT - fixed) // len(blocks))
+        each = max(60, (base.SLIDE_HEIGHT - fixed) // len(blocks))
         blocks = [(b[0], each, b[2]) for b in blocks]
     domains, plot_px = _stack(blocks)
     data: list[dict] = []
     layout: dict = dict(
-        template=charts.template(presenter),
+        template=base.template(presenter),
         **_fonts(s),
         margin=dict(t=top),
         height=top + plot_px + 10,
@@ -544,7 +545,7 @@ def bar_panels(
 
 
 def _unique(labels: list[str]) -> list[str]:
-    """Repeated words stay separate bars (zero-width-space suffixes, as core.charts does)."""
+    """Repeated words stay separate bars (zero-width-space suffixes, as core.figures.base does)."""
     seen: dict[str, int] = {}
     out = []
     for lab in labels:
@@ -577,7 +578,7 @@ def attention_lines(
         raise ValueError(f"weights must be ({n}, {n}) for {n} tokens, got {z.shape}")
     if selected is not None and not 0 <= selected < n:
         raise ValueError(f"selected {selected} is outside 0..{n - 1}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     y = -np.arange(n, dtype=float)
     accent = s.palette[1] if presenter else "#EE6677"
     data: list[dict] = []
@@ -658,9 +659,9 @@ def attention_lines(
         if text
     ]
     layout = dict(
-        template=charts.template(presenter),
+        template=base.template(presenter),
         title_text=title,
-        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        font=dict(family=base.FONT_FAMILY, size=s.font),
         height=max(s.height, int(110 + n * (s.font + 12))),
         xaxis=dict(visible=False, range=[-0.02, 1.02], fixedrange=True),
         yaxis=dict(side="left", **ticks),
@@ -668,14 +669,14 @@ def attention_lines(
         annotations=annotations,
     )
     breaks = title.count("<br>")
-    top = charts.template(presenter).layout.margin.t
+    top = base.template(presenter).layout.margin.t
     layout["margin"] = dict(t=top + s.font * 2 + breaks * (s.title + 6))
     # one construction: plotly validates every add_trace / update call separately
     return go.Figure(data=data, layout=layout)
 
 
 def _line_traces(x: np.ndarray, curves: Mapping[str, Sequence[float] | np.ndarray]) -> list[dict]:
-    """The traces of ``core.charts.line_chart`` (one line with markers per named curve)."""
+    """The traces of ``core.figures.base.line_chart`` (one line with markers per named curve)."""
     if not curves:
         raise ValueError("curves is empty; pass {name: values} with at least one line")
     data = []
@@ -704,7 +705,7 @@ def saturation_figure(
     x = np.asarray(dims, dtype=float)
     if x.ndim != 1 or x.size == 0 or not np.all(x > 0):
         raise ValueError(f"dims must be a non-empty list of positive sizes, got {dims!r}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     shapes, annotations = [], []
     if marker_d is not None:
         shapes.append(
@@ -721,21 +722,21 @@ def saturation_figure(
         )
     if ceiling is not None:
         line = dict(color="#888888", width=max(1.0, s.line / 2), dash="dash")
-        shapes.append(charts.hline(ceiling, line))
+        shapes.append(base.hline(ceiling, line))
         if ceiling_label:
-            annotations.append(charts.hline_label(ceiling, ceiling_label))
+            annotations.append(base.hline_label(ceiling, ceiling_label))
     # one construction: plotly validates every update call separately
     return go.Figure(
         data=_line_traces(x, curves),
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title_text=title,
             xaxis=_axis(
                 s, x_title, type="log", tickvals=list(dims), ticktext=[str(d) for d in dims]
             ),
             yaxis=_axis(s, y_title),
             legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0, font=dict(size=s.font)),
-            font=dict(family=charts.FONT_FAMILY, size=s.font),
+            font=dict(family=base.FONT_FAMILY, size=s.font),
             shapes=shapes,
             annotations=annotations,
         ),
@@ -758,7 +759,7 @@ def bucket_lines(
     ``core.lexicon`` and its display name from ``names`` (model -> name)."""
     if not buckets:
         raise ValueError("buckets is empty; pass at least one length bucket")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     x = np.arange(len(buckets), dtype=float)
     data = _line_traces(x, series)
     for trace, model in zip(data, series):
@@ -769,7 +770,7 @@ def bucket_lines(
     return go.Figure(
         data=data,
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title_text=title,
             xaxis=_axis(s, x_title, tickvals=list(x), ticktext=list(buckets)),
             yaxis=_axis(s, y_title, range=[-0.03, 1.03]),
@@ -784,7 +785,7 @@ def bucket_lines(
                 bgcolor="rgba(255,255,255,0.8)",
                 font=dict(size=s.font),
             ),
-            font=dict(family=charts.FONT_FAMILY, size=s.font),
+            font=dict(family=base.FONT_FAMILY, size=s.font),
         ),
     )
 
@@ -816,7 +817,7 @@ def score_kinds_bars(
         raise ValueError("weights and scores need the same names (one per score function)")
     if selected is not None and selected not in weights:
         raise ValueError(f"selected {selected!r} is not one of {sorted(weights)}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     xl = _unique([str(x) for x in labels])
     data = []
     for i, (name, w) in enumerate(weights.items()):
@@ -852,13 +853,13 @@ def score_kinds_bars(
     if even_label and xl:
         even = 1.0 / len(xl)
         line = dict(color="#888888", width=max(1.0, s.line / 2), dash="dash")
-        shapes.append(charts.hline(even, line))
-        annotations.append(charts.hline_label(even, even_label, anchor="bottom"))
+        shapes.append(base.hline(even, line))
+        annotations.append(base.hline_label(even, even_label, anchor="bottom"))
     # one construction: plotly validates every add_trace / update call separately
     return go.Figure(
         data=data,
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             barmode="group",
             title_text=title,
             xaxis=_axis(s, x_title, type="category"),
@@ -868,7 +869,7 @@ def score_kinds_bars(
             legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01)
             if presenter
             else dict(orientation="h", yanchor="bottom", y=1.0, xanchor="left", x=0.0),
-            font=dict(family=charts.FONT_FAMILY, size=s.font),
+            font=dict(family=base.FONT_FAMILY, size=s.font),
             margin=dict(t=130 if presenter else 100),
             uniformtext=dict(minsize=max(8, s.font - 4), mode="hide"),
             shapes=shapes,

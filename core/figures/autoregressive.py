@@ -1,4 +1,4 @@
-"""Figures of the autoregressive page, on the app's template (``core.charts``).
+"""Figures of the autoregressive page, on the app's template (``core.figures.base``).
 
 Builders take plain lists, check them and raise a ``ValueError`` that says how to fix the
 call; they never read models. Titles and axis names come from the page (translated).
@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core.figures import base
 
 
 def next_token_bars(
@@ -41,8 +41,8 @@ def next_token_bars(
         raise ValueError("probs must be probabilities in [0, 1]")
     if chosen is not None and not 0 <= chosen < p.size:
         raise ValueError(f"chosen={chosen} is not an index into the {p.size} tokens")
-    s = charts.scale(presenter)
-    labels = charts._unique([str(tok) for tok in tokens])  # repeated tokens stay separate
+    s = base.scale(presenter)
+    labels = base._unique([str(tok) for tok in tokens])  # repeated tokens stay separate
     colors = [(color or s.palette[1]) if i == chosen else "#BBBBBB" for i in range(p.size)]
     text = [f"{v:.0%}" if v >= 0.005 else f"{v:.1%}" for v in p]
     return go.Figure(  # built in one go: every update_* call re-validates (~5 ms each)
@@ -57,7 +57,7 @@ def next_token_bars(
             hovertemplate="%{y}: %{x:.3f}<extra></extra>",
         ),
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             xaxis=dict(title=dict(text=x_title), range=[0, 1.15], tickformat=".0%"),
             yaxis=dict(title=dict(text=y_title), type="category", autorange="reversed"),
@@ -86,18 +86,18 @@ def attention_row(
         raise ValueError(f"{len(source)} source tokens but {w.size} weights; pass one each")
     if not np.all(np.isfinite(w)):
         raise ValueError("weights contain NaN or infinity")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     top = int(w.argmax())
     colors = [(color or s.palette[1]) if i == top else "#BBBBBB" for i in range(w.size)]
     return go.Figure(
         go.Bar(
-            x=charts._unique([str(tok) for tok in source]),
+            x=base._unique([str(tok) for tok in source]),
             y=w,
             marker_color=colors,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         ),
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             xaxis=dict(
                 title=dict(text=x_title), type="category", tickangle=-45 if w.size > 8 else 0
@@ -109,9 +109,9 @@ def attention_row(
 
 
 def _lines(x: Sequence[float], series: dict[str, Sequence[float]], **kwargs: Any) -> go.Figure:
-    """``charts.line_chart(x, series, **kwargs)`` with a horizontal legend under the plot
+    """``base.line_chart(x, series, **kwargs)`` with a horizontal legend under the plot
     (the page's line charts sit in narrow columns)."""
-    fig = charts.line_chart(x, series, **kwargs)
+    fig = base.line_chart(x, series, **kwargs)
     # Under the axis title, never on the chart title (also on the projector, where a
     # legend above the plot met a one-line title).
     fig.update_layout(legend=dict(orientation="h", yanchor="top", y=-0.28, x=0), margin=dict(b=120))

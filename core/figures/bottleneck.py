@@ -1,4 +1,4 @@
-"""Figures of the bottleneck page, on the app's one template (``core.charts``).
+"""Figures of the bottleneck page, on the app's one template (``core.figures.base``).
 
 Every builder takes plain arrays and labels, checks them, and raises a ``ValueError`` that
 says how to fix the call; text (titles, axis names, legend names) comes in already
@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 
 GREY = "#9E9E9E"
 
@@ -78,13 +79,13 @@ def _layout(
 ) -> dict:
     """The page's layout as one dict: the figure is built (and validated) in one go, not
     through several update calls (plotly validates on every call)."""
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     return dict(
-        template=charts.template(presenter),
+        template=base.template(presenter),
         title=dict(text=title, font=dict(size=s.title)),
         # The sizes again on the figure itself, not only in the template: Streamlit's chart
         # theme writes its own (small) layout fonts over the template's in the browser.
-        font=dict(family=charts.FONT_FAMILY, size=s.font),
+        font=dict(family=base.FONT_FAMILY, size=s.font),
         legend=dict(font=dict(size=s.font)),
         xaxis=dict(
             title=dict(text=x_title, font=dict(size=s.font + 2)),
@@ -132,7 +133,7 @@ def states_heatmap(
         raise ValueError(f"{len(words)} words for {h.shape[0]} states; pass one word per state")
     if not np.all(np.isfinite(h)):
         raise ValueError("hidden contains NaN or infinity")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     x = _unique(words)
     last = len(x) - 1
     angled = len(words) > 12
@@ -264,7 +265,7 @@ def length_figure(
     names = names or {}
     if not curves:
         raise ValueError("curves is empty; pass {model name: [score per bucket]}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     traces = []
     order = [n for n in curves if n not in focus] + [n for n in curves if n in focus]
     for name in order:
@@ -321,7 +322,7 @@ def lines_by_position(
         raise ValueError(f"positions must be a non-empty 1-D sequence, got shape {xs.shape}")
     if not series:
         raise ValueError("series is empty; pass {model name: values}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     traces = []
     for name, ys in series.items():
         arr = np.asarray(ys, dtype=float)
@@ -338,13 +339,13 @@ def lines_by_position(
             )
         )
     if baseline is not None:
-        base = np.asarray(baseline, dtype=float)
-        if base.shape != xs.shape:
-            raise ValueError(f"baseline has shape {base.shape}, positions {xs.shape}")
+        floor = np.asarray(baseline, dtype=float)
+        if floor.shape != xs.shape:
+            raise ValueError(f"baseline has shape {floor.shape}, positions {xs.shape}")
         traces.append(
             go.Scatter(
                 x=xs,
-                y=base,
+                y=floor,
                 name=baseline_name,
                 mode="lines",
                 line=dict(color=GREY, width=s.line, dash="dash"),
@@ -420,7 +421,7 @@ def latent_figure(
             f"{len(read)} words read, {len(guesses)} guesses, {p.size} probabilities for "
             f"{h.shape[0]} states; pass one of each per state"
         )
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     x = _unique(read)
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06

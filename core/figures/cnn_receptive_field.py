@@ -1,7 +1,7 @@
 """Figures of the CNN receptive-field page: growing windows, measured gradients, probes.
 
 Builders take arrays, token lists and already-translated labels, check them, and return
-plotly figures styled with the app template (``core.charts``). No streamlit here.
+plotly figures styled with the app template (``core.figures.base``). No streamlit here.
 """
 
 from __future__ import annotations
@@ -11,13 +11,13 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts
+from core.figures import base
 
 
 def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:
     """Word positions on x, labelled with the words (repeated words stay distinct)."""
     n = len(tokens)
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     return dict(
         tickmode="array",
         tickvals=list(range(n)),
@@ -75,7 +75,7 @@ def window_figure(
     a, b = pair
     if not (0 <= a < n and 0 <= b < n):
         raise ValueError(f"pair {pair} is outside the sentence (0..{n - 1})")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     both = [lo <= min(a, b) and max(a, b) <= hi for lo, hi in wins]
     colors = [s.palette[1] if ok else s.palette[2] for ok in both]
     layers = list(range(len(wins)))
@@ -95,7 +95,7 @@ def window_figure(
             showlegend=False,
         ),
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             xaxis=dict(title=dict(text=x_title), **_tokens_axis(tokens, presenter)),
             yaxis=dict(
@@ -149,7 +149,7 @@ def gradient_heatmap(
         raise ValueError(f"pass one window per layer: {z.shape[0]} layers, {len(wins)} windows")
     if not np.all(np.isfinite(z)):
         raise ValueError("field contains NaN or infinity")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     L = z.shape[0]
     xs, ys = [], []
     for layer, (lo, hi) in enumerate(wins, start=1):
@@ -178,7 +178,7 @@ def gradient_heatmap(
             ),
         ],
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             xaxis=dict(title=dict(text=x_title), **_tokens_axis(tokens, presenter)),
             yaxis=dict(title=dict(text=y_title), tickmode="linear", dtick=1, range=[0.5, L + 0.5]),

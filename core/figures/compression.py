@@ -1,4 +1,4 @@
-"""Figures of the compression page (lesson 1.6), on the app's template (``core.charts``).
+"""Figures of the compression page (lesson 1.6), on the app's template (``core.figures.base``).
 
 Builders take plain lists and already-translated labels, check them, and raise a
 ``ValueError`` that says how to fix the call; they never read models or corpora.
@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 
 # Each architecture drawn like its one-layer distance probe elsewhere in the app (one look
 # per family); the MLP has no probe and gets a neutral grey.
@@ -47,13 +48,13 @@ def growth_chart(
     chosen n marked."""
     if current_n not in n:
         raise ValueError(f"current_n={current_n} is not one of the plotted n {list(n)}")
-    fig = charts.line_chart(
+    fig = base.line_chart(
         n, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter, log_y=True
     )
     fig.update_yaxes(exponentformat="power")
     fig.update_xaxes(tickmode="array", tickvals=list(n))
     _legend(fig, presenter)
-    charts.vmark(fig, current_n, current_label, font_size=charts.scale(presenter).font, width=2)
+    base.vmark(fig, current_n, current_label, font_size=base.scale(presenter).font, width=2)
     return fig
 
 
@@ -71,7 +72,7 @@ def unseen_chart(
     the highlight colour."""
     if len(n) != len(share):
         raise ValueError(f"{len(n)} values of n but {len(share)} shares; pass one share per n")
-    fig = charts.bar_chart(
+    fig = base.bar_chart(
         [str(k) for k in n],
         share,
         title=title,
@@ -110,7 +111,7 @@ def weights_chart(
     missing = sorted(set(series) - set(names))
     if missing:
         raise ValueError(f"no display name for {missing}; pass names[arch] for every series")
-    fig = charts.line_chart(
+    fig = base.line_chart(
         ns,
         {names[a]: v for a, v in series.items()},
         title=title,
@@ -120,7 +121,7 @@ def weights_chart(
         log_y=True,
         markers=False,
     )
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     for trace, arch in zip(fig.data, series, strict=True):
         lk = ARCH_LOOKS[arch]
         trace.line = dict(color=lk.color, dash=lk.dash, width=s.line)
@@ -128,5 +129,5 @@ def weights_chart(
     fig.update_xaxes(type="log", tickmode="array", tickvals=ticks)
     fig.update_yaxes(exponentformat="power", dtick=1)  # powers of ten only
     _legend(fig, presenter)
-    charts.vmark(fig, current_n, current_label, font_size=s.font, width=2, log_x=True)
+    base.vmark(fig, current_n, current_label, font_size=s.font, width=2, log_x=True)
     return fig

@@ -2,7 +2,7 @@
 distance probes (shared with the CNN page) and the lesson's three problems side by side.
 
 Builders take numbers, token lists and already-translated labels and return plotly
-figures styled with the app template (``core.charts``). Models and probes are drawn with
+figures styled with the app template (``core.figures.base``). Models and probes are drawn with
 their one look from ``core.lexicon``; the layer types of Table 1 take the look of the probe
 that embodies them (self-attention, recurrent, convolution), so a colour means the same
 thing in every part of the page. No streamlit here.
@@ -15,7 +15,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 
 Polyline = Sequence[tuple[int, int]]  # (position, layer) points
 
@@ -62,7 +63,7 @@ def table_chart(
 ) -> go.Figure:
     """One Table-1 metric against n (one line per layer type), the chosen n marked.
     ``looks``: series name -> its look (see :func:`arch_look`)."""
-    fig = charts.line_chart(
+    fig = base.line_chart(
         ns,
         series,
         title=title,
@@ -72,10 +73,10 @@ def table_chart(
         log_y=log_y,
         markers=False,
     )
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     _apply_looks(fig, looks or {}, s.line)
     # the chosen n, marked (and the legend placed) in one layout update
-    charts.vmark(
+    base.vmark(
         fig,
         current_n,
         current_label,
@@ -131,7 +132,7 @@ def paths_figure(
             for p, layer in line:
                 if not 0 <= p < n or layer < 0:
                     raise ValueError(f"{arch}: point ({p}, {layer}) is outside the sentence")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     rows = len(archs)
     tops = {a: max(1, max(layer for line in paths[a] for _, layer in line)) for a in archs}
     # panel heights in proportion to their layers, top panel first, as make_subplots did
@@ -221,7 +222,7 @@ def paths_figure(
     return go.Figure(
         data=data,
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             height=int((260 if presenter else 190) * rows + 60),
             margin=dict(t=90 if presenter else 80),
@@ -265,10 +266,10 @@ def probe_chart(
         unknown = [g for g in group if g not in series]
         if unknown:
             raise ValueError(f"together names {unknown}, which are not series {names}")
-    fig = charts.line_chart(
+    fig = base.line_chart(
         distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     colors: dict[str, str] = {}
     turn = {name: (i, len(g)) for g in together for i, name in enumerate(g)}
     for k, tr in enumerate(fig.data):
@@ -327,10 +328,10 @@ def probe_chart(
                 yanchor="top" if level > 0.5 else "bottom",
                 yshift=-6 - 30 * g if level > 0.5 else 6,
                 # wrapped to under half the plot, so it stays clear of the falling curves
-                text=charts.wrap(
+                text=base.wrap(
                     together_label.format(names=joiner.join(group)),
                     s.font,
-                    (charts.PROJECTOR_WIDTH if presenter else 700) * 0.36,
+                    (base.PROJECTOR_WIDTH if presenter else 700) * 0.36,
                 ),
                 showarrow=False,
                 bgcolor="rgba(255,255,255,0.85)",
@@ -338,8 +339,8 @@ def probe_chart(
             )
         )
     if chance is not None:
-        shapes.append(charts.hline(chance, dict(dash="dot", color="#777777")))
-        annotations.append(charts.hline_label(chance, chance_label))
+        shapes.append(base.hline(chance, dict(dash="dot", color="#777777")))
+        annotations.append(base.hline_label(chance, chance_label))
     fig.update_layout(  # one update: every add_vline / add_annotation call costs ~15 ms
         shapes=shapes,
         annotations=annotations,
@@ -365,13 +366,13 @@ def problems_figure(
     """
     if not panels:
         raise ValueError("panels is empty; pass one dict per problem")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     cols = len(panels)
     gap = 0.09
     width = (1 - gap * (cols - 1)) / cols
-    col_px = (charts.PROJECTOR_WIDTH if presenter else 700) * width * 0.85
+    col_px = (base.PROJECTOR_WIDTH if presenter else 700) * width * 0.85
     if stacked:
-        col_px = charts.PHONE_WIDTH - _PHONE_Y_AXIS
+        col_px = base.PHONE_WIDTH - _PHONE_Y_AXIS
         stack = _Stack(panels, s, col_px)
     data, annotations, layout = [], [], {}
     for c, panel in enumerate(panels):
@@ -417,7 +418,7 @@ def problems_figure(
         )
         annotations.append(
             dict(
-                text=charts.wrap(panel["title"], s.font, col_px),
+                text=base.wrap(panel["title"], s.font, col_px),
                 x=0 if stacked else lo + width / 2,
                 y=stack.domain(c)[1] if stacked else 1.02,
                 xref="paper",
@@ -441,7 +442,7 @@ def problems_figure(
     return go.Figure(
         data=data,
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             annotations=annotations,
             legend=dict(orientation="h", yanchor="top", y=legend_y, xanchor="left", x=0),
@@ -463,12 +464,12 @@ class _Stack:
     """Where the panels of a stacked :func:`problems_figure` go, in px of the plot area:
     a panel, then under it its x axis and the next panel's title, and so on."""
 
-    def __init__(self, panels: Sequence[dict], s: charts.Scale, col_px: float) -> None:
+    def __init__(self, panels: Sequence[dict], s: base.Scale, col_px: float) -> None:
         self.font = s.font
         self.panel = 0.55 * s.height  # each panel's own height
         self.below = _X_AXIS_FONTS * s.font  # an x axis's ticks and title
         self.title_px = [
-            (charts.wrap(p["title"], s.font, col_px).count("<br>") + 1) * s.font * 1.3 + 12
+            (base.wrap(p["title"], s.font, col_px).count("<br>") + 1) * s.font * 1.3 + 12
             for p in panels
         ]
         self.top = int(16 + self.title_px[0])  # the first panel's title, in the margin
@@ -486,7 +487,7 @@ class _Stack:
     def bottom(self, data: Sequence[go.BaseTraceType]) -> int:
         """The bottom margin: the last x axis, then the legend (its rows estimated from
         the width of its entries: a symbol and a label each)."""
-        room = charts.PHONE_WIDTH
+        room = base.PHONE_WIDTH
         rows, used = 1, 0.0
         for trace in data:
             if trace.showlegend is False:

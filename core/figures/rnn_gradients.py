@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import charts, lexicon
+from core import lexicon
+from core.figures import base
 
 # Points of the unit and radius circles on the eigenvalue plane: a regular 60-gon strays
 # from the true circle by r·(1 − cos 3°) ≈ 0.14 % of its radius, under half a pixel even at
@@ -51,7 +52,7 @@ def _layout_dict(
     """The page's layout as one dict, so a figure is built (and validated) in one go rather
     than through several update calls (plotly validates on every call)."""
     layout: dict = dict(
-        template=charts.template(presenter),
+        template=base.template(presenter),
         title=dict(text=title),
         xaxis=dict(title=dict(text=x_title), **(xaxis or {})),
         yaxis=dict(title=dict(text=y_title), **(yaxis or {})),
@@ -73,7 +74,7 @@ def _x_of(d: np.ndarray) -> dict:
     return dict(x=d)
 
 
-def _line(name: str, i: int, looks: Mapping[str, str] | None, s: charts.Scale) -> dict:
+def _line(name: str, i: int, looks: Mapping[str, str] | None, s: base.Scale) -> dict:
     """The line of series ``name``: the look of its model (``looks`` maps a series name to
     a model of :mod:`core.lexicon`), else the palette's i-th colour."""
     if looks and name in looks:
@@ -95,7 +96,7 @@ def _decay_traces(
         raise ValueError(f"distance must be a non-empty 1-D sequence, got shape {d.shape}")
     if not series:
         raise ValueError("series is empty; pass {cell name: norms}")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     x = _x_of(d)
     traces = []
     for i, (name, values) in enumerate(series.items()):
@@ -164,7 +165,7 @@ def _eigen_traces(
     if not radius > 0:
         raise ValueError(f"radius must be positive, got {radius}")
     eig_label, unit_label, radius_label = labels
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     theta = np.linspace(0, 2 * np.pi, CIRCLE_POINTS)
     cos, sin = np.cos(theta), np.sin(theta)  # (CIRCLE_POINTS,), closed: last = first
     traces = [
@@ -272,7 +273,7 @@ def fresh_figure(
     eig, lim = _eigen_traces(eigenvalues, radius, eig_labels, presenter, xaxis="x2", yaxis="y2")
     if stacked:
         return _fresh_stacked(decay, eig, lim, titles, decay_axes, eig_axes, presenter)
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     split = 0.56  # the decay panel's share of the width
     layout = _layout_dict(
         presenter,
@@ -323,7 +324,7 @@ def _fresh_stacked(
 ) -> go.Figure:
     """:func:`fresh_figure` for a phone: both panels full width, one above the other, each
     title above its own panel, the legend under both."""
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     lines = titles[1].count("<br>") + 1
     title_px = lines * s.title * 1.3
     gap = _X_AXIS_FONTS * s.font + 16 + title_px  # decay ticks and x title, then the eigen title
@@ -390,7 +391,7 @@ def curves_figure(
         raise ValueError("curves is empty; pass {model name: [[step, loss, acc], ...]}")
     if column not in (1, 2):
         raise ValueError(f"column must be 1 (loss) or 2 (accuracy), got {column}")
-    palette = charts.scale(presenter).palette
+    palette = base.scale(presenter).palette
     traces = []
     for i, (name, rows) in enumerate(curves.items()):
         arr = np.asarray(rows, dtype=float)
@@ -438,7 +439,7 @@ def accuracy_figure(
         raise ValueError(f"distances must be a finite non-empty 1-D sequence, got {xs.shape}")
     if not series:
         raise ValueError("series is empty; pass {name: values} with at least one line")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     palette = s.palette
     traces = []
     for i, (name, ys) in enumerate(series.items()):
@@ -463,7 +464,7 @@ def accuracy_figure(
     bottom = None
     if note and phone:
         # under the x ticks and the axis title, from the plot's left edge, wrapped to it
-        text = charts.wrap(note, s.font, charts.PHONE_WIDTH - _PHONE_Y_AXIS)
+        text = base.wrap(note, s.font, base.PHONE_WIDTH - _PHONE_Y_AXIS)
         below = _X_AXIS_FONTS * s.font
         notes.append(
             dict(
@@ -501,7 +502,7 @@ def accuracy_figure(
         y_title,
         yaxis=dict(range=[0, 1.05], tickformat=".0%"),
         shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
-        annotations=[charts.hline_label(chance, chance_label), *notes],
+        annotations=[base.hline_label(chance, chance_label), *notes],
     )
     if bottom is not None:  # room under the plot for the note
         layout.setdefault("margin", {})["b"] = bottom
@@ -509,8 +510,8 @@ def accuracy_figure(
 
 
 def _hline(y: float, line: dict, presenter: bool) -> dict:
-    """:func:`core.charts.hline` at this page's width (half the scale's line)."""
-    return charts.hline(y, dict(line, width=charts.scale(presenter).line / 2))
+    """:func:`core.figures.base.hline` at this page's width (half the scale's line)."""
+    return base.hline(y, dict(line, width=base.scale(presenter).line / 2))
 
 
 def _vline(x: float, color: str, presenter: bool) -> dict:
@@ -523,7 +524,7 @@ def _vline(x: float, color: str, presenter: bool) -> dict:
         yref="y domain",
         y0=0,
         y1=1,
-        line=dict(color=color, width=charts.scale(presenter).line / 2),
+        line=dict(color=color, width=base.scale(presenter).line / 2),
     )
 
 
@@ -537,10 +538,10 @@ def influence_strip(
 ) -> go.Figure:
     """One row of cells, one per word, coloured by log10 of the (unnormalised) influence."""
     vals = _positive("values", values)
-    labels = charts._unique([str(w) for w in words])  # repeated words stay separate cells
+    labels = base._unique([str(w) for w in words])  # repeated words stay separate cells
     if len(labels) != vals.size:
         raise ValueError(f"{len(labels)} words but {vals.size} values; pass one value per word")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     logs = np.log10(vals)
     lo, hi = float(np.floor(logs.min())), float(np.ceil(logs.max()))
     hi = hi if hi > lo else lo + 1
@@ -565,7 +566,7 @@ def influence_strip(
             )
         ],
         layout=dict(
-            template=charts.template(presenter),
+            template=base.template(presenter),
             title=dict(text=title),
             xaxis=dict(type="category", tickangle=-60, showgrid=False, automargin=True),
             yaxis=dict(showticklabels=False, showgrid=False),
@@ -597,7 +598,7 @@ def step_figure(
     for k, v in ys.items():
         if v.shape != x.shape or not np.all(np.isfinite(v)):
             raise ValueError(f"{k} must hold one finite accuracy per learning rate")
-    s = charts.scale(presenter)
+    s = base.scale(presenter)
     look = dict(plain=("#E41A1C", "x", "solid"), clipped=("#6A3D9A", "circle", "solid"))
     traces = [
         go.Scatter(
@@ -626,8 +627,8 @@ def step_figure(
                 _vline(chosen, "#777777", presenter),
             ],
             annotations=[
-                charts.hline_label(before, labels["before"], side="left"),
-                charts.hline_label(chance, labels["chance"], side="left", anchor="bottom"),
+                base.hline_label(before, labels["before"], side="left"),
+                base.hline_label(chance, labels["chance"], side="left", anchor="bottom"),
             ],
             legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
         ),

@@ -126,10 +126,10 @@ def test_language_switch_and_share_dialog(server, browser):
 
 PROBE_PAGE = """
 import ui
-from core import charts
+from core.figures import base
 
 ui.begin_page("home")
-ui.chart(charts.bar_chart(["a", "b"], [1, 2], title=ui.t("page.home.title"),
+ui.chart(base.bar_chart(["a", "b"], [1, 2], title=ui.t("page.home.title"),
                           presenter=ui.presenter()))
 """
 

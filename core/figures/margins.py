@@ -22,127 +22,21 @@ unset (tick labels 12 px, axis titles 14 px), the titles' standoff and ``margin.
 from __future__ import annotations
 
 import copy
+import json
 import math
 import re
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 
-# Advance widths per 1000 px of font size, measured in Chromium with ``charts.FONT_FAMILY``
-# (its first installed face here, Noto Sans CJK SC: canvas ``measureText`` at 1000 px). A
-# character not listed counts as a full em (CJK glyphs are square), an upper bound.
-_ADVANCE = dict(
-    zip(
-        " !\"#$%&'()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\\]^_`"
-        "abcdefghijklmnopqrstuvwxyz{|}~⟨⟩−αβ–μ°",
-        (
-            224,
-            323,
-            474,
-            555,
-            555,
-            921,
-            680,
-            278,
-            338,
-            338,
-            467,
-            555,
-            278,
-            347,
-            278,
-            392,
-            555,
-            555,
-            555,
-            555,
-            555,
-            555,
-            555,
-            555,
-            555,
-            555,
-            278,
-            278,
-            555,
-            555,
-            555,
-            474,
-            946,
-            608,
-            657,
-            638,
-            688,
-            589,
-            552,
-            689,
-            728,
-            293,
-            535,
-            646,
-            543,
-            812,
-            723,
-            742,
-            633,
-            742,
-            635,
-            596,
-            599,
-            721,
-            575,
-            878,
-            573,
-            531,
-            603,
-            338,
-            392,
-            338,
-            555,
-            559,
-            606,
-            563,
-            618,
-            510,
-            620,
-            554,
-            325,
-            564,
-            607,
-            275,
-            275,
-            552,
-            284,
-            926,
-            610,
-            606,
-            620,
-            620,
-            388,
-            468,
-            377,
-            607,
-            521,
-            802,
-            498,
-            521,
-            475,
-            338,
-            270,
-            338,
-            555,
-            390,
-            390,
-            555,
-            625,
-            631,
-            536,
-            628,
-            370,
-        ),  # fmt: skip
-        strict=True,
-    )
+# Advance widths per 1000 px of font size, measured in Chromium with ``base.FONT_FAMILY``
+# (its first installed face here, Noto Sans CJK SC: canvas ``measureText`` at 1000 px), one
+# character a row in ``glyphs.json``. A character not listed counts as a full em (CJK glyphs
+# are square), an upper bound.
+_ADVANCE: dict[str, int] = json.loads(
+    (Path(__file__).with_name("glyphs.json")).read_text(encoding="utf-8")
 )
 _INVISIBLE = "\u200b\u200c\u200d\ufeff"
 

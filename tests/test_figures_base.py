@@ -1,4 +1,4 @@
-"""core.charts: one template for both modes, input checks that say how to fix the call."""
+"""core.figures.base: one template for both modes, input checks that say how to fix the call."""
 
 from __future__ import annotations
 
@@ -9,51 +9,51 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core import charts
+from core.figures import base
 from tests.conftest import ROOT
 
 
 def test_presenter_scale_is_bigger_and_colour_blind_safe():
-    n, p = charts.scale(False), charts.scale(True)
+    n, p = base.scale(False), base.scale(True)
     assert p.font > n.font and p.title > n.title and p.line > n.line
-    assert p.palette == charts.OKABE_ITO
-    tpl = charts.template(True)
+    assert p.palette == base.OKABE_ITO
+    tpl = base.template(True)
     assert tpl.layout.font.size == p.font
     assert "Noto Sans CJK SC" in tpl.layout.font.family
-    assert list(tpl.layout.colorway) == list(charts.OKABE_ITO)
+    assert list(tpl.layout.colorway) == list(base.OKABE_ITO)
 
 
 def test_bar_chart_and_style():
-    fig = charts.bar_chart(["a", "b"], [1, 3], title="T", presenter=True, log_y=True)
+    fig = base.bar_chart(["a", "b"], [1, 3], title="T", presenter=True, log_y=True)
     assert fig.layout.yaxis.type == "log"
-    assert fig.layout.template.layout.font.size == charts.PRESENTER.font
-    fig = charts.style(fig, presenter=False)
-    assert fig.layout.template.layout.font.size == charts.NORMAL.font
+    assert fig.layout.template.layout.font.size == base.PRESENTER.font
+    fig = base.style(fig, presenter=False)
+    assert fig.layout.template.layout.font.size == base.NORMAL.font
 
 
 def test_line_chart_uses_template_line_width():
-    fig = charts.line_chart([1, 2, 3], {"rnn": [3, 2, 1], "attn": [1, 1, 1]}, title="T")
+    fig = base.line_chart([1, 2, 3], {"rnn": [3, 2, 1], "attn": [1, 1, 1]}, title="T")
     assert len(fig.data) == 2
-    assert fig.layout.template.data.scatter[0].line.width == charts.NORMAL.line
+    assert fig.layout.template.data.scatter[0].line.width == base.NORMAL.line
 
 
 def test_heatmap_keeps_repeated_tokens_apart():
-    fig = charts.heatmap(np.eye(3), ["the", "cat", "the"], ["猫", "的", "猫"], title="T")
+    fig = base.heatmap(np.eye(3), ["the", "cat", "the"], ["猫", "的", "猫"], title="T")
     assert len(set(fig.data[0].x)) == 3 and len(set(fig.data[0].y)) == 3
 
 
 @pytest.mark.parametrize(
     ("call", "match"),
     [
-        (lambda: charts.bar_chart(["a"], [1, 2], title=""), "labels has 1 entries"),
-        (lambda: charts.bar_chart([], [], title=""), "empty"),
-        (lambda: charts.bar_chart(["a"], [0], title="", log_y=True), "positive"),
-        (lambda: charts.bar_chart(["a"], [float("nan")], title=""), "NaN"),
-        (lambda: charts.line_chart([1, 2], {"a": [1]}, title=""), "one value per x"),
-        (lambda: charts.line_chart([1, 2], {}, title=""), "series is empty"),
-        (lambda: charts.heatmap([1, 2], ["a", "b"], ["x"], title=""), "2-D"),
-        (lambda: charts.heatmap([[1, 2]], ["a"], ["x"], title=""), "x_labels"),
-        (lambda: charts.heatmap([[1, 2]], ["a", "b"], ["x"], title="", zmin=1, zmax=0), "zmin"),
+        (lambda: base.bar_chart(["a"], [1, 2], title=""), "labels has 1 entries"),
+        (lambda: base.bar_chart([], [], title=""), "empty"),
+        (lambda: base.bar_chart(["a"], [0], title="", log_y=True), "positive"),
+        (lambda: base.bar_chart(["a"], [float("nan")], title=""), "NaN"),
+        (lambda: base.line_chart([1, 2], {"a": [1]}, title=""), "one value per x"),
+        (lambda: base.line_chart([1, 2], {}, title=""), "series is empty"),
+        (lambda: base.heatmap([1, 2], ["a", "b"], ["x"], title=""), "2-D"),
+        (lambda: base.heatmap([[1, 2]], ["a"], ["x"], title=""), "x_labels"),
+        (lambda: base.heatmap([[1, 2]], ["a", "b"], ["x"], title="", zmin=1, zmax=0), "zmin"),
     ],
 )
 def test_bad_input_raises_value_error_with_advice(call, match):
@@ -74,9 +74,8 @@ def test_core_never_imports_streamlit():
 
 
 def test_hline_spans_the_plot_and_its_label_sits_at_either_end():
-    from core import charts
 
-    line = charts.hline(0.25, {"dash": "dot"})
+    line = base.hline(0.25, {"dash": "dot"})
     assert (line["xref"], line["x0"], line["x1"], line["y0"], line["y1"]) == (
         "x domain",
         0,
@@ -85,16 +84,16 @@ def test_hline_spans_the_plot_and_its_label_sits_at_either_end():
         0.25,
     )
     assert line["line"] == {"dash": "dot"}
-    right = charts.hline_label(0.25, "chance")
-    left = charts.hline_label(0.25, "chance", side="left", anchor="bottom")
+    right = base.hline_label(0.25, "chance")
+    left = base.hline_label(0.25, "chance", side="left", anchor="bottom")
     assert (right["x"], right["xanchor"], right["yanchor"], right["y"]) == (1, "right", "top", 0.25)
     assert (left["x"], left["xanchor"], left["yanchor"]) == (0, "left", "bottom")
 
 
 def test_vmark_adds_a_dotted_full_height_line_and_its_label_left_of_it():
-    fig = charts.line_chart([1, 10, 100], {"a": [1, 2, 3]}, title="T")
-    fig.update_layout(shapes=[charts.hline(2, {"dash": "dash"})], annotations=[{"text": "h"}])
-    out = charts.vmark(fig, 10, "n = 10", font_size=15, legend=dict(x=0.3)).to_dict()["layout"]
+    fig = base.line_chart([1, 10, 100], {"a": [1, 2, 3]}, title="T")
+    fig.update_layout(shapes=[base.hline(2, {"dash": "dash"})], annotations=[{"text": "h"}])
+    out = base.vmark(fig, 10, "n = 10", font_size=15, legend=dict(x=0.3)).to_dict()["layout"]
     # earlier shapes and notes stay; extra layout goes in the same update
     assert [s["line"]["dash"] for s in out["shapes"]] == ["dash", "dot"]
     assert [a["text"] for a in out["annotations"]] == ["h", "n = 10"]
@@ -105,13 +104,13 @@ def test_vmark_adds_a_dotted_full_height_line_and_its_label_left_of_it():
     assert (note["x"], note["y"], note["xanchor"], note["yanchor"]) == (10, 1, "right", "top")
     assert note["font"]["size"] == 15 and note["showarrow"] is False
     # on a log x axis the label goes in log10 units, the line in data units
-    fig = charts.line_chart([1, 10, 100], {"a": [1, 2, 3]}, title="T")
+    fig = base.line_chart([1, 10, 100], {"a": [1, 2, 3]}, title="T")
     fig.update_xaxes(type="log")
-    out = charts.vmark(fig, 100, "n", font_size=15, width=2, log_x=True).to_dict()["layout"]
+    out = base.vmark(fig, 100, "n", font_size=15, width=2, log_x=True).to_dict()["layout"]
     assert out["shapes"][0]["x0"] == 100 and out["shapes"][0]["line"]["width"] == 2
     assert out["annotations"][0]["x"] == pytest.approx(2.0)
     with pytest.raises(ValueError, match="positive"):
-        charts.vmark(fig, 0, "n", font_size=15, log_x=True)
+        base.vmark(fig, 0, "n", font_size=15, log_x=True)
 
 
 # --- the projector -------------------------------------------------------------------------
@@ -133,24 +132,24 @@ def _font_sizes(node, key: str = "") -> list[float]:
 
 
 def test_fit_projector_raises_every_font_and_caps_height():
-    fig = charts.heatmap(np.eye(40), list(range(40)), list(range(40)), title="x", presenter=False)
+    fig = base.heatmap(np.eye(40), list(range(40)), list(range(40)), title="x", presenter=False)
     fig.update_layout(annotations=[dict(text="note", font=dict(size=9))], height=900)
     fig.update_xaxes(tickfont=dict(size=8))
-    charts.fit_projector(fig)
+    base.fit_projector(fig)
     d = fig.to_dict()
     d["layout"].pop("template")  # the laptop template: every size it sets is overridden
     sizes = _font_sizes(d["layout"]) + _font_sizes(d["data"])
-    assert sizes and min(sizes) >= charts.MIN_PROJECTOR_FONT
-    assert d["layout"]["xaxis"]["tickfont"]["size"] == charts.MIN_PROJECTOR_FONT  # was 8
-    assert d["layout"]["yaxis"]["tickfont"]["size"] == charts.PRESENTER.font  # was unset
-    assert d["layout"]["height"] == charts.SLIDE_HEIGHT
+    assert sizes and min(sizes) >= base.MIN_PROJECTOR_FONT
+    assert d["layout"]["xaxis"]["tickfont"]["size"] == base.MIN_PROJECTOR_FONT  # was 8
+    assert d["layout"]["yaxis"]["tickfont"]["size"] == base.PRESENTER.font  # was unset
+    assert d["layout"]["height"] == base.SLIDE_HEIGHT
 
 
 def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
     """Bottleneck's part 1 on a projector, in Chinese: two stacked subplots whose y titles
     ran into each other. Each title now fits its own axis and half the gap to the next."""
-    from core.chart_margins import text_width
     from core.figures.bottleneck import latent_figure
+    from core.figures.margins import text_width
 
     states = np.linspace(-1, 1, 5 * 256).reshape(5, 256)
     fig = latent_figure(
@@ -164,9 +163,9 @@ def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
         bar_title="最可能的词",
         presenter=True,
     )
-    charts.fit_projector(fig)
+    base.fit_projector(fig)
     lay = fig.to_dict()["layout"]
-    plot = lay["height"] - charts.PROJECTOR_FRAME_PX
+    plot = lay["height"] - base.PROJECTOR_FRAME_PX
     spans = []
     for name in ("yaxis", "yaxis2"):
         title = lay[name]["title"]
@@ -180,22 +179,22 @@ def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
     (lo2, hi2), (lo1, hi1) = sorted(spans)
     assert hi2 <= lo1, spans  # the two titles no longer overlap
     # a figure with one axis keeps a title that fits
-    fig = charts.line_chart([1, 2], {"a": [1, 2]}, title="t", y_title="exact match")
-    charts.fit_projector(fig)
+    fig = base.line_chart([1, 2], {"a": [1, 2]}, title="t", y_title="exact match")
+    base.fit_projector(fig)
     assert fig.layout.yaxis.title.text == "exact match"
 
 
 def test_fit_projector_wraps_a_long_title_and_keeps_a_top_legend_under_it():
     title = "Exact match by source length for every translation model of the zoo, greedy"
-    fig = charts.line_chart([1, 2], {"a": [1, 2], "b": [2, 1], "c": [1, 1]}, title=title)
+    fig = base.line_chart([1, 2], {"a": [1, 2], "b": [2, 1], "c": [1, 1]}, title=title)
     fig.update_layout(legend=dict(orientation="h", y=1.15))
-    charts.fit_projector(fig, width=0.5)
+    base.fit_projector(fig, width=0.5)
     lay = fig.to_dict()["layout"]
     lines = lay["title"]["text"].split("<br>")
     assert len(lines) >= 2 and " ".join(lines) == title
     size = lay["title"]["font"]["size"]
-    limit = charts.PROJECTOR_WIDTH * 0.5 - 40
-    assert all(charts._text_width(line, size) <= limit for line in lines[:-1])
+    limit = base.PROJECTOR_WIDTH * 0.5 - 40
+    assert all(base._text_width(line, size) <= limit for line in lines[:-1])
     # the legend sits on the plot's top edge; the title stands on it, pushed up by a gap as
     # tall as the legend's row, and plotly's automargin gives the title's lines their room
     assert lay["legend"]["y"] == 1.0 and lay["legend"]["yanchor"] == "bottom"
@@ -204,21 +203,21 @@ def test_fit_projector_wraps_a_long_title_and_keeps_a_top_legend_under_it():
 
 
 def test_wrap_breaks_chinese_anywhere_and_latin_at_spaces():
-    zh = charts.wrap("编码器把整句话压进一个固定长度的向量长句子装不下", 20, 200)
+    zh = base.wrap("编码器把整句话压进一个固定长度的向量长句子装不下", 20, 200)
     assert (
         "<br>" in zh
         and zh.replace("<br>", "") == "编码器把整句话压进一个固定长度的向量长句子装不下"
     )
-    en = charts.wrap("one two three four five six seven", 20, 120)
+    en = base.wrap("one two three four five six seven", 20, 120)
     assert all(" " not in (w[:1] + w[-1:]) for w in en.split("<br>"))
     assert en.replace("<br>", " ") == "one two three four five six seven"
-    assert charts.wrap("short", 20, 500) == "short"
+    assert base.wrap("short", 20, 500) == "short"
 
 
 def test_wrap_never_leaves_chinese_brackets_or_commas_at_the_wrong_end_of_a_line():
     text = "h_t 的单元（1–256）与句子，长句子。好（很好）"
     for width in range(40, 400, 7):
-        lines = charts.wrap(text, 24, width).split("<br>")
+        lines = base.wrap(text, 24, width).split("<br>")
         assert "".join(lines).replace(" ", "") == text.replace(" ", "")
         assert not any(line[-1:] in "（《“" for line in lines), (width, lines)
         assert not any(line[:1] in "）》”，。" for line in lines), (width, lines)
@@ -227,14 +226,14 @@ def test_wrap_never_leaves_chinese_brackets_or_commas_at_the_wrong_end_of_a_line
 def test_fit_projector_keeps_the_title_clear_of_top_ticks_and_subplot_titles():
     from plotly.subplots import make_subplots
 
-    fig = charts.heatmap(np.eye(3), list("abc"), list("xyz"), title="a heatmap", presenter=True)
+    fig = base.heatmap(np.eye(3), list("abc"), list("xyz"), title="a heatmap", presenter=True)
     assert fig.layout.xaxis.side == "top"
-    charts.fit_projector(fig)
+    base.fit_projector(fig)
     assert fig.to_dict()["layout"]["xaxis"]["side"] == "bottom"  # ticks no longer under it
 
     fig = make_subplots(rows=1, cols=2, subplot_titles=("left panel", "right panel"))
     fig.update_layout(title_text="two panels")
-    charts.fit_projector(fig)
+    base.fit_projector(fig)
     lay = fig.to_dict()["layout"]
     size = lay["annotations"][0]["font"]["size"]
     assert lay["title"]["pad"]["b"] >= size * 1.4  # the title stands above the panel titles
@@ -248,24 +247,24 @@ def test_on_a_phone_the_title_leaves_the_figure_and_panel_titles_fit():
     from plotly.subplots import make_subplots
 
     title = "Weight of each key for the query <b>'it'</b>,<br>three score functions &amp; more"
-    fig = charts.line_chart([1, 2], {"a": [1, 2], "b": [2, 1]}, title=title)
+    fig = base.line_chart([1, 2], {"a": [1, 2], "b": [2, 1]}, title=title)
     fig.update_layout(margin=dict(t=100))
     plain = "Weight of each key for the query 'it', three score functions & more"
-    assert charts.take_title(fig) == plain
+    assert base.take_title(fig) == plain
     lay = fig.to_dict()["layout"]
     assert not lay["title"].get("text") and 10 <= lay["margin"]["t"] < 100
-    assert charts.take_title(fig) == ""  # nothing left to take
+    assert base.take_title(fig) == ""  # nothing left to take
 
     zh = "第 1 步：写出“老师”时用到的权重"
     long = "Step 1: the weights the decoder used to write the word " + "very " * 12
     fig = make_subplots(rows=3, cols=1, subplot_titles=(zh, "short", long))
     for ann in fig.layout.annotations:
         ann.update(font=dict(size=16), yanchor="bottom")
-    charts.fit_phone(fig)
+    base.fit_phone(fig)
     anns = fig.to_dict()["layout"]["annotations"]
-    assert charts.MIN_PHONE_FONT <= anns[0]["font"]["size"] < 16 and "<br>" not in anns[0]["text"]
+    assert base.MIN_PHONE_FONT <= anns[0]["font"]["size"] < 16 and "<br>" not in anns[0]["text"]
     assert anns[1]["font"]["size"] == 16 and anns[1]["text"] == "short"
-    assert anns[2]["font"]["size"] == charts.MIN_PHONE_FONT and "<br>" in anns[2]["text"]
+    assert anns[2]["font"]["size"] == base.MIN_PHONE_FONT and "<br>" in anns[2]["text"]
 
 
 def test_on_a_phone_a_right_legend_lies_above_the_plot_and_colour_bars_are_thin():
@@ -273,28 +272,28 @@ def test_on_a_phone_a_right_legend_lies_above_the_plot_and_colour_bars_are_thin(
     probe curves were drawn 3 px wide, measured in Chromium at 390x844): on a phone it lies
     above the plot in rows, and the margins are set for it there; colour bars are thin. A
     legend the figure placed elsewhere, and a laptop's figure, are left alone."""
-    from core import chart_margins
+    from core.figures import margins
 
     names = [f"GRU + attention, model {i}" for i in range(6)]
-    fig = charts.line_chart(list(range(10)), {n: list(range(10)) for n in names}, title="t")
+    fig = base.line_chart(list(range(10)), {n: list(range(10)) for n in names}, title="t")
     wide = fig.to_dict()["layout"]
-    before = chart_margins.preset(go.Figure(fig), width_px=charts.PHONE_WIDTH)
-    assert charts.PHONE_WIDTH - before["l"] - before["r"] < 150  # the sliver it was
-    charts.fit_phone(fig)
+    before = margins.preset(go.Figure(fig), width_px=base.PHONE_WIDTH)
+    assert base.PHONE_WIDTH - before["l"] - before["r"] < 150  # the sliver it was
+    base.fit_phone(fig)
     legend = fig.to_dict()["layout"]["legend"]
     placed = (legend["orientation"], legend["x"], legend["y"], legend["yanchor"])
     assert placed == ("h", 0.0, 1.02, "bottom")
-    after = chart_margins.preset(fig, width_px=charts.PHONE_WIDTH)
-    assert charts.PHONE_WIDTH - after["l"] - after["r"] > 250
+    after = margins.preset(fig, width_px=base.PHONE_WIDTH)
+    assert base.PHONE_WIDTH - after["l"] - after["r"] > 250
     assert after["t"] > before["t"]  # the rows of the legend above the plot
     assert wide.get("legend", {}).get("orientation") is None  # the laptop's figure: as it was
 
-    below = charts.line_chart([1, 2], {"a": [1, 2], "b": [2, 1]}, title="t")
+    below = base.line_chart([1, 2], {"a": [1, 2], "b": [2, 1]}, title="t")
     below.update_layout(legend=dict(orientation="h", y=-0.3))
-    charts.fit_phone(below)
+    base.fit_phone(below)
     assert below.to_dict()["layout"]["legend"]["y"] == -0.3
 
-    heat = charts.heatmap(np.ones((3, 4)), list("abcd"), list("xyz"), title="t")
-    charts.fit_phone(heat)
+    heat = base.heatmap(np.ones((3, 4)), list("abcd"), list("xyz"), title="t")
+    base.fit_phone(heat)
     bar = heat.to_dict()["data"][0]["colorbar"]
-    assert bar["thickness"] == charts.PHONE_BAR and bar["xpad"] == charts.PHONE_BAR_PAD
+    assert bar["thickness"] == base.PHONE_BAR and bar["xpad"] == base.PHONE_BAR_PAD

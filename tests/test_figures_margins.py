@@ -1,4 +1,4 @@
-"""The margin estimate of core.chart_margins: plotly's autoMargin arithmetic, the label
+"""The margin estimate of core.figures.margins: plotly's autoMargin arithmetic, the label
 widths and tick labels it reads, and what it sets on a figure. (Whether the browser then
 keeps those margins is checked in tests/browser/test_chart_margins.py.)"""
 
@@ -8,8 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core import chart_margins as cm
-from core import charts
+from core.figures import base
+from core.figures import margins as cm
 
 
 def test_text_width_uses_the_measured_advances_and_counts_cjk_as_square():
@@ -66,7 +66,7 @@ def test_tick_labels_categories_numbers_percent_and_logs():
 
 def test_preset_sets_margins_for_labels_titles_colour_bar_and_legend():
     words = ["the", "teacher", "fed", "a", "cat", "⟨eos⟩"]
-    fig = charts.heatmap(
+    fig = base.heatmap(
         np.random.default_rng(0).random((4, 6)),
         words,
         ["老虎", "只", "白", "⟨eos⟩"],
@@ -81,7 +81,7 @@ def test_preset_sets_margins_for_labels_titles_colour_bar_and_legend():
     assert got["r"] > 30 + 20
     # a line chart with a legend on the right and a long one at the bottom
     series = {"a long series name": [0.1, 0.5, 0.9], "b": [0.2, 0.3, 0.4]}
-    fig = charts.line_chart([1, 2, 3], series, title="t")
+    fig = base.line_chart([1, 2, 3], series, title="t")
     right = cm.preset(fig, width_px=820)
     fig.update_layout(legend=dict(orientation="h", y=-0.25, yanchor="top", x=0))
     fig.layout.margin = None
@@ -91,7 +91,7 @@ def test_preset_sets_margins_for_labels_titles_colour_bar_and_legend():
 
 
 def test_preset_keeps_the_figures_own_margins_as_a_floor_and_is_idempotent():
-    fig = charts.bar_chart(["a", "b"], [0.2, 0.4], title="t")
+    fig = base.bar_chart(["a", "b"], [0.2, 0.4], title="t")
     fig.update_layout(margin=dict(t=144, b=120))
     first = cm.preset(fig, width_px=820)
     assert first["t"] == 144 and first["b"] == 120
@@ -127,14 +127,14 @@ def _plot_width(fig: go.Figure, width_px: float) -> float:
 
 def test_label_every_category_shrinks_labels_to_plotlys_rule():
     fig = _word_heatmap(16)
-    room = _plot_width(fig, charts.PHONE_WIDTH) - cm.SLACK
+    room = _plot_width(fig, base.PHONE_WIDTH) - cm.SLACK
     assert round(1.2 * 14) * 16 > room  # at 14 px plotly would skip some words
-    got = cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9)
+    got = cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9)
     size = fig.layout.xaxis.tickfont.size
     assert got == {"x": size} and 9 <= size < 14
     # the largest size at which plotly labels all 16 words (its prepTicks: round(1.2 size)
     # px per category), measured on the plot left by the margins of the smaller labels
-    assert round(1.2 * size) * 16 <= _plot_width(fig, charts.PHONE_WIDTH) - cm.SLACK
+    assert round(1.2 * size) * 16 <= _plot_width(fig, base.PHONE_WIDTH) - cm.SLACK
     assert round(1.2 * (size + 1)) * 16 > room
     assert fig.to_dict()["layout"]["xaxis"]["side"] == "top"  # the rest of the axis kept
     # the y axis (11 rows on 400 px) had room: untouched
@@ -144,22 +144,22 @@ def test_label_every_category_shrinks_labels_to_plotlys_rule():
 def test_label_every_category_leaves_what_fits_what_cannot_and_what_is_set():
     # 4 words fit at 14 px: nothing changes
     fig = _word_heatmap(4)
-    assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9) == {}
     assert fig.layout.xaxis.tickfont.size == 14
     # 60 words cannot fit even at the smallest size: plotly keeps thinning them
     fig = _word_heatmap(60)
-    assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9) == {}
     assert fig.layout.xaxis.tickfont.size == 14
     # a size the figure leaves unset is Streamlit's 12 px; 20 words need a smaller one
     fig = _word_heatmap(20, tickfont=None)
-    got = cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9)
+    got = cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9)
     assert 9 <= got["x"] < cm.TICK_SIZE
     # ticks the figure chose itself, and numbers, are left alone
     fig = _word_heatmap(13)
     fig.update_xaxes(dtick=2)
-    assert cm.label_every_category(fig, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9) == {}
     numbers = go.Figure(go.Heatmap(z=np.ones((3, 40)), x=list(range(40))))
-    assert cm.label_every_category(numbers, width_px=charts.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(numbers, width_px=base.PHONE_WIDTH, smallest=9) == {}
 
 
 def test_overlapping_x_labels_turn_as_plotly_turns_them():

@@ -41,7 +41,7 @@ cannot see the reruns inside a websocket either.
   held behind a visitor who clicked a moment ago: measured, its arrivals waited 2 s):
   ``rest`` (after each run it waits ``rest`` times that run's charge: it computes at most
   a part of the time, so the server keeps room for the class's next click); ``reserve``
-  (it leaves that many slots free); and a health probe (``healthy``, ``core.looplag``:
+  (it leaves that many slots free); and a health probe (``healthy``, ``serve.looplag``:
   while the event loop is behind or holds many unsent messages, it starts nothing, unless
   nothing ran for ``hold_at_most`` seconds). Fair slots alone did not help: the runs were
   short and fair, and then a student's finished page waited ~20 s in the loop behind the
@@ -49,7 +49,7 @@ cannot see the reruns inside a websocket either.
 - with ``refuse_delay``: a refusal for a crowded address is given only after that many
   seconds (sleeping, no CPU, no slot), so a flood's refused runs do not spin.
 
-Pure Python with threads; the clock can be injected. ``ui/admission.py`` uses it around
+Pure Python with threads; the clock can be injected. ``serve/admission.py`` uses it around
 every page run. Memory is bounded: at most ``max_sessions`` sessions are remembered (the
 least recently seen are forgotten first).
 """

@@ -7,7 +7,7 @@ page runs make messages faster than the loop can deliver them (a client rerunnin
 as it is answered, on 150 sessions), the loop falls behind: a student's page request, their
 websocket and the messages of their own run all wait in its queue, however fairly the runs
 themselves were ordered. :class:`LoopLag` measures that delay so the fair gate
-(``core.fairshare``) can stop starting runs until the loop has caught up.
+(``serve.fairshare``) can stop starting runs until the loop has caught up.
 
 A probe thread hands the loop a small callback every ``every`` seconds and times how late
 it runs (an idle loop: well under a millisecond); while a probe is still waiting, its wait

@@ -344,7 +344,7 @@ PROJECTOR_WIDTH = 1200
 PROJECTOR_FRAME_PX = 160
 # Width of a full-width chart (measured at 1280 x 800): on a laptop with the sidebar open,
 # and in presenter mode (sidebar folded). The margins are worked out for these
-# (core.chart_margins); another width only costs a redraw where the estimate falls short.
+# (core.figures.margins); another width only costs a redraw where the estimate falls short.
 LAPTOP_WIDTH = 820
 PRESENTER_WIDTH = 1120
 

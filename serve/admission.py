@@ -1,4 +1,4 @@
-"""Every page run passes one fair gate (``core.fairshare``): one server's cores shared
+"""Every page run passes one fair gate (``serve.fairshare``): one server's cores shared
 fairly among its visitors, so one client cannot spoil a class (issue 23).
 
 Settings, from the environment (the image and ``deploy/`` set them; a local
@@ -13,7 +13,7 @@ Settings, from the environment (the image and ``deploy/`` set them; a local
 - ``ROAD_RUN_SLOTS``: page runs at once (default: the cores this process may use).
 - ``ROAD_LOOP_LAG_MS`` / ``ROAD_LOOP_BACKLOG``: while the server's event loop is more than
   this many milliseconds behind or holds more than this many unsent messages
-  (``core.looplag``; defaults 50 and 20; a lag of 0 turns the check off), an address that
+  (``serve.looplag``; defaults 50 and 20; a lag of 0 turns the check off), an address that
   floods starts no run (one still goes now and then, so runs progress).
 - ``ROAD_RUN_RESERVE``: slots an address that floods leaves free for the others (default 1
   with two or more slots, else 0). Alone, a client uses every slot.
@@ -45,8 +45,8 @@ from typing import Any
 import streamlit as st
 from streamlit.logger import get_logger
 
-from core.fairshare import BUSY, FairGate
-from core.looplag import LoopLag
+from serve.fairshare import BUSY, FairGate
+from serve.looplag import LoopLag
 
 _LOG = get_logger("road.admission")
 
