@@ -81,7 +81,7 @@ def _class_parser(sub) -> None:
 
     c = sub.add_parser("class", help="a class of simulated students (one server or nginx)")
     c.add_argument(
-        "klass", type=class_sizes, metavar="N[,N...]", help="class sizes, e.g. 10,30,60,100"
+        "klass", nargs="?", type=class_sizes, metavar="N[,N...]", help="class sizes: 10,30,60"
     )
     c.add_argument("--scenario", choices=("page", "walk"), default="page")
     c.add_argument("--class-duration", type=float, default=120.0, help="s of clicks (120)")
@@ -206,6 +206,8 @@ def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
 
 
 def _check_class(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if not args.klass and not args.table:
+        p.error("give the class sizes, e.g. 10,30,60,100")
     if args.class_duration < 0 or args.class_arrive < 0 or args.class_timeout <= 0:
         p.error("--class-duration and --class-arrive must be >= 0, --class-timeout > 0")
     if args.browser_check < 0:

@@ -1,4 +1,4 @@
-"""The flood bench (``bench/flood.py``, issue 23 point 2) on a tiny count: a real app
+"""The flood bench (``bench/flood.py``) on a tiny count: a real app
 server, distinct valid inputs through two pages' input parts, the server's RSS sampled,
 the report's shape and the ceiling's verdict (it fails below the measured peak)."""
 
@@ -9,6 +9,7 @@ import urllib.parse
 import pytest
 
 from bench import flood
+from bench.__main__ import parse
 from tests.conftest import in_fresh_thread
 
 PORT = 8762  # the flood bench's test port (its range: 8760-8769)
@@ -50,8 +51,9 @@ def test_cache_bounds_are_read_from_the_source():
 @pytest.mark.long
 @in_fresh_thread
 def test_flood_a_few_inputs_and_judge_the_ceiling():
-    args = flood.parse(
-        ["--inputs", str(N), "--pages", ",".join(PAGES), "--students", "2", "--port", str(PORT)]
+    args = parse(
+        ["flood", "--inputs", str(N), "--pages", ",".join(PAGES), "--students", "2"]
+        + ["--port", str(PORT)]
     )
     args.session_inputs = 4  # sessions come and go even in a short run
     result = flood.run(args)
