@@ -239,7 +239,7 @@ def run_scaleout(args) -> dict:
             "clients": "the simulated students run on this machine too (see clients.cpu_s)",
         }
     }
-    lacks = S.missing()
+    lacks = procs.missing_nginx()
     if lacks:
         result["errors"] = lacks
         result["schema_problems"] = [f"not run: {m}" for m in lacks]

@@ -587,7 +587,7 @@ def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
         entry["with_over_without"] = ratio_of(entry.get("with"), entry.get("without"))
         p95 = [entry["with_over_without"][k] for k in ("arrive_p95", "click_p95")]
         entry["students_p95_within_2x"] = (
-            None if None in p95 else all(x <= 2.0 for x in p95)  # issue 23's criterion
+            None if None in p95 else all(x <= 2.0 for x in p95)  # the goal: within 2x
         )
         out["abuse"][str(n)] = entry
     out["errors"] = errors
