@@ -385,8 +385,10 @@ async def warm_pass(
 
 # ---- the ceiling ------------------------------------------------------------------------
 
+# st.cache_data / st.cache_resource, and ui.cache.data (st.cache_data keyed on the models)
 _CACHE_RE = re.compile(
-    r"@st\.cache_(data|resource)\(([^)]*)\)[^\n]*\n(?:@[^\n]*\n)*def (\w+)", re.MULTILINE
+    r"@(?:st\.cache_(data|resource)|cache\.data)(?:\(([^)]*)\))?[^\n]*\n(?:@[^\n]*\n)*def (\w+)",
+    re.MULTILINE,
 )
 
 
@@ -401,7 +403,7 @@ def cache_bounds(root: Path = ROOT) -> dict[str, dict]:
                 m = re.search(r"max_entries\s*=\s*(\d+)", args)
                 ttl = re.search(r"ttl\s*=\s*([^,)]+)", args)
                 out[f"{module}.{name}"] = {
-                    "kind": kind,
+                    "kind": kind or "data",
                     "max_entries": int(m.group(1)) if m else None,
                     "ttl": ttl.group(1).strip() if ttl else None,
                 }
@@ -436,7 +438,9 @@ def cache_metrics(base: str) -> dict[str, dict]:
 def bound_of(metric_name: str, bounds: dict[str, dict]) -> int | None:
     """The ``max_entries`` of the cache the metrics call ``metric_name`` (``ui.x.f``; a
     page's cache is ``__main__.f``, as a page runs as a script: the pages' caches of that
-    name, their bounds summed). ``None``: no bound in the source (a closed-set key)."""
+    name, their bounds summed; ``ui.cache.data`` names its cache ``<module>.<f>.cached``).
+    ``None``: no bound in the source (a closed-set key)."""
+    metric_name = metric_name.removesuffix(".cached")
     if metric_name in bounds:
         return bounds[metric_name]["max_entries"]
     module, _, func = metric_name.rpartition(".")

@@ -48,6 +48,19 @@ def test_cache_bounds_are_read_from_the_source():
     assert flood.bound_of("ui.models.get_manifest", bounds) is None
 
 
+def test_cache_bounds_read_the_lessons_cache_decorator(tmp_path):
+    (tmp_path / "lessons" / "x").mkdir(parents=True)
+    (tmp_path / "lessons" / "x" / "data.py").write_text(
+        "@cache.data(max_entries=64)\ndef run_model(a):\n    pass\n\n\n"
+        "@cache.data\ndef vocabs():\n    pass\n"
+    )
+    bounds = flood.cache_bounds(tmp_path)
+    assert bounds["lessons.x.data.run_model"] == {"kind": "data", "max_entries": 64, "ttl": None}
+    # ui.cache.data gives each cache the name <module>.<function>.cached in the metrics
+    assert flood.bound_of("lessons.x.data.run_model.cached", bounds) == 64
+    assert flood.bound_of("lessons.x.data.vocabs.cached", bounds) is None  # a closed set
+
+
 @pytest.mark.long
 @in_fresh_thread
 def test_flood_a_few_inputs_and_judge_the_ceiling():
