@@ -409,7 +409,7 @@ async def measure_class(
     await teacher.close()
     teacher.close_http()
     await asyncio.sleep(1.0)  # nginx logs a websocket as it closes
-    entries = cl.accessprocs.log(mark)
+    entries = cl.access_log(mark)
     figs["teacher_s"] = t.seconds
     _cluster_figures(figs, cl, entries, before, after, peaks, teacher.cookies.get(COOKIE))
     _machine_figures(figs, before, after, (abused or {}).get("cpu_s"))
