@@ -275,7 +275,7 @@ def run_app(browser, args, errors) -> tuple:
         warm = B.new_tab(browser)  # the server is warm: home has run once (st.navigation)
         B.render(warm, page_url(server, "home"))
         warm.context.close()
-        # ... and its background warm-up has finished (ui/warmup.py: imports, corpus, the
+        # ... and its background warm-up has finished (serve/warmup.py: imports, corpus, the
         # compression page's counts), as when a teacher opened the lesson before the class
         warm_s = procs.wait_warm(server, 300.0)
         log(f"warm-up done {warm_s} s after launch" if warm_s is not None else "no warm-up line")

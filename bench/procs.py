@@ -212,8 +212,8 @@ def wait_log(server: Server, text: str, timeout: float) -> float | None:
 
 
 def wait_warm(server: Server, timeout: float = 300.0) -> float | None:
-    """Seconds since launch until the app's warm-up is done (``ui.warmup.DONE``), or None."""
-    from ui.warmup import DONE
+    """Seconds since launch until the app's warm-up is done (``serve.warmup.DONE``), or None."""
+    from serve.warmup import DONE
 
     return wait_log(server, DONE, timeout)
 
