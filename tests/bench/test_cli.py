@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import subprocess
 import sys
 
@@ -60,6 +62,17 @@ def test_bad_options_are_refused_with_a_reason(bad, says, capsys):
         parse(bad)
     assert stop.value.code == 2
     assert says in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("doc", ["README.md", "bench/README.md", "deploy/README.md"])
+def test_every_bench_command_in_the_docs_parses(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    commands = [c.split("#")[0] for c in re.findall(r"python -m bench\b[^`\n]*", text)]
+    for command in commands:
+        argv = shlex.split(command)[3:]
+        if argv and "|" not in argv[0]:  # `python -m bench` alone, or its list, names the CLI
+            parse(argv)
+    assert commands or doc != "bench/README.md"
 
 
 def test_the_abuser_process_gets_its_settings_through_the_command_line():
