@@ -3,8 +3,8 @@
 For one page and part, in one browser tab: how much of the part's first chart lies inside
 the first screen (no scrolling), the smallest chart text, whether a chart's title box meets
 its legend box, the document's width against the viewport, the smallest heatmap label, each
-chart's plot area as a share of its width, and a screenshot. The browser tests call
-:func:`measure`.
+chart's plot area as a share of its width, and a screenshot. The browser tests
+(test_slides.py, test_poll.py) call :func:`measure` and :func:`wait_ready`.
 """
 
 from __future__ import annotations
