@@ -1,4 +1,4 @@
-"""``python -m bench pages|class|flood|phone|profile``: the benchmarks, one JSON result each.
+"""The benchmarks, one JSON result each: python -m bench pages|class|flood|phone|profile.
 
     python -m bench pages --json                   # every page against the bare page
     python -m bench pages --dry-run --json         # the bare page only (the tests run it)
@@ -54,8 +54,12 @@ def _output(p: argparse.ArgumentParser, table: bool = True) -> None:
         p.add_argument("--table", type=Path, help="print the tables of a saved result")
 
 
+def _sub(sub, name: str, text: str) -> argparse.ArgumentParser:
+    return sub.add_parser(name, help=text, description=text)
+
+
 def _pages_parser(sub) -> None:
-    p = sub.add_parser("pages", help="cold start, every page's renders and reruns, memory")
+    p = _sub(sub, "pages", "cold start, every page's renders and reruns, memory")
     p.add_argument("--reps", type=int, default=10, help="reruns per page (default 10)")
     p.add_argument(
         "--again", type=int, default=3, help="later first renders per page, median (default 3)"
@@ -79,7 +83,7 @@ def _pages_parser(sub) -> None:
 def _class_parser(sub) -> None:
     from bench.scaleout import NGINX_PORT
 
-    c = sub.add_parser("class", help="a class of simulated students (one server or nginx)")
+    c = _sub(sub, "class", "a class of simulated students (one server or nginx)")
     c.add_argument(
         "klass", nargs="?", type=class_sizes, metavar="N[,N...]", help="class sizes: 10,30,60"
     )
@@ -112,7 +116,7 @@ def _class_parser(sub) -> None:
 def _flood_parser(sub) -> None:
     from bench import flood
 
-    p = sub.add_parser("flood", help="bounded memory under distinct valid inputs")
+    p = _sub(sub, "flood", "bounded memory under distinct valid inputs")
     p.add_argument(
         "--inputs", type=int, default=flood.DEFAULT_INPUTS, help="distinct inputs per page"
     )
@@ -133,7 +137,7 @@ def _flood_parser(sub) -> None:
 def _phone_parser(sub) -> None:
     from bench import phone
 
-    p = sub.add_parser("phone", help="a phone through the deploy proxy: bytes, first chart")
+    p = _sub(sub, "phone", "a phone through the deploy proxy: bytes, first chart")
     p.add_argument("--pages", type=lambda s: s.split(","), default=None)
     p.add_argument(
         "--runs",
@@ -153,7 +157,7 @@ def _phone_parser(sub) -> None:
 
 
 def _profile_parser(sub) -> None:
-    p = sub.add_parser("profile", help="main-thread work and the server/browser split")
+    p = _sub(sub, "profile", "main-thread work and the server/browser split")
     p.add_argument("--pages", default="bottleneck,attention", help="comma-separated slugs")
     p.add_argument("--reps", type=int, default=4, help="first renders per page (and bare)")
     p.add_argument("--reruns", type=int, default=10, help="reruns per page (and bare)")
@@ -163,7 +167,7 @@ def _profile_parser(sub) -> None:
 def _abuser_parser(sub) -> None:
     from bench.scaleout import Abuse
 
-    p = sub.add_parser("abuser", help="(internal) the abusive client of class --abuser")
+    p = _sub(sub, "abuser", "(internal) the abusive client of class --abuser")
     p.add_argument("base")
     p.add_argument("--page", default="")
     p.add_argument("--query", default="")

@@ -419,7 +419,7 @@ def _replica_problems(where: str, figs: dict, explained: bool) -> list[str]:
 
 
 def validate_scaleout(result: dict, sizes: Iterable[int], replicas: Iterable[int]) -> list[str]:
-    """Problems with ``python -m bench --class N --replicas 1,2``: per replica count a
+    """Problems with ``python -m bench class N --replicas 1,2``: per replica count a
     ``class`` part of the class bench's shape (plus per-replica figures), and ``replica_ratio``
     per class size when two replica counts were compared."""
     problems: list[str] = []
@@ -458,7 +458,7 @@ ABUSER_COUNTS = ("attempts", "opened", "closed", "timed_out", "reruns_ok", "reru
 
 
 def validate_abuse(result: dict, sizes: Iterable[int]) -> list[str]:
-    """Problems with ``python -m bench --class N --abuser``: per class size the class
+    """Problems with ``python -m bench class N --abuser``: per class size the class
     ``without`` and ``with`` the abuser (the class bench's shape each), what the ``abuser`` got
     (whole counts, ``refused`` by status) and ``with_over_without`` ratios."""
     problems: list[str] = []
