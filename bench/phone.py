@@ -243,18 +243,24 @@ def visit(
 
 
 def first_and_second(
-    browser, url: str, emulation: dict | None, timeout_s: float, proxy: procs.Proxy | None = None
+    browser,
+    url: str,
+    emulation: dict | None,
+    timeout_s: float,
+    proxy: procs.Proxy | None = None,
+    second: bool = True,
 ) -> dict:
-    """A fresh profile's first visit, then a second visit in a new tab of that profile."""
+    """A fresh profile's first visit, then (``second``) a second visit in a new tab of it."""
     context = browser.new_context(
         viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True, user_agent=B.PHONE_UA
     )
     try:
         context.add_init_script(B.INIT_JS)
         context.add_init_script(FIRST_CHART_JS)
-        first = visit(context, url, emulation, timeout_s, proxy)
-        second = visit(context, url, emulation, timeout_s, proxy)
-        return {"first": first, "second": second}
+        out = {"first": visit(context, url, emulation, timeout_s, proxy)}
+        if second:
+            out["second"] = visit(context, url, emulation, timeout_s, proxy)
+        return out
     finally:
         context.close()
 
@@ -367,15 +373,8 @@ def _visit_runs(browser, slug: str, servers, proxies, args, result: dict) -> Non
 def first_chart(browser, url: str, emulation: dict | None, timeout_s: float) -> float | None:
     """Seconds to the first drawn chart on a first visit in a fresh profile (no second
     visit, no byte counts: the paired measure of the budget)."""
-    context = browser.new_context(
-        viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True, user_agent=B.PHONE_UA
-    )
-    try:
-        context.add_init_script(B.INIT_JS)
-        context.add_init_script(FIRST_CHART_JS)
-        return visit(context, url, emulation, timeout_s)["first_chart_s"]
-    finally:
-        context.close()
+    visits = first_and_second(browser, url, emulation, timeout_s, second=False)
+    return visits["first"]["first_chart_s"]
 
 
 def paired_summary(page_s: list, bare_s: list, limit: float = FIRST_CHART_LIMIT) -> dict:
