@@ -4,6 +4,7 @@ stopped, a log line waited for."""
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 
@@ -71,3 +72,16 @@ def test_the_hosted_settings_and_a_data_folder_of_its_own(tmp_path, monkeypatch)
     assert env["STREAMLIT_CLIENT_SHOW_ERROR_DETAILS"] == "none" and env["ROAD_PUBLIC"] == "1"
     assert "ROAD_DATABASE_URL" not in env
     assert procs.hosted_env(tmp_path, ROAD_DATABASE_URL="x")["ROAD_DATABASE_URL"] == "x"
+
+
+def test_a_cluster_refuses_a_bad_size_and_a_busy_port():
+    with pytest.raises(ValueError, match="within 1..8"), procs.cluster(0, 8690):
+        pass
+    if procs.missing_nginx():
+        pytest.skip("; ".join(procs.missing_nginx()))
+    with socket.socket() as s:  # a port someone listens on: nothing is started
+        s.bind(("127.0.0.1", 0))
+        s.listen()
+        port = s.getsockname()[1]
+        with pytest.raises(RuntimeError, match="taken"), procs.cluster(1, port):
+            pass
