@@ -243,71 +243,16 @@ def smallest_bucket(manifest: Mapping[str, Any], names: Sequence[str]) -> int | 
     return min(sizes) if sizes else None
 
 
-# --- the default sentence: the clearest long sentence for the takeaway -------------------
+# --- the default sentence -----------------------------------------------------------------
 
-# The arena's claim on one sentence: the models with attention translate a long sentence
-# exactly, the plain GRU encoder-decoders (one fixed vector C) do not.
-ATTENTION_MODELS: tuple[str, ...] = ("gru_attention", "cnn_s2s", "transformer")
+# The plain GRU encoder-decoders: everything passes through one fixed vector C.
 PLAIN_MODELS: tuple[str, ...] = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
-# Where the search looks (long sentences only: the claim is about length) ...
-SEARCH_LENGTHS: tuple[int, ...] = (30, 40)
-SEARCH_SEEDS: tuple[int, ...] = tuple(range(4))
-# ... and what it found on the shipped zoo (tests/test_analysis_arena.py re-runs the search
-# and fails when retrained weights would choose another sentence).
+# The default grammar sentence: the long sentence on which the shipped models show the claim
+# most clearly (every attention model exact, every plain GRU wrong). The search that found it
+# is a test (tests/core/analysis/test_arena.py); it fails when retrained weights would choose
+# another sentence.
 DEFAULT_LENGTH = 40
 DEFAULT_SEED = 1
-
-
-@dataclass(frozen=True)
-class Showcase:
-    """How clearly one grammar sentence shows the claim (see :func:`showcase_margin`)."""
-
-    length: int
-    seed: int
-    margin: float  # -1 when an attention model misses the sentence (not a showcase)
-    scores: dict[str, dict[str, float]]  # model -> sentence_scores
-
-
-def showcase_margin(scores: Mapping[str, Mapping[str, float]]) -> float:
-    """How far the best plain GRU stays from the attention models on one sentence: 1 minus
-    the plain GRUs' best edit-distance accuracy, when every attention model is exactly
-    right and every plain GRU is not; otherwise -1 (the sentence does not show the claim)."""
-    if not all(scores[m]["exact"] == 1 for m in ATTENTION_MODELS):
-        return -1.0
-    if any(scores[m]["exact"] == 1 for m in PLAIN_MODELS):
-        return -1.0
-    return 1.0 - max(scores[m]["edit_acc"] for m in PLAIN_MODELS)
-
-
-def clearest_long_sentence(
-    translate: Callable[[str, tuple[str, ...]], Sequence[str]],
-    lengths: Sequence[int] = SEARCH_LENGTHS,
-    seeds: Sequence[int] = SEARCH_SEEDS,
-) -> Showcase:
-    """The grammar sentence (length, seed) that shows the arena's claim most clearly.
-
-    ``translate(model, source_tokens)`` returns a model's greedy output. Every (length,
-    seed) pair is scored with :func:`showcase_margin`; the largest margin wins, ties going
-    to the shorter sentence, then the smaller seed (deterministic). Raises ``ValueError``
-    when no candidate shows the claim (untrained models), so a caller falls back openly.
-    """
-    best: Showcase | None = None
-    for length in sorted(lengths):
-        for seed in sorted(seeds):
-            pair = grammar_pair(seed, length)
-            scores = {
-                m: sentence_scores(translate(m, pair.src), pair.tgt)
-                for m in ATTENTION_MODELS + PLAIN_MODELS
-            }
-            margin = showcase_margin(scores)
-            if best is None or margin > best.margin:
-                best = Showcase(length, seed, margin, scores)
-    if best is None or best.margin < 0:
-        raise ValueError(
-            "no candidate sentence is translated exactly by every attention model and missed "
-            "by every plain GRU; widen lengths/seeds or check the weights"
-        )
-    return best
 
 
 # --- lines that lie on top of each other --------------------------------------------------

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import html
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
 
 import numpy as np
 import plotly.graph_objects as go
@@ -16,13 +15,6 @@ from plotly.colors import sample_colorscale
 
 from core import lexicon
 from core.figures import base
-
-if TYPE_CHECKING:  # pandas is imported only when a Styler is asked for (the page never does)
-    from pandas.io.formats.style import Styler
-
-# Widest output whose words are still written inside the confidence cells.
-MAX_TEXT_COLUMNS = 24
-MAX_TEXT_COLUMNS_PRESENTER = 14
 
 
 def _check_series(x: Sequence[object], series: Mapping[str, Sequence[float | None]]) -> None:
@@ -313,38 +305,6 @@ def _grid(
     return z, text
 
 
-def confidence_table(
-    models: Sequence[str],
-    tokens: Sequence[Sequence[str]],
-    probs: Sequence[Sequence[float]],
-    marks: Sequence[Sequence[str]] | None = None,
-    *,
-    mark_symbols: Mapping[str, str] | None = None,
-) -> Styler:
-    """The confidence grid as a table: one row per model, one column per output position,
-    each word (with its mark) on the colour of its probability, on the chart's Cividis
-    scale (dark blue = unsure, yellow = sure). A table costs the browser far less to redraw
-    than a plotly chart, and every word stays readable however long the output (a wide
-    table scrolls sideways)."""
-    z, text = _grid(models, tokens, probs, marks, mark_symbols)
-    ok = np.isfinite(z)
-    colours = iter(sample_colorscale("Cividis", list(z[ok])) if ok.any() else [])
-    css = [
-        [
-            f"background-color: {next(colours)}; color: {'#FFFFFF' if p < 0.5 else '#000000'}"
-            if np.isfinite(p)
-            else ""
-            for p in row
-        ]
-        for row in z
-    ]
-    import pandas as pd
-
-    columns = [str(c + 1) for c in range(z.shape[1])]
-    df = pd.DataFrame(text, index=list(models), columns=columns)
-    return df.style.apply(lambda _: pd.DataFrame(css, index=df.index, columns=columns), axis=None)
-
-
 def confidence_html(
     models: Sequence[str],
     tokens: Sequence[Sequence[str]],
@@ -353,10 +313,11 @@ def confidence_html(
     *,
     mark_symbols: Mapping[str, str] | None = None,
 ) -> str:
-    """The confidence grid as one small HTML table (for ``st.html``): the same words, marks
-    and Cividis colours as :func:`confidence_table`, without a dataframe. One element that
-    costs the server no Arrow conversion and the browser no table widget; a wide table
-    scrolls sideways. Every word is HTML-escaped."""
+    """The confidence grid as one small HTML table (for ``st.html``): one row per model, one
+    column per output position, each word (with its mark) on the colour of its probability
+    on the Cividis scale (dark blue = unsure, yellow = sure). One element that costs the
+    server no Arrow conversion and the browser no table widget; a wide table scrolls
+    sideways. Every word is HTML-escaped."""
     z, text = _grid(models, tokens, probs, marks, mark_symbols)
     ok = np.isfinite(z)
     colours = iter(sample_colorscale("Cividis", list(z[ok])) if ok.any() else [])
@@ -413,54 +374,6 @@ def strip_html(
             f'<span style="{_CHIP}background:{colour}"><code>{html.escape(tok)}</code>{sym}</span>'
         )
     return "".join(chips)
-
-
-def confidence_grid(
-    models: Sequence[str],
-    tokens: Sequence[Sequence[str]],
-    probs: Sequence[Sequence[float]],
-    marks: Sequence[Sequence[str]] | None = None,
-    *,
-    title: str,
-    x_title: str = "",
-    presenter: bool = False,
-    mark_symbols: Mapping[str, str] | None = None,
-) -> go.Figure:
-    """One row per model: its output tokens left to right, coloured by the probability the
-    model gave each one (its confidence). ``marks`` (optional, one per token, e.g. "ok" /
-    "wrong") add a symbol after each token from ``mark_symbols``."""
-    z, text = _grid(models, tokens, probs, marks, mark_symbols)
-    width = z.shape[1]
-    s = base.scale(presenter)
-    # Words inside the cells only while they fit; longer outputs keep them in the hover.
-    show_text = width <= (MAX_TEXT_COLUMNS_PRESENTER if presenter else MAX_TEXT_COLUMNS)
-    # one construction: plotly validates every update call separately
-    return go.Figure(
-        data=[
-            dict(
-                type="heatmap",
-                z=z,
-                x=list(range(1, width + 1)),
-                y=list(models),
-                text=text,
-                texttemplate="%{text}" if show_text else "",
-                textfont=dict(size=max(10, s.font - 2)),
-                zmin=0,
-                zmax=1,
-                colorscale="Cividis",
-                hoverongaps=False,
-                hovertemplate="%{y} · %{x}: %{text}<br>p = %{z:.2f}<extra></extra>",
-                colorbar=dict(tickformat=".0%", thickness=14 if not presenter else 22),
-            )
-        ],
-        layout=dict(
-            template=base.template(presenter),
-            title_text=title,
-            xaxis=dict(title=dict(text=x_title), dtick=1 if width <= 30 else 5),
-            yaxis=dict(type="category", autorange="reversed"),
-            height=max(s.height // 2, 90 + len(models) * s.font * 3),
-        ),
-    )
 
 
 def standalone_html(fig: go.Figure) -> str:

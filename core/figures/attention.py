@@ -391,6 +391,34 @@ def alignment_figure(
     yl = _unique(_labels("y_labels", y_labels, rows))
     s = base.scale(presenter)
     frame = _row_frame(step, z, presenter, name="step")
+    top, heat, bars, plot_px = _alignment_geometry(rows, xl, s, presenter)
+    heatmap = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
+    heatmap["colorbar"].update(
+        y=sum(heat) / 2, len=heat[1] - heat[0], yanchor="middle", tickfont=dict(size=s.font)
+    )
+    heatmap["colorbar"]["title"]["font"] = dict(size=s.font)
+    row = _bar_traces(xl, z[step], s, axes=dict(xaxis="x2", yaxis="y2"))
+    row[0]["hovertemplate"] = (
+        f"{hover['col']}: %{{x}}<br>{hover['weight']}: %{{y:.3f}}<extra></extra>"
+    )
+    layout = dict(
+        template=base.template(presenter),
+        **_fonts(s),
+        title=dict(text=title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)),
+        margin=dict(t=top),
+        height=top + plot_px + 10,
+        **_alignment_axes(s, presenter, cols, heat, bars, x_title, y_title, row_y_title),
+        shapes=[frame],
+        annotations=[_panel_title(row_title, bars[1], s)],
+    )
+    return go.Figure(data=[heatmap, *row], layout=layout)
+
+
+def _alignment_geometry(
+    rows: int, xl: Sequence[str], s: base.Scale, presenter: bool
+) -> tuple[int, list[float], list[float], int]:
+    """Where :func:`alignment_figure`'s panels sit: the top margin (title, axis title,
+    standing words), the heatmap's and the bars' y domains, and the plot's height in px."""
     heat_px = _heat_height(rows, s) - _heat_top(presenter, xl, s) - 10  # as attention_heatmap's
     top = _words_on_top_px(xl, s)  # above the heatmap: title, axis title, standing words
     bars_px = _panel_px(s)
@@ -404,45 +432,39 @@ def alignment_figure(
             (_title_px(s), bars_px, _words_px(xl, s)),
         ]
     )
-    heatmap = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
-    heatmap["colorbar"].update(
-        y=sum(heat) / 2, len=heat[1] - heat[0], yanchor="middle", tickfont=dict(size=s.font)
-    )
-    heatmap["colorbar"]["title"]["font"] = dict(size=s.font)
-    row = _bar_traces(xl, z[step], s, axes=dict(xaxis="x2", yaxis="y2"))
-    row[0]["hovertemplate"] = (
-        f"{hover['col']}: %{{x}}<br>{hover['weight']}: %{{y:.3f}}<extra></extra>"
-    )
-    return go.Figure(
-        data=[heatmap, *row],
-        layout=dict(
-            template=base.template(presenter),
-            **_fonts(s),
-            title=dict(
-                text=title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)
-            ),
-            margin=dict(t=top),
-            height=top + plot_px + 10,
-            xaxis=_axis(
-                s,
-                "" if presenter else x_title,
-                type="category",
-                side="top",
-                anchor="y",
-                showticklabels=not presenter,
-            ),
-            yaxis=_axis(
-                s,
-                "" if presenter else y_title,
-                type="category",
-                autorange="reversed",
-                domain=heat,
-            ),
-            xaxis2=_axis(s, type="category", matches="x", anchor="y2", tickangle=_tick_angle(cols)),
-            yaxis2=_axis(s, row_y_title, domain=bars, anchor="x2", rangemode="tozero"),
-            shapes=[frame],
-            annotations=[_panel_title(row_title, bars[1], s)],
+    return top, heat, bars, plot_px
+
+
+def _alignment_axes(
+    s: base.Scale,
+    presenter: bool,
+    cols: int,
+    heat: list[float],
+    bars: list[float],
+    x_title: str,
+    y_title: str,
+    row_y_title: str,
+) -> dict:
+    """The two x and two y axes of :func:`alignment_figure`: the heatmap's words on top (off
+    on a slide), the bars' words under them; zooming one x axis zooms the other."""
+    return dict(
+        xaxis=_axis(
+            s,
+            "" if presenter else x_title,
+            type="category",
+            side="top",
+            anchor="y",
+            showticklabels=not presenter,
         ),
+        yaxis=_axis(
+            s,
+            "" if presenter else y_title,
+            type="category",
+            autorange="reversed",
+            domain=heat,
+        ),
+        xaxis2=_axis(s, type="category", matches="x", anchor="y2", tickangle=_tick_angle(cols)),
+        yaxis2=_axis(s, row_y_title, domain=bars, anchor="x2", rangemode="tozero"),
     )
 
 
@@ -580,6 +602,31 @@ def attention_lines(
         raise ValueError(f"selected {selected} is outside 0..{n - 1}")
     s = base.scale(presenter)
     y = -np.arange(n, dtype=float)
+    data = _weight_lines(z, y, s, presenter, selected)
+    data.append(  # an invisible point that puts the right axis on the figure
+        dict(
+            type="scatter",
+            x=[0.5],
+            y=[0.0],
+            yaxis="y2",
+            mode="markers",
+            hoverinfo="skip",
+            showlegend=False,
+            marker=dict(opacity=0),
+        )
+    )
+    layout = _lines_layout(tokens, y, s, presenter, selected, title, left_title, right_title)
+    # one construction: plotly validates every add_trace / update call separately
+    return go.Figure(data=data, layout=layout)
+
+
+def _weight_lines(
+    z: np.ndarray, y: np.ndarray, s: base.Scale, presenter: bool, selected: int | None
+) -> list[dict]:
+    """:func:`attention_lines`' lines: one trace per width bin (and, with a ``selected``
+    word, per "its lines or the others'"), a line from left i to right j for each weight
+    (i, j) in the bin."""
+    n = len(y)
     accent = s.palette[1] if presenter else "#EE6677"
     data: list[dict] = []
     edges = list(_WIDTH_BINS) + [1.01]
@@ -614,6 +661,22 @@ def attention_lines(
                     opacity=0.25 if faint else min(1.0, 0.35 + 0.15 * b),
                 )
             )
+    return data
+
+
+def _lines_layout(
+    tokens: Sequence[str],
+    y: np.ndarray,
+    s: base.Scale,
+    presenter: bool,
+    selected: int | None,
+    title: str,
+    left_title: str,
+    right_title: str,
+) -> dict:
+    """:func:`attention_lines`' layout: the words as the tick labels of a left and a right
+    axis, the two column titles above them, room for a title broken over lines."""
+    n = len(tokens)
     # The words are the tick labels of a left and a right axis: plotly makes room for them
     # outside the plot, so a long word never runs into its twin on the other side (drawn
     # as text inside the plot, "because" at the left and "because" at the right touched in
@@ -630,18 +693,6 @@ def attention_lines(
         range=[-n + 0.4, 0.8],
         fixedrange=True,
         automargin=True,
-    )
-    data.append(  # an invisible point that puts the right axis on the figure
-        dict(
-            type="scatter",
-            x=[0.5],
-            y=[0.0],
-            yaxis="y2",
-            mode="markers",
-            hoverinfo="skip",
-            showlegend=False,
-            marker=dict(opacity=0),
-        )
     )
     annotations = [
         dict(
@@ -671,8 +722,7 @@ def attention_lines(
     breaks = title.count("<br>")
     top = base.template(presenter).layout.margin.t
     layout["margin"] = dict(t=top + s.font * 2 + breaks * (s.title + 6))
-    # one construction: plotly validates every add_trace / update call separately
-    return go.Figure(data=data, layout=layout)
+    return layout
 
 
 def _line_traces(x: np.ndarray, curves: Mapping[str, Sequence[float] | np.ndarray]) -> list[dict]:
@@ -819,36 +869,10 @@ def score_kinds_bars(
         raise ValueError(f"selected {selected!r} is not one of {sorted(weights)}")
     s = base.scale(presenter)
     xl = _unique([str(x) for x in labels])
-    data = []
-    for i, (name, w) in enumerate(weights.items()):
-        w = np.asarray(w, dtype=float)
-        e = np.asarray(scores[name], dtype=float)
-        if w.shape != (len(xl),) or e.shape != w.shape:
-            raise ValueError(
-                f"{name}: {len(xl)} labels need {len(xl)} weights and scores, "
-                f"got {w.shape} and {e.shape}"
-            )
-        if not (np.isfinite(w).all() and np.isfinite(e).all()):
-            raise ValueError(f"{name}: weights and scores must be finite")
-        data.append(
-            dict(
-                type="bar",
-                x=xl,
-                y=w,
-                name=name,
-                customdata=e,
-                marker_color=s.palette[i % len(s.palette)],
-                opacity=1.0 if selected in (None, name) else 0.45,
-                text=[f"{x:.2f}" for x in w],
-                textposition="outside",
-                textfont=dict(size=max(s.font - 4, 12)),
-                hovertemplate=(
-                    f"<b>{name}</b><br>{hover['key']}: %{{x}}<br>"
-                    f"{hover['score']}: %{{customdata:.3f}}<br>"
-                    f"{hover['weight']}: %{{y:.3f}}<extra></extra>"
-                ),
-            )
-        )
+    data = [
+        _score_kind_trace(i, name, xl, w, scores[name], hover, s, selected)
+        for i, (name, w) in enumerate(weights.items())
+    ]
     shapes, annotations = [], []
     if even_label and xl:
         even = 1.0 / len(xl)
@@ -874,6 +898,45 @@ def score_kinds_bars(
             uniformtext=dict(minsize=max(8, s.font - 4), mode="hide"),
             shapes=shapes,
             annotations=annotations,
+        ),
+    )
+
+
+def _score_kind_trace(
+    i: int,
+    name: str,
+    xl: list[str],
+    weights: Sequence[float] | np.ndarray,
+    scores: Sequence[float] | np.ndarray,
+    hover: Mapping[str, str],
+    s: base.Scale,
+    selected: str | None,
+) -> dict:
+    """The bars of score function ``name`` (the ``i``-th) in :func:`score_kinds_bars`."""
+    w = np.asarray(weights, dtype=float)
+    e = np.asarray(scores, dtype=float)
+    if w.shape != (len(xl),) or e.shape != w.shape:
+        raise ValueError(
+            f"{name}: {len(xl)} labels need {len(xl)} weights and scores, "
+            f"got {w.shape} and {e.shape}"
+        )
+    if not (np.isfinite(w).all() and np.isfinite(e).all()):
+        raise ValueError(f"{name}: weights and scores must be finite")
+    return dict(
+        type="bar",
+        x=xl,
+        y=w,
+        name=name,
+        customdata=e,
+        marker_color=s.palette[i % len(s.palette)],
+        opacity=1.0 if selected in (None, name) else 0.45,
+        text=[f"{x:.2f}" for x in w],
+        textposition="outside",
+        textfont=dict(size=max(s.font - 4, 12)),
+        hovertemplate=(
+            f"<b>{name}</b><br>{hover['key']}: %{{x}}<br>"
+            f"{hover['score']}: %{{customdata:.3f}}<br>"
+            f"{hover['weight']}: %{{y:.3f}}<extra></extra>"
         ),
     )
 

@@ -42,7 +42,7 @@ def test_sentences_are_in_the_vocabulary():
 
 def test_cache_bounds_are_read_from_the_source():
     bounds = flood.cache_bounds()
-    assert bounds["ui.attention_data._run_model"]["max_entries"] == 128
+    assert bounds["ui.word_pair.sentence"]["max_entries"] == 256
     # a page's cache is named __main__.<function> by the server's metrics
     assert flood.bound_of("__main__.measured_field", bounds) == 128
     assert flood.bound_of("ui.models.get_manifest", bounds) is None
@@ -90,7 +90,7 @@ def test_flood_a_few_inputs_and_judge_the_ceiling():
         ceiling["warm_mb"] + ceiling["caches_mb"] + ceiling["margin_mb"], abs=0.2
     )
     # the page computed on the inputs: the caches keyed on them filled
-    assert ceiling["caches"]["ui.attention_data._run_model"]["misses"] >= 2
+    assert ceiling["caches"]["lessons.attention.data.run_model.cached"]["misses"] >= 2
     assert result["under_ceiling"] is True and result["ceiling_mb"] == ceiling["mb"]
 
     peak = result["rss_mb"]["peak"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import base64
 import functools
+import importlib
 import json
 
 import numpy as np
@@ -16,9 +17,10 @@ import torch
 import core.zoo as zoo
 import ui
 from core import corpus, lexicon
-from core.analysis import attention as A
+from core.analysis import attention as analysis
 from core.vocab import Vocab
 from tests.conftest import main_text, make_app
+from ui.nav import page_parts
 
 PAGE = "pages/attention.py"
 CONFIGS = {
@@ -38,10 +40,10 @@ CONFIGS = {
 def tiny_zoo(monkeypatch):
     """Untrained small models over a vocabulary of the page's sentences."""
     pairs = [*corpus.LESSON_PAIRS]
-    for mp in A.MINIMAL_PAIRS:
-        pairs += [A.corpus_pair(mp.a), A.corpus_pair(mp.b)]
-    src_v = Vocab.build([p.src for p in pairs] + [en.split() for en, _ in A.EXAMPLES])
-    tgt_v = Vocab.build([p.tgt for p in pairs] + [zh.split() for _, zh in A.EXAMPLES])
+    for mp in analysis.MINIMAL_PAIRS:
+        pairs += [analysis.corpus_pair(mp.a), analysis.corpus_pair(mp.b)]
+    src_v = Vocab.build([p.src for p in pairs] + [en.split() for en, _ in analysis.EXAMPLES])
+    tgt_v = Vocab.build([p.tgt for p in pairs] + [zh.split() for _, zh in analysis.EXAMPLES])
     models, entries = {}, {}
     for i, (name, (family, cfg)) in enumerate(CONFIGS.items()):
         torch.manual_seed(i)
@@ -213,6 +215,9 @@ def redrawn(monkeypatch):
     monkeypatch.setattr(ui, "chart", chart)
     monkeypatch.setattr(ui.params, "bound", bound)
     monkeypatch.setattr(st, "data_editor", data_editor)
+    parts = [importlib.import_module(f"lessons.attention.{p}") for p in page_parts("attention")]
+    for module in parts:  # the parts' fragments are made when their module is imported
+        importlib.reload(module)
 
     def run(**params) -> dict[str, list[str]]:
         charts.clear()
@@ -223,7 +228,10 @@ def redrawn(monkeypatch):
             for control, inner in controls.items()
         }
 
-    return run
+    yield run
+    monkeypatch.setattr(st, "fragment", real_fragment)
+    for module in parts:
+        importlib.reload(module)
 
 
 ALIGN = ["attention_align", "attention_align_focus"]
@@ -287,7 +295,7 @@ def test_each_control_redraws_only_the_charts_it_changes(
     tiny_zoo, redrawn, monkeypatch, params, expect
 ):
     # untrained models seldom write a pair's deciding word: take its first step instead
-    monkeypatch.setattr(A, "token_step", lambda output, word, idx: 0)
+    monkeypatch.setattr(analysis, "token_step", lambda output, word, idx: 0)
     found = redrawn(**params)
     assert {k: found.get(k) for k in expect} == expect
 
@@ -303,7 +311,7 @@ def test_transformer_layer_and_head_change_the_heatmap(tiny_zoo):
 
 
 def test_deep_link_restores_every_control(tiny_zoo):
-    s = A.EXAMPLES[1][0]
+    s = analysis.EXAMPLES[1][0]
     at = _run(part="align", model="transformer", layer="1", head="0", step="3", s=s)
     assert _seg(at, "attention_model").value == "transformer"
     assert at.select_slider(key="attention_layer").value == 1
@@ -339,7 +347,7 @@ def test_bad_sentences_are_explained_and_the_page_keeps_working(tiny_zoo, text, 
     assert not at.get("plotly_chart")
     _seg(at, "attention_part").set_value("pairs").run()  # the rest of the page still works
     assert not at.exception and not at.error
-    pair = next(p for p in A.MINIMAL_PAIRS if p.key == at.query_params["pair"])
+    pair = next(p for p in analysis.MINIMAL_PAIRS if p.key == at.query_params["pair"])
     assert pair.b in main_text(at)
 
 
@@ -350,8 +358,8 @@ def test_own_sentence_from_the_text_box(tiny_zoo):
     x = [w.replace("\u200b", "") for w in _figs(at)[0]["data"][0]["x"]]  # repeats made unique
     assert x == ["the", "cat", "drank", "the", "milk", lexicon.EOS]
     assert at.selectbox(key="attention_example").value == "__own__"
-    at.selectbox(key="attention_example").set_value(A.EXAMPLES[4][0]).run()
-    assert at.query_params["s"] == A.EXAMPLES[4][0]
+    at.selectbox(key="attention_example").set_value(analysis.EXAMPLES[4][0]).run()
+    assert at.query_params["s"] == analysis.EXAMPLES[4][0]
 
 
 def test_minimal_pairs_switch(tiny_zoo):
@@ -368,14 +376,14 @@ def _chart(at, key: str) -> dict:
 
 
 def test_pair_rows_and_their_difference_are_one_figure(tiny_zoo, monkeypatch):
-    monkeypatch.setattr(A, "token_step", lambda output, word, idx: 1)
+    monkeypatch.setattr(analysis, "token_step", lambda output, word, idx: 1)
     at = _run(part="pairs", pair="it_probe")
     fig = _chart(at, "attention_pair_rows")
     a, b, diff = (_array(tr["y"]) for tr in fig["data"])
     assert [tr["type"] for tr in fig["data"]] == ["bar"] * 3
     np.testing.assert_allclose(diff, a - b)
     np.testing.assert_allclose([a.sum(), b.sum()], 1.0, atol=1e-4)
-    pair = next(p for p in A.MINIMAL_PAIRS if p.key == "it_probe")
+    pair = next(p for p in analysis.MINIMAL_PAIRS if p.key == "it_probe")
     assert fig["data"][0]["x"][:3] == pair.a.split()[:3]
     titles = [x["text"] for x in fig["layout"]["annotations"]]
     assert "A: weights at step 2" in titles[0] and "B: weights at step 2" in titles[1]
@@ -384,8 +392,12 @@ def test_pair_rows_and_their_difference_are_one_figure(tiny_zoo, monkeypatch):
     assert [tr["type"] for tr in enc["data"]] == ["bar", "bar"]
     assert "self-attention row" in enc["layout"]["annotations"][0]["text"]
     # a sentence whose deciding word was not written: B's row alone, no difference
-    a_word = A.corpus_pair(pair.a).check[0][1]
-    monkeypatch.setattr(A, "token_step", lambda output, word, idx: None if word == a_word else 1)
+    a_word = analysis.corpus_pair(pair.a).check[0][1]
+
+    def step(output, word, idx):
+        return None if word == a_word else 1
+
+    monkeypatch.setattr(analysis, "token_step", step)
     at = _run(part="pairs", pair="it_probe")
     assert f"did not write `{a_word}`" in main_text(at)
     fig = _chart(at, "attention_pair_rows")
@@ -414,7 +426,7 @@ def test_self_attention_selects_it_and_follows_the_word(tiny_zoo):
     assert at.selectbox(key="attention_word").value == 7  # "it" in the lesson sentence
     figs = _figs(at)
     assert figs[0]["data"][0]["type"] == "heatmap" and len(figs) == 2
-    assert at.query_params["q"] == A.EXAMPLES[2][0]  # its own sentence, not the alignment's
+    assert at.query_params["q"] == analysis.EXAMPLES[2][0]  # its own sentence, not the alignment's
     at.selectbox(key="attention_word").set_value(2).run()
     assert at.query_params["w"] == "2"
     assert "<b>cat</b>" in json.dumps(_figs(at)[1], ensure_ascii=False)

@@ -1,13 +1,7 @@
-"""The model arena's controls and result cards (``pages/arena.py`` draws the lesson).
-
-The sentence picker (a lesson sentence, a grammar sentence by length and seed, or typed
-text), the segmented controls kept in the URL, the predict-then-reveal buttons, the links
-to the pages that explain each model, and :func:`board`: every model's verdict on one
-sentence as the bar values, the cards, the confidence grid and the table rows.
-
-Strings are read per rerun (``ui.t``), never kept in module globals; nothing per session
-lives here (session keys are the page's: ``arena_*``).
-"""
+"""Part "sentence" of the model arena: one sentence (a lesson sentence, a grammar sentence by
+length and seed, or typed text) through every model. The bar chart of who got it right is the
+slide; a card per model, the confidence grid and every number under it. In predict mode the
+outputs stay hidden until revealed one model at a time (the URL's ``mode`` and ``reveal``)."""
 
 from __future__ import annotations
 
@@ -23,40 +17,160 @@ from streamlit.delta_generator import DeltaGenerator
 import ui
 import ui.inputs
 from core import corpus, lexicon
-from core.analysis import arena as A
-from core.figures import arena as F
+from core.analysis import arena as analysis
+from core.figures import arena as figures
 from core.vocab import Vocab, detokenize_zh
-from ui import arena_data as D
+from lessons.arena import common, data
 from ui.nav import PAGES, is_built, page_spec
-from ui.params import bound, get_choice, get_int, set_params
+from ui.params import bound, get_int, set_params
+from ui.slide import Slide
 
-P = "arena."
+P = common.P
+INPUTS = ("lesson", "grammar", "typed")
+VIEWS = ("edit", "position")
+# The numbers table (its column header keys are "arena.col.<name>"); outputs are on the cards.
+TABLE_COLUMNS = ("model", "exact", "edit_acc", "token_acc", "conf", "min_conf", "params", "latency")
+TABLE_ALIGN = ("left", "center") + ("right",) * 6
+# The page that explains each model's behaviour (lesson order).
+WHY: dict[str, tuple[str, ...]] = {
+    "gru_plain_32": ("bottleneck", "rnn_gradients"),
+    "gru_plain_128": ("bottleneck", "rnn_gradients"),
+    "gru_plain_256": ("bottleneck", "rnn_gradients"),
+    "gru_attention": ("attention",),
+    "cnn_s2s": ("cnn_receptive_field", "attention"),
+    "transformer": ("attention",),
+}
+# The part of a linked page that shows the evidence for these models (other pages open at
+# their first part): the trained encoders' word influence, the trained CNN's gradients.
+WHY_PART: dict[str, str] = {"rnn_gradients": "words", "cnn_receptive_field": "measured"}
+# Non-colour marks (projector, print-outs, colour-blind viewers).
+SYMBOLS = {analysis.OK: " ✓", analysis.WRONG: " ✗", analysis.EXTRA: " +"}
 LESSON_LABELS = tuple(" ".join(p.src) for p in corpus.LESSON_PAIRS)
 DEFAULT_LESSON = 5  # "the cat drank the milk because it was hungry": the lesson's "it"
 DEFAULT_TEXT = "the cat drank the milk because it was sweet"
 MAX_SEED = 999_999
 
 
-# --- controls ------------------------------------------------------------------------------
+def show() -> None:
+    available, manifest, src_vocab = common.open_zoo()
+    common.header("sentence")
+    with st.container():  # one block (see common.header)
+        section(available, manifest, src_vocab)
+    common.closing("sentence", manifest)
 
 
-def choice(
-    param: str, options: tuple[str, ...], default: str, key: str, label: str = "", **kw
-) -> str:
-    """A segmented control over ``options`` in the URL as ``param``; its label is
-    ``arena.<label>`` and its options ``arena.<label>.<option>`` (``label``: ``param``)."""
-    label = P + (label or param)
-    value = get_choice(param, options, default=default)
-    value = st.segmented_control(
-        ui.t(label),
-        options,
-        format_func=ui.labeler(label + "."),
-        required=True,
-        **kw,
-        **bound(param, value, key=key),
+@ui.fragment  # the sentence and its controls rerun this part only
+def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) -> None:
+    """The bar chart (who got it right), its control (the sentence), then cards, the
+    confidence grid and every number. In predict mode the outputs stay hidden until
+    revealed one model at a time (the URL's ``mode`` and ``reveal``)."""
+    t = ui.t
+    s = ui.slide(t(P + "sentence.lead"))
+    with s.more:
+        source = common.choice("input", INPUTS, "grammar", "arena_input", "input.source")
+    with s.control:
+        tokens, reference = pick_sentence(source, s.more, src_vocab)
+    with s.more:
+        c1, c2 = st.columns(2, vertical_alignment="bottom")
+        with c1:
+            mode = common.choice(
+                "mode", common.MODES, "show", "arena_mode", help=t(P + "mode_help")
+            )
+        with c2:
+            view = common.choice("view", VIEWS, "edit", "arena_view", help=t(P + "view_help"))
+    n_models = len(available)
+    revealed = ui.params.get_int("reveal", 0, len(common.MODELS), 0)
+    signature = (source, tuple(tokens or ()))  # a new sentence in predict mode hides all again
+    if st.session_state.get("arena_signature") not in (None, signature) and mode == "predict":
+        revealed = 0
+    st.session_state["arena_signature"] = signature
+    revealed = n_models if mode == "show" else min(revealed, n_models)
+    st.session_state["arena_reveal"] = revealed
+    if mode == "predict":
+        with s.control:
+            reveal_row(revealed, n_models)
+    ui.params.set_params(reveal=revealed if mode == "predict" else 0)
+    if tokens is not None:
+        results(s, available, manifest, tuple(tokens), reference, view, revealed)
+
+
+def results(
+    s: Slide,
+    available: list[str],
+    manifest: dict[str, Any],
+    key: tuple[str, ...],
+    reference: corpus.Pair | None,
+    view: str,
+    shown: int,
+) -> None:
+    """Every model on the sentence: the bars (chart), then a card each, the confidence grid
+    and the table (words)."""
+    t, names = ui.t, common.names()
+    outputs = {name: data.translate(name, key) for name in available}
+    nonce = int(st.session_state.get("arena_measure", 0))
+    with st.spinner(t(P + "latency.measuring")):
+        latency = {name: data.latency(name, key, nonce) for name in available}
+    b = board(
+        available,
+        outputs,
+        latency,
+        reference,
+        view=view,
+        shown=shown,
+        names=names,
+        why=WHY,
+        manifest=manifest,
+        symbols=SYMBOLS,
     )
-    set_params(**{param: value})
-    return value
+    with s.chart:
+        what = "bars.title" if reference is not None else "bars.title_conf"
+        fig = figures.sentence_bars(
+            available,
+            b.values,
+            b.labels,
+            names=names,
+            title=t(P + what),
+            x_title=t(P + ("bars.x" if reference is not None else "bars.x_conf"), n=len(key)),
+            presenter=ui.presenter(),
+        )
+        ui.chart(fig, key="arena_bars")
+    with s.words:
+        if reference is not None:
+            st.caption(t(f"{P}legend.{view}"))
+        st.html("".join(b.cards))  # six cards, one element: cheap to redraw
+        why_links(available, WHY, WHY_PART)
+        if b.grid[0] and any(b.grid[1]):
+            st.markdown(f"**{t(P + 'conf.title')}**")
+            marks = b.grid[3] if reference is not None else None
+            st.html(figures.confidence_html(*b.grid[:3], marks, mark_symbols=SYMBOLS))
+            st.caption(t(P + "conf.caption"))
+        st.markdown(f"**{t(P + 'table.header')}**")
+        header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
+        st.html(figures.table_html(header, b.rows, TABLE_ALIGN))
+    with s.more, st.container(horizontal=True):
+        st.download_button(
+            t(P + "table.csv"),
+            data=lambda: analysis.table_csv(header, b.rows),
+            file_name="arena.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            key="arena_csv",
+        )
+        st.button(
+            t(P + "latency.again"),
+            on_click=remeasure,
+            icon=":material/timer:",
+            key="arena_remeasure",
+        )
+    with s.words, ui.curious():
+        stamp = max(str(v["at"]) for v in latency.values())
+        which = "latency.note" if nonce else "latency.note_once"
+        st.markdown(t(P + "sentence.how"))
+        st.caption(t(P + which, runs=data.REMEASURE_RUNS, at=stamp))
+
+
+# --- controls ------------------------------------------------------------------------------
 
 
 def _draw() -> None:
@@ -84,8 +198,8 @@ def pick_sentence(
         reference = corpus.LESSON_PAIRS[idx]
         raw_text = LESSON_LABELS[idx]
     elif source == "grammar":
-        length = get_int("len", 1, corpus.MAX_LEN, A.DEFAULT_LENGTH)
-        seed = get_int("seed", 0, MAX_SEED, A.DEFAULT_SEED)
+        length = get_int("len", 1, corpus.MAX_LEN, analysis.DEFAULT_LENGTH)
+        seed = get_int("seed", 0, MAX_SEED, analysis.DEFAULT_SEED)
         length = st.slider(
             t(P + "input.length"), 1, corpus.MAX_LEN, **bound("len", length, key="arena_len")
         )
@@ -101,7 +215,7 @@ def pick_sentence(
             )
             st.button(t(P + "input.draw"), on_click=_draw, icon=":material/casino:")
         set_params(len=length, seed=seed)
-        reference = D.grammar(int(seed), int(length))
+        reference = data.grammar(int(seed), int(length))
         raw_text = " ".join(reference.src)
     else:
         raw_text, tokens = ui.inputs.sentence_input(
@@ -117,7 +231,7 @@ def pick_sentence(
         # training vocabulary is named, not silently turned into <unk>)
         tokens = ui.inputs.check(raw_text, src_vocab)
     if tokens is not None and source == "typed":
-        reference = A.find_reference(tokens)
+        reference = analysis.find_reference(tokens)
     if tokens is not None:
         st.markdown(t(P + "input.source_line", text=" ".join(tokens), n=len(tokens)))
         if reference is not None:
@@ -156,10 +270,6 @@ def reveal_row(revealed: int, total: int) -> None:
 
 def remeasure() -> None:
     st.session_state["arena_measure"] = int(st.session_state.get("arena_measure", 0)) + 1
-
-
-def open_part(name: str) -> None:
-    st.query_params["part"] = name
 
 
 # --- why each model does what it does ------------------------------------------------------
@@ -245,10 +355,9 @@ def board(
     for i, name in enumerate(models):
         out, probs = outputs[name]
         visible = i < shown
-        verdict = (
-            (A.edit_alignment if view == "edit" else A.positionwise)(out, ref) if ref else None
-        )
-        scores = A.sentence_scores(out, ref) if ref else None
+        compare = analysis.edit_alignment if view == "edit" else analysis.positionwise
+        verdict = compare(out, ref) if ref else None
+        scores = analysis.sentence_scores(out, ref) if ref else None
         conf = sum(probs) / max(1, len(probs))
         # the bar: edit-distance accuracy against the reference (mean confidence without one)
         value = (scores["edit_acc"] if scores else conf) if visible else None
@@ -260,12 +369,12 @@ def board(
         else:
             b.labels.append(f"{value:.0%}" + (" ✗" if scores else ""))
         ms = latency[name]["median_ms"]
-        meta = t(P + "card.meta", params=f"{D.params(name):,}", ms=f"{ms:.0f}")
+        meta = t(P + "card.meta", params=f"{data.params(name):,}", ms=f"{ms:.0f}")
         if not visible:
             body, small = f"<b>{html.escape(t(P + 'card.hidden'))}</b>", []
         else:
             marks = verdict.marks if verdict else None
-            body = F.strip_html(out, marks, mark_symbols=symbols) or t(P + "empty_output")
+            body = figures.strip_html(out, marks, mark_symbols=symbols) or t(P + "empty_output")
             card = "card.exact" if scores and scores["exact"] == 1 else "card.score"
             small = [
                 t(
@@ -280,7 +389,7 @@ def board(
             ]
         pages = " · ".join(t(f"page.{slug}.title") for slug in why[name])
         small.append(f"{why_text(name, manifest)} → {pages}")
-        b.cards.append(F.card_html(names[name], lexicon.look(name).color, meta, body, small))
+        b.cards.append(figures.card_html(names[name], lexicon.look(name).color, meta, body, small))
         cell = (lambda v: f"{v:.0%}") if visible and scores else (lambda v: "—")
         exact = "?" if not visible else ("✓" if scores["exact"] == 1 else "✗") if scores else "—"
         b.rows.append(
@@ -291,7 +400,7 @@ def board(
                 cell(scores["token_acc"] if scores else 0),
                 f"{conf:.0%}" if visible and probs else "—",
                 f"{min(probs):.0%}" if visible and probs else "—",
-                f"{D.params(name):,}",
+                f"{data.params(name):,}",
                 f"{float(ms):.1f}",
             ]
         )
@@ -301,14 +410,3 @@ def board(
             b.grid[2].append(list(probs))
             b.grid[3].append(list(verdict.marks) if verdict else ["none"] * len(out))
     return b
-
-
-def same_names(groups: Sequence[Sequence[str]], names: Mapping[str, str]) -> dict[str, str]:
-    """``names`` with each model of a group of identical lines named with the others ("X,
-    same as Y"): lines with the same values lie on top of each other."""
-    out = dict(names)
-    for group in groups:
-        for m in group:
-            others = ", ".join(names[o] for o in group if o != m)
-            out[m] = ui.t(P + "dist.same", name=names[m], others=others)
-    return out

@@ -8,7 +8,6 @@ one test checks the page against the shipped zoo when it is there.
 
 from __future__ import annotations
 
-import ast
 import json
 import re
 
@@ -19,7 +18,7 @@ import streamlit as st
 import core.zoo as zoo
 from core import corpus, lexicon
 from core.i18n import translate
-from tests.conftest import ROOT, make_app
+from tests.conftest import make_app
 
 ARENA = "pages/arena.py"
 
@@ -401,21 +400,10 @@ def test_invalid_part_falls_back_with_a_notice(dev_zoo):
 
 
 def test_why_links_name_real_parts_of_linked_pages():
+    from lessons.arena.sentence import WHY, WHY_PART
     from ui.nav import page_parts
 
-    why, why_part = _constant("arena", "WHY"), _constant("arena", "WHY_PART")
-    linked = {slug for slugs in why.values() for slug in slugs}
-    assert why_part and set(why_part) <= linked
-    for slug, part in why_part.items():
+    linked = {slug for slugs in WHY.values() for slug in slugs}
+    assert WHY_PART and set(WHY_PART) <= linked
+    for slug, part in WHY_PART.items():
         assert part in page_parts(slug), (slug, part)
-
-
-def _constant(slug: str, name: str):
-    """A module-level constant of a page, read from its source (running the page needs a
-    session)."""
-    tree = ast.parse((ROOT / "pages" / f"{slug}.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        targets = node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
-        if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-            return ast.literal_eval(node.value)
-    raise AssertionError(f"pages/{slug}.py has no {name}")

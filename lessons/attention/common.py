@@ -1,19 +1,25 @@
-"""The attention page's inputs: a sentence (an example or typed), a model, a layer and
-head, a decoding step, a word. Each is tied to its URL parameter through ``ui.params``."""
+"""What several parts of the attention lesson share: the inputs (a sentence, a model, a
+layer and head, a decoding step, a word, each tied to its URL parameter through
+``ui.params``), the hover labels, and the notes on which model and which attention a chart
+shows."""
 
 from __future__ import annotations
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 import ui
 from core import lexicon
-from core.analysis import attention as A
+from core.analysis import attention as analysis
 from core.translate import InputError, prepare
+from core.vocab import detokenize_zh
+from lessons.attention import data
 from ui.params import safe_value
+from ui.slide import Slide
 
-t = ui.t
+t = ui.t  # reads the visitor's language on every call
 ATTN_MODELS = ("gru_attention", "transformer")
-EXAMPLES = tuple(en for en, _ in A.EXAMPLES)
+EXAMPLES = tuple(en for en, _ in analysis.EXAMPLES)
 OWN = "__own__"
 
 
@@ -39,7 +45,7 @@ def _on_example(param: str) -> None:
         st.query_params[param] = choice
 
 
-def sentence_picker(src_vocab, default: str, param: str = "s") -> tuple[str, ...] | None:
+def sentence_picker(default: str, param: str = "s") -> tuple[str, ...] | None:
     """Example selector + free text, both tied to the URL parameter ``param`` (alignment
     and the model comparison share ``s``; self-attention and scores share ``q``)."""
     text = ui.params.get_text(param, default)
@@ -62,7 +68,7 @@ def sentence_picker(src_vocab, default: str, param: str = "s") -> tuple[str, ...
             **ui.params.bound(param, text, key="attention_s"),
         )
     try:
-        return tuple(prepare(text, src_vocab))
+        return tuple(prepare(text, data.vocabs()[0]))
     except InputError as err:
         show_input_error(err)
         return None
@@ -82,7 +88,7 @@ def model_picker() -> str:
 
 
 def layer_head_picker(
-    run: A.AttentionRun,
+    run: analysis.AttentionRun,
     *,
     allow_avg: bool = True,
     default: tuple[int, int | None] | None = None,
@@ -132,7 +138,7 @@ def _remember(name: str, value: int) -> None:
     st.session_state[f"attention_{name}_seen"] = str(value)
 
 
-def step_picker(run: A.AttentionRun, label: str) -> int:
+def step_picker(run: analysis.AttentionRun, label: str) -> int:
     n = len(run.output)
     step = _position(st.query_params.get("step"), "step", n, default=1)
     step = st.select_slider(
@@ -145,7 +151,7 @@ def step_picker(run: A.AttentionRun, label: str) -> int:
     return step - 1
 
 
-def word_picker(run: A.AttentionRun, tokens: tuple[str, ...], label: str) -> int:
+def word_picker(run: analysis.AttentionRun, tokens: tuple[str, ...], label: str) -> int:
     """The source word whose row is shown (0-based; in the link as ``w``, 1-based);
     "it" when the sentence has one."""
     n = len(run.source)
@@ -159,3 +165,59 @@ def word_picker(run: A.AttentionRun, tokens: tuple[str, ...], label: str) -> int
     )
     _remember("w", word)
     return word - 1
+
+
+def hover() -> dict[str, str]:
+    """The heatmaps' hover labels, in the visitor's language."""
+    return {k: t(f"attention.hover.{k}") for k in ("row", "col", "weight", "sum")}
+
+
+def numbered(tokens) -> list[str]:
+    return [f"{i + 1} {tok}" for i, tok in enumerate(tokens)]
+
+
+def model_note(name: str, run: analysis.AttentionRun) -> None:
+    """What the model wrote."""
+    st.markdown(t("attention.output", model=ui.model_name(name), text=detokenize_zh(run.words)))
+
+
+def reference_note(tokens: tuple[str, ...]) -> None:
+    """The corpus's own translation, when the sentence is one of the examples."""
+    ref = dict(analysis.EXAMPLES).get(" ".join(tokens))
+    if ref:
+        st.caption(t("attention.reference", text=detokenize_zh(ref.split())))
+
+
+def where(name: str, layer: int, head: int | None, side: str = "dec") -> str:
+    """Which attention a chart shows, in words (``side``: decoder cross or encoder self)."""
+    if name == "gru_attention":
+        return t("attention.where.gru")
+    if head is None:
+        return t(f"attention.where.{side}_avg", layer=layer + 1)
+    return t(f"attention.where.{side}_head", layer=layer + 1, head=head + 1)
+
+
+def view_picker(
+    name: str, run: analysis.AttentionRun, place: DeltaGenerator | Slide
+) -> tuple[int, int | None]:
+    """The decoder attention to show: layer and head of the transformer, picked in
+    ``place`` (a slide's secondary controls, made only then); the GRU has one attention,
+    (0, None)."""
+    if name != "transformer":
+        return 0, None
+    with place.more if isinstance(place, Slide) else place:
+        return layer_head_picker(run)
+
+
+def choice(param: str, options: tuple[str, ...], default: str, label: str, prefix: str) -> str:
+    """A row of buttons tied to the URL parameter ``param`` (session key attention_<param>)."""
+    value = ui.params.get_choice(param, options, default=default)
+    value = st.segmented_control(
+        label,
+        options,
+        format_func=ui.labeler(prefix),
+        required=True,
+        **ui.params.bound(param, value, key=f"attention_{param}"),
+    )
+    ui.params.set_params(**{param: value})
+    return value

@@ -1,0 +1,98 @@
+"""What both parts of the model arena share: the zoo check the page opens with, the models'
+display names, the segmented controls kept in the URL, the predict mode, and each part's
+header and closing words."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import streamlit as st
+
+import core.zoo as zoo
+import ui
+from core.analysis import arena as analysis
+from core.vocab import Vocab
+from ui import models
+from ui.params import bound, get_choice, set_params
+
+P = "arena."
+MODELS = zoo.TRANSLATION_MODELS
+MODES = ("show", "predict")
+
+
+def names() -> dict[str, str]:
+    """Every translation model's and probe's display name, in the visitor's language."""
+    return {m: ui.model_name(m) for m in MODELS + zoo.PROBE_MODELS}
+
+
+def choice(
+    param: str, options: tuple[str, ...], default: str, key: str, label: str = "", **kw
+) -> str:
+    """A segmented control over ``options`` in the URL as ``param``; its label is
+    ``arena.<label>`` and its options ``arena.<label>.<option>`` (``label``: ``param``)."""
+    label = P + (label or param)
+    value = get_choice(param, options, default=default)
+    value = st.segmented_control(
+        ui.t(label),
+        options,
+        format_func=ui.labeler(label + "."),
+        required=True,
+        **kw,
+        **bound(param, value, key=key),
+    )
+    set_params(**{param: value})
+    return value
+
+
+def open_part(name: str) -> None:
+    st.query_params["part"] = name
+
+
+def header(part: str) -> None:
+    """The part's header. The sentence part is one block and the evidence part starts with
+    an element at the same place: switching parts replaces the long sentence part at once,
+    so the browser lands at the evidence's header instead of keeping a scroll position near
+    the bottom."""
+    st.header(ui.t(f"{P}{part}.header"))
+
+
+def closing(part: str, manifest: dict[str, Any]) -> None:
+    """The part's takeaway (with the held-out numbers of the longest bucket) and "try this"."""
+    claim = analysis.length_claim(analysis.exact_by_length(manifest, MODELS)) or {"cnn": "?"}
+    ui.takeaway(ui.t(f"{P}{part}.takeaway", **claim))
+    ui.try_this(ui.t(f"{P}{part}.try"))
+
+
+def open_zoo() -> tuple[list[str], dict[str, Any], Vocab]:
+    """The translation models that are on disk (the others named in a warning), the
+    manifest and the source vocabulary. Stops the page with the rebuild command when no
+    model (or no vocabulary) is there."""
+    try:
+        src_vocab, _ = models.get_vocabs()
+    except zoo.ZooError as err:
+        models.show_zoo_error(err)
+        st.stop()
+    available, missing = [], []
+    for name in MODELS:
+        try:
+            models.get_model(name)
+            available.append(name)
+        except zoo.ZooError:
+            missing.append(name)
+    if not available:
+        models.require(*MODELS)  # names the first missing file and the rebuild command
+        st.stop()
+    if missing:
+        st.warning(
+            ui.t(
+                P + "missing",
+                models=", ".join(map(ui.model_name, missing)),
+                command=zoo.REBUILD_COMMAND,
+            ),
+            icon=":material/inventory_2:",
+        )
+    try:
+        manifest = models.get_manifest()
+    except zoo.ZooError:
+        manifest = {"models": {}}
+    return available, manifest, src_vocab

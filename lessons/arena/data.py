@@ -1,0 +1,54 @@
+"""The model arena's cached computations (``ui.cache.data``: keyed on the models' checksums
+too): every model's output on a sentence, its live timing, its size and the grammar's
+sentences, shared by every visitor."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from core import corpus, lexicon
+from core.analysis import arena as analysis
+from core.translate import translate_tokens
+from ui import cache, models
+
+# Latency: one timed decode right after the translation run; "Measure again" takes the
+# median of more runs.
+LATENCY_RUNS = 1
+REMEASURE_RUNS = 5
+
+
+# Keyed on the visitor's sentence: six entries (one per model) a sentence. An entry is small:
+# a sentence has at most core.translate.MAX_WORDS = 60 words, so an output at most
+# max_output_len(60) = 100 tokens with their probabilities: 1.35 KB pickled at that budget,
+# 0.4-0.9 KB measured on random 60-word sentences. 2048 entries (341 sentences: a class of
+# 60 trying five or six each) therefore hold under 4 MB with the cache's own bookkeeping.
+@cache.data(max_entries=2048)
+def translate(name: str, tokens: tuple[str, ...]) -> tuple[tuple[str, ...], tuple[float, ...]]:
+    """Greedy output tokens (special tokens as shown) and their probabilities."""
+    sv, tv = models.get_vocabs()
+    result = translate_tokens(models.get_model(name), tokens, sv, tv)
+    return tuple(lexicon.show_tokens(result.output)), result.probs
+
+
+@cache.data(max_entries=512)  # ~0.3 KB an entry
+def latency(name: str, tokens: tuple[str, ...], nonce: int) -> dict[str, object]:
+    """Live timing of the greedy decode; ``nonce`` changes when the user asks to re-measure
+    (then over ``REMEASURE_RUNS`` runs, else ``LATENCY_RUNS``)."""
+    sv, _ = models.get_vocabs()
+    timing = analysis.greedy_latency(  # no warm-up: translate has just run this very decode
+        models.get_model(name),
+        sv.encode(tokens, eos=True),
+        runs=REMEASURE_RUNS if nonce else LATENCY_RUNS,
+        warmup=0,
+    )
+    return {**timing, "at": dt.datetime.now(dt.UTC).strftime("%H:%M:%S")}
+
+
+@cache.data  # keyed on a model name: a closed set
+def params(name: str) -> int:
+    return analysis.count_params(models.get_model(name))
+
+
+@cache.data(max_entries=64)
+def grammar(seed: int, length: int) -> corpus.Pair:
+    return analysis.grammar_pair(seed, length)

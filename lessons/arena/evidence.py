@@ -1,0 +1,123 @@
+"""Part "evidence" of the model arena: not just this sentence. The held-out accuracy of every
+model against sentence length (the slide), then the probes' memory against distance; kept
+back in predict mode until every model is revealed."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import streamlit as st
+
+import core.zoo as zoo
+import ui
+from core import corpus, probes_data
+from core.analysis import arena as analysis
+from core.figures import arena as figures
+from lessons.arena import common
+
+P = common.P
+METRICS = ("exact", "edit_acc", "token_acc")
+
+
+def show() -> None:
+    available, manifest, _ = common.open_zoo()
+    common.header("evidence")
+    mode = ui.params.get_choice("mode", common.MODES, default="show")
+    revealed = ui.params.get_int("reveal", 0, len(common.MODELS), 0)
+    if mode == "predict" and revealed < len(available):
+        st.info(ui.t(P + "evidence.after_reveal"), icon=":material/visibility_off:")
+        st.button(
+            ui.t(P + "to_sentence"),
+            on_click=common.open_part,
+            args=("sentence",),
+            icon=":material/arrow_back:",
+            key="arena_to_sentence",
+        )
+    else:
+        section(manifest)
+    common.closing("evidence", manifest)
+
+
+@ui.fragment  # the score choice reruns only the evidence
+def section(manifest: dict[str, Any]) -> None:
+    """Accuracy against length (the slide), then memory against distance."""
+    t, names = ui.t, common.names()
+    claim = analysis.length_claim(analysis.exact_by_length(manifest, common.MODELS))
+    s = ui.slide(t(P + "evidence.lead", **claim) if claim else t(P + "evidence.lead_plain"))
+    with s.control:
+        metric = common.choice("metric", METRICS, "exact", "arena_metric")
+    by_length = analysis.exact_by_length(manifest, common.MODELS, metric=metric)
+    with s.chart:
+        if by_length:
+            fig_len = figures.accuracy_by_length(
+                corpus.BUCKETS,
+                by_length,
+                title=t(P + "len.title", metric=t(f"{P}metric.{metric}")),
+                x_title=t(P + "len.x"),
+                y_title=t(f"{P}metric.{metric}"),
+                names=names,
+                presenter=ui.presenter(),
+            )
+            ui.chart(fig_len, key="arena_len_chart")
+        else:
+            st.info(t(P + "len.none"), icon=":material/hourglass_empty:")
+    distances, by_distance = analysis.distance_accuracy(manifest, zoo.PROBE_MODELS)
+    with s.words:
+        n = analysis.smallest_bucket(manifest, list(by_length))
+        st.caption(t(P + "len.caption", n=n if n is not None else "?"))
+        fig_dist = distance_figure(distances, by_distance, names) if by_distance else None
+        if fig_dist is not None:
+            ui.chart(fig_dist, key="arena_dist_chart")
+            st.caption(t(P + "dist.caption"))
+            ui.mixed(t(P + "dist.mixed"))
+        else:
+            st.info(t(P + "dist.none"), icon=":material/hourglass_empty:")
+    with s.more, st.container(horizontal=True):
+        if by_length:
+            download(fig_len, "html", f"arena_accuracy_by_length_{metric}.html", "arena_len_html")
+        if fig_dist is not None:
+            download(fig_dist, "dist.html", "arena_memory_by_distance.html", "arena_dist_html")
+    with s.words, ui.curious():
+        st.markdown(t(P + "evidence.how", n=len(common.MODELS), n_probes=len(zoo.PROBE_MODELS)))
+
+
+def distance_figure(distances, by_distance, names: Mapping[str, str]):
+    """The distance probes' held-out accuracy against the distance between key and query."""
+    t = ui.t
+    return figures.accuracy_by_distance(
+        distances,
+        by_distance,
+        title=t(P + "dist.title"),
+        x_title=t(P + "dist.x"),
+        y_title=t(P + "dist.y"),
+        chance=1 / probes_data.N_KEYS,
+        chance_label=t(P + "dist.chance"),
+        # lines with the same values lie on top of each other: their names say so
+        names=same_names(analysis.identical_series(by_distance), names),
+        presenter=ui.presenter(),
+    )
+
+
+def download(fig, label: str, file_name: str, key: str) -> None:
+    """A button that downloads ``fig`` as one self-contained HTML file."""
+    st.download_button(
+        ui.t(P + label),
+        data=lambda: figures.standalone_html(fig),
+        file_name=file_name,
+        mime="text/html",
+        on_click="ignore",
+        icon=":material/download:",
+        key=key,
+    )
+
+
+def same_names(groups: Sequence[Sequence[str]], names: Mapping[str, str]) -> dict[str, str]:
+    """``names`` with each model of a group of identical lines named with the others ("X,
+    same as Y"): lines with the same values lie on top of each other."""
+    out = dict(names)
+    for group in groups:
+        for m in group:
+            others = ", ".join(names[o] for o in group if o != m)
+            out[m] = ui.t(P + "dist.same", name=names[m], others=others)
+    return out

@@ -1,0 +1,120 @@
+"""Part "align" (lesson 3.1): each output word spreads a budget of 1 over the source words.
+The alignment heatmap with one decoding step's row framed and drawn as bars under it, then
+the entropy of every step's weights."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import streamlit as st
+
+import ui
+from core.analysis import attention as analysis
+from core.figures import attention as figures
+from lessons.attention import common, data
+
+t = ui.t  # reads the visitor's language on every call
+
+
+@ui.fragment  # its controls rerun only this part of the page
+def show() -> None:
+    top, choose = st.container(), st.container()
+    with choose:  # under the picture: which sentence, which model
+        name = common.model_picker()
+        tokens = common.sentence_picker(common.EXAMPLES[0])
+    if tokens is None:
+        return
+    run, gap = data.run_model(name, tokens)
+    layer, head = common.view_picker(name, run, choose)
+    weights = analysis.select_heads(run.cross, layer, head)
+    entropy = analysis.entropy_bits(weights)
+    with top:
+        step_view(name, run, weights, entropy)
+    with choose:
+        common.model_note(name, run)
+        common.reference_note(tokens)
+    # every step at once, outside the step fragment: not redrawn when the step moves
+    ui.chart(focus_figure(run, entropy), key="attention_align_focus")
+    st.caption(t("attention.focus.caption", max=f"{math.log2(len(run.source)):.2f}"))
+    ui.takeaway(t("attention.align.takeaway"))
+    ui.try_this(t("attention.align.try"))
+    with ui.curious():
+        st.caption(t("attention.align.caption", where=common.where(name, layer, head)))
+        check_note(run, gap)
+    ui.params.set_params(s=" ".join(tokens))
+
+
+@ui.fragment  # the decoding step reruns only what it moves: one figure (heatmap + row)
+def step_view(
+    name: str, run: analysis.AttentionRun, weights: np.ndarray, entropy: np.ndarray
+) -> None:
+    """The alignment heatmap with the step's row framed and drawn as bars under it; the
+    step slider under the chart."""
+    s = ui.slide(t("attention.part.align.lead"))
+    with s.control:
+        step = common.step_picker(run, t("attention.step"))
+    with s.more:
+        values = st.toggle(
+            t("attention.values"),
+            **ui.params.bound("values", ui.params.get_bool("values", False), key="attention_v"),
+        )
+    with s.chart:
+        ui.chart(alignment_figure(name, run, weights, step, values), key="attention_align")
+    with s.words:
+        st.markdown(row_caption(run, weights, entropy, step))
+
+
+def alignment_figure(
+    name: str, run: analysis.AttentionRun, weights: np.ndarray, step: int, values: bool
+):
+    """The heatmap of every step's weights with ``step``'s row framed and drawn as bars."""
+    return figures.alignment_figure(
+        weights,
+        run.source,
+        common.numbered(run.output),
+        step=step,
+        title=t("attention.align.title", model=ui.model_name(name)),
+        x_title=t("attention.align.x"),
+        y_title=t("attention.align.y"),
+        row_title=t("attention.row.title", step=step + 1, token=run.output[step]),
+        row_y_title=t("attention.hover.weight"),
+        hover=common.hover(),
+        presenter=ui.presenter(),
+        show_values=values,
+    )
+
+
+def row_caption(
+    run: analysis.AttentionRun, weights: np.ndarray, entropy: np.ndarray, step: int
+) -> str:
+    row = weights[step]
+    top = int(np.argmax(row))
+    return t(
+        "attention.row.caption",
+        token=run.output[step],
+        top=run.source[top],
+        w=f"{row[top]:.2f}",
+        total=f"{row.sum():.2f}",
+        h=f"{entropy[step]:.2f}",
+    )
+
+
+def focus_figure(run: analysis.AttentionRun, entropy: np.ndarray):
+    """The entropy of every step's weights (bits), under the ceiling log2(S)."""
+    return figures.weight_bars(
+        common.numbered(run.output),
+        entropy,
+        title=t("attention.focus.title"),
+        x_title=t("attention.align.y"),
+        y_title=t("attention.focus.y"),
+        presenter=ui.presenter(),
+        highlight=False,
+        ceiling=math.log2(len(run.source)),
+    )
+
+
+def check_note(run: analysis.AttentionRun, gap: float) -> None:
+    """The check that the plotted weights are the ones used (for the curious)."""
+    ok = run.consistent and gap < 1e-3
+    st.caption(t("attention.check.ok" if ok else "attention.check.bad", gap=f"{gap:.1e}"))

@@ -1,0 +1,78 @@
+"""Part "buys" (the lesson's argument): the shipped models' held-out accuracy against
+sentence length (with and without attention), then every model on one sentence."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import zoo
+from core.analysis import attention as analysis
+from core.corpus import BUCKETS
+from core.figures import attention as figures
+from core.vocab import detokenize_zh
+from lessons.attention import common, data
+from ui import models
+
+t = ui.t  # reads the visitor's language on every call
+
+MODELS = ("gru_plain_256", "gru_attention", "transformer")  # the curves
+ATTENTION_MODELS = ("gru_attention", "cnn_s2s", "transformer")  # the ones that attend
+
+
+def show() -> None:
+    """The shipped models' accuracy by length (the picture, which no control changes),
+    then every model on one sentence (a fragment: the sentence reruns only the table)."""
+    s = ui.slide(t("attention.part.buys.lead"))
+    series = analysis.length_series(models.get_manifest(), MODELS, BUCKETS)
+    with s.chart:
+        if series:
+            ui.chart(lengths_figure(BUCKETS, series), key="attention_buys_lengths")
+        else:
+            st.caption(t("attention.buys.no_metrics"))
+    with s.words:
+        if series:
+            st.caption(t("attention.buys.caption"))
+    table()
+    ui.takeaway(t("attention.buys.takeaway"))
+
+
+@ui.fragment  # the sentence reruns only the table: the curves above do not depend on it
+def table() -> None:
+    tokens = common.sentence_picker(common.EXAMPLES[6])
+    if tokens is None:
+        return
+    st.table(models_rows(zoo.TRANSLATION_MODELS, tokens))
+    common.reference_note(tokens)
+    ui.params.set_params(s=" ".join(tokens))
+
+
+def lengths_figure(buckets, series: dict[str, list[float]]):
+    return figures.bucket_lines(
+        buckets,
+        series,
+        title=t("attention.buys.title"),
+        x_title=t("attention.buys.x"),
+        y_title=t("attention.buys.y"),
+        presenter=ui.presenter(),
+        names={m: ui.model_name(m) for m in series},
+    )
+
+
+def models_rows(names, tokens: tuple[str, ...]) -> list[dict[str, str]]:
+    """One row per model: its name, whether it attends, its output (and whether that is
+    exactly the corpus's translation, when the sentence is an example)."""
+    yes_no = {True: t("attention.buys.yes"), False: t("attention.buys.no")}
+    ref = dict(analysis.EXAMPLES).get(" ".join(tokens))
+    rows = []
+    for name in names:
+        text = data.translate_with(name, tokens)
+        row = {
+            t("attention.buys.col.model"): ui.model_name(name),
+            t("attention.buys.col.attention"): yes_no[name in ATTENTION_MODELS],
+            t("attention.buys.col.output"): t("attention.buys.missing") if text is None else text,
+        }
+        if ref:
+            row[t("attention.buys.col.exact")] = yes_no[text == detokenize_zh(ref.split())]
+        rows.append(row)
+    return rows
