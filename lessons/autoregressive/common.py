@@ -1,5 +1,5 @@
-"""The autoregressive page's controls, written once: the step player, text boxes tied to
-the URL, the translator choice, the sampling settings and the forced-word pickers.
+"""What several parts of the autoregressive lesson share: the step player, the text boxes
+tied to the URL, the translator choice, token display and a part's close.
 
 Nothing here keeps state between reruns: values live in the URL and ``st.session_state``,
 and the language and presenter flag are read on every call.
@@ -13,21 +13,32 @@ from collections.abc import Callable
 import streamlit as st
 
 import ui
-from core import mdtable as md
-from core.analysis import autoregressive as ar
-from core.evaluate import max_output_len
+from core import lexicon
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
-from ui.autoregressive_data import zh
 from ui.models import get_vocabs
+from ui.slide import Slide
 
 SLUG = "autoregressive"
 TRANSLATORS = ("gru_attention", "transformer")
+DEFAULT_SOURCE = "the cat drank the milk because it was hungry"
 PLAY_DELAY = 0.7  # seconds per step when Play animates
 
 
 def k(key: str) -> str:
     return f"{SLUG}.{key}"
+
+
+def zh(ids) -> list[str]:
+    """Chinese tokens of output ids, special tokens in their one display spelling."""
+    _, tv = get_vocabs()
+    return lexicon.show_tokens(tv.tokens[i] for i in ids)
+
+
+def en(ids) -> list[str]:
+    """English tokens of language-model ids, special tokens in their one display spelling."""
+    sv, _ = get_vocabs()
+    return lexicon.show_tokens(sv.tokens[i] for i in ids)
 
 
 # --- the step player --------------------------------------------------------------------------
@@ -162,7 +173,22 @@ def read_text(
         return None
 
 
-# --- choices ----------------------------------------------------------------------------------
+def read_source(
+    s: Slide, name: str, default: str, key: str, resets: tuple[str, ...]
+) -> list[str] | None:
+    """The sentence a translator reads (drawn in ``s.more``): its tokens, or None after
+    saying in ``s.chart`` what is wrong (an empty sentence included)."""
+    with s.more:
+        source = read_text(name, default, ui.t(k("tr.source")), key, resets, s.chart)
+    if not source:
+        if source == []:
+            with s.chart:
+                st.error(ui.t(k("input.empty")))
+        return None
+    return source
+
+
+# --- choices and words --------------------------------------------------------------------------
 
 
 def pick_translator() -> str:
@@ -177,120 +203,6 @@ def pick_translator() -> str:
     )
     ui.params.set_params(model=name)
     return name
-
-
-def sampling_controls() -> tuple[str, float, int, int]:
-    """Greedy or sampling, with temperature, top-k and seed (disabled for greedy), each tied
-    to its URL parameter. Returns (mode, temperature, top-k, seed)."""
-    t = ui.t
-    mode = ui.params.get_choice("mode", ar.MODES, "greedy")
-    mode = st.segmented_control(
-        t(k("lm.mode")),
-        ar.MODES,
-        format_func=ui.labeler(k("lm.mode.")),
-        required=True,
-        **ui.params.bound("mode", mode, key="ar_mode"),
-    )
-    temp = ui.params.get_float("temp", 0.1, 3.0, 1.0)
-    topk = ui.params.get_int("topk", 0, 50, 5)
-    seed = ui.params.get_int("seed", 0, 9999, 0)
-    c1, c2, c3 = st.columns(3)
-    off = mode == "greedy"
-    temp = c1.slider(
-        t(k("lm.temp")),
-        0.1,
-        3.0,
-        step=0.1,
-        disabled=off,
-        help=t(k("lm.temp_help")),
-        **ui.params.bound("temp", temp, key="ar_temp"),
-    )
-    topk = c2.slider(
-        t(k("lm.topk")),
-        0,
-        50,
-        disabled=off,
-        help=t(k("lm.topk_help")),
-        **ui.params.bound("topk", topk, key="ar_topk"),
-    )
-    seed = c3.number_input(
-        t(k("lm.seed")),
-        0,
-        9999,
-        disabled=off,
-        help=t(k("lm.seed_help")),
-        **ui.params.bound("seed", seed, key="ar_seed"),
-    )
-    return mode, temp, topk, seed
-
-
-def _on_fpos() -> None:
-    st.query_params["fpos"] = str(st.session_state["ar_fpos"])
-    st.query_params.pop("ftok", None)  # the alternatives differ at another position
-
-
-def _on_ftok() -> None:
-    st.query_params["ftok"] = zh([st.session_state["ar_ftok"]])[0]
-
-
-def pick_wrong_step(
-    control, base: ar.Decoded, source: list[str], default: tuple[str, int, str]
-) -> tuple[int, int, dict[int, float]]:
-    """Where to force a wrong word and which one, from the URL (``fpos``, ``ftok``), with two
-    pickers drawn in ``control``. ``default`` is the searched slip (sentence, 1-based step,
-    word): used while the sentence is its own. Returns (1-based step, forced id, the
-    probabilities the model gave its alternatives at that step)."""
-    t = ui.t
-    _, tv = get_vocabs()
-    default_src, default_pos, default_tok = default
-    n = len(base.ids)
-    out = zh(base.ids)
-    own_default = " ".join(source) == default_src
-    fpos = ui.params.get_int(
-        "fpos", 1, max_output_len(len(source) + 1), default_pos if own_default else min(2, n)
-    )
-    fpos = min(fpos, n)
-    options = ar.alternatives(base, fpos)
-    raw_tok = ui.params.get_text("ftok", "", max_len=40) if st.query_params.get("ftok") else ""
-    forced = next((i for i in options if tv.tokens[i] == raw_tok), None)
-    if raw_tok and forced is None:
-        ui.params.notice("ftok", raw_tok, tv.tokens[options[0]])
-    if forced is None and own_default:
-        forced = next((i for i in options if tv.tokens[i] == default_tok), None)
-    forced = options[0] if forced is None else forced
-
-    with control:
-        c1, c2 = st.columns(2)
-        st.session_state["ar_fpos"] = fpos
-        fpos = c1.selectbox(
-            t(k("wrong.pos")),
-            list(range(1, n + 1)),
-            format_func=lambda i: f"{i}: {out[i - 1]}",
-            key="ar_fpos",
-            on_change=_on_fpos,
-        )
-        options = ar.alternatives(base, fpos)
-        if forced not in options:
-            forced = options[0]
-        probs = dict(zip(base.steps[fpos - 1].top_ids, base.steps[fpos - 1].top_probs))
-        st.session_state["ar_ftok"] = forced
-        forced = c2.selectbox(
-            t(k("wrong.token")),
-            options,
-            format_func=lambda i: f"{zh([i])[0]} ({probs[i]:.1%})",
-            key="ar_ftok",
-            on_change=_on_ftok,
-        )
-    ui.params.set_params(fpos=fpos, ftok=zh([forced])[0])
-    return fpos, forced, probs
-
-
-# --- words ------------------------------------------------------------------------------------
-
-
-def show_table(header: list[str], rows: list[list[object]]) -> None:
-    """A small Markdown table: no pandas on the server, no table bundle in the browser."""
-    st.markdown(md.table(header, [[md.escape(cell) for cell in row] for row in rows]))
 
 
 def big(text: str) -> None:
