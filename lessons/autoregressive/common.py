@@ -35,12 +35,6 @@ def zh(ids) -> list[str]:
     return lexicon.show_tokens(tv.tokens[i] for i in ids)
 
 
-def en(ids) -> list[str]:
-    """English tokens of language-model ids, special tokens in their one display spelling."""
-    sv, _ = get_vocabs()
-    return lexicon.show_tokens(sv.tokens[i] for i in ids)
-
-
 # --- the step player --------------------------------------------------------------------------
 
 
@@ -61,44 +55,23 @@ def stepper(param: str, n: int, default: int = 1) -> tuple[int, bool]:
     raw = ui.params.get_int(param, 1, 999, default)
     step = min(max(1, raw), n)  # a run that ends earlier than the link's step: its last step
     flag = f"ar_play_{param}"
-    cols = st.columns(4)
-    cols[0].button(
-        t(k("step.back")),
-        key=f"ar_{param}_back",
-        icon=":material/arrow_back:",
-        on_click=_go,
-        args=(param, step - 1),
-        disabled=step <= 1,
-        width="stretch",
+    buttons = (  # name, icon, on_click, args, disabled
+        ("back", "arrow_back", _go, (param, step - 1), step <= 1),
+        ("next", "arrow_forward", _go, (param, step + 1), step >= n),
+        ("play", "play_arrow", _play, (flag,), step >= n),
+        ("restart", "restart_alt", _go, (param, 1), step <= 1),
     )
-    cols[1].button(
-        t(k("step.next")),
-        key=f"ar_{param}_next",
-        icon=":material/arrow_forward:",
-        on_click=_go,
-        args=(param, step + 1),
-        disabled=step >= n,
-        width="stretch",
-        type="primary",
-    )
-    cols[2].button(
-        t(k("step.play")),
-        key=f"ar_{param}_play",
-        icon=":material/play_arrow:",
-        on_click=_play,
-        args=(flag,),
-        disabled=step >= n,
-        width="stretch",
-    )
-    cols[3].button(
-        t(k("step.restart")),
-        key=f"ar_{param}_restart",
-        icon=":material/restart_alt:",
-        on_click=_go,
-        args=(param, 1),
-        disabled=step <= 1,
-        width="stretch",
-    )
+    for col, (name, icon, on_click, args, disabled) in zip(st.columns(4), buttons):
+        col.button(
+            t(k(f"step.{name}")),
+            key=f"ar_{param}_{name}",
+            icon=f":material/{icon}:",
+            on_click=on_click,
+            args=args,
+            disabled=disabled,
+            width="stretch",
+            type="primary" if name == "next" else "secondary",
+        )
     ui.params.set_params(**{param: step})
     return step, bool(st.session_state.pop(flag, False))
 

@@ -14,16 +14,21 @@ from lessons.autoregressive.common import (
     animate,
     big,
     chart_key,
-    en,
     k,
     part_end,
     read_text,
     stepper,
 )
-from ui.models import require
+from ui.models import get_vocabs, require
 
 DEFAULT_PREFIX = "you should"
 t = ui.t
+
+
+def en(ids) -> list[str]:
+    """English tokens of language-model ids, special tokens in their one display spelling."""
+    sv, _ = get_vocabs()
+    return lexicon.show_tokens(sv.tokens[i] for i in ids)
 
 
 def sampling_controls() -> tuple[str, float, int, int]:
