@@ -122,7 +122,9 @@ def test_many_unknown_words_are_listed_up_to_a_cap():
 
 # --- every page, statically: capped boxes, no raw HTML ---------------------------------------
 
-SOURCES = sorted([*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py")])
+SOURCES = sorted(
+    [*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "lessons").rglob("*.py")]
+)
 
 
 def _calls(path):
@@ -136,7 +138,7 @@ def _calls(path):
             yield name, node
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=[p.name for p in SOURCES])
+@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
 def test_every_text_box_caps_its_length(path):
     for name, call in _calls(path):
         if name in ("text_input", "text_area", "chat_input"):
@@ -152,7 +154,7 @@ def test_every_text_box_caps_its_length(path):
 HTML_ALLOWED = {"style.py", "arena.py"}
 
 
-@pytest.mark.parametrize("path", SOURCES, ids=[p.name for p in SOURCES])
+@pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
 def test_no_user_text_can_reach_raw_html(path):
     import ast
 

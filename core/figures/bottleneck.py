@@ -135,7 +135,6 @@ def states_heatmap(
         raise ValueError("hidden contains NaN or infinity")
     s = base.scale(presenter)
     x = _unique(words)
-    last = len(x) - 1
     angled = len(words) > 12
     heat_px = s.height + (80 if presenter else 40)
     heatmap = go.Heatmap(
@@ -149,12 +148,35 @@ def states_heatmap(
         colorbar=dict(thickness=12 if not presenter else 20),
         hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
     )
+    frame, label = _context_marks(x, h.shape[1], context_label, s)
+    layout = _layout(
+        presenter,
+        title,
+        x_title,
+        y_title,
+        xaxis=dict(type="category", tickangle=-60 if angled else 0),
+        yaxis=dict(range=[h.shape[1] + 0.5, 0.5]),  # dimension 1 on top
+        shapes=[frame],
+        annotations=[label],
+        height=heat_px,
+    )
+    if context is None:
+        return go.Figure(data=[heatmap], layout=layout)
+    rows = _strip_rows(presenter, angled, heat_px)
+    strip = _context_strip(context)
+    _add_strip(layout, heatmap, rows, s, presenter, strip_title, strip_x_title)
+    return go.Figure(data=[heatmap, strip], layout=layout)
+
+
+def _context_marks(x: list[str], n_dims: int, context_label: str, s: base.Scale):
+    """The frame around C (the last column) and its label under the heatmap."""
+    last = len(x) - 1
     frame = dict(
         type="rect",
         x0=last - 0.5,
         x1=last + 0.5,
         y0=0.5,
-        y1=h.shape[1] + 0.5,
+        y1=n_dims + 0.5,
         line=dict(color="#000000", width=s.line + 1),
     )
     label = dict(
@@ -165,36 +187,15 @@ def states_heatmap(
         yanchor="bottom",
         font=dict(size=s.font + 2),
     )
-    xaxis = dict(type="category", tickangle=-60 if angled else 0)
-    if context is None:
-        return go.Figure(
-            data=[heatmap],
-            layout=_layout(
-                presenter,
-                title,
-                x_title,
-                y_title,
-                xaxis=xaxis,
-                yaxis=dict(range=[h.shape[1] + 0.5, 0.5]),  # dimension 1 on top
-                shapes=[frame],
-                annotations=[label],
-                height=heat_px,
-            ),
-        )
+    return frame, label
+
+
+def _context_strip(context: np.ndarray) -> go.Heatmap:
+    """C (H,) as one row of H cells, on the second pair of axes."""
     c = np.asarray(context, dtype=np.float32)
     if c.ndim != 1 or c.size == 0 or not np.all(np.isfinite(c)):
         raise ValueError(f"context must be a finite 1-D vector (H,), got shape {c.shape}")
-    # Fixed pixel rows, top to bottom: the heatmap, its word labels and axis title (a gap),
-    # the strip's title, the strip, then the strip's own axis in the bottom margin.
-    k = 1.5 if presenter else 1.0
-    gap_px = round(k * (135 if angled else 70))
-    strip_px = round(k * 34)
-    head_px = round(k * 30)
-    plot_px = heat_px + gap_px + head_px + strip_px
-    strip_top = strip_px / plot_px
-    heat_bottom = (strip_px + head_px + gap_px) / plot_px
-    heatmap.colorbar.update(y=(1 + heat_bottom) / 2, len=1 - heat_bottom, yanchor="middle")
-    strip = go.Heatmap(
+    return go.Heatmap(
         z=c[None, :],  # (1, H)
         x0=1,  # dimensions 1..H
         dx=1,
@@ -207,43 +208,59 @@ def states_heatmap(
         showscale=False,
         hovertemplate="C[%{x}] = %{z:.2f}<extra></extra>",
     )
+
+
+def _strip_rows(presenter: bool, angled: bool, heat_px: int) -> tuple[int, float, float]:
+    """Fixed pixel rows, top to bottom: the heatmap, its word labels and axis title (a gap),
+    the strip's title, the strip, then the strip's own axis in the bottom margin. Returns
+    the plot's height in pixels, the strip's top and the heatmap's bottom (paper units)."""
+    k = 1.5 if presenter else 1.0
+    gap_px = round(k * (135 if angled else 70))
+    strip_px = round(k * 34)
+    head_px = round(k * 30)
+    plot_px = heat_px + gap_px + head_px + strip_px
+    return plot_px, strip_px / plot_px, (strip_px + head_px + gap_px) / plot_px
+
+
+def _add_strip(
+    layout: dict,
+    heatmap: go.Heatmap,
+    rows: tuple[int, float, float],
+    s: base.Scale,
+    presenter: bool,
+    strip_title: str,
+    strip_x_title: str,
+) -> None:
+    """Make room under the heatmap's ``layout`` for C's strip (``rows``: :func:`_strip_rows`):
+    the strip's axes and title, fixed margins, the colour bar beside the heatmap only."""
+    plot_px, strip_top, heat_bottom = rows
+    heatmap.colorbar.update(y=(1 + heat_bottom) / 2, len=1 - heat_bottom, yanchor="middle")
     top = 60 if presenter else 50
-    bottom = round(k * 64)
-    return go.Figure(
-        data=[heatmap, strip],
-        layout=_layout(
-            presenter,
-            title,
-            x_title,
-            y_title,
-            xaxis={**xaxis, "automargin": False},
-            yaxis=dict(range=[h.shape[1] + 0.5, 0.5], domain=[heat_bottom, 1.0], automargin=True),
-            xaxis2=dict(
-                anchor="y2",
-                automargin=False,
-                title=dict(text=strip_x_title, font=dict(size=s.font + 2), standoff=8),
-                tickfont=dict(size=s.font),
-            ),
-            yaxis2=dict(domain=[0.0, strip_top], anchor="x2", tickfont=dict(size=s.font)),
-            shapes=[frame],
-            annotations=[
-                label,
-                dict(
-                    text=f"<b>{strip_title}</b>",
-                    xref="paper",
-                    yref="paper",
-                    x=0.0,
-                    xanchor="left",
-                    y=strip_top,
-                    yanchor="bottom",
-                    showarrow=False,
-                    font=dict(size=s.font + 2),
-                ),
-            ],
-            margin=dict(t=top, b=bottom),
-            height=top + plot_px + bottom,
-        ),
+    bottom = round((1.5 if presenter else 1.0) * 64)
+    layout["xaxis"]["automargin"] = False
+    layout["yaxis"].update(domain=[heat_bottom, 1.0], automargin=True)
+    layout["xaxis2"] = dict(
+        anchor="y2",
+        automargin=False,
+        title=dict(text=strip_x_title, font=dict(size=s.font + 2), standoff=8),
+        tickfont=dict(size=s.font),
     )
+    layout["yaxis2"] = dict(domain=[0.0, strip_top], anchor="x2", tickfont=dict(size=s.font))
+    layout["annotations"].append(
+        dict(
+            text=f"<b>{strip_title}</b>",
+            xref="paper",
+            yref="paper",
+            x=0.0,
+            xanchor="left",
+            y=strip_top,
+            yanchor="bottom",
+            showarrow=False,
+            font=dict(size=s.font + 2),
+        )
+    )
+    layout["margin"] = dict(t=top, b=bottom)
+    layout["height"] = top + plot_px + bottom
 
 
 def length_figure(
@@ -426,40 +443,48 @@ def latent_figure(
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06
     )
-    fig.add_trace(
-        go.Heatmap(
-            z=h.T,  # (H, T)
-            x=x,
-            y0=1,
-            dy=1,
-            zmin=-1,
-            zmax=1,
-            colorscale="RdBu_r",
-            colorbar=dict(thickness=20 if presenter else 12, len=0.6, y=1, yanchor="top"),
-            hovertemplate="%{x} · h[%{y}] = %{z:.2f}<extra></extra>",
-        ),
-        row=1,
-        col=1,
-    )
-    fig.add_trace(
-        go.Bar(
-            x=x,
-            y=p,
-            text=[f"→ {g} {v:.0%}" for g, v in zip(guesses, p)],
-            textposition="outside",
-            textfont=dict(size=s.font),
-            cliponaxis=False,
-            marker=dict(color=lexicon.look("lm_gru").color),
-            hovertemplate="%{x} → %{text}<extra></extra>",
-            showlegend=False,
-        ),
-        row=2,
-        col=1,
-    )
+    fig.add_trace(_latent_states(h, x, presenter), row=1, col=1)
+    fig.add_trace(_latent_guesses(x, guesses, p, s), row=2, col=1)
     layout = _layout(presenter, title, x_title, y_title, height=s.height + 140)
     layout.pop("xaxis")
     layout.pop("yaxis")
     fig.update_layout(**layout)
+    _latent_axes(fig, s, x_title, y_title, bar_title)
+    return fig
+
+
+def _latent_states(h: np.ndarray, x: list[str], presenter: bool) -> go.Heatmap:
+    """The states (T, H) as a heatmap, one column per step."""
+    return go.Heatmap(
+        z=h.T,  # (H, T)
+        x=x,
+        y0=1,
+        dy=1,
+        zmin=-1,
+        zmax=1,
+        colorscale="RdBu_r",
+        colorbar=dict(thickness=20 if presenter else 12, len=0.6, y=1, yanchor="top"),
+        hovertemplate="%{x} · h[%{y}] = %{z:.2f}<extra></extra>",
+    )
+
+
+def _latent_guesses(x: list[str], guesses: Sequence[str], p: np.ndarray, s: base.Scale):
+    """One bar per step: the probability of the top guess, the guess written on the bar."""
+    return go.Bar(
+        x=x,
+        y=p,
+        text=[f"→ {g} {v:.0%}" for g, v in zip(guesses, p)],
+        textposition="outside",
+        textfont=dict(size=s.font),
+        cliponaxis=False,
+        marker=dict(color=lexicon.look("lm_gru").color),
+        hovertemplate="%{x} → %{text}<extra></extra>",
+        showlegend=False,
+    )
+
+
+def _latent_axes(fig: go.Figure, s: base.Scale, x_title: str, y_title: str, bar_title: str):
+    """The two rows' axes: dimension 1 on top of the states, the guesses as percentages."""
     tick = dict(tickfont=dict(size=s.font))
     fig.update_yaxes(
         title=dict(text=y_title, font=dict(size=s.font + 2)),
@@ -478,4 +503,3 @@ def latent_figure(
     )
     fig.update_xaxes(type="category", **tick)
     fig.update_xaxes(title=dict(text=x_title, font=dict(size=s.font + 2)), row=2, col=1)
-    return fig

@@ -9,7 +9,7 @@ from torch import nn
 from core.analysis import compression as cp
 from core.analysis import ngram
 
-# The priors part's default view (pages/compression.py: DEFAULT_CTX, d, k).
+# The priors part's default view (lessons/compression/priors.py: DEFAULT_CTX, d, k).
 DEFAULT_CTX, DEFAULT_D, DEFAULT_K = 64, 256, 3
 MLP_FACTOR_MIN = 10.0  # the MLP layer needs at least this many times the weights of any other
 

@@ -1,12 +1,13 @@
-"""The autoregressive page through AppTest: stepping, sampling replay, override, deep links,
-bad input and both languages. Uses the shipped weights (skips until they are trained)."""
+"""The autoregressive lesson through AppTest: stepping, sampling replay, override, deep links,
+bad input and both languages; each part a fragment with Markdown tables. Uses the shipped
+weights (skips until they are trained)."""
 
 from __future__ import annotations
 
 import pytest
 
 from core import zoo
-from tests.conftest import cjk_share, main_text, make_app, md_tables
+from tests.conftest import ROOT, cjk_share, main_text, make_app, md_tables
 
 PAGE = "pages/autoregressive.py"
 
@@ -144,7 +145,7 @@ def test_override_changes_the_rest_and_the_statistic_is_shown():
     assert any("不是词" in w.value for w in bad.warning)
 
 
-SLIP_MIN_EDITS = 2  # as in tests/test_analysis_autoregressive.py
+SLIP_MIN_EDITS = 2  # as in tests/core/analysis/test_autoregressive.py
 
 
 def test_wrong_default_is_a_plausible_slip_that_changes_the_rest():
@@ -190,3 +191,25 @@ def test_every_screen_in_chinese(part):
     _need("lm_gru", "gru_attention")
     at = run(part=part, lang="zh", present="1")
     assert cjk_share(main_text(at)) > 0.6
+
+
+def test_every_part_is_a_fragment():
+    """Each part's ``show`` is a fragment: its controls rerun only that part."""
+    for name in ("lm", "translate", "wrong", "cost"):
+        text = (ROOT / "lessons/autoregressive" / f"{name}.py").read_text(encoding="utf-8")
+        assert "@ui.fragment" in text.split("def show()")[0].rsplit("\n\n", 1)[-1], name
+
+
+def test_mode_change_keeps_the_link_and_the_record_in_step():
+    _need("lm_gru")
+    at = run()
+    assert not at.table  # Markdown tables only: no pandas on the server, no table bundle
+    greedy = record(at)
+    at.segmented_control(key="ar_mode").set_value("sample").run()
+    assert not at.exception
+    assert at.query_params["mode"] == "sample"
+    assert not at.slider(key="ar_temp").disabled
+    header = md_tables(at)[0][0]
+    assert header == ["Step", "The model read", "and chose", "Probability"]
+    at.segmented_control(key="ar_mode").set_value("greedy").run()
+    assert at.query_params["mode"] == "greedy" and record(at) == greedy

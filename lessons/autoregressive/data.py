@@ -1,4 +1,4 @@
-"""Cached computation of the autoregressive page (streamlit caching over ``core``).
+"""Cached computations of the autoregressive lesson (``ui.cache.data`` over ``core``).
 
 Every cache keyed on what a visitor types or picks (a prompt, a sentence, a forced word,
 the sampling settings) is bounded; the searched default slip and the "one wrong step"
@@ -11,9 +11,10 @@ import random
 
 import streamlit as st
 
-from core import corpus, lexicon
-from core.analysis import autoregressive as ar
+from core import corpus
+from core.analysis import autoregressive as analysis
 from core.evaluate import max_output_len
+from ui import cache
 from ui.models import get_manifest, get_model, get_vocabs
 
 LM = "lm_gru"
@@ -39,11 +40,11 @@ def lm_recorded() -> list[str] | None:
     return (get_manifest().get("models", {}).get(LM, {}).get("metrics") or {}).get("you_should")
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
+@cache.data(max_entries=256)
 def lm_run(prefix: tuple[str, ...], mode: str, temp: float, topk: int, seed: int):
-    """The language model's steps after ``prefix`` (see ar.lm_generate)."""
+    """The language model's steps after ``prefix`` (see analysis.lm_generate)."""
     sv, _ = get_vocabs()
-    return ar.lm_generate(
+    return analysis.lm_generate(
         get_model(LM),
         sv.encode(prefix),
         max_new=MAX_NEW,
@@ -55,24 +56,27 @@ def lm_run(prefix: tuple[str, ...], mode: str, temp: float, topk: int, seed: int
     )
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def translate(name: str, tokens: tuple[str, ...], forced: tuple[int, ...] = ()) -> ar.Decoded:
+@cache.data(max_entries=256)
+def translate(name: str, tokens: tuple[str, ...], forced: tuple[int, ...] = ()) -> analysis.Decoded:
     """Greedy output after a forced prefix of ids (empty: plain greedy), explained."""
     sv, _ = get_vocabs()
     model = get_model(name)
     src = sv.encode(tokens, eos=True)
-    out = ar.continue_greedy(model, src, list(forced), max_output_len(len(src)))
-    return ar.explain_output(model, src, out, K_SHOW)
+    out = analysis.continue_greedy(model, src, list(forced), max_output_len(len(src)))
+    return analysis.explain_output(model, src, out, K_SHOW)
 
 
-@st.cache_data(show_spinner=False, max_entries=4)
+# --- one wrong step ----------------------------------------------------------------------------
+
+
+@cache.data(max_entries=4)
 def slip(name: str, seed: int) -> tuple[str, int, str, float, int] | None:
-    """The default of "one wrong step", searched once from the model (see ar.find_slip):
+    """The default of "one wrong step", searched once from the model (see analysis.find_slip):
     (English sentence, 1-based step, forced Chinese word, its probability, later edits)."""
     sv, tv = get_vocabs()
     lo, hi = SLIP_LENGTHS
     pool = [p for p in splits(seed).test if lo <= len(p.src) <= hi]
-    found = ar.find_slip(
+    found = analysis.find_slip(
         get_model(name),
         [sv.encode(p.src, eos=True) for p in pool],
         [tv.encode(p.tgt) for p in pool],
@@ -83,28 +87,16 @@ def slip(name: str, seed: int) -> tuple[str, int, str, float, int] | None:
     return src, found.pos + 1, tv.tokens[found.token], found.prob, found.edits
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
-def wrong_stats(name: str, seed: int) -> ar.WrongStepResult:
+@cache.data(max_entries=8)
+def wrong_stats(name: str, seed: int) -> analysis.WrongStepResult:
     """How often the rest survives one forced wrong word, on sampled held-out sentences."""
     sv, tv = get_vocabs()
     lo, hi = WRONG_LENGTHS
     pool = [p for p in splits(seed).test if lo <= len(p.src) <= hi]
     sample = random.Random(0).sample(pool, min(WRONG_SAMPLE, len(pool)))
-    return ar.wrong_step_effect(
+    return analysis.wrong_step_effect(
         get_model(name),
         [sv.encode(p.src, eos=True) for p in sample],
         [tv.encode(p.tgt) for p in sample],
         WRONG_POSITIONS,
     )
-
-
-def zh(ids) -> list[str]:
-    """Chinese tokens of output ids, special tokens in their one display spelling."""
-    _, tv = get_vocabs()
-    return lexicon.show_tokens(tv.tokens[i] for i in ids)
-
-
-def en(ids) -> list[str]:
-    """English tokens of language-model ids, special tokens in their one display spelling."""
-    sv, _ = get_vocabs()
-    return lexicon.show_tokens(sv.tokens[i] for i in ids)

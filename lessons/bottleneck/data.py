@@ -1,8 +1,8 @@
-"""The bottleneck page's computations, cached: Streamlit wrappers over ``core.analysis``.
+"""Cached computations of the bottleneck lesson (``ui.cache.data`` over ``core.analysis``).
 
 Keys are plain values. A cache keyed on what a visitor sends (a sentence's ids, a stretch
 length and seed) keeps at most ``max_entries`` of them; the others are keyed on a closed
-set (the page's example lengths, its fixed words, its probe settings).
+set (the lesson's example lengths, its fixed words, its probe settings).
 """
 
 from __future__ import annotations
@@ -12,12 +12,12 @@ from concurrent.futures import Future
 import numpy as np
 import streamlit as st
 
-from core.analysis import bottleneck as bn
+from core.analysis import bottleneck as analysis
 from core.analysis import latent
 from core.analysis.influence import context_influence
 from core.evaluate import decode_ids
 from serve import jobs
-from ui import models
+from ui import cache, models
 
 LM = "lm_gru"  # the language model of part 1 (the latent state)
 LATENT_WORDS = ("you", "should", "wear", "shoes")  # the lesson's own example (1.3-1.4)
@@ -31,57 +31,57 @@ PROBE_TRAIN, PROBE_TEST = 600, 300
 PROBE_ARGS = ((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
 
 
-@st.cache_data(show_spinner=False)
+@cache.data
 def examples() -> dict[int, tuple[tuple[str, ...], tuple[str, ...]]]:
     """A fixed grammar sentence of each example length: {length: (English, Chinese)}."""
     out = {}
-    for n in bn.EXAMPLE_LENGTHS:
-        pair = bn.example_pair(n)
+    for n in analysis.EXAMPLE_LENGTHS:
+        pair = analysis.example_pair(n)
         out[n] = (pair.src, pair.tgt)
     return out
 
 
 def reference_for(tokens: tuple[str, ...]) -> tuple[str, ...] | None:
-    """The grammar's translation when the sentence is one of the page's or lesson's pairs."""
-    return bn.reference_for(tokens, examples().values())
+    """The grammar's translation when the sentence is one of the lesson's pairs."""
+    return analysis.reference_for(tokens, examples().values())
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@cache.data(max_entries=64)
 def encoder_view(name: str, ids: tuple[int, ...]) -> tuple[np.ndarray, np.ndarray]:
-    return bn.encoder_states(models.get_model(name), ids)
+    return analysis.encoder_states(models.get_model(name), ids)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@cache.data(max_entries=64)
 def translate_ids(name: str, rows: tuple[tuple[int, ...], ...]) -> list[list[str]]:
     outputs = decode_ids(models.get_model(name), [list(r) for r in rows])
     tgt_vocab = models.get_vocabs()[1]
     return [tgt_vocab.decode(o) for o in outputs]
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@cache.data(max_entries=64)
 def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
     return context_influence(models.get_model(name), ids)
 
 
-@st.cache_data(show_spinner=False, max_entries=8)
+@cache.data(max_entries=8)
 def latent_view(ids: tuple[int, ...]) -> latent.LatentSteps:
     return latent.latent_steps(models.get_model(LM), ids)
 
 
-@st.cache_data(show_spinner=False, max_entries=64)
+@cache.data(max_entries=64)
 def stretch_batch(length: int, seed: int) -> list[tuple[tuple[str, ...], tuple[str, ...]]]:
-    return [(p.src, p.tgt) for p in bn.stretch_pairs(length, seed)]
+    return [(p.src, p.tgt) for p in analysis.stretch_pairs(length, seed)]
 
 
 @st.cache_resource(show_spinner=False)
 def probe_job(names: tuple[str, ...], n_train: int, n_test: int, length: int) -> Future:
-    """The probes, computed once per server in a thread of their own: started when part 5
-    opens, they run on the second core while its header and intro are drawn (and finish for
-    the next visit if the reader switches away meanwhile)."""
+    """The probes, computed once per server in a thread of their own: started when the probe
+    part opens, they run on the second core while its header and intro are drawn (and finish
+    for the next visit if the reader switches away meanwhile)."""
     loaded = {n: models.get_model(n) for n in names}  # here, in the script thread
     vocab = models.get_vocabs()[0]
     return jobs.in_thread(
-        "bottleneck-probes", bn.probe_on_grammar, loaded, vocab, n_train, n_test, length
+        "bottleneck-probes", analysis.probe_on_grammar, loaded, vocab, n_train, n_test, length
     )
 
 

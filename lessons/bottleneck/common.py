@@ -1,5 +1,5 @@
-"""The bottleneck page's shared pieces: the sentence box, the plain model's switch, the
-opening of a part that reads a sentence, a part's header and close, display helpers.
+"""What several parts of the bottleneck lesson share: the sentence box, the plain model's
+switch, the opening of a part that reads a sentence, a part's header and close, the intro.
 
 Everything is drawn where it is called (inside the calling part's fragment) and reads the
 session's language and presenter flag on each call: no per-session state here.
@@ -12,12 +12,12 @@ from collections.abc import Sequence
 import streamlit as st
 
 import ui
-from core.analysis import bottleneck as bn
-from core.figures import bottleneck as figs
+from core.analysis import bottleneck as analysis
+from core.figures import bottleneck as figures
 from core.i18n import translate
 from core.translate import InputError, prepare
+from lessons.bottleneck import data
 from ui import models
-from ui.bottleneck_data import PLAIN, examples
 from ui.slide import Slide
 
 P = "bottleneck."
@@ -26,7 +26,7 @@ t = ui.t
 
 def marked(output: Sequence[str], reference: Sequence[str] | None) -> str:
     """An output as token chips, the tokens the reference does not have marked."""
-    return figs.marked(output, reference, empty=t("bottleneck.empty_output"))
+    return figures.marked(output, reference, empty=t("bottleneck.empty_output"))
 
 
 def input_message(err: InputError) -> str:
@@ -59,18 +59,25 @@ def close_part(part: str) -> None:
     ui.try_this(t(f"{P}{part}.try"))
 
 
+def intro_more() -> None:
+    """The lesson's introduction, folded: before the part on a laptop or a phone, after it
+    on the projector (where the slide opens with the part's chart)."""
+    with st.expander(t(P + "intro_more"), icon=":material/info:"):
+        st.markdown(t(P + "intro"))
+
+
 # --- the controls --------------------------------------------------------------------------------
 
 
 def _use_example(n: int) -> None:
-    st.query_params["text"] = " ".join(examples()[n][0])
+    st.query_params["text"] = " ".join(data.examples()[n][0])
 
 
 def sentence_box() -> tuple[str, ...] | None:
     """The sentence (typed or an example) and its message if the models cannot read it:
     drawn inside the fragment of each part that reads it. Returns its tokens, or None."""
     # read from the URL on every run of the fragment: an example button writes it
-    default_text = " ".join(examples()[bn.DEFAULT_EXAMPLE][0])
+    default_text = " ".join(data.examples()[analysis.DEFAULT_EXAMPLE][0])
     # A blank sentence in the URL is the user's empty input (answered below), not a bad link.
     raw_text = st.query_params.get("text")
     blank = raw_text is not None and not raw_text.strip()
@@ -86,7 +93,7 @@ def sentence_box() -> tuple[str, ...] | None:
         # (a short label: label and buttons fit one row on a laptop and on a projector)
         with st.container(horizontal=True, wrap=True, vertical_alignment="center"):
             st.caption(t("bottleneck.examples"))
-            for n in bn.EXAMPLE_LENGTHS:
+            for n in analysis.EXAMPLE_LENGTHS:
                 st.button(
                     t("bottleneck.example", n=n),
                     key=f"bn_ex_{n}",
@@ -110,10 +117,10 @@ def plain_picker() -> str:
     def plain_label(name: str) -> str:  # fixed language: Streamlit may call it outside the run
         return translate("bottleneck.plain.option", lang, size=name.rsplit("_", 1)[1])
 
-    plain = ui.params.get_choice("plain", PLAIN, default="gru_plain_256")
+    plain = ui.params.get_choice("plain", data.PLAIN, default="gru_plain_256")
     plain = st.segmented_control(
         t("bottleneck.plain.label"),
-        PLAIN,
+        data.PLAIN,
         format_func=plain_label,
         required=True,
         help=t("bottleneck.plain.help"),
@@ -144,28 +151,3 @@ def sentence_part(part: str, *, main: str) -> tuple[Slide, str, tuple[str, ...] 
     if tokens is None:
         s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
     return s, plain, tokens
-
-
-def new_batch() -> None:
-    """The stretch part's "new batch" button: the next seed in the URL."""
-    st.query_params["seed"] = str((int(st.query_params.get("seed", "0") or 0) + 1) % 1_000_000)
-
-
-def intro_more() -> None:
-    """The page's introduction, folded: before the part on a laptop or a phone, after it
-    on the projector (where the slide opens with the part's chart)."""
-    with st.expander(t(P + "intro_more"), icon=":material/info:"):
-        st.markdown(t(P + "intro"))
-
-
-def kept_text(probes: dict, models: Sequence[str]) -> str:
-    """Where in the sentence each of ``models`` still recovers the word from C (the probe
-    part's caption), one phrase per model."""
-    return "; ".join(
-        t(
-            P + "probe.kept",
-            model=ui.model_name(name),
-            where=bn.ranges_text(bn.kept_positions(probes[name])) or t(P + "probe.none"),
-        )
-        for name in models
-    )

@@ -1,0 +1,170 @@
+"""Part ``lm``: a language model writes one word at a time, each word fed back in."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import lexicon
+from core import mdtable as md
+from core.analysis import autoregressive as analysis
+from core.figures import autoregressive as figures
+from lessons.autoregressive import data
+from lessons.autoregressive.common import (
+    animate,
+    big,
+    chart_key,
+    k,
+    part_end,
+    read_text,
+    stepper,
+)
+from ui.models import get_vocabs, require
+
+DEFAULT_PREFIX = "you should"
+t = ui.t
+
+
+def en(ids) -> list[str]:
+    """English tokens of language-model ids, special tokens in their one display spelling."""
+    sv, _ = get_vocabs()
+    return lexicon.show_tokens(sv.tokens[i] for i in ids)
+
+
+def sampling_controls() -> tuple[str, float, int, int]:
+    """Greedy or sampling, with temperature, top-k and seed (disabled for greedy), each tied
+    to its URL parameter. Returns (mode, temperature, top-k, seed)."""
+    mode = ui.params.get_choice("mode", analysis.MODES, "greedy")
+    mode = st.segmented_control(
+        t(k("lm.mode")),
+        analysis.MODES,
+        format_func=ui.labeler(k("lm.mode.")),
+        required=True,
+        **ui.params.bound("mode", mode, key="ar_mode"),
+    )
+    temp = ui.params.get_float("temp", 0.1, 3.0, 1.0)
+    topk = ui.params.get_int("topk", 0, 50, 5)
+    seed = ui.params.get_int("seed", 0, 9999, 0)
+    c1, c2, c3 = st.columns(3)
+    off = mode == "greedy"
+    temp = c1.slider(
+        t(k("lm.temp")),
+        0.1,
+        3.0,
+        step=0.1,
+        disabled=off,
+        help=t(k("lm.temp_help")),
+        **ui.params.bound("temp", temp, key="ar_temp"),
+    )
+    topk = c2.slider(
+        t(k("lm.topk")),
+        0,
+        50,
+        disabled=off,
+        help=t(k("lm.topk_help")),
+        **ui.params.bound("topk", topk, key="ar_topk"),
+    )
+    seed = c3.number_input(
+        t(k("lm.seed")),
+        0,
+        9999,
+        disabled=off,
+        help=t(k("lm.seed_help")),
+        **ui.params.bound("seed", seed, key="ar_seed"),
+    )
+    return mode, temp, topk, seed
+
+
+def show_table(header: list[str], rows: list[list[object]]) -> None:
+    """A small Markdown table: no pandas on the server, no table bundle in the browser."""
+    st.markdown(md.table(header, [[md.escape(cell) for cell in row] for row in rows]))
+
+
+@ui.fragment  # its controls rerun only this part
+def show() -> None:
+    s = ui.slide(t(k("lm.lead")))
+    if not require(data.LM):
+        return
+    with s.more:
+        prefix = read_text(
+            "prefix", DEFAULT_PREFIX, t(k("lm.prefix")), "ar_prefix", ("step",), s.chart
+        )
+        if prefix is None:
+            return
+        if not prefix:
+            st.caption(t(k("input.empty_prefix")))
+        mode, temp, topk, seed = sampling_controls()
+    ui.params.set_params(mode=mode, temp=temp, topk=topk, seed=seed)
+    steps = data.lm_run(tuple(prefix), mode, round(float(temp), 2), int(topk), int(seed))
+    with s.control:
+        step, play = stepper("step", len(steps))
+    # Placeholders that Play redraws in place; otherwise plain containers, so a rerun
+    # updates the chart instead of replacing the whole block (a remount costs the browser).
+    slot = st.empty if play else st.container
+    with s.chart:
+        view = slot()
+    with s.words:
+        record = slot()
+    settings = (mode, temp, topk, seed)
+
+    def draw(n: int) -> None:
+        with view.container():
+            draw_step(steps, n, len(prefix), settings, play)
+        with record.container():
+            draw_record(steps, n, settings)
+
+    if play:
+        animate(draw, step, len(steps), "step")  # ends in a rerun
+    draw(step)
+    part_end("lm")
+    model = ui.model_name(data.LM)
+    expected = data.lm_recorded()
+    with ui.curious():
+        st.markdown(t(k("lm.curious"), model=model))
+        if expected:
+            shown = " ".join(lexicon.show_tokens(expected))
+            st.markdown(t(k("lm.recorded"), tokens=shown, model=model))
+
+
+def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -> None:
+    """Step ``n``: the model's next-word distribution, then the words read and chosen."""
+    mode, temp, topk, _ = settings
+    step = steps[n - 1]
+    read = en(step.context)
+    tokens = en(step.top_ids)
+    idx = step.top_ids.index(step.chosen) if step.chosen in step.top_ids else None
+    what = t(k(f"lm.dist.{mode}"), temp=f"{temp:.1f}", topk=topk or t(k("lm.all")))
+    fig = figures.next_token_bars(
+        tokens,
+        step.top_probs,
+        idx,
+        title=t(k("lm.chart.title"), model=ui.model_name(data.LM), context=" ".join(read[-6:])),
+        x_title=what,
+        y_title=t(k("lm.chart.y"), k=len(tokens)),
+        presenter=ui.presenter(),
+        color=lexicon.look(data.LM).color,
+    )
+    ui.chart(fig, key=chart_key("ar_lm_chart", play))
+    big(
+        t(k("lm.step_of"), step=n, total=len(steps))
+        + " · "
+        + figures.marked([*read, en([step.chosen])[0]], n_prefix + 1, len(read))
+    )
+
+
+def draw_record(steps: list, n: int, settings: tuple) -> None:
+    """The choice of step ``n`` in words, and the record of steps 1..n as a table."""
+    mode, _, _, seed = settings
+    step = steps[n - 1]
+    header = [t(k(f"lm.col.{c}")) for c in ("step", "read", "chose", "p")]
+    rows = [
+        [i, " ".join(en(r.context)), en([r.chosen])[0], f"{r.chosen_prob:.1%}"]
+        for i, r in enumerate(steps[:n], 1)
+    ]
+    st.caption(
+        t(k("lm.chose"), token=en([step.chosen])[0], p=f"{step.chosen_prob:.1%}")
+        + " "
+        + t(k(f"lm.caption.{mode}"), seed=seed, model=ui.model_name(data.LM))
+    )
+    st.markdown(f"**{t(k('lm.record'))}**")
+    show_table(header, rows)

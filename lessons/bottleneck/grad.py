@@ -1,0 +1,49 @@
+"""Part ``grad``: how much each source word still counts for C (the gradient of C with
+respect to each word's embedding), early against late words."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import lexicon
+from core.analysis import bottleneck as analysis
+from core.analysis.influence import verdict
+from core.figures import bottleneck as figures
+from lessons.bottleneck import data
+from lessons.bottleneck.common import P, close_part, sentence_part
+from ui import models
+
+t = ui.t
+
+
+@ui.fragment  # the sentence, the model switch and the log toggle rerun only this part
+def show() -> None:
+    s, plain, tokens = sentence_part("grad", main="sentence")
+    with s.more:
+        log_y = ui.params.get_bool("log", False)
+        log_y = st.toggle(t(P + "grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
+    ui.params.set_params(log=log_y)
+    if tokens is None:
+        return
+    ids = tuple(models.get_vocabs()[0].encode(tokens, eos=True))
+    with s.chart, st.spinner(t(P + "grad.spinner")):
+        norms = data.influence(plain, ids)
+    with s.chart:
+        ui.chart(
+            figures.influence_bars(
+                lexicon.show_tokens([*tokens, "<eos>"]),
+                norms,
+                title=t(P + "grad.title", model=ui.model_name(plain)),
+                x_title=t(P + "grad.x"),
+                y_title=t(P + "grad.y"),
+                color=lexicon.look(plain).color,
+                presenter=ui.presenter(),
+                log_y=log_y,
+            ),
+            key="bn_grad",
+        )
+    ratio = analysis.early_late_ratio(norms)
+    with s.words:
+        st.caption(t(P + "grad.caption_" + verdict(ratio), ratio=f"{ratio:.2g}"))
+    close_part("grad")

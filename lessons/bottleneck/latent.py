@@ -1,0 +1,58 @@
+"""Part ``latent``: a latent state, carried forward word by word (lesson 1.4)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import lexicon
+from core.analysis import latent
+from core.figures import bottleneck as figures
+from lessons.bottleneck import data
+from lessons.bottleneck.common import P, close_part, part_header
+from ui import models
+
+t = ui.t
+
+
+def show() -> None:
+    part_header("latent")
+    s = ui.slide(t(P + "latent.lead"))
+    with s.chart:
+        if not models.require(data.LM):
+            return
+    src_vocab = models.get_vocabs()[0]
+    ids = tuple(src_vocab.encode(data.LATENT_WORDS))
+    steps = data.latent_view(ids)
+    read = lexicon.show_tokens(["<bos>", *data.LATENT_WORDS])
+    guesses = lexicon.show_tokens(
+        src_vocab.decode([i], strip_special=False)[0] for i in steps.top_ids
+    )
+    with s.chart:
+        ui.chart(
+            figures.latent_figure(
+                steps.states,
+                read,
+                guesses,
+                steps.top_probs,
+                title=t(P + "latent.title", model=ui.model_name(data.LM)),
+                x_title=t(P + "latent.x"),
+                y_title=t(P + "latent.y", size=steps.states.shape[1]),
+                bar_title=t(P + "latent.bar"),
+                presenter=ui.presenter(),
+            ),
+            key="bn_latent",
+        )
+    with s.words:
+        st.caption(t(P + "latent.caption", size=steps.states.shape[1]))
+    close_part("latent")
+    with ui.curious():
+        hits = latent.hits(steps, ids)
+        st.markdown(
+            t(
+                P + "latent.curious",
+                hits=hits,
+                n=len(ids) + 1,
+                change=", ".join(f"{c:.1f}" for c in steps.change),
+            )
+        )

@@ -1,0 +1,68 @@
+"""Part ``probe``: what C remembers -- a linear probe per position recovers the word there
+from each model's context (computed once per server, in a thread of its own)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import streamlit as st
+
+import ui
+from core.analysis import bottleneck as analysis
+from core.figures import bottleneck as figures
+from lessons.bottleneck import data
+from lessons.bottleneck.common import P, close_part, part_header
+
+t = ui.t
+
+
+def kept_text(probes: dict, names: Sequence[str]) -> str:
+    """Where in the sentence each model of ``names`` still recovers the word from C (the
+    caption), one phrase per model."""
+    return "; ".join(
+        t(
+            P + "probe.kept",
+            model=ui.model_name(name),
+            where=analysis.ranges_text(analysis.kept_positions(probes[name]))
+            or t(P + "probe.none"),
+        )
+        for name in names
+    )
+
+
+def show() -> None:
+    part_header("probe")
+    # the probes start now, in their thread, while the lead is drawn
+    data.probe_job(*data.PROBE_ARGS)
+    s = ui.slide(t(P + "probe.lead"))
+    with s.chart, st.spinner(t(P + "probe.spinner")):
+        probes = data.probe_curves(*data.PROBE_ARGS)
+    first = probes[data.PLAIN[0]]
+    with s.chart:
+        ui.chart(
+            figures.lines_by_position(
+                first.positions,
+                {name: r.accuracy for name, r in probes.items()},
+                names={n: ui.model_name(n) for n in probes},
+                title=t(P + "probe.title"),
+                x_title=t(P + "probe.x"),
+                y_title=t(P + "probe.y"),
+                presenter=ui.presenter(),
+                baseline=first.chance,
+                baseline_name=t(P + "probe.chance"),
+            ),
+            key="bn_probe",
+        )
+    with s.words:
+        st.caption(t(P + "probe.caption", kept=kept_text(probes, (*data.PLAIN, data.ATTN))))
+    close_part("probe")
+    with ui.curious():
+        st.markdown(t(P + "probe.intro"))
+        st.markdown(
+            t(
+                P + "probe.curious",
+                n_train=first.n_train,
+                n_test=first.n_test,
+                length=data.PROBE_LEN,
+            )
+        )

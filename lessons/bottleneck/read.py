@@ -1,0 +1,50 @@
+"""Part ``read``: watch the encoder read, word by word, into its last state C."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import lexicon
+from core.figures import bottleneck as figures
+from lessons.bottleneck import data
+from lessons.bottleneck.common import P, close_part, sentence_part
+from ui import models
+
+t = ui.t
+
+
+@ui.fragment  # the model switch and the sentence rerun only this part
+def show() -> None:
+    s, plain, tokens = sentence_part("read", main="plain")
+    if tokens is None:
+        return
+    presenter = ui.presenter()
+    ids = tuple(models.get_vocabs()[0].encode(tokens, eos=True))
+    words = lexicon.show_tokens([*tokens, "<eos>"])
+    hidden, context = data.encoder_view(plain, ids)
+    size = context.size  # the model's own C, not its name
+    with s.chart:
+        ui.chart(
+            figures.states_heatmap(
+                hidden,
+                words,
+                title=t(P + "read.title", model=ui.model_name(plain), n=len(tokens)),
+                x_title=t(P + "read.x"),
+                y_title=t(P + "read.y", size=size),
+                context_label="C",
+                # on the projector one heatmap, big: C is its framed last column
+                context=None if presenter else context,
+                strip_title=t(P + "read.strip_title", size=size, n=len(tokens)),
+                strip_x_title=t(P + "read.strip_x"),
+                presenter=presenter,
+            ),
+            key="bn_states",
+        )
+    with s.words:
+        m1, m2, m3 = st.columns(3)
+        m1.metric(t(P + "read.words"), len(tokens))
+        m2.metric(t(P + "read.states"), f"{len(words)} × {hidden.shape[1]}")
+        m3.metric(t(P + "read.c_size"), size)
+        st.caption(t(P + "read.caption", size=size))
+    close_part("read")

@@ -1,0 +1,52 @@
+"""Part ``side``: the plain encoder-decoder and the one with attention on the same sentence,
+side by side, wrong words marked when the grammar's translation is known."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core.analysis import bottleneck as analysis
+from core.evaluate import score
+from core.figures import bottleneck as figures
+from lessons.bottleneck import data
+from lessons.bottleneck.common import P, close_part, marked, sentence_part
+from ui import models
+
+t = ui.t
+
+
+@ui.fragment  # the model switch and the sentence rerun only this part
+def show() -> None:
+    s, plain, tokens = sentence_part("side", main="sentence")
+    if tokens is None:
+        return
+    ids = tuple(models.get_vocabs()[0].encode(tokens, eos=True))
+    reference = data.reference_for(tokens)
+    outs = {name: data.translate_ids(name, (ids,))[0] for name in (plain, data.ATTN)}
+    with s.chart:
+        left, right = st.columns(2)
+        for col, name in zip((left, right), (plain, data.ATTN)):
+            with col.container(border=True):
+                model_output(name, outs[name], reference, len(ids))
+        if reference is not None:
+            st.markdown(f"{t(P + 'side.reference')} {figures.chips(reference)}")
+    with s.words:
+        st.caption(t(P + ("side.caption" if reference is not None else "side.no_reference")))
+    close_part("side")
+
+
+def model_output(name: str, out: list[str], reference: tuple[str, ...] | None, n: int) -> None:
+    """One model's translation (wrong words marked), the size of what it reads from, and
+    with a reference its score."""
+    role = "attn" if name == data.ATTN else "plain"
+    st.markdown(f"**{t(f'{P}side.{role}')}** {ui.model_name(name)}")
+    st.markdown(marked(out, reference))
+    note = "attn_note" if name == data.ATTN else "plain_note"
+    size = models.get_model(name).cfg.hidden
+    st.caption(t(f"{P}side.{note}", n=n, size=size))
+    if reference is not None:
+        wrong = sum(analysis.error_marks(out, reference))
+        sc = score([out], [reference])
+        edit = f"{sc['edit_acc']:.0%}"
+        st.caption(t(P + "side.score", wrong=wrong, n=len(out), edit=edit))

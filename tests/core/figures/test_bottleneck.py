@@ -1,0 +1,154 @@
+"""core.figures.bottleneck: the builders check their input, build each figure in one go,
+and send the encoder's states as float32."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from core import corpus, lexicon
+from core.analysis import bottleneck as bn
+from core.figures import bottleneck as figs
+from tests.core.analysis.test_bottleneck import _model
+
+
+def test_figures_merge_their_layout_into_one_build():
+    """The builders make each figure in one go; the result is what the former separate
+    update calls gave (fonts on the axes, the log axis, the category axis, the C frame)."""
+    bars = figs.influence_bars(
+        ["a", "b", "a"], [1.0, 0.1, 0.01], title="t", x_title="x", y_title="y", color="#123456"
+    )
+    assert bars.layout.yaxis.type is None and bars.layout.xaxis.type == "category"
+    assert bars.layout.xaxis.title.text == "x" and bars.layout.xaxis.tickfont.size == 14
+    assert bars.layout.yaxis.title.font.size == 16 and bars.layout.title.font.size == 17
+    log = figs.influence_bars(
+        ["a", "b"], [1.0, 0.1], title="t", x_title="x", y_title="y", color="#123", log_y=True
+    )
+    assert log.layout.yaxis.type == "log"
+    big = figs.states_heatmap(
+        np.zeros((3, 4)),
+        ["a", "b", "<eos>"],
+        title="t",
+        x_title="x",
+        y_title="y",
+        context_label="C",
+        presenter=True,
+    )
+    # dimension 1 on top, the range fixed (the frame and the C label cannot stretch it)
+    assert tuple(big.layout.yaxis.range) == (4.5, 0.5) and big.layout.height == 520 + 80
+    assert big.layout.shapes[0].x0 == 1.5 and big.layout.annotations[0].text == "<b>C</b>"
+    assert big.layout.xaxis.tickfont.size == 22
+
+
+def test_figures_build_and_check_their_input():
+    h = np.zeros((4, 6))
+    fig = figs.states_heatmap(
+        h, ["a", "b", "a", "<eos>"], title="t", x_title="x", y_title="y", context_label="C"
+    )
+    assert fig.data[0].z.shape == (6, 4) and len(set(fig.data[0].x)) == 4
+    with pytest.raises(ValueError, match="one word per state"):
+        figs.states_heatmap(h, ["a"], title="t", x_title="x", y_title="y", context_label="C")
+    both = figs.states_heatmap(
+        h,
+        ["a", "b", "a", "<eos>"],
+        title="t",
+        x_title="x",
+        y_title="y",
+        context_label="C",
+        context=np.ones(6),
+        strip_title="C: 6 numbers",
+        strip_x_title="dim",
+    )
+    heat, strip = both.data
+    assert strip.z.shape == (1, 6) and (strip.xaxis, strip.yaxis) == ("x2", "y2")
+    # the strip sits under the heatmap, its title just above it, nothing overlapping
+    assert both.layout.yaxis2.domain[1] < both.layout.yaxis.domain[0]
+    assert both.layout.annotations[-1].text == "<b>C: 6 numbers</b>"
+    assert both.layout.annotations[-1].y == both.layout.yaxis2.domain[1]
+    assert heat.colorbar.len == pytest.approx(1 - both.layout.yaxis.domain[0])
+    with pytest.raises(ValueError, match="context"):
+        figs.states_heatmap(
+            h,
+            ["a"] * 4,
+            title="t",
+            x_title="x",
+            y_title="y",
+            context_label="C",
+            context=np.array([np.nan]),
+        )
+    curves = {"gru_attention": [1.0] * 5, "cnn_s2s": [0.5] * 5}
+    fig = figs.length_figure(
+        corpus.BUCKETS, curves, focus=("gru_attention",), title="t", x_title="x", y_title="y"
+    )
+    colors = {tr.name: tr.line.color for tr in fig.data}
+    # one vocabulary: every model in its lexicon colour, the comparison ones paler
+    assert colors == {n: lexicon.look(n).color for n in curves}
+    assert {tr.name: tr.opacity for tr in fig.data}["cnn_s2s"] < 1
+    named = figs.length_figure(
+        corpus.BUCKETS,
+        {"transformer": [1.0] * 5},
+        focus=(),
+        names={"transformer": "Transformer"},
+        title="t",
+        x_title="x",
+        y_title="y",
+    )
+    assert named.data[0].name == "Transformer"
+    assert named.data[0].line.color == lexicon.look("transformer").color
+    with pytest.raises(ValueError, match="buckets"):
+        figs.length_figure(
+            corpus.BUCKETS, {"m": [1.0]}, focus=(), title="t", x_title="x", y_title="y"
+        )
+    fig = figs.lines_by_position(
+        [1, 2],
+        {"gru_plain_32": [0.5, np.nan]},
+        title="t",
+        x_title="x",
+        y_title="y",
+        baseline=[0.1, 0.1],
+        baseline_name="chance",
+    )
+    assert [tr.name for tr in fig.data] == ["gru_plain_32", "chance"]
+    assert fig.data[0].line.color == lexicon.look("gru_plain_32").color
+    with pytest.raises(ValueError):
+        figs.influence_bars(["a"], [1.0, 2.0], title="t", x_title="x", y_title="y", color="#000")
+
+
+def _decoded(array_spec: dict) -> np.ndarray:
+    """An array of a figure's JSON as plotly.js reads it (a typed array in base64)."""
+    import base64
+
+    flat = np.frombuffer(base64.b64decode(array_spec["bdata"]), dtype="<" + array_spec["dtype"])
+    return flat.reshape([int(n) for n in array_spec["shape"].split(",")])
+
+
+def test_states_heatmap_sends_float32_and_the_same_values():
+    """h_t goes to the browser as float32, the encoder's own precision: the values arrive bit
+    for bit (so the colours and the 2-decimal hover are unchanged) in half the bytes."""
+    import json
+
+    import plotly.io as pio
+
+    hidden, context = bn.encoder_states(
+        _model(False, hidden=256), [3 + i % 27 for i in range(32)] + [2]
+    )
+    assert hidden.dtype == np.float32 and hidden.shape == (33, 256)
+    words = [f"w{i}" for i in range(32)] + ["<eos>"]
+    kwargs = dict(title="t", x_title="x", y_title="y", context_label="C", context=context)
+    for h, c in ((hidden, context), (hidden.astype(np.float64), context.astype(np.float64))):
+        fig = figs.states_heatmap(h, words, **{**kwargs, "context": c})
+        spec = pio.to_json(fig, validate=False)
+        heat, strip = json.loads(spec)["data"]
+        assert heat["z"]["dtype"] == "f4" and heat["z"]["shape"] == "256, 33"
+        np.testing.assert_array_equal(_decoded(heat["z"]), hidden.T)
+        np.testing.assert_array_equal(_decoded(strip["z"]), context[None, :])
+        hover = [f"{v:.2f}" for v in _decoded(heat["z"]).astype(np.float64).ravel()]
+        assert hover == [f"{v:.2f}" for v in hidden.T.astype(np.float64).ravel()]
+        assert heat["hovertemplate"].endswith("%{z:.2f}<extra></extra>")
+        # the dimensions 1..H as a start and a step, not as arrays
+        assert (heat["y0"], heat["dy"], strip["x0"], strip["dx"]) == (1, 1, 1, 1)
+        assert "y" not in heat and "x" not in strip
+        # 33 words x 256 dimensions: was 115 KB with float64 values and index arrays
+        assert len(spec) < 65_000, len(spec)
+    with pytest.raises(ValueError, match="NaN or infinity"):
+        figs.states_heatmap(np.full((2, 3), np.inf), ["a", "<eos>"], **kwargs)
