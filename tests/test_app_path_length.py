@@ -14,7 +14,7 @@ from core.analysis import path_length as pl
 from core.analysis import receptive_field as rf
 from core.i18n import translate
 from tests.conftest import main_text, make_app, md_tables
-from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
+from tests.lessons.test_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
 # the charts each part draws, and nothing else

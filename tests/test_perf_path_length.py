@@ -14,7 +14,7 @@ import streamlit as st
 from core.analysis import path_length as pl
 from core.figures import path_length as figs
 from tests.conftest import ROOT, make_app
-from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
+from tests.lessons.test_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
 
