@@ -12,23 +12,21 @@ from ui.nav import LESSON_MAP, PAGES, Stop, deck, is_built, neighbours, page_par
 
 
 def _source_parts(slug: str) -> tuple[str, ...] | None:
-    """The parts written in a page's source: its ``PARTS`` tuple, or the keys of the parts
-    it hands ``ui.show_part`` (``None`` if the page has neither)."""
+    """The parts written in a page's source: the keys of its ``ui.show_part`` mapping, or
+    its ``PARTS`` tuple (``None`` if the page has neither)."""
     tree = ast.parse((ROOT / "pages" / f"{slug}.py").read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", None) == "show_part"
+            and isinstance(node.args[1], ast.Dict)
+        ):
+            return tuple(ast.literal_eval(k) for k in node.args[1].keys)
     for node in tree.body:
         if isinstance(node, ast.Assign) and any(
             isinstance(t, ast.Name) and t.id == "PARTS" for t in node.targets
         ):
             return tuple(ast.literal_eval(node.value))
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, ast.Call)
-            and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "show_part"
-            and len(node.args) == 2
-            and isinstance(node.args[1], ast.Dict)
-        ):
-            return tuple(ast.literal_eval(k) for k in node.args[1].keys)
     return None
 
 

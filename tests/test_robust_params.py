@@ -96,8 +96,12 @@ GARBAGE: dict[str, tuple[str, ...]] = {
 
 def page_params(slug: str) -> list[str]:
     """The URL parameters a page reads, found in its source."""
-    # the page and the ui modules that are its own parts (ui/attention_inputs.py ...)
-    files = [ROOT / "pages" / f"{slug}.py", *sorted((ROOT / "ui").glob(f"{slug}_*.py"))]
+    # the page and the modules that are its own parts (lessons/<slug>/, ui/<slug>_*.py)
+    files = [
+        ROOT / "pages" / f"{slug}.py",
+        *sorted((ROOT / "lessons" / slug).glob("*.py")),
+        *sorted((ROOT / "ui").glob(f"{slug}_*.py")),
+    ]
     src = "\n".join(f.read_text(encoding="utf-8") for f in files)
     names = {m for pat in _PATTERNS for m in pat.findall(src)}
     return sorted(names)
