@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import ast
 import base64
-import json
 import subprocess
 import sys
 
@@ -18,7 +17,7 @@ from core.analysis import path_length as analysis
 from core.analysis import receptive_field as rf
 from core.i18n import translate
 from tests.conftest import ROOT, main_text, make_app, md_tables
-from tests.lessons.test_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
+from tests.lessons.test_cnn_receptive_field import _chart, fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
 PART = "path_length_part"  # the part selector's widget key
@@ -29,13 +28,6 @@ PART_CHARTS = {
     "probes": ["path_probes_chart"],
     "problems": ["path_problems_chart"],
 }
-
-
-def _chart(at, key: str) -> dict:
-    for el in at.get("plotly_chart"):
-        if el.proto.id and key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no chart {key}")
 
 
 def _chart_keys(at) -> list[str]:
