@@ -3,16 +3,22 @@
 For an RNN encoder-decoder without attention the decoder sees only ``C``, so the gradient
 of ``C`` with respect to each input word's embedding measures how strongly that word can
 still move what the decoder gets (Bahdanau et al. 2015; Pascanu et al. 2013 for why it
-fades with distance). Shared by the bottleneck and RNN-gradient pages.
+fades with distance). Shared by the bottleneck and RNN-gradient pages, as is the choice of
+the RNN-gradient page's default sentence (:func:`typical_sentence`).
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
 from torch import nn
+
+from core.analysis import rnn_gradients
+from core.analysis.bottleneck import early_late_ratio
 
 
 def context_influence(model, src_ids: Sequence[int]) -> np.ndarray:
@@ -57,17 +63,19 @@ def gru_influence(model, src_ids: Sequence[int]) -> np.ndarray:
 
     the product built from the end backwards, one (H, H) matrix product per word.
     """
-    from core.analysis import rnn_gradients as rg
-
     if len(src_ids) == 0:
         raise ValueError("src_ids is empty; encode the sentence with eos=True first")
-    cell = rg.cell_from_module(model.encoder.rnn)  # float64 weights, PyTorch gate order
+    # float64 weights, PyTorch gate order
+    cell = rnn_gradients.cell_from_module(model.encoder.rnn)
     xs = model.encoder.embed(torch.tensor(list(src_ids), dtype=torch.long)).double()  # (S, E)
-    states = rg.unroll(cell, xs)[:-1]  # (S, H): h_{t-1}, the state each word is read into
+    # (S, H): h_{t-1}, the state each word is read into
+    states = rnn_gradients.unroll(cell, xs)[:-1]
     # the Jacobians in float32, the model's own precision: half the time of float64
-    cell = rg.Cell(cell.kind, *(w.float() for w in (cell.w_ih, cell.w_hh, cell.b_ih, cell.b_hh)))
+    cell = rnn_gradients.Cell(
+        cell.kind, *(w.float() for w in (cell.w_ih, cell.w_hh, cell.b_ih, cell.b_hh))
+    )
     states, xs = states.float(), xs.float()
-    step = rg.step_jacobians(cell, states, xs)  # (S, H, H): [t] = ∂h_t/∂h_{t-1}
+    step = rnn_gradients.step_jacobians(cell, states, xs)  # (S, H, H): [t] = ∂h_t/∂h_{t-1}
     inp = gru_input_jacobians(cell, states, xs)  # (S, H, E): [t] = ∂h_t/∂x_t
     S, H = xs.shape[0], cell.hidden
     to_end = torch.empty(S, H, H)  # [t] = ∂h_S/∂h_t
@@ -112,3 +120,58 @@ def verdict(ratio: float) -> str:
     if ratio <= EARLY_ABOVE:
         return "even"
     return "early"
+
+
+# --- which words still reach C: one sentence that reads like the model's usual behaviour --
+
+# Sentences in the lesson's own image (Beiping in autumn, the cicadas in the trees, "their"
+# far from what it refers to), every word in the corpus's vocabulary.
+WORDS_CANDIDATES: tuple[str, ...] = (
+    "the trees in beiping are full of autumn cicadas and the houses are low "
+    "so you can hear their song everywhere",
+    "the autumn cicadas live in the trees in beiping and the houses are low "
+    "so you can hear their song all day",
+    "the old trees are full of autumn cicadas and autumn in the north is cool "
+    "so people can hear their song",
+    "the autumn cicadas sing in the old trees and the old streets are quiet "
+    "so you can hear their song everywhere",
+    "the tall trees are full of autumn cicadas and the sky in beiping is blue "
+    "so we can see their shade",
+    "the autumn cicadas live in the tall trees and the days are short in the north "
+    "so you can see their shade all day",
+    "the green trees are full of autumn cicadas and people sit outside in the evening "
+    "so you can hear their song",
+)
+
+
+@dataclass(frozen=True)
+class WordsChoice:
+    """The default sentence of the "which words arrive" part and the evidence behind it."""
+
+    text: str  # the chosen sentence
+    ratio: float  # its first-third / last-third influence ratio
+    verdict: str  # verdict(ratio)
+    ratios: tuple[float, ...]  # the ratio of every candidate, in order
+    majority: str  # the verdict most candidates share
+    n_majority: int  # how many candidates share it
+
+
+def typical_sentence(model, src_vocab, candidates=WORDS_CANDIDATES) -> WordsChoice:
+    """Read every candidate with the bottleneck page's statistic
+    (:func:`core.analysis.bottleneck.early_late_ratio` of ‖∂C/∂e_j‖, read by
+    :func:`verdict`), find the verdict most candidates share, and
+    return the candidate that shows it most clearly: for "fade" the lowest ratio, for
+    "early" the highest, for "even" the one closest to 1 (on a log scale). The default thus
+    says what the model usually does, never an exception picked by eye."""
+    ratios = []
+    for text in candidates:
+        ids = src_vocab.encode(text.split(), eos=True)
+        ratios.append(early_late_ratio(context_influence(model, ids)))
+    verdicts = [verdict(r) for r in ratios]
+    majority, n = Counter(verdicts).most_common(1)[0]
+    clarity = {"fade": lambda r: -r, "early": lambda r: r, "even": lambda r: -abs(np.log(r))}
+    pick = max(
+        (i for i, v in enumerate(verdicts) if v == majority),
+        key=lambda i: clarity.get(majority, lambda r: 0.0)(ratios[i]),
+    )
+    return WordsChoice(candidates[pick], float(ratios[pick]), majority, tuple(ratios), majority, n)

@@ -1,27 +1,12 @@
 """Path length between two words, and Table 1 of Vaswani et al. 2017 ("Attention Is All
-You Need"), as exact counts one can plot.
-
-Table 1 compares layer types by three costs, for a sequence of ``n`` positions of width
-``d`` and convolutions of window ``k``:
-
-=====================  ==================  ===================  ===================
-layer type             cost per layer      sequential steps     maximum path length
-=====================  ==================  ===================  ===================
-self-attention         n^2 * d             1                    1
-recurrent              n * d^2             n                    n - 1
-convolution            k * n * d^2         1                    ceil((n-1)/(k-1))
-dilated convolution    k * n * d^2         1                    ceil(log_k n)
-=====================  ==================  ===================  ===================
-
-The paper gives orders of growth (O(1), O(n), O(n/k), O(log_k n)); here they are the
-exact numbers for the layouts described below, so they can be drawn against ``n``. The
-convolution counts are those of a non-causal stack (``core.analysis.receptive_field``);
-the dilated stack multiplies its dilation by ``k`` at each layer, so ``L`` layers see
-``k^L`` positions. These are formulas, not measurements of a model.
-
-A word pair's path: the number of hops the signal of word ``i`` takes before one state
-depends on both ``i`` and ``j``: one attention layer, ``|j - i|`` recurrent steps, or the
-layers a convolution stack needs until one window holds both words.
+You Need") as exact counts one can plot against ``n`` (``n`` positions of width ``d``,
+convolutions of window ``k``): cost per layer, sequential steps and maximum path length of
+self-attention (n^2 d, 1, 1), recurrent (n d^2, n, n - 1), convolutional (k n d^2, 1,
+ceil((n-1)/(k-1))) and dilated convolutional layers (k n d^2, 1, ceil(log_k n)); the
+convolution counts are those of a non-causal stack (``core.analysis.receptive_field``), the
+dilated one multiplying its dilation by ``k`` per layer. Formulas, not measurements. A word
+pair's path: the hops before one state depends on both words (one attention layer,
+``|j - i|`` recurrent steps, or the layers until one convolution window holds both).
 """
 
 from __future__ import annotations

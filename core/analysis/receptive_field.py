@@ -1,21 +1,11 @@
 """Receptive fields of stacked 1-D convolutions: the formula and the measurement.
 
-Theory. A convolution with window ``kernel`` and dilation ``r`` lets a position see
-``(kernel - 1) * r`` more input positions than the layer below. Stacking ``L`` layers gives a
-window of ``1 + (kernel - 1) * (r_1 + ... + r_L)`` positions:
-
-* contiguous (every ``r = 1``): ``1 + L (k - 1)``;
-* dilation doubling (``r_l = 2^(l-1)``, as in WaveNet / ByteNet): ``1 + (k - 1)(2^L - 1)``;
-* dilation growing by ``k`` (``r_l = k^(l-1)``): exactly ``k^L``, hence the ``O(log_k n)``
-  layers of Vaswani et al. 2017, Table 1.
-
-Measurement. The *effective* receptive field of a trained network (Luo et al. 2016,
-"Understanding the Effective Receptive Field in Deep CNNs") is how strongly each input
-moves the state at one position: here the norm of the Jacobian of the layer-``l`` state at
-``position`` with respect to every input word embedding, computed by backpropagation
-through the frozen encoder of ``cnn_s2s``. Inside the theoretical window it is usually
-centre-weighted; outside it is exactly zero.
-
+Theory: ``L`` layers of window ``k`` and dilations ``r_l`` see ``1 + (k - 1)(r_1 + ... + r_L)``
+positions: ``1 + L (k - 1)`` contiguous, ``1 + (k - 1)(2^L - 1)`` with dilation doubling
+(WaveNet, ByteNet), ``k^L`` with dilation ``k^(l-1)`` (the ``O(log_k n)`` of Vaswani et al.
+2017, Table 1). Measurement: the effective field (Luo et al. 2016), the norm of the Jacobian
+of the layer-``l`` state at one position with respect to every input embedding of the frozen
+``cnn_s2s`` encoder: centre-weighted inside the window, exactly zero outside.
 Shapes: L layers, S source positions, C channels, E embedding size.
 """
 
@@ -107,18 +97,6 @@ def first_shared_layer(
         return layers if layers <= max_layers else None
     for layers in range(1, max_layers + 1):
         if theoretical_field(layers, kernel, base) - 1 >= gap:
-            return layers
-    return None
-
-
-def layers_to_reach(
-    position: int, target: int, kernel: int, base: int = 1, causal: bool = False, n: int = 10**6
-) -> int | None:
-    """The first layer at which ``position``'s own window covers ``target`` (None: never,
-    e.g. a causal convolution looking ahead, or more than 64 layers)."""
-    for layers in range(65):
-        lo, hi = windows(position, layers, kernel, n, base, causal)[-1]
-        if lo <= target <= hi:
             return layers
     return None
 

@@ -1,20 +1,13 @@
 """Why an RNN forgets: gradients through a recurrence shrink or grow with distance.
 
-Back-propagation through time multiplies one Jacobian per step,
-
-    ∂h_T/∂h_t = Π_{k=t+1..T} ∂h_k/∂h_{k-1} = Π diag(tanh'(·)) W_hh   (vanilla tanh RNN),
-
-so its norm behaves like ρ^(T−t), ρ the spectral radius of ``W_hh``: it vanishes below 1
-and can explode above it (Pascanu, Mikolov & Bengio 2013, "On the difficulty of training
-recurrent neural networks"). Because |tanh'| ≤ 1, σ₁^(T−t) (σ₁ the largest singular value
-of ``W_hh``) is a strict upper bound for the tanh RNN. LSTM and GRU add gated, additive
-paths (Hochreiter & Schmidhuber 1997; Cho et al. 2014) that training can open.
-
-Everything here is a pure function in float64 (tiny norms such as 1e-30 stay exact):
-cells are written out step by step with the same equations and gate order as
-``torch.nn.RNN`` / ``LSTM`` / ``GRU``, so a trained ``nn`` module can be analysed too.
-Shapes: L sequence length, E input size, H hidden size, S state size (H, or 2H for the
-LSTM whose state is (h, c)), G gates (1 rnn, 4 lstm, 3 gru).
+Back-propagation through time multiplies one Jacobian per step, ∂h_T/∂h_t = Π diag(tanh'(·))
+W_hh for a vanilla tanh RNN, so its norm behaves like ρ^(T−t) (ρ the spectral radius of
+``W_hh``; σ₁^(T−t) is a strict upper bound): it vanishes below 1 and can explode above
+(Pascanu, Mikolov & Bengio 2013). LSTM and GRU add gated, additive paths that training can
+open. Pure functions in float64 (1e-30 stays exact); cells written out step by step with the
+equations and gate order of ``torch.nn.RNN`` / ``LSTM`` / ``GRU``, so trained modules can be
+analysed too. Shapes: L length, E input, H hidden, S state (H, or 2H for the LSTM's (h, c)),
+G gates (1 rnn, 4 lstm, 3 gru).
 """
 
 from __future__ import annotations
@@ -335,32 +328,6 @@ def sequence_inputs(length: int, input_size: int = 32, seed: int = 0) -> torch.T
     return torch.randn(length, input_size, generator=gen, dtype=torch.float64)
 
 
-def decay_slope(distances: np.ndarray, norms: np.ndarray, start: int = 0) -> float:
-    """Least-squares slope of ln‖·‖ against distance over ``distances >= start``: the
-    measured per-step rate (exp(slope) is the factor per step; ln ρ for a linear RNN)."""
-    d, n = np.asarray(distances, float), np.asarray(norms, float)
-    keep = (d >= start) & (n > 0) & np.isfinite(n)
-    if keep.sum() < 2:
-        raise ValueError("need at least two positive norms at distances >= start to fit a slope")
-    return float(np.polyfit(d[keep], np.log(n[keep]), 1)[0])
-
-
-def fresh_decay(
-    kind: str, radius: float, *, length: int = 60, hidden: int = 64, seed: int = 0
-) -> dict[str, np.ndarray]:
-    """Both measurements for a freshly initialised cell on a seeded input sequence.
-
-    Returns ``distance`` (L,) = 0..L−1, ``state`` ‖∂h_T/∂s_t‖ (L,), ``input`` ‖∂L/∂x_t‖ (L,).
-    """
-    cell = fresh_cell(kind, radius, hidden=hidden, seed=seed)
-    xs = sequence_inputs(length, cell.w_ih.shape[1], seed)
-    return {
-        "distance": np.arange(length),
-        "state": state_jacobian_norms(cell, xs),
-        "input": input_gradient_norms(cell, xs),
-    }
-
-
 def geometric_mean(rows: np.ndarray, axis: int = 0) -> np.ndarray:
     """exp(mean(log x)): the average that suits quantities spanning many decades."""
     rows = np.asarray(rows, float)
@@ -410,181 +377,3 @@ def recorded_accuracy(
         for n, e in entries.items()
     }
     return {n: v for n, v in acc.items() if np.all(np.isfinite(v))}
-
-
-# --- exploding gradients: one training step, with and without clipping ---------------------
-
-
-@dataclass(frozen=True)
-class TrainingStep:
-    """One SGD step of a fresh tanh-RNN distance probe (all norms are L2 over all weights)."""
-
-    radius: float  # spectral radius of W_hh
-    grad_norm: float  # ‖g‖ before clipping
-    weight_norm: float  # ‖θ‖ before the step
-    loss_before: float
-    update_plain: float  # ‖Δθ‖ = lr·‖g‖
-    update_clipped: float  # ‖Δθ‖ = lr·min(‖g‖, clip)
-    loss_after_plain: float  # loss on the same batch after the unclipped step
-    loss_after_clipped: float  # ... after the clipped step
-
-
-class _SkipInit(torch.overrides.TorchFunctionMode):
-    """Inside it, ``nn.init``'s random initialisers and ``Tensor.normal_`` / ``uniform_``
-    leave their tensor as it is: a module is built without a draw from the global RNG
-    (that other sessions share), and its weights are then set by the caller. (Torch
-    function modes are per thread.) Unlike building on the meta device it needs no
-    ``torch._dynamo``, whose first import costs over a second."""
-
-    SKIP = frozenset(
-        {
-            "normal_",
-            "uniform_",
-            "kaiming_uniform_",
-            "kaiming_normal_",
-            "xavier_uniform_",
-            "xavier_normal_",
-            "trunc_normal_",
-            "orthogonal_",
-        }
-    )
-
-    def __torch_function__(self, func, types, args=(), kwargs=None):
-        if getattr(func, "__name__", "") in self.SKIP:
-            return args[0] if args else next(iter((kwargs or {}).values()))  # the tensor
-        return func(*args, **(kwargs or {}))
-
-
-def fresh_probe(radius: float, *, hidden: int = 32, seed: int = 0):
-    """A freshly initialised (untrained) tanh-RNN ``DistanceProbe`` of its own, W_hh rescaled
-    to spectral radius ``radius``. Never a shared model: the caller may train it."""
-    from core import probes_data
-    from core.models.probes import DistanceProbe, ProbeConfig
-
-    cfg = ProbeConfig("rnn", probes_data.N_SYMBOLS, probes_data.N_KEYS, hidden=hidden)
-    # Built without initialising (no draws), then every weight is drawn from a private
-    # generator with PyTorch's default laws (embeddings N(0, 1), the rest
-    # U(−1/√fan_in, 1/√fan_in)): seeded, and the global RNG other sessions share is untouched.
-    with _SkipInit():
-        model = DistanceProbe(cfg)
-    gen = torch.Generator().manual_seed(seed)
-    with torch.no_grad():
-        for name, p in model.named_parameters():
-            if "embed" in name:
-                p.copy_(torch.randn(p.shape, generator=gen))
-            else:
-                fan_in = p.shape[1] if p.dim() > 1 else hidden
-                p.copy_((torch.rand(p.shape, generator=gen) * 2 - 1) / fan_in**0.5)
-        model.rnn.weight_hh_l0.copy_(torch.from_numpy(recurrent_matrix(hidden, radius, seed)))
-    return model
-
-
-def training_step(
-    radius: float,
-    *,
-    clip: float = 1.0,
-    lr: float = 0.1,
-    hidden: int = 32,
-    batch_size: int = 64,
-    seed: int = 0,
-) -> TrainingStep:
-    """One plain-SGD step on a batch of the distance task, from the same fresh probe, once
-    without and once with gradient-norm clipping at ``clip`` (``clip_grad_norm_``)."""
-    import torch.nn.functional as F
-
-    from core import probes_data
-
-    if not clip > 0 or not lr > 0:
-        raise ValueError(f"clip and lr must be positive, got clip={clip}, lr={lr}")
-    gen = torch.Generator().manual_seed(seed)
-    x, y, _ = probes_data.make_batch(gen, batch_size)  # (B, L), (B,)
-
-    def loss_of(model) -> torch.Tensor:
-        logits, _ = model(x)  # (B, n_keys)
-        return F.cross_entropy(logits, y)
-
-    model = fresh_probe(radius, hidden=hidden, seed=seed)
-    params = list(model.parameters())
-    with torch.enable_grad():
-        loss = loss_of(model)
-        loss.backward()  # one gradient for both steps: clipping only rescales it
-    start = [p.detach().clone() for p in params]
-    before = torch.cat([p.flatten() for p in start])
-    out: dict[str, float] = dict(weight_norm=float(before.norm()), loss_before=float(loss.detach()))
-    for clipped in (False, True):
-        with torch.no_grad():
-            for p, p0 in zip(params, start):
-                p.copy_(p0)
-        # clip_grad_norm_ rescales the gradients in place and returns their norm before
-        # clipping (with an infinite threshold it leaves them as they are)
-        norm = float(torch.nn.utils.clip_grad_norm_(params, clip if clipped else float("inf")))
-        with torch.no_grad():
-            for p in params:
-                p -= lr * p.grad
-            after = torch.cat([p.flatten() for p in params])
-            loss_after = loss_of(model)
-        key = "clipped" if clipped else "plain"
-        out[f"update_{key}"] = float((after - before).norm())
-        out[f"loss_after_{key}"] = float(loss_after)
-        out["grad_norm"] = norm
-    return TrainingStep(radius=radius, **out)
-
-
-# --- which words still reach C: one sentence that reads like the model's usual behaviour -----
-
-# Sentences in the lesson's own image (Beiping in autumn, the cicadas in the trees, "their"
-# far from what it refers to), every word in the corpus's vocabulary.
-WORDS_CANDIDATES: tuple[str, ...] = (
-    "the trees in beiping are full of autumn cicadas and the houses are low "
-    "so you can hear their song everywhere",
-    "the autumn cicadas live in the trees in beiping and the houses are low "
-    "so you can hear their song all day",
-    "the old trees are full of autumn cicadas and autumn in the north is cool "
-    "so people can hear their song",
-    "the autumn cicadas sing in the old trees and the old streets are quiet "
-    "so you can hear their song everywhere",
-    "the tall trees are full of autumn cicadas and the sky in beiping is blue "
-    "so we can see their shade",
-    "the autumn cicadas live in the tall trees and the days are short in the north "
-    "so you can see their shade all day",
-    "the green trees are full of autumn cicadas and people sit outside in the evening "
-    "so you can hear their song",
-)
-
-
-@dataclass(frozen=True)
-class WordsChoice:
-    """The default sentence of the "which words arrive" part and the evidence behind it."""
-
-    text: str  # the chosen sentence
-    ratio: float  # its first-third / last-third influence ratio
-    verdict: str  # influence.verdict(ratio)
-    ratios: tuple[float, ...]  # the ratio of every candidate, in order
-    majority: str  # the verdict most candidates share
-    n_majority: int  # how many candidates share it
-
-
-def typical_sentence(model, src_vocab, candidates=WORDS_CANDIDATES) -> WordsChoice:
-    """Read every candidate with the bottleneck page's statistic
-    (:func:`core.analysis.bottleneck.early_late_ratio` of ‖∂C/∂e_j‖, read by
-    :func:`core.analysis.influence.verdict`), find the verdict most candidates share, and
-    return the candidate that shows it most clearly: for "fade" the lowest ratio, for
-    "early" the highest, for "even" the one closest to 1 (on a log scale). The default thus
-    says what the model usually does, never an exception picked by eye."""
-    from collections import Counter
-
-    from core.analysis.bottleneck import early_late_ratio
-    from core.analysis.influence import context_influence, verdict
-
-    ratios = []
-    for text in candidates:
-        ids = src_vocab.encode(text.split(), eos=True)
-        ratios.append(early_late_ratio(context_influence(model, ids)))
-    verdicts = [verdict(r) for r in ratios]
-    majority, n = Counter(verdicts).most_common(1)[0]
-    clarity = {"fade": lambda r: -r, "early": lambda r: r, "even": lambda r: -abs(np.log(r))}
-    pick = max(
-        (i for i, v in enumerate(verdicts) if v == majority),
-        key=lambda i: clarity.get(majority, lambda r: 0.0)(ratios[i]),
-    )
-    return WordsChoice(candidates[pick], float(ratios[pick]), majority, tuple(ratios), majority, n)

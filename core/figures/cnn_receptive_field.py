@@ -77,53 +77,72 @@ def window_figure(
         raise ValueError(f"pair {pair} is outside the sentence (0..{n - 1})")
     s = base.scale(presenter)
     both = [lo <= min(a, b) and max(a, b) <= hi for lo, hi in wins]
-    colors = [s.palette[1] if ok else s.palette[2] for ok in both]
-    layers = list(range(len(wins)))
-    return go.Figure(
-        go.Bar(
-            y=layers,
-            x=[hi - lo + 1 for lo, hi in wins],
-            base=[lo - 0.5 for lo, _ in wins],
-            orientation="h",
-            marker_color=colors,
-            width=0.7,
-            hovertext=[
-                hover.format(layer=l_, lo=tokens[lo], hi=tokens[hi], width=hi - lo + 1)
-                for l_, (lo, hi) in enumerate(wins)
-            ],
-            hoverinfo="text",
-            showlegend=False,
+    bars = _window_bars(tokens, wins, [s.palette[1] if ok else s.palette[2] for ok in both], hover)
+    layout = _window_layout(
+        tokens, len(wins), pair, title, (x_title, y_title), pair_label, presenter, phone
+    )
+    return go.Figure(bars, layout=layout)
+
+
+def _window_bars(
+    tokens: list[str], wins: Sequence[tuple[int, int]], colors: list[str], hover: str
+) -> go.Bar:
+    """One horizontal bar per layer spanning its window (words lo..hi)."""
+    return go.Bar(
+        y=list(range(len(wins))),
+        x=[hi - lo + 1 for lo, hi in wins],
+        base=[lo - 0.5 for lo, _ in wins],
+        orientation="h",
+        marker_color=colors,
+        width=0.7,
+        hovertext=[
+            hover.format(layer=l_, lo=tokens[lo], hi=tokens[hi], width=hi - lo + 1)
+            for l_, (lo, hi) in enumerate(wins)
+        ],
+        hoverinfo="text",
+        showlegend=False,
+    )
+
+
+def _window_layout(
+    tokens: list[str],
+    n_layers: int,
+    pair: tuple[int, int],
+    title: str,
+    axes: tuple[str, str],
+    pair_label: str,
+    presenter: bool,
+    phone: bool,
+) -> dict:
+    """The windows' axes, the pair's two dashed lines and its label (``axes``: x, y titles)."""
+    s = base.scale(presenter)
+    a, b = pair
+    n = len(tokens)
+    return dict(
+        template=base.template(presenter),
+        title=dict(text=title),
+        xaxis=dict(title=dict(text=axes[0]), **_tokens_axis(tokens, presenter)),
+        yaxis=dict(
+            title=dict(text=axes[1]),
+            tickmode="linear",
+            dtick=1 if n_layers <= 12 else 2,
+            range=[-0.6, None],
         ),
-        layout=dict(
-            template=base.template(presenter),
-            title=dict(text=title),
-            xaxis=dict(title=dict(text=x_title), **_tokens_axis(tokens, presenter)),
-            yaxis=dict(
-                title=dict(text=y_title),
-                tickmode="linear",
-                dtick=1 if len(wins) <= 12 else 2,
-                range=[-0.6, None],
-            ),
-            shapes=[
-                _vline(p, dash="dash", width=s.line, color=s.palette[4]) for p in sorted({a, b})
-            ],
-            annotations=[
-                dict(
-                    x=max(a, b),
-                    y=1.0,
-                    yref="paper",
-                    yanchor="bottom",
-                    text=pair_label,
-                    showarrow=False,
-                    font=dict(color=s.palette[4], size=s.font),
-                    **(
-                        {"xanchor": "right" if max(a, b) > (n - 1) / 2 else "left"} if phone else {}
-                    ),
-                )
-            ],
-            bargap=0.2,
-            height=max(s.height, 120 + len(wins) * (34 if presenter else 24)),
-        ),
+        shapes=[_vline(p, dash="dash", width=s.line, color=s.palette[4]) for p in sorted({a, b})],
+        annotations=[
+            dict(
+                x=max(a, b),
+                y=1.0,
+                yref="paper",
+                yanchor="bottom",
+                text=pair_label,
+                showarrow=False,
+                font=dict(color=s.palette[4], size=s.font),
+                **({"xanchor": "right" if max(a, b) > (n - 1) / 2 else "left"} if phone else {}),
+            )
+        ],
+        bargap=0.2,
+        height=max(s.height, 120 + n_layers * (34 if presenter else 24)),
     )
 
 

@@ -118,34 +118,11 @@ def paths_figure(
     ``make_subplots`` and per-panel updates cost ~10x more on every rerun.
     """
     tokens = [str(t) for t in tokens]
-    n = len(tokens)
-    if n == 0:
-        raise ValueError("tokens is empty; pass the words of a sentence")
-    archs = list(paths)
-    if not archs:
-        raise ValueError("paths is empty; pass {layer type: polylines}")
-    missing = [a for a in archs if a not in titles]
-    if missing:
-        raise ValueError(f"titles has no entry for {missing}")
-    for arch in archs:
-        for line in paths[arch]:
-            for p, layer in line:
-                if not 0 <= p < n or layer < 0:
-                    raise ValueError(f"{arch}: point ({p}, {layer}) is outside the sentence")
+    archs = _check_paths(tokens, paths, titles)
     s = base.scale(presenter)
     rows = len(archs)
     tops = {a: max(1, max(layer for line in paths[a] for _, layer in line)) for a in archs}
-    # panel heights in proportion to their layers, top panel first, as make_subplots did
-    gap = 0.09 if presenter else 0.07
-    weights = [tops[a] + 1.5 for a in archs]
-    # the top panel's title sits above its domain, under the figure's title: leave it a gap
-    unit = (1 - gap * rows) / sum(weights)
-    domains, top_edge = [], 1.0 - gap
-    for w in weights:
-        domains.append((max(0.0, top_edge - w * unit), top_edge))
-        top_edge -= w * unit + gap
-    faint = "#C8C8C8"
-    a, b = pair
+    domains = _panel_domains([tops[a] for a in archs], presenter)
     data: list[go.Scatter] = []
     layout: dict = {}
     annotations = []
@@ -154,38 +131,7 @@ def paths_figure(
         yname = "y" if row == 1 else f"y{row}"
         # the same colour as in table_chart
         color = (colors or {}).get(arch) or s.palette[(row - 1) % len(s.palette)]
-        line_x, line_y = _joined(paths[arch])
-        data += [
-            go.Scatter(
-                x=np.tile(np.arange(n), top + 1),
-                y=np.repeat(np.arange(top + 1), n),
-                yaxis=yname,
-                mode="markers",
-                marker=dict(color=faint, size=max(4, s.marker - 3)),
-                hoverinfo="skip",
-                showlegend=False,
-            ),
-            go.Scatter(
-                x=line_x,
-                y=line_y,
-                yaxis=yname,
-                mode="lines+markers",
-                line=dict(color=color, width=s.line + 1),
-                marker=dict(color=color, size=s.marker),
-                hoverinfo="skip",
-                showlegend=False,
-            ),
-            go.Scatter(
-                x=[a, b],
-                y=[0, 0],
-                yaxis=yname,
-                mode="markers",
-                marker=dict(color=s.palette[4], size=s.marker + 6, symbol="diamond"),
-                hovertext=[tokens[a], tokens[b]],
-                hoverinfo="text",
-                showlegend=False,
-            ),
-        ]
+        data += _path_traces(tokens, paths[arch], top, yname, color, pair, s)
         lo, hi = domains[row - 1]
         layout["yaxis" if row == 1 else f"yaxis{row}"] = dict(
             domain=[lo, hi],
@@ -208,17 +154,7 @@ def paths_figure(
                 font=dict(size=s.font + 1),
             )
         )
-    bottom = "y" if rows == 1 else f"y{rows}"
-    layout["xaxis"] = dict(
-        anchor=bottom,
-        tickmode="array",
-        tickvals=list(range(n)),
-        ticktext=tokens,
-        range=[-0.6, n - 0.4],
-        showgrid=False,
-        tickangle=-60 if n > 12 else 0,
-        tickfont=dict(size=max(10, s.font - (4 if n > 24 else 0))),
-    )
+    layout["xaxis"] = _words_axis(tokens, "y" if rows == 1 else f"y{rows}", s)
     return go.Figure(
         data=data,
         layout=dict(
@@ -229,6 +165,102 @@ def paths_figure(
             annotations=annotations,
             **layout,
         ),
+    )
+
+
+def _check_paths(
+    tokens: list[str], paths: Mapping[str, Sequence[Polyline]], titles: Mapping[str, str]
+) -> list[str]:
+    """The layer types of ``paths``, after checking that every point lies on the sentence."""
+    n = len(tokens)
+    if n == 0:
+        raise ValueError("tokens is empty; pass the words of a sentence")
+    archs = list(paths)
+    if not archs:
+        raise ValueError("paths is empty; pass {layer type: polylines}")
+    missing = [a for a in archs if a not in titles]
+    if missing:
+        raise ValueError(f"titles has no entry for {missing}")
+    for arch in archs:
+        for line in paths[arch]:
+            for p, layer in line:
+                if not 0 <= p < n or layer < 0:
+                    raise ValueError(f"{arch}: point ({p}, {layer}) is outside the sentence")
+    return archs
+
+
+def _panel_domains(tops: Sequence[int], presenter: bool) -> list[tuple[float, float]]:
+    """The paper y domain of each panel, top first, heights in proportion to its layers
+    (as make_subplots did)."""
+    gap = 0.09 if presenter else 0.07
+    weights = [top + 1.5 for top in tops]
+    # the top panel's title sits above its domain, under the figure's title: leave it a gap
+    unit = (1 - gap * len(tops)) / sum(weights)
+    domains, top_edge = [], 1.0 - gap
+    for w in weights:
+        domains.append((max(0.0, top_edge - w * unit), top_edge))
+        top_edge -= w * unit + gap
+    return domains
+
+
+def _path_traces(
+    tokens: list[str],
+    lines: Sequence[Polyline],
+    top: int,
+    yname: str,
+    color: str,
+    pair: tuple[int, int],
+    s: base.Scale,
+) -> list[go.Scatter]:
+    """One panel's traces: every node faint, the path bold, the pair as two diamonds."""
+    n = len(tokens)
+    a, b = pair
+    line_x, line_y = _joined(lines)
+    return [
+        go.Scatter(
+            x=np.tile(np.arange(n), top + 1),
+            y=np.repeat(np.arange(top + 1), n),
+            yaxis=yname,
+            mode="markers",
+            marker=dict(color="#C8C8C8", size=max(4, s.marker - 3)),
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+        go.Scatter(
+            x=line_x,
+            y=line_y,
+            yaxis=yname,
+            mode="lines+markers",
+            line=dict(color=color, width=s.line + 1),
+            marker=dict(color=color, size=s.marker),
+            hoverinfo="skip",
+            showlegend=False,
+        ),
+        go.Scatter(
+            x=[a, b],
+            y=[0, 0],
+            yaxis=yname,
+            mode="markers",
+            marker=dict(color=s.palette[4], size=s.marker + 6, symbol="diamond"),
+            hovertext=[tokens[a], tokens[b]],
+            hoverinfo="text",
+            showlegend=False,
+        ),
+    ]
+
+
+def _words_axis(tokens: list[str], anchor: str, s: base.Scale) -> dict:
+    """The shared x axis of words, drawn under the bottom panel (``anchor``)."""
+    n = len(tokens)
+    return dict(
+        anchor=anchor,
+        tickmode="array",
+        tickvals=list(range(n)),
+        ticktext=tokens,
+        range=[-0.6, n - 0.4],
+        showgrid=False,
+        tickangle=-60 if n > 12 else 0,
+        tickfont=dict(size=max(10, s.font - (4 if n > 24 else 0))),
     )
 
 
@@ -269,11 +301,36 @@ def probe_chart(
     fig = base.line_chart(
         distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )
+    colors = _probe_looks(fig, models or {}, together, len(distances), presenter)
+    shapes, annotations = _field_marks(fields or {}, names, colors, field_label, presenter)
+    if together_label:
+        annotations += _together_notes(together, series, together_label, joiner, presenter)
+    if chance is not None:
+        shapes.append(base.hline(chance, dict(dash="dot", color="#777777")))
+        annotations.append(base.hline_label(chance, chance_label))
+    fig.update_layout(  # one update: every add_vline / add_annotation call costs ~15 ms
+        shapes=shapes,
+        annotations=annotations,
+        yaxis=dict(range=[0, 1.08], tickformat=".0%"),
+        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
+    )
+    return fig
+
+
+def _probe_looks(
+    fig: go.Figure,
+    models: Mapping[str, str],
+    together: Sequence[Sequence[str]],
+    n_points: int,
+    presenter: bool,
+) -> dict[str, str]:
+    """Each probe's line in its lexicon look (markers taking turns along a shared line);
+    returns {series: colour}."""
     s = base.scale(presenter)
     colors: dict[str, str] = {}
     turn = {name: (i, len(g)) for g in together for i, name in enumerate(g)}
     for k, tr in enumerate(fig.data):
-        model = (models or {}).get(tr.name)
+        model = models.get(tr.name)
         if model is not None and lexicon.known(model):
             lk = lexicon.look(model)
             colors[tr.name] = lk.color
@@ -283,10 +340,22 @@ def probe_chart(
             colors[tr.name] = s.palette[k % len(s.palette)]
         if tr.name in turn:  # markers take turns along a shared line
             i, m = turn[tr.name]
-            tr.marker.size = [s.marker + 4 if j % m == i else 0 for j in range(len(distances))]
+            tr.marker.size = [s.marker + 4 if j % m == i else 0 for j in range(n_points)]
+    return colors
+
+
+def _field_marks(
+    fields: Mapping[str, int],
+    names: list[str],
+    colors: Mapping[str, str],
+    field_label: str,
+    presenter: bool,
+) -> tuple[list[dict], list[dict]]:
+    """A dashed line at the farthest distance each probe can see (field - 1), and its label."""
+    s = base.scale(presenter)
     shapes, annotations = [], []
-    for i, (name, rf) in enumerate((fields or {}).items()):
-        if name not in series:
+    for i, (name, rf) in enumerate(fields.items()):
+        if name not in names:
             raise ValueError(f"fields has {name!r}, which is not one of the series {names}")
         color = colors[name]
         shapes.append(
@@ -314,11 +383,22 @@ def probe_chart(
                 font=dict(color=color, size=s.font - 2 if not presenter else s.font),
             )
         )
+    return shapes, annotations
+
+
+def _together_notes(
+    together: Sequence[Sequence[str]],
+    series: Mapping[str, Sequence[float]],
+    together_label: str,
+    joiner: str,
+    presenter: bool,
+) -> list[dict]:
+    """One note per group of lines drawn on top of each other, next to the shared line."""
+    s = base.scale(presenter)
+    notes = []
     for g, group in enumerate(together):
-        if not together_label:
-            break
         level = float(np.mean(series[group[0]]))
-        annotations.append(
+        notes.append(
             dict(
                 x=1,
                 y=series[group[0]][-1],
@@ -338,16 +418,7 @@ def probe_chart(
                 font=dict(size=s.font),
             )
         )
-    if chance is not None:
-        shapes.append(base.hline(chance, dict(dash="dot", color="#777777")))
-        annotations.append(base.hline_label(chance, chance_label))
-    fig.update_layout(  # one update: every add_vline / add_annotation call costs ~15 ms
-        shapes=shapes,
-        annotations=annotations,
-        yaxis=dict(range=[0, 1.08], tickformat=".0%"),
-        legend=dict(orientation="h", yanchor="top", y=-0.2, xanchor="left", x=0),
-    )
-    return fig
+    return notes
 
 
 def problems_figure(
@@ -381,41 +452,8 @@ def problems_figure(
                 raise ValueError(f"panel {c} has no {key!r}")
         lo = c * (width + gap)
         suffix = "" if c == 0 else str(c + 1)
-        xs = list(panel["x"])
-        for label, values in panel["series"].items():
-            if len(values) != len(xs):
-                raise ValueError(f"panel {c}: {label!r} has {len(values)} values for {len(xs)} x")
-            lk = (panel.get("looks") or {}).get(label)
-            color = lk.color if lk else NEUTRAL
-            common = dict(x=xs, y=list(values), name=label, xaxis=f"x{suffix}", yaxis=f"y{suffix}")
-            if panel.get("kind") == "bar":
-                data.append(go.Bar(marker=dict(color=color), showlegend=False, **common))
-            else:
-                data.append(
-                    go.Scatter(
-                        mode="lines+markers",
-                        line=dict(color=color, dash=lk.dash if lk else "solid", width=s.line),
-                        marker=dict(color=color, symbol=lk.marker if lk else "circle"),
-                        **common,
-                    )
-                )
-        # category labels along a narrow panel: slanted, so they do not run together (a
-        # full-width panel has room: plotly slants them only if they would)
-        angle = -35 if isinstance(xs[0], str) and panel.get("kind") != "bar" else 0
-        layout[f"xaxis{suffix}"] = dict(
-            domain=[0, 1] if stacked else [round(lo, 4), min(1.0, round(lo + width, 4))],
-            anchor=f"y{suffix}",
-            title=dict(text=panel.get("x_title", "")),
-            type="category" if panel.get("kind") == "bar" else "-",
-            **({} if stacked else {"tickangle": angle}),  # stacked: plotly's "auto"
-        )
-        layout[f"yaxis{suffix}"] = dict(
-            anchor=f"x{suffix}",
-            title=dict(text=panel.get("y_title", "")),
-            **({"range": panel["y_range"]} if "y_range" in panel else {}),
-            **({"tickformat": panel["y_format"]} if "y_format" in panel else {}),
-            **({"domain": stack.domain(c)} if stacked else {}),
-        )
+        data += _panel_traces(c, panel, suffix, s)
+        layout.update(_panel_axes(panel, suffix, (lo, width), stack.domain(c) if stacked else None))
         annotations.append(
             dict(
                 text=base.wrap(panel["title"], s.font, col_px),
@@ -452,6 +490,59 @@ def problems_figure(
             **layout,
         ),
     )
+
+
+def _panel_traces(c: int, panel: dict, suffix: str, s: base.Scale) -> list[go.BaseTraceType]:
+    """Panel ``c``'s series: bars, or lines in each label's look (a formula in grey)."""
+    xs = list(panel["x"])
+    traces: list[go.BaseTraceType] = []
+    for label, values in panel["series"].items():
+        if len(values) != len(xs):
+            raise ValueError(f"panel {c}: {label!r} has {len(values)} values for {len(xs)} x")
+        lk = (panel.get("looks") or {}).get(label)
+        color = lk.color if lk else NEUTRAL
+        common = dict(x=xs, y=list(values), name=label, xaxis=f"x{suffix}", yaxis=f"y{suffix}")
+        if panel.get("kind") == "bar":
+            traces.append(go.Bar(marker=dict(color=color), showlegend=False, **common))
+        else:
+            traces.append(
+                go.Scatter(
+                    mode="lines+markers",
+                    line=dict(color=color, dash=lk.dash if lk else "solid", width=s.line),
+                    marker=dict(color=color, symbol=lk.marker if lk else "circle"),
+                    **common,
+                )
+            )
+    return traces
+
+
+def _panel_axes(
+    panel: dict, suffix: str, column: tuple[float, float], domain: list[float] | None
+) -> dict:
+    """A panel's x and y axes: side by side in ``column`` (left edge, width), or, stacked,
+    full width at the y ``domain``."""
+    stacked = domain is not None
+    lo, width = column
+    xs = list(panel["x"])
+    # category labels along a narrow panel: slanted, so they do not run together (a
+    # full-width panel has room: plotly slants them only if they would)
+    angle = -35 if isinstance(xs[0], str) and panel.get("kind") != "bar" else 0
+    return {
+        f"xaxis{suffix}": dict(
+            domain=[0, 1] if stacked else [round(lo, 4), min(1.0, round(lo + width, 4))],
+            anchor=f"y{suffix}",
+            title=dict(text=panel.get("x_title", "")),
+            type="category" if panel.get("kind") == "bar" else "-",
+            **({} if stacked else {"tickangle": angle}),  # stacked: plotly's "auto"
+        ),
+        f"yaxis{suffix}": dict(
+            anchor=f"x{suffix}",
+            title=dict(text=panel.get("y_title", "")),
+            **({"range": panel["y_range"]} if "y_range" in panel else {}),
+            **({"tickformat": panel["y_format"]} if "y_format" in panel else {}),
+            **({"domain": domain} if stacked else {}),
+        ),
+    }
 
 
 # On a phone: the px a y axis's ticks and title take left of a plot, and the height of an

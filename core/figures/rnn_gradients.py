@@ -440,61 +440,8 @@ def accuracy_figure(
     if not series:
         raise ValueError("series is empty; pass {name: values} with at least one line")
     s = base.scale(presenter)
-    palette = s.palette
-    traces = []
-    for i, (name, ys) in enumerate(series.items()):
-        arr = np.asarray(ys, dtype=float)
-        if arr.shape != xs.shape or not np.all(np.isfinite(arr)):
-            raise ValueError(
-                f"series[{name!r}] must hold one finite value per distance, got {arr.shape}"
-            )
-        model = (looks or {}).get(name)
-        color = lexicon.look(model).color if model else palette[(i + 1) % len(palette)]
-        traces.append(
-            go.Scatter(
-                x=xs,
-                y=arr,
-                name=str(name),
-                mode="lines+markers",
-                line=dict(color=color, dash=lexicon.look(model).dash if model else None),
-                marker=dict(color=color, symbol=lexicon.look(model).marker if model else None),
-            )
-        )
-    notes: list[dict] = []
-    bottom = None
-    if note and phone:
-        # under the x ticks and the axis title, from the plot's left edge, wrapped to it
-        text = base.wrap(note, s.font, base.PHONE_WIDTH - _PHONE_Y_AXIS)
-        below = _X_AXIS_FONTS * s.font
-        notes.append(
-            dict(
-                text=text,
-                showarrow=False,
-                xref="paper",
-                x=0,
-                xanchor="left",
-                align="left",
-                yref="paper",
-                y=0,
-                yanchor="top",
-                yshift=-below,
-            )
-        )
-        lines = text.count("<br>") + 1
-        bottom = int(below + lines * s.font * 1.3 + 12)
-    elif note:
-        notes.append(
-            dict(
-                text=note,
-                showarrow=False,
-                xref="x domain",
-                x=1,
-                xanchor="right",
-                yref="y",
-                y=1.0,
-                yanchor="top",
-            )
-        )
+    traces = _accuracy_traces(xs, series, looks or {}, s.palette)
+    notes, bottom = _accuracy_note(note, phone, s)
     layout = _layout_dict(
         presenter,
         title,
@@ -507,6 +454,52 @@ def accuracy_figure(
     if bottom is not None:  # room under the plot for the note
         layout.setdefault("margin", {})["b"] = bottom
     return go.Figure(data=traces, layout=layout)
+
+
+def _accuracy_traces(
+    xs: np.ndarray,
+    series: Mapping[str, Sequence[float]],
+    looks: Mapping[str, str],
+    palette: Sequence[str],
+) -> list[go.Scatter]:
+    """One line per model, in its lexicon look (else a palette colour)."""
+    traces = []
+    for i, (name, ys) in enumerate(series.items()):
+        arr = np.asarray(ys, dtype=float)
+        if arr.shape != xs.shape or not np.all(np.isfinite(arr)):
+            raise ValueError(
+                f"series[{name!r}] must hold one finite value per distance, got {arr.shape}"
+            )
+        model = looks.get(name)
+        color = lexicon.look(model).color if model else palette[(i + 1) % len(palette)]
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=arr,
+                name=str(name),
+                mode="lines+markers",
+                line=dict(color=color, dash=lexicon.look(model).dash if model else None),
+                marker=dict(color=color, symbol=lexicon.look(model).marker if model else None),
+            )
+        )
+    return traces
+
+
+def _accuracy_note(note: str | None, phone: bool, s: base.Scale) -> tuple[list[dict], int | None]:
+    """The note as an annotation (inside the plot, top right; on a phone wrapped under the
+    plot) and, on a phone, the bottom margin it needs (else ``None``)."""
+    if not note:
+        return [], None
+    if not phone:
+        where = dict(xref="x domain", x=1, xanchor="right", yref="y", y=1.0, yanchor="top")
+        return [dict(text=note, showarrow=False, **where)], None
+    # under the x ticks and the axis title, from the plot's left edge, wrapped to it
+    text = base.wrap(note, s.font, base.PHONE_WIDTH - _PHONE_Y_AXIS)
+    below = _X_AXIS_FONTS * s.font
+    lines = text.count("<br>") + 1
+    where = dict(xref="paper", x=0, xanchor="left", align="left", yref="paper", y=0)
+    note_below = dict(text=text, showarrow=False, yanchor="top", yshift=-below, **where)
+    return [note_below], int(below + lines * s.font * 1.3 + 12)
 
 
 def _hline(y: float, line: dict, presenter: bool) -> dict:

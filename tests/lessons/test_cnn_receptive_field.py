@@ -8,14 +8,20 @@ with the real weights the page reads the same API.
 
 from __future__ import annotations
 
+import ast
+import subprocess
+import sys
+
 import pytest
 import streamlit as st
+import streamlit.testing.v1.local_script_runner as lsr
 
 from core import lexicon
-from core.analysis import receptive_field as rf
-from tests.conftest import main_text, make_app
+from core.analysis import receptive_field as analysis
+from tests.conftest import ROOT, fragment_rerun, main_text, make_app
 
 PAGE = "pages/cnn_receptive_field.py"
+PART = "cnn_receptive_field_part"  # the part selector's widget key
 # the charts each part draws, and nothing else
 PART_CHARTS = {
     "theory": ["cnn_rf_windows"],
@@ -58,7 +64,9 @@ def fake_zoo(monkeypatch):
     from core.models.cnn_seq2seq import CNNSeq2Seq, CNNSeq2SeqConfig
     from core.vocab import Vocab
 
-    words = set(rf.english_counterpart()) | set("the cat drank milk because it was hungry".split())
+    words = set(analysis.english_counterpart()) | set(
+        "the cat drank milk because it was hungry".split()
+    )
     sv = Vocab.build([sorted(words)])
     tv = Vocab.build([["猫", "喝", "牛奶"]])
     torch.manual_seed(0)
@@ -125,7 +133,7 @@ def _text(at) -> str:
 def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):
     at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    assert at.segmented_control(key="cnn_rf_part").value == part
+    assert at.segmented_control(key=PART).value == part
     assert at.query_params["part"] == part
     assert _chart_keys(at) == PART_CHARTS[part]
     assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
@@ -150,7 +158,7 @@ def test_default_part_is_the_formula_and_the_pair_is_not_yet_linked(fake_zoo, la
     # default: English -> the corpus counterpart, cicadas/their, 20 words apart -> layer 10;
     # Chinese -> the lesson's sentence, 秋蝉/它们, 26 words apart -> layer 13
     assert at.query_params["sent"] == lang
-    assert at.query_params["depth"] == str(rf.DEFAULT_DEPTH)
+    assert at.query_params["depth"] == str(analysis.DEFAULT_DEPTH)
     text = _text(at)
     assert words in text and layer in text
     bars = _chart(at, "cnn_rf_windows")["data"][0]
@@ -163,7 +171,7 @@ def test_default_part_is_the_formula_and_the_pair_is_not_yet_linked(fake_zoo, la
 def test_the_selector_switches_the_part_and_the_url(fake_zoo):
     at = make_app(PAGE, lang="en").run(timeout=120)
     for part in ("measured", "probes", "theory"):
-        at.segmented_control(key="cnn_rf_part").set_value(part).run()
+        at.segmented_control(key=PART).set_value(part).run()
         assert not at.exception, [e.value for e in at.exception]
         assert at.query_params["part"] == part
         assert _chart_keys(at) == PART_CHARTS[part]
@@ -215,7 +223,7 @@ def test_a_fresh_link_follows_the_pairs_meeting_node(fake_zoo, k, dil, meet):
     params = {name: v for name, v in (("k", k), ("dil", dil)) if v is not None}
     at = make_app(PAGE, lang="en", **params).run(timeout=120)
     assert not at.exception
-    expected = rf.meeting_path(2, 22, int(k or 3), base=2 if dil == "1" else 1)[0][-1]
+    expected = analysis.meeting_path(2, 22, int(k or 3), base=2 if dil == "1" else 1)[0][-1]
     assert expected == meet
     assert at.selectbox(key="cnn_rf_pos").value == meet and at.query_params["pos"] == str(meet)
     assert at.select_slider(key="cnn_rf_k").value == int(k or 3)
@@ -238,10 +246,10 @@ def test_the_kernel_keeps_the_words_and_moves_the_formula(fake_zoo):
         assert at.segmented_control(key="cnn_rf_sent").value == "en"
         assert (at.selectbox(key="cnn_rf_a").value, at.selectbox(key="cnn_rf_b").value) == (4, 22)
         assert at.selectbox(key="cnn_rf_pos").value == 8
-        assert _window_bars(at) == [hi - lo + 1 for lo, hi in rf.windows(8, 5, k, 24)]
-        shared = rf.first_shared_layer(4, 22, k, max_layers=16)
+        assert _window_bars(at) == [hi - lo + 1 for lo, hi in analysis.windows(8, 5, k, 24)]
+        shared = analysis.first_shared_layer(4, 22, k, max_layers=16)
         metrics = [m.value for m in at.main.metric]
-        assert metrics[0] == f"{rf.theoretical_field(5, k)} words"
+        assert metrics[0] == f"{analysis.theoretical_field(5, k)} words"
         assert metrics[1] == (f"layer {shared}" if shared is not None else "beyond 16 layers")
         assert metrics[2] == "18 words"
         assert f"k = {k}, 5 layers" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
@@ -278,7 +286,7 @@ def test_a_link_with_every_parameter_reopens_the_same_state(fake_zoo):
     assert _state(at) == {**EVERY, "k": 5, "dil": True, "depth": 3, "pos": 6, "a": 1, "b": 7}
     assert {p: at.query_params[p] for p in EVERY} == EVERY  # the link is kept as it was
     fig = _chart(at, "cnn_rf_windows")
-    assert fig["data"][0]["x"] == [hi - lo + 1 for lo, hi in rf.windows(6, 3, 5, 9, base=2)]
+    assert fig["data"][0]["x"] == [hi - lo + 1 for lo, hi in analysis.windows(6, 3, 5, 9, base=2)]
     assert "“it”" in fig["layout"]["title"]["text"]
 
 
@@ -317,7 +325,7 @@ def _walk(block) -> list:
 def _widget_keys(block) -> list[str]:
     """The keys of the page's widgets under ``block``, in page order (not the part selector)."""
     keys = [getattr(el, "key", None) for el in _walk(block) if el.type != "plotly_chart"]
-    return [k for k in keys if k and k.startswith("cnn_rf_") and k != "cnn_rf_part"]
+    return [k for k in keys if k and k.startswith("cnn_rf_") and k != PART]
 
 
 def test_control_order_and_presenter_folding(fake_zoo):
@@ -361,7 +369,7 @@ def test_own_sentence_is_drawn_and_measured(fake_zoo):
     fig = _chart(at, "cnn_rf_windows")
     assert fig["layout"]["xaxis"]["ticktext"][1] == "cat"
     at.selectbox(key="cnn_rf_pos").set_value(1).run()
-    at.segmented_control(key="cnn_rf_part").set_value("measured").run()  # same sentence
+    at.segmented_control(key=PART).set_value("measured").run()  # same sentence
     assert not at.exception
     assert at.selectbox(key="cnn_rf_pos").value == 1  # the position followed in part 1
     measured = _chart(at, "cnn_rf_measured")
@@ -384,7 +392,7 @@ def test_bad_own_text_gets_a_message(fake_zoo, text, expect):
     assert expect in messages
     assert _chart_keys(at) == PART_CHARTS["measured"]  # the part keeps working
     assert not any("<script>" in str(m.value) for m in at.main.markdown)
-    at.segmented_control(key="cnn_rf_part").set_value("theory").run()  # and so does part 1
+    at.segmented_control(key=PART).set_value("theory").run()  # and so does part 1
     assert not at.exception
     assert _chart_keys(at) == PART_CHARTS["theory"]
     assert not any("<script>" in str(m.value) for m in at.main.markdown)
@@ -393,7 +401,7 @@ def test_bad_own_text_gets_a_message(fake_zoo, text, expect):
 def test_long_own_text_is_cut(fake_zoo):
     at = make_app(PAGE, lang="zh", sent="own", text=" ".join(["cat"] * 70)).run(timeout=120)
     assert not at.exception
-    assert any(str(rf.MAX_TOKENS) in i.value for i in at.info)
+    assert any(str(analysis.MAX_TOKENS) in i.value for i in at.info)
 
 
 def test_switching_sentence_resets_the_pair(fake_zoo):
@@ -406,7 +414,7 @@ def test_switching_sentence_resets_the_pair(fake_zoo):
 def test_measured_position_for_the_chinese_sentence(fake_zoo):
     at = make_app(PAGE, lang="zh", part="measured", sent="zh").run(timeout=120)
     sel = at.selectbox(key="cnn_rf_mpos")
-    en = rf.english_counterpart()
+    en = analysis.english_counterpart()
     assert sel.value == en.index("their")
     sel.set_value(3).run()
     assert at.query_params["mpos"] == "3"
@@ -447,7 +455,7 @@ def test_probes_default_shows_each_cnn_failing_beyond_its_field(lang):
     early = []
     for trace, sees in zip(fig["data"], fields, strict=True):
         xs = [int(x) for x in _values(trace["x"])]
-        reach = rf.probe_reach(xs, _values(trace["y"]), sees + 1)
+        reach = analysis.probe_reach(xs, _values(trace["y"]), sees + 1)
         assert reach.blind_beyond(1 / N_KEYS, 2.0), trace["name"]
         assert reach.solved is not None and reach.solved <= sees
         if reach.fails_inside(xs):
@@ -506,3 +514,260 @@ def test_on_a_phone_the_pair_label_stays_inside_the_chart(fake_zoo, monkeypatch)
     (label,) = fig["layout"]["annotations"]
     assert "xanchor" not in wide["layout"]["annotations"][0]
     assert label["xanchor"] == "right" and label["x"] == wide["layout"]["annotations"][0]["x"]
+
+
+# the fragments of each part, outer first, and the widgets (keys) each one draws itself
+FRAGMENTS = {
+    "window_section": {
+        "cnn_rf_sent",
+        "cnn_rf_text",
+        "cnn_rf_a",
+        "cnn_rf_b",
+        "cnn_rf_pos",
+        "cnn_rf_dil",
+    },
+    "formula_section": {"cnn_rf_k", "cnn_rf_depth"},
+    "measured_section": {"cnn_rf_sent", "cnn_rf_text"},
+    "measured_view": {"cnn_rf_pos", "cnn_rf_mpos"},
+}
+INNER = {"window_section": "formula_section", "measured_section": "measured_view"}
+
+
+def _functions() -> dict[str, ast.FunctionDef]:
+    """The module-level functions of the two parts with fragments."""
+    out = {}
+    for part in ("theory", "measured"):
+        source = ROOT / "lessons" / "cnn_receptive_field" / f"{part}.py"
+        tree = ast.parse(source.read_text(encoding="utf-8"))
+        out.update({n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)})
+    return out
+
+
+def _calls(fn: ast.FunctionDef) -> set[str]:
+    return {
+        n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+        for n in ast.walk(fn)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name | ast.Attribute)
+    }
+
+
+def test_sections_are_fragments():
+    """Each part is an outer fragment that calls an inner one (ui.fragment: st.fragment
+    behind the fair gate; nested)."""
+    functions = _functions()
+    for name in FRAGMENTS:
+        decorators = [ast.unparse(d) for d in functions[name].decorator_list]
+        assert decorators == ["ui.fragment"], (name, decorators)
+    for outer, inner in INNER.items():
+        assert inner in _calls(functions[outer]), f"{outer} must call {inner}"
+        assert outer not in _calls(functions[inner])
+
+
+# --- what a click sends ----------------------------------------------------------------------
+# AppTest reruns the whole script on every interaction; the browser asks the server for a
+# rerun of the fragment that holds the widget (RerunData.fragment_id, set by AppSession from
+# the widget's delta). These helpers do what the browser does, through the AppTest runner, and
+# list the elements the server sends for the click (Streamlit 1.67, pinned in requirements).
+def _sent(msgs) -> list[tuple[str, str]]:
+    """(element type, widget or chart key, "" if none) of each new element, in send order."""
+    out = []
+    for msg in msgs:
+        if msg.WhichOneof("type") != "delta" or msg.delta.WhichOneof("type") != "new_element":
+            continue
+        element = msg.delta.new_element
+        kind = element.WhichOneof("type")
+        ident = getattr(getattr(element, kind), "id", "") or ""
+        key = ident.rsplit("-", 1)[-1] if ident.startswith("$$ID") else ""
+        out.append((kind, key))
+    return out
+
+
+@pytest.fixture
+def wire(monkeypatch):
+    """The messages of every AppTest run, in order (a list of lists of ForwardMsg)."""
+    runs: list[list] = []
+    parse = lsr.parse_tree_from_messages
+
+    def record(msgs):
+        runs.append(list(msgs))
+        return parse(msgs)
+
+    monkeypatch.setattr(lsr, "parse_tree_from_messages", record)
+    return runs
+
+
+def _fragment_of(runs: list[list], key: str) -> str:
+    """The id of the fragment that last drew the widget ``key``."""
+    for msgs in reversed(runs):
+        for msg in msgs:
+            if msg.WhichOneof("type") != "delta" or not msg.delta.HasField("new_element"):
+                continue
+            element = msg.delta.new_element
+            ident = getattr(getattr(element, element.WhichOneof("type")), "id", "") or ""
+            if ident.endswith(f"-{key}"):
+                assert msg.delta.fragment_id, f"{key} is not inside a fragment"
+                return msg.delta.fragment_id
+    raise AssertionError(f"no widget {key}")
+
+
+def _click(at, runs, widget, value) -> list[tuple[str, str]]:
+    """Set ``widget`` to ``value`` and rerun its fragment only, as the browser does; returns
+    what the server sent. (AppTest's tree then holds only those elements.)"""
+    with fragment_rerun(_fragment_of(runs, widget.key)):
+        widget.set_value(value).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return _sent(runs[-1])
+
+
+def _widgets(sent) -> set[str]:
+    return {key for kind, key in sent if key and kind != "plotly_chart"}
+
+
+def _charts(sent) -> list[str]:
+    return [key for kind, key in sent if kind == "plotly_chart"]
+
+
+@pytest.mark.parametrize(
+    ("key", "kind", "value"),
+    [
+        ("cnn_rf_k", "select_slider", 5),
+        ("cnn_rf_depth", "slider", 3),
+    ],
+)
+def test_a_knob_of_the_formula_resends_only_the_formula(wire, key, kind, value):
+    """Kernel and depth (the two knobs under the chart): their two controls, the metrics and
+    the chart, nothing of the folded sentence, pair, position or dilation (each widget costs
+    ~5 ms in the browser)."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    before = _sent(wire[-1])
+    assert {"cnn_rf_sent", "cnn_rf_a", "cnn_rf_b", "cnn_rf_pos", "cnn_rf_dil"} <= _widgets(before)
+    sent = _click(at, wire, getattr(at, kind)(key=key), value)
+    assert _widgets(sent) == FRAGMENTS["formula_section"]
+    assert _charts(sent) == ["cnn_rf_windows"]
+    assert [kind for kind, _ in sent].count("metric") == 3
+    params = {"k": "3", "dil": "0", "depth": "8"} | {key.removeprefix("cnn_rf_"): str(int(value))}
+    assert {p: at.query_params[p] for p in params} == params
+    # the chart sent follows the new value
+    k, base, depth = int(params["k"]), 1 + int(params["dil"]), int(params["depth"])
+    fig = _chart(at, "cnn_rf_windows")
+    assert fig["data"][0]["x"] == [
+        hi - lo + 1 for lo, hi in analysis.windows(12, depth, k, 24, base)
+    ]
+    assert f"k = {k}, {depth} layers" in fig["layout"]["title"]["text"]
+    # the words are untouched (the URL keeps them) and a full run still shows them
+    assert (at.query_params["a"], at.query_params["b"], at.query_params["pos"]) == ("2", "22", "12")
+    at.run()
+    assert at.selectbox(key="cnn_rf_pos").value == 12
+    assert at.segmented_control(key="cnn_rf_sent").value == "en"
+
+
+def test_dilation_reruns_both_fragments(wire):
+    """Dilation sits with the folded controls (the outer fragment): a click redraws the
+    formula with the doubled windows, and keeps the words."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    sent = _click(at, wire, at.toggle(key="cnn_rf_dil"), True)
+    assert _charts(sent) == ["cnn_rf_windows"]
+    assert at.query_params["dil"] == "1" and at.query_params["pos"] == "12"
+    widths = [hi - lo + 1 for lo, hi in analysis.windows(12, 8, 3, 24, base=2)]
+    assert _chart(at, "cnn_rf_windows")["data"][0]["x"] == widths
+
+
+def test_the_words_rerun_both_fragments(wire):
+    """The position (and so the pair and the sentence, its neighbours) reruns the outer
+    fragment, which draws the formula again: the chart follows the new word."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    sent = _click(at, wire, at.selectbox(key="cnn_rf_pos"), 4)
+    assert (
+        _widgets(sent)
+        == FRAGMENTS["window_section"] - {"cnn_rf_text"} | FRAGMENTS["formula_section"]
+    )
+    assert _charts(sent) == ["cnn_rf_windows"]
+    assert "“in”" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
+    assert at.query_params["pos"] == "4"
+
+
+@pytest.mark.parametrize(
+    ("params", "key", "value"),
+    [({"sent": "en"}, "cnn_rf_pos", 6), ({"sent": "zh"}, "cnn_rf_mpos", 3)],
+)
+def test_the_measured_position_resends_only_its_charts(
+    fake_zoo,  # noqa: F811
+    wire,
+    params,
+    key,
+    value,
+):
+    """Part 2: the position changes both charts, not the sentence above them."""
+    at = make_app(PAGE, lang="en", part="measured", **params).run(timeout=120)
+    assert "cnn_rf_sent" in _widgets(_sent(wire[-1]))
+    sent = _click(at, wire, at.selectbox(key=key), value)
+    assert _widgets(sent) == {key}
+    assert _charts(sent) == ["cnn_rf_measured", "cnn_rf_widths"]
+    word = analysis.english_counterpart()[value]
+    assert f"“{word}”" in _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
+    assert at.query_params[key.removeprefix("cnn_rf_")] == str(value)
+
+
+def test_position_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noqa: F811
+    """Parts 1 and 2 both show the followed position, bound to one URL parameter."""
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    en = analysis.english_counterpart()
+    assert at.selectbox(key="cnn_rf_pos").value == 12
+    at.selectbox(key="cnn_rf_pos").set_value(4).run()
+    assert not at.exception
+    assert at.query_params["pos"] == "4"
+    at.segmented_control(key=PART).set_value("measured").run()
+    assert not at.exception
+    assert at.selectbox(key="cnn_rf_pos").value == 4
+    assert en[4] in _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
+    at.selectbox(key="cnn_rf_pos").set_value(6).run()
+    assert at.query_params["pos"] == "6"
+    assert en[6] in _chart(at, "cnn_rf_measured")["layout"]["title"]["text"]
+    at.segmented_control(key=PART).set_value("theory").run()
+    assert at.selectbox(key="cnn_rf_pos").value == 6
+
+
+def test_sentence_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noqa: F811
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    at.segmented_control(key="cnn_rf_sent").set_value("zh").run()
+    assert not at.exception
+    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][0] == "秋蝉"
+    at.segmented_control(key=PART).set_value("measured").run()
+    assert not at.exception
+    assert at.segmented_control(key="cnn_rf_sent").value == "zh"
+    # the Chinese sentence is measured on its English counterpart, with its own picker
+    assert at.selectbox(key="cnn_rf_mpos").value == analysis.english_counterpart().index("their")
+    at.segmented_control(key="cnn_rf_sent").set_value("en").run()  # changed in part 2 ...
+    assert not at.exception
+    assert at.selectbox(key="cnn_rf_pos").value == 12  # ... its own words, the pair's node
+    at.segmented_control(key=PART).set_value("theory").run()
+    assert at.query_params["sent"] == "en"
+    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][2] == "cicadas"
+
+
+def test_the_formula_does_not_import_torch():
+    """Part 1 (the default) needs only formulas: the page's module-level imports must not
+    pull in torch (~1.5 s on a cold server); parts 2 and 3 import what they need."""
+    tree = ast.parse((ROOT / PAGE).read_text(encoding="utf-8"))
+    lines = [ast.unparse(n) for n in tree.body if isinstance(n, ast.Import | ast.ImportFrom)]
+    code = "\n".join([*lines, "import sys", "print('torch' in sys.modules)"])
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False", lines
+
+
+def test_a_click_in_a_fragment_passes_the_fair_gate(wire, monkeypatch):
+    """A fragment's own rerun skips app.py and its frame: ui.fragment takes it through the
+    fair gate itself (else a client could rerun a part past every limit)."""
+    from serve import admission
+    from serve.fairshare import FairGate
+
+    gate = FairGate(1)
+    monkeypatch.setattr(admission, "_GATE", gate)
+    at = make_app(PAGE, lang="en").run(timeout=120)
+    assert gate.granted == 1  # the full run: once, its fragments inside it do not re-enter
+    sent = _click(at, wire, at.select_slider(key="cnn_rf_k"), 5)
+    assert _widgets(sent) == FRAGMENTS["formula_section"]  # the fragment alone ran
+    assert gate.granted == 2 and gate.running() == 0 and not admission.holding()

@@ -85,13 +85,6 @@ def test_meeting_path_steps_stay_inside_each_layers_window(k, base):
                 assert path[t] - left * r <= path[t - 1] <= path[t] + right * r
 
 
-def test_layers_to_reach():
-    assert rf.layers_to_reach(26, 0, 3) == 26  # one word per layer on each side
-    assert rf.layers_to_reach(13, 0, 3) == 13
-    assert rf.layers_to_reach(10, 12, 5, causal=True) is None  # causal never looks ahead
-    assert rf.layers_to_reach(10, 2, 5, causal=True) == 2
-
-
 def test_mass_width_and_share_inside():
     assert rf.mass_width([0, 0, 1, 0, 0]) == 1
     assert rf.mass_width([1, 1, 1, 1]) == 4

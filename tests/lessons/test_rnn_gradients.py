@@ -8,12 +8,15 @@ with curves) stands in for the pretrained weights, so these tests do not depend 
 
 from __future__ import annotations
 
+import json
+from dataclasses import dataclass
+
 import pytest
 import streamlit as st
 
 from core import probes_data
 from core.i18n import translate
-from tests.conftest import make_app
+from tests.conftest import fragment_rerun, make_app
 
 PAGE = "pages/rnn_gradients.py"
 PROBES = ("probe_rnn", "probe_lstm", "probe_gru")
@@ -59,7 +62,7 @@ def fake_zoo(monkeypatch):
     import torch
 
     import core.zoo as zoo
-    from core.analysis.rnn_gradients import WORDS_CANDIDATES
+    from core.analysis.influence import WORDS_CANDIDATES
     from core.vocab import Vocab
 
     src = Vocab.build([TEXT.split(), "i love you".split(), *(c.split() for c in WORDS_CANDIDATES)])
@@ -233,7 +236,7 @@ def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo)
     assert [tr["name"] for tr in trained["data"]] == ["Vanilla RNN", "LSTM", "GRU"]
     at = make_app(PAGE, lang="en", part="words").run(timeout=300)
     words = chart(at, "Influence of each word")
-    from core.analysis.rnn_gradients import WORDS_CANDIDATES
+    from core.analysis.influence import WORDS_CANDIDATES
 
     assert at.text_area(key="rnng_text").value in WORDS_CANDIDATES
     assert len(words["data"][0]["x"]) == len(at.text_area(key="rnng_text").value.split()) + 1
@@ -556,3 +559,117 @@ def test_on_a_phone_the_decay_stands_above_the_eigenvalues(fake_zoo, monkeypatch
     assert at.query_params["present"] == "0"
     (same,) = charts(at)
     assert same["layout"]["xaxis2"]["domain"] == [0, 1]  # stacked, as above
+
+
+# --- what a click resends: a click on ρ reruns only the radius section (its slider, the
+# figure, the caption, the takeaway); the secondary controls rerun the section around it.
+# The fragment tests record what a run sends to the browser (every delta carries the id of
+# the fragment that drew it) and replay a click as the browser does: a rerun of the widget's
+# fragment only, which AppTest does not offer by itself.
+SECONDARY = ("rnng_T", "rnng_drive", "rnng_seed")
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One element a run sent: where it goes, the fragment that drew it, what it is."""
+
+    path: tuple[int, ...]
+    fragment: str
+    type: str
+    key: str  # a widget's or chart's key ("" for text)
+    body: str
+
+
+@pytest.fixture
+def sent(monkeypatch) -> list[Sent]:
+    """Every element the runs of the test send, in order (cleared by the test as needed)."""
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    log: list[Sent] = []
+    enqueue = ForwardMsgQueue.enqueue
+
+    def record(self, msg):
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            el = msg.delta.new_element
+            kind = el.WhichOneof("type")
+            proto = getattr(el, kind)
+            ident = getattr(proto, "id", "") or ""
+            key = next((k for k in KEYS if ident.endswith("-" + k)), "")
+            body = getattr(proto, "body", "") if kind in ("markdown", "alert") else ""
+            log.append(Sent(tuple(msg.metadata.delta_path), msg.delta.fragment_id, kind, key, body))
+        return enqueue(self, msg)
+
+    monkeypatch.setattr(ForwardMsgQueue, "enqueue", record)
+    return log
+
+
+KEYS = ("rnng_rho", "rnng_q", *SECONDARY, "rnng_fresh", "rnng_decay", "rnng_eig")
+
+
+def fragment_of(log: list[Sent], key: str) -> str:
+    return next(s.fragment for s in log if s.key == key)
+
+
+def what(log: list[Sent]) -> list[str]:
+    """The elements sent, by key (widgets, charts) or type (text)."""
+    return [s.key or s.type for s in log]
+
+
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_a_radius_click_reruns_only_its_slider_figure_caption_and_takeaway(
+    fake_zoo,  # noqa: F811
+    sent,
+    present,
+):
+    link = {"rho": "0.6", "T": "30", "drive": "1.0", "seed": "5"}
+    at = make_app(PAGE, lang="en", present=present, **link).run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    inner = fragment_of(sent, "rnng_rho")
+    outer = fragment_of(sent, "rnng_T")
+    assert inner and outer and inner != outer == fragment_of(sent, "rnng_q")
+    assert {fragment_of(sent, k) for k in SECONDARY} == {outer}
+    # the slide's order: the radius section (chart, radius) before the secondary controls
+    rho = next(s for s in sent if s.key == "rnng_rho")
+    section = next(s for s in sent if s.key == "rnng_T")
+    assert rho.path < section.path
+
+    sent.clear()
+    with fragment_rerun(inner):
+        at.slider(key="rnng_rho").set_value(1.2).run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    eig = ["rnng_eig"] if present == "1" else []
+    chart = "rnng_decay" if present == "1" else "rnng_fresh"
+    # sent in the order the code runs (the radius first: the chart needs its value) ...
+    assert what(sent) == ["rnng_rho", chart, "markdown", "alert", *eig], what(sent)
+    # ... and placed in the slide's order: the chart above the radius
+    place = {s.key: s.path for s in sent if s.key}
+    assert place[chart] < place["rnng_rho"]
+    assert {s.fragment for s in sent} == {inner}
+    texts = [s.body for s in sent if s.type in ("markdown", "alert")]
+    assert "29 steps back" in texts[0] and "ρ = 1.2 ≥ 1" in texts[1]
+    # the secondary controls were not redrawn and kept their values
+    for key, value in (("rnng_T", 30), ("rnng_drive", "1.0"), ("rnng_seed", 5)):
+        assert at.session_state[key] == value, key
+    assert {k: at.query_params[k] for k in link} == {**link, "rho": "1.2"}
+    title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
+    assert "ρ = 1.2" in title and "T = 30" in title
+
+
+def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent):  # noqa: F811
+    at = make_app(PAGE, lang="en", rho="1.3").run(timeout=300)
+    outer = fragment_of(sent, "rnng_T")
+    sent.clear()
+    with fragment_rerun(outer):
+        at.slider(key="rnng_T").set_value(40).run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    shown = what(sent)
+    # the part reruns (its one fragment: the quantity and the secondary controls), the radius
+    # section inside it: on screen the chart, then the radius, then the secondary controls
+    place = {s.key: s.path for s in sent if s.key}
+    assert place["rnng_fresh"] < place["rnng_rho"] < place["rnng_T"]
+    assert all(k in shown for k in ("rnng_q", *SECONDARY))
+    assert at.session_state["rnng_rho"] == pytest.approx(1.3)
+    assert at.query_params["rho"] == "1.3" and at.query_params["T"] == "40"
+    spec = json.loads(at.get("plotly_chart")[0].proto.spec)
+    assert "ρ = 1.3" in spec["layout"]["title"]["text"]
+    assert len(arr(spec["data"][0]["y"])) == 40

@@ -3,20 +3,24 @@ three problems), deep links, bad input."""
 
 from __future__ import annotations
 
+import ast
 import base64
-import json
+import subprocess
+import sys
 
 import numpy as np
 import pytest
+import streamlit as st
 
 from core import lexicon, zoo
-from core.analysis import path_length as pl
+from core.analysis import path_length as analysis
 from core.analysis import receptive_field as rf
 from core.i18n import translate
-from tests.conftest import main_text, make_app, md_tables
-from tests.test_app_cnn_receptive_field import fake_zoo  # noqa: F401 (fixture)
+from tests.conftest import ROOT, main_text, make_app, md_tables
+from tests.lessons.test_cnn_receptive_field import _chart, fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
+PART = "path_length_part"  # the part selector's widget key
 # the charts each part draws, and nothing else
 PART_CHARTS = {
     "table": ["path_table_chart"],
@@ -24,13 +28,6 @@ PART_CHARTS = {
     "probes": ["path_probes_chart"],
     "problems": ["path_problems_chart"],
 }
-
-
-def _chart(at, key: str) -> dict:
-    for el in at.get("plotly_chart"):
-        if el.proto.id and key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no chart {key}")
 
 
 def _chart_keys(at) -> list[str]:
@@ -55,7 +52,7 @@ def _metrics(at) -> list[str]:
 def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):  # noqa: F811
     at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
-    assert at.segmented_control(key="path_part").value == part
+    assert at.segmented_control(key=PART).value == part
     assert at.query_params["part"] == part
     assert _chart_keys(at) == PART_CHARTS[part]
     assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
@@ -86,7 +83,7 @@ def test_default_part_is_table_1(fake_zoo):  # noqa: F811
 def test_the_selector_switches_the_part_and_the_url(fake_zoo):  # noqa: F811
     at = make_app(PAGE, lang="en").run(timeout=120)
     for part in ("pair", "probes", "problems", "table"):
-        at.segmented_control(key="path_part").set_value(part).run()
+        at.segmented_control(key=PART).set_value(part).run()
         assert not at.exception, [e.value for e in at.exception]
         assert at.query_params["part"] == part
         assert _chart_keys(at) == PART_CHARTS[part]
@@ -104,7 +101,7 @@ def test_a_link_with_another_parts_parameters_opens_the_default_part(fake_zoo): 
     at = make_app(PAGE, lang="en", sent="zh", a="0", b="26").run(timeout=120)
     assert not at.exception and not at.warning
     assert _chart_keys(at) == ["path_table_chart"]
-    at.segmented_control(key="path_part").set_value("pair").run()
+    at.segmented_control(key=PART).set_value("pair").run()
     assert _metrics(at) == ["1", "26", "13", "3"]  # the link's pair, kept for its part
 
 
@@ -113,7 +110,7 @@ def test_table_sliders_change_the_numbers_and_the_url(fake_zoo):  # noqa: F811
     at.slider(key="path_n").set_value(200).run()
     at.slider(key="path_k").set_value(5).run()
     assert at.query_params["n"] == "200" and at.query_params["k"] == "5"
-    assert md_tables(at)[0][3][3] == f"O(n/k) = {pl.costs(200, 512, 5)['conv']['path']}"
+    assert md_tables(at)[0][3][3] == f"O(n/k) = {analysis.costs(200, 512, 5)['conv']['path']}"
     at.segmented_control(key="path_metric").set_value("complexity").run()
     fig = _chart(at, "path_table_chart")
     assert fig["layout"]["yaxis"]["type"] == "log"
@@ -146,7 +143,7 @@ def test_pair_deep_link_and_change(fake_zoo):  # noqa: F811
     at.selectbox(key="path_b").set_value(2).run()
     assert any("two different words" in i.value for i in at.info)
     # the table's own parameters in the same link wait for their part
-    at.segmented_control(key="path_part").set_value("table").run()
+    at.segmented_control(key=PART).set_value("table").run()
     assert at.select_slider(key="path_d").value == 64 and at.slider(key="path_n").value == 100
     assert at.slider(key="path_k").value == 2
 
@@ -254,3 +251,46 @@ def test_on_a_phone_the_three_problems_stand_one_under_the_other(fake_zoo, monke
     ys = [lay[f"yaxis{a}"]["domain"] for a in axes]
     assert all(low[1] < up[0] for up, low in zip(ys, ys[1:], strict=False))  # no overlap
     assert [a["y"] for a in titles] == [y[1] for y in ys]  # each title on its panel's top
+
+
+def test_sections_are_fragments():
+    """Each control group reruns only its own section (ui.fragment)."""
+    for part, section in (("table", "table_section"), ("pair", "pair_section")):
+        text = (ROOT / "lessons" / "path_length" / f"{part}.py").read_text(encoding="utf-8")
+        assert "@ui.fragment" in text.split(f"def {section}")[0].rsplit("\n\n", 1)[-1]
+
+
+def test_k_is_shared_by_the_table_and_the_pair(fake_zoo):  # noqa: F811
+    """Parts 1 and 2 both show the kernel k, bound to one URL parameter."""
+    at = make_app(PAGE, lang="en", part="pair", sent="en", a="2", b="22").run(timeout=120)
+    conv = lambda: [str(m.value) for m in at.main.metric][2]  # noqa: E731
+    assert conv() == str(analysis.pair_steps(2, 22, 3)["conv"])
+    at.slider(key="path_k").set_value(5).run()
+    assert not at.exception
+    assert at.query_params["k"] == "5"
+    assert conv() == str(analysis.pair_steps(2, 22, 5)["conv"])
+    at.segmented_control(key=PART).set_value("table").run()
+    assert at.slider(key="path_k").value == 5
+    at.slider(key="path_n").set_value(300).run()  # n stays in its section
+    at.slider(key="path_k").set_value(4).run()
+    assert at.query_params["n"] == "300" and at.query_params["k"] == "4"
+    at.segmented_control(key=PART).set_value("pair").run()
+    assert at.slider(key="path_k").value == 4 and conv() == str(
+        analysis.pair_steps(2, 22, 4)["conv"]
+    )
+    st.cache_data.clear()
+
+
+def test_table_1_does_not_import_torch():
+    """The default part needs only formulas: the page's module-level imports must not pull
+    in torch (~1.5 s on a cold server); the probes part imports what it needs itself."""
+    tree = ast.parse((ROOT / PAGE).read_text(encoding="utf-8"))
+    lines = [
+        ast.unparse(node) for node in tree.body if isinstance(node, ast.Import | ast.ImportFrom)
+    ]
+    code = "\n".join([*lines, "import sys", "print('torch' in sys.modules)"])
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert out.stdout.strip().splitlines()[-1] == "False", lines

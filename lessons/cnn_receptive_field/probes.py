@@ -1,0 +1,82 @@
+"""Part 3, the probes: the CNN distance probes ``probe_cnnL`` (L layers), their accuracy by
+distance on the one probe chart the path-length lesson draws too; it collapses where the
+receptive field ends."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import zoo
+from core.analysis import receptive_field as analysis
+from core.figures.path_length import probe_chart
+from lessons.cnn_receptive_field.common import P
+from ui.models import show_zoo_error
+
+t = ui.t
+CNN_PROBES = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
+SOLVED = 0.5  # a distance counts as solved at this accuracy (chance is 1 / N_KEYS)
+
+
+def show() -> None:
+    # Imported here: both import torch, which part 1 (the formula) never needs.
+    from core.analysis.distance_probes import probe_curves
+    from core.probes_data import N_KEYS
+    from ui.models import get_manifest
+
+    st.header(t(P + "probes.header"))
+    s = ui.slide(t(P + "probes.lead"))
+    try:
+        manifest = get_manifest()
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+        manifest = {"models": {}}
+    curves = probe_curves(manifest, CNN_PROBES, lambda name, _cfg: ui.model_name(name))
+    if curves.missing:
+        with s.words:
+            names = ", ".join(ui.model_name(m) for m in curves.missing)
+            st.info(t(P + "probes.missing", models=names), icon=":material/hourglass:")
+    if not (curves.series and curves.distances):
+        return
+    chance = 1 / N_KEYS
+    shown = {ui.model_name(m): m for m in CNN_PROBES if ui.model_name(m) in curves.series}
+    with s.chart:
+        ui.chart(
+            probe_chart(  # the one probe chart, shared with path length
+                curves.distances,
+                curves.series,
+                fields=curves.fields,
+                models=shown,
+                chance=chance,
+                title=t(P + "probes.title"),
+                x_title=t(P + "probes.x"),
+                y_title=t(P + "probes.y"),
+                field_label=t(P + "probes.field"),
+                chance_label=t(P + "probes.chance"),
+                presenter=ui.presenter(),
+            ),
+            key="cnn_rf_probes",
+        )
+    with s.words:
+        probe_words(curves, chance)
+    ui.takeaway(t(P + "probes.takeaway"))
+    ui.try_this(t(P + "probes.try"))
+    with ui.curious():
+        st.markdown(t(P + "probes.curious", chance=f"{chance:.0%}", solved=f"{SOLVED:.0%}"))
+
+
+def probe_words(curves, chance: float) -> None:
+    """Where each probe stops solving the task, and which fail inside their own field."""
+    items, early = [], []
+    for label, accs in curves.series.items():
+        if label not in curves.fields:
+            continue
+        reach = analysis.probe_reach(curves.distances, accs, curves.fields[label], SOLVED)
+        solved = reach.solved if reach.solved is not None else t(P + "probes.none")
+        items.append(t(P + "probes.item", name=label, solved=solved, seen=reach.sees))
+        if reach.fails_inside(curves.distances):
+            early.append(label)
+    st.markdown(t(P + "probes.caption", chance=f"{chance:.0%}"))
+    if early:
+        st.markdown(t(P + "probes.early", names=", ".join(early)))
+    st.caption(t(P + "probes.summary", summary=" · ".join(items)))

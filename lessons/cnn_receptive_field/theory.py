@@ -1,0 +1,129 @@
+"""Part 1, the formula: the windows of one position layer by layer over a real sentence, and
+the layer at which two distant words first share a window.
+
+Two fragments, nested: kernel and depth rerun only ``formula_section`` (the chart, its two
+knobs and the words under it); the sentence, the pair, the position and dilation (the folded
+controls) rerun ``window_section``, which draws the formula again.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core.analysis import receptive_field as analysis
+from core.figures import cnn_receptive_field as figures
+from lessons.cnn_receptive_field.common import (
+    KERNELS,
+    MAX_DEPTH,
+    P,
+    kernel_in_link,
+    pair_and_position,
+    position_select,
+    sentence_controls,
+)
+from ui import word_pair
+
+t = ui.t
+
+
+def show() -> None:
+    st.header(t(P + "theory.header"))  # headers outside the fragments: sent once per page run
+    window_section()
+    ui.takeaway(t(P + "theory.takeaway"))
+    ui.try_this(t(P + "theory.try"))
+    with ui.curious():
+        st.markdown(
+            t(
+                P + "theory.curious",
+                contiguous=analysis.FORMULAS[1],
+                dilated=analysis.FORMULAS[2],
+            )
+        )
+
+
+@ui.fragment  # the folded controls rerun this part (and the formula)
+def window_section() -> None:
+    """The slide of part 1: the lead, the formula (inner fragment), the folded controls."""
+    s = ui.slide(t(P + "theory.lead"))
+    with s.more:
+        kind, text = sentence_controls()
+        tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
+    kernel, dilated = kernel_in_link()
+    a, b, pos = pair_and_position(tokens, pair, kernel, dilated)
+    with s.more:
+        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
+        pos = position_select(tokens, pos)
+        dilated = st.toggle(
+            t(P + "dilation"),
+            help=t(P + "dilation_help"),
+            **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
+        )
+    ui.params.set_params(a=a, b=b, pos=pos, dil=dilated)
+    with s.chart:
+        formula_section(tokens, a, b, pos, dilated)
+
+
+@ui.fragment  # kernel and depth rerun only the chart, their controls and the words under it
+def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: bool) -> None:
+    """The windows of ``tokens[pos]`` layer by layer, the pair ``(a, b)`` marked, with the
+    formula's two knobs (kernel, depth) under the chart. The arguments come from
+    ``window_section``; the knobs are read from the link on every run."""
+    kernel = kernel_in_link()[0]
+    depth = ui.params.get_int("depth", 1, MAX_DEPTH, default=analysis.DEFAULT_DEPTH)
+    v = ui.slide()
+    with v.control:  # the formula's two knobs side by side, right under the chart
+        c1, c2 = st.columns(2)
+        with c1:
+            depth = st.slider(
+                t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+            )
+        with c2:
+            kernel = st.select_slider(
+                t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+            )
+    ui.params.set_params(k=kernel, depth=depth)
+
+    dilation = 2 if dilated else 1
+    wins = analysis.windows(pos, depth, kernel, len(tokens), base=dilation)
+    shared = analysis.first_shared_layer(a, b, kernel, base=dilation, max_layers=MAX_DEPTH)
+    present = ui.presenter()
+    with v.chart:
+        fig = figures.window_figure(
+            tokens,
+            wins,
+            (a, b),
+            title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
+            x_title=t(P + "theory.x"),
+            y_title=t(P + "theory.y"),
+            hover=t(P + "theory.hover"),
+            pair_label=t(P + "theory.pair"),
+            presenter=present,
+            phone=ui.on_a_phone() and not present,  # presenter mode: ui.chart fits the projector
+        )
+        ui.chart(fig, key="cnn_rf_windows")
+    with v.words:
+        formula_words(shared, depth, kernel, dilation, abs(a - b))
+
+
+def formula_words(shared: int | None, depth: int, kernel: int, dilation: int, gap: int) -> None:
+    """Whether the pair shares a window by ``depth``, and the three numbers behind it."""
+    if shared is None:
+        st.markdown(t(P + "theory.never", gap=gap, max=MAX_DEPTH))
+    elif shared <= depth:
+        st.markdown(t(P + "theory.shared_yes", layer=shared, gap=gap))
+    else:
+        st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=gap))
+    m1, m2, m3 = st.columns(3)
+    m1.metric(
+        t(P + "metric.field", depth=depth),
+        t(P + "metric.words", n=analysis.theoretical_field(depth, kernel, dilation)),
+    )
+    m2.metric(
+        t(P + "metric.shared"),
+        t(P + "metric.layer", layer=shared)
+        if shared is not None
+        else t(P + "metric.never", max=MAX_DEPTH),
+    )
+    m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=gap))
+    st.caption(t(P + "theory.caption"))

@@ -1,0 +1,125 @@
+"""Part 3, the probes: every distance probe on one chart (measured accuracy by distance),
+and what it does not show (gated RNNs hold one fact over 60 steps: the evidence is mixed).
+Every probe is drawn in its one look from ``core.lexicon``; coinciding curves say so."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import lexicon, zoo
+from core.figures.path_length import probe_chart
+from lessons.path_length.common import P, header
+from ui.models import get_manifest, show_zoo_error
+
+t = ui.t
+PROBES = zoo.PROBE_MODELS  # every distance probe, in the lesson's order
+
+
+def show() -> None:
+    # Imported here: both import torch (~1.5 s on a cold server), which the other parts of
+    # this page never need.
+    from core.analysis import distance_probes
+    from core.probes_data import N_KEYS
+
+    header("probes")
+    s = ui.slide(t(P + "probes.lead"))
+    with s.chart:
+        probes = probe_section()
+    if probes is None:
+        return
+    distances, series = probes.distances, probes.series
+    by_model = {
+        m: distance_probes.reach(distances, series[label]) for label, m in probes.models.items()
+    }
+    far = distances[-1]
+    with s.words:
+        ranked = sorted(series, key=lambda x: -series[x][-1])
+        summary = " · ".join(
+            t(P + "probes.item", name=x, acc=f"{series[x][-1]:.0%}") for x in ranked
+        )
+        st.caption(t(P + "probes.caption", far=far, summary=summary, chance=f"{1 / N_KEYS:.0%}"))
+    gated = [m for m in ("probe_lstm", "probe_gru") if m in by_model]
+    if gated and "probe_rnn" in by_model:
+        mixed_evidence(gated, by_model, far)
+    ui.takeaway(t(P + "probes.takeaway"))
+    ui.try_this(t(P + "probes.try"))
+    with ui.curious():
+        st.markdown(t(P + "probes.curious"))
+
+
+def _names(models) -> str:
+    """Display names (not file names) of ``models``, as a list in the session's language."""
+    lang = ui.current_lang()
+    shown = [lexicon.name(m, lang) if lexicon.known(m) else m for m in models]
+    return ("、" if lang == "zh" else ", ").join(shown)
+
+
+def probe_section():
+    """Read the probes from the manifest, say which are missing and draw the
+    accuracy-by-distance chart. Returns the curves drawn, or ``None`` if none."""
+    from core.analysis import distance_probes
+    from core.probes_data import N_KEYS
+
+    try:
+        manifest = get_manifest()
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+        manifest = {"models": {}}
+    curves = distance_probes.probe_curves(manifest, PROBES, lambda name, _cfg: ui.model_name(name))
+    if curves.missing:
+        st.info(t(P + "probes.missing", models=_names(curves.missing)), icon=":material/hourglass:")
+    if not (curves.series and curves.distances):
+        return None
+    zh = ui.current_lang() == "zh"
+    ui.chart(
+        probe_chart(
+            curves.distances,
+            curves.series,
+            models=curves.models,
+            fields=curves.fields,
+            together=distance_probes.overlaps(curves.series),
+            together_label=t(P + "probes.together"),  # {names} filled per group
+            joiner="、" if zh else ", ",
+            chance=1 / N_KEYS,
+            title=t(P + "probes.title"),
+            x_title=t(P + "probes.x"),
+            y_title=t(P + "probes.y"),
+            field_label=t(P + "probes.field"),
+            chance_label=t(P + "probes.chance"),
+            presenter=ui.presenter(),
+        ),
+        key="path_probes_chart",
+    )
+    return curves
+
+
+def mixed_evidence(gated: list[str], by_model: dict, far: int) -> None:
+    """The gated RNNs' mixed evidence, and the two parts that show the rest of the story."""
+    low = min(by_model[m].lowest for m in gated)
+    rnn = by_model["probe_rnn"]
+    ui.mixed(
+        t(
+            P + "probes.mixed",
+            gated=("、" if ui.current_lang() == "zh" else " / ").join(
+                ui.model_name(m) for m in gated
+            ),
+            low=f"{low:.0%}",
+            far=far,
+            rnn=ui.model_name("probe_rnn"),
+            rnn_near=f"{rnn.near:.0%}",
+            rnn_far=f"{rnn.far:.0%}",
+        )
+    )
+    ui.page_link(
+        "pages/bottleneck.py",
+        label=t(P + "probes.link_bottleneck"),
+        icon=":material/compress:",
+        query_params={"part": "length"},
+    )
+    ui.page_link(
+        "pages/path_length.py",
+        label=t(P + "probes.link_serial"),
+        icon=":material/timeline:",
+        query_params={"part": "table", "metric": "sequential"},
+    )

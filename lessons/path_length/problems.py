@@ -1,0 +1,103 @@
+"""Part 4, the lesson's three problems (alignment, one fixed state, relation distance), each
+with its small picture, and the remedies that lead to attention."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import lexicon, zoo
+from core.analysis import path_length as analysis
+from core.figures import path_length as figures
+from lessons.path_length.common import P, arch_names, close_part, header
+
+t = ui.t
+PROBLEMS = ("alignment", "state", "distance")
+# where each problem is shown, and where its remedy is: (page, part) for each link
+PROBLEM_LINKS = {
+    "alignment": (("attention", "align"),),
+    "state": (("bottleneck", "length"), ("attention", "align")),
+    "distance": (("path_length", "pair"), ("attention", "self")),
+}
+DISTANCES = (1, 5, 10, 20, 30, 40, 50, 60)
+
+
+def show() -> None:
+    header("problems")
+    present = ui.presenter()
+    s = ui.slide(t(P + "problems.lead"))
+    with s.chart:
+        ui.chart(
+            figures.problems_figure(
+                problem_panels(),
+                title="",
+                presenter=present,
+                # a phone: one panel under the other (side by side each is too narrow);
+                # in presenter mode ui.chart fits the projector, not the phone
+                stacked=ui.on_a_phone() and not present,
+            ),
+            key="path_problems_chart",
+        )
+    with s.words:
+        for col, key in zip(st.columns(len(PROBLEMS)), PROBLEMS, strict=True):
+            with col:
+                st.markdown(t(P + f"problems.{key}"))
+                st.markdown(t(P + f"problems.{key}.remedy"))
+                for slug, part in PROBLEM_LINKS[key]:
+                    ui.page_link(
+                        f"pages/{slug}.py",
+                        label=t(P + f"problems.link.{slug}.{part}"),
+                        icon=":material/arrow_forward:",
+                        query_params={"part": part},
+                    )
+        st.markdown(t(P + "problems.remedies"))
+    close_part("problems")
+
+
+def problem_panels() -> list[dict]:
+    """The three small pictures: equal shares, accuracy by length, hops by distance."""
+    from ui.models import get_manifest
+
+    src = list(analysis.ALIGN_SOURCE)
+    panels = [
+        dict(
+            title=t(P + "problems.fig.alignment"),
+            kind="bar",
+            x=src,
+            series={t(P + "problems.fig.share"): analysis.equal_shares(len(src))},
+            x_title=t(P + "problems.fig.alignment.x"),
+            y_title=t(P + "problems.fig.alignment.y", target=analysis.ALIGN_TARGET),
+            y_range=[0, 1],
+            y_format=".0%",
+        )
+    ]
+    try:
+        buckets, by_length = analysis.length_evidence(get_manifest())
+    except zoo.ZooError:
+        buckets, by_length = [], {}
+    if by_length:
+        panels.append(
+            dict(
+                title=t(P + "problems.fig.state"),
+                x=buckets,
+                series={ui.model_name(m): v for m, v in by_length.items()},
+                looks={ui.model_name(m): lexicon.look(m) for m in by_length},
+                x_title=t(P + "problems.fig.state.x"),
+                y_title=t(P + "problems.fig.state.y"),
+                y_range=[0, 1.05],
+                y_format=".0%",
+            )
+        )
+    hops = analysis.hops_by_distance(DISTANCES)
+    names = arch_names()
+    panels.append(
+        dict(
+            title=t(P + "problems.fig.distance"),
+            x=list(DISTANCES),
+            series={names[a]: v for a, v in hops.items()},
+            looks={names[a]: figures.arch_look(a) for a in hops},
+            x_title=t(P + "problems.fig.distance.x", k=analysis.DISTANCE_K),
+            y_title=t(P + "problems.fig.distance.y"),
+        )
+    )
+    return panels

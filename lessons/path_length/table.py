@@ -1,0 +1,102 @@
+"""Part 1, Table 1 of Vaswani et al. 2017, interactive: cost per layer, sequential steps and
+maximum path length of self-attention, recurrent and convolutional layers against n."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import mdtable
+from core.analysis import path_length as analysis
+from core.figures import path_length as figures
+from lessons.path_length import data
+from lessons.path_length.common import (
+    K_MAX,
+    P,
+    arch_looks,
+    arch_names,
+    close_part,
+    header,
+    kernel_slider,
+)
+
+t = ui.t
+N_MAX, D_CHOICES = 2048, (16, 32, 64, 128, 256, 512, 1024)
+COLUMNS = ("complexity", "sequential", "path")
+
+
+def show() -> None:
+    header("table")  # headers outside the fragments: sent once per page run
+    table_section()
+    close_part("table")
+
+
+@ui.fragment  # n, the metric, d and k rerun only this section
+def table_section() -> None:
+    """Table 1 for the n, d, k in the link: the chart first, the table in the words."""
+    n = ui.params.get_int("n", 2, N_MAX, default=50)
+    d = ui.params.get_choice("d", D_CHOICES, default=512)
+    k = ui.params.get_int("k", 2, K_MAX, default=3)
+    metric = ui.params.get_choice("metric", analysis.METRICS, default="path")
+
+    s = ui.slide(t(P + "table.lead"))
+    with s.control:
+        c1, c2 = st.columns(2)
+        with c1:
+            metric = st.segmented_control(
+                t(P + "metric"),
+                analysis.METRICS,
+                format_func=ui.labeler(P + "metric."),
+                required=True,
+                **ui.params.bound("metric", metric, key="path_metric"),
+            )
+        with c2:
+            n = st.slider(t(P + "n"), 2, N_MAX, **ui.params.bound("n", n, key="path_n"))
+    with s.more:
+        c1, c2 = st.columns(2)
+        with c1:
+            d = st.select_slider(t(P + "d"), D_CHOICES, **ui.params.bound("d", d, key="path_d"))
+        with c2:
+            k = kernel_slider(k)
+    ui.params.set_params(n=n, d=d, k=k, metric=metric)
+
+    names = arch_names()
+    ns, curves = data.table_curves(max(64, min(N_MAX, 4 * n)), d, k)
+    with s.chart:
+        ui.chart(
+            figures.table_chart(
+                ns,
+                {names[a]: curves[metric][a] for a in analysis.ARCHITECTURES},
+                current_n=n,
+                current_label=t(P + "chart.current", n=n),
+                title=t(P + f"chart.title.{metric}", d=d, k=k),
+                x_title=t(P + "chart.x"),
+                y_title=t(P + f"chart.y.{metric}"),
+                log_y=metric == "complexity",
+                looks=arch_looks(),
+                presenter=ui.presenter(),
+            ),
+            key="path_table_chart",
+        )
+    with s.words:
+        table_words(metric, n, d, k)
+
+
+def table_words(metric: str, n: int, d: int, k: int) -> None:
+    """The chart's caption, then Table 1 itself for this n, d, k."""
+    names = arch_names()
+    table = analysis.costs(n, d, k)
+    rows = [
+        [mdtable.escape(names[arch])]
+        + [mdtable.escape(f"{analysis.BIG_O[arch][m]} = {table[arch][m]:,}") for m in COLUMNS]
+        for arch in analysis.ARCHITECTURES
+    ]
+    if metric == "complexity":
+        cheaper = t(P + "cheaper.yes") if n < d else t(P + "cheaper.no")
+        st.caption(t(P + "chart.caption.complexity", d=d, n=n, cheaper=cheaper))
+    else:
+        st.caption(t(P + f"chart.caption.{metric}", k=k))
+    st.markdown(t(P + "table.intro"))
+    # a Markdown table: no pandas on the server, no table bundle in the browser
+    st.markdown(mdtable.table([t(P + "col.layer"), *(t(P + f"col.{m}") for m in COLUMNS)], rows))
+    st.caption(t(P + "table.caption", n=n, d=d, k=k))

@@ -1,0 +1,85 @@
+"""Cached computations of the RNN-gradients lesson. The caches keyed on what a visitor picks
+or types are bounded; the trained probes' measurements and the one-step explosion experiment
+run once per server in threads of their own (``serve.jobs``)."""
+
+from __future__ import annotations
+
+from concurrent.futures import Future
+
+import numpy as np
+import streamlit as st
+import torch
+
+from core import probes_data
+from core.analysis import explosion, influence
+from core.analysis import rnn_gradients as analysis
+from serve import jobs
+from ui import cache
+from ui.models import get_model, get_vocabs
+
+CELLS = analysis.KINDS  # vanilla tanh RNN, LSTM, GRU
+PROBES = {"rnn": "probe_rnn", "lstm": "probe_lstm", "gru": "probe_gru"}
+HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
+N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
+N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per position each)
+
+
+@cache.data(max_entries=64)
+def fresh_curves(radius: float, length: int, drive: float, seed: int, quantity: str) -> dict:
+    """The shown quantity ("state" or "input") of each fresh cell, and W_hh's spectrum."""
+    measure = (
+        analysis.state_jacobian_norms if quantity == "state" else analysis.input_gradient_norms
+    )
+    out = {}
+    for kind in CELLS:
+        cell = analysis.fresh_cell(kind, radius, hidden=HIDDEN, seed=seed)
+        xs = analysis.sequence_inputs(length, cell.w_ih.shape[1], seed) * drive
+        out[kind] = measure(cell, xs)
+    w = analysis.recurrent_matrix(HIDDEN, radius, seed * 10)  # the vanilla RNN's W_hh
+    out["eig"] = analysis.eigenvalues(w)
+    out["sigma1"] = analysis.largest_singular_value(w)
+    return out
+
+
+def _trained_curves(loaded: dict) -> dict:
+    """The decay measured in each trained probe (no Streamlit call: a thread of its own)."""
+    x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), N_SEQ)
+    return {k: analysis.probe_decay(model, x, y, n_state=N_STATE) for k, model in loaded.items()}
+
+
+@st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy
+def trained_job() -> Future:
+    """Part 2's measurements, once per server, in a thread of their own."""
+    loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
+    return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
+
+
+@cache.data(max_entries=64)  # keyed on the visitor's sentence
+def context_influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
+    """‖∂C/∂e_j‖ of model ``name``'s encoder for the source ids ``ids`` (EOS last)."""
+    return influence.context_influence(get_model(name), ids)
+
+
+@cache.data
+def words_default() -> influence.WordsChoice:
+    """Part 4's default sentence: the candidate that reads like the model usually does."""
+    return influence.typical_sentence(get_model("gru_plain_256"), get_vocabs()[0])
+
+
+def clip_threshold() -> float:
+    """The gradient-norm clipping every shipped model was trained with (core.train)."""
+    from core.train import SPECS
+
+    return float(SPECS["probe_rnn"].clip)
+
+
+def _explosion(probe, clip: float) -> explosion.Explosion:
+    return explosion.explosion_sweep(probe, clip=clip)
+
+
+@st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy
+def explosion_job(clip: float) -> Future:
+    """Part 5's one-step experiment on a private copy of the Vanilla RNN, once per server
+    (keyed only on the training runs' clipping threshold)."""
+    probe = get_model("probe_rnn")
+    return jobs.in_thread("rnn-gradients-explosion", _explosion, probe, clip)

@@ -1,0 +1,151 @@
+"""Part 1, decay with distance in freshly initialised cells: the gradient norm of a vanilla
+RNN, an LSTM and a GRU against distance, with the bound ρ^(T−t) and the eigenvalues of the
+vanilla RNN's W_hh. Quantity, length, drive and seed rerun the part; the radius only its
+section."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import ui
+from core.figures import rnn_gradients as figures
+from lessons.rnn_gradients import data
+from lessons.rnn_gradients.common import QUANTITIES, R, names, quantity_picker, sci
+
+t = ui.t
+DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
+
+
+@ui.fragment  # quantity, length, drive and seed rerun the part; the radius only its section
+def show() -> None:
+    st.header(t(R + "fresh.header"))
+    s = ui.slide(t(R + "fresh.lead"))
+    quantity = ui.params.get_choice("q", QUANTITIES, default="state")
+    length = ui.params.get_int("T", 20, 100, 60)
+    drive = ui.params.get_choice("drive", DRIVES, default="0.1")
+    seed = ui.params.get_int("seed", 0, 999, 0)
+    with s.more:
+        quantity = quantity_picker()
+        left, middle, right = st.columns(3)
+        length = left.slider(
+            t(R + "fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
+        )
+        drive = middle.segmented_control(
+            t(R + "fresh.drive"),
+            DRIVES,
+            required=True,
+            help=t(R + "fresh.drive_help"),
+            **ui.params.bound("drive", drive, key="rnng_drive"),
+        )
+        seed = right.number_input(
+            t(R + "fresh.seed"),
+            0,
+            999,
+            help=t(R + "fresh.seed_help"),
+            **ui.params.bound("seed", seed, key="rnng_seed"),
+        )
+    ui.params.set_params(T=length, drive=drive, seed=seed)
+    with s.chart:
+        radius_section(int(length), str(drive), int(seed), quantity)
+    ui.try_this(t(R + "try.radius") + " " + t(R + "try.drive"))
+    with ui.curious():
+        st.markdown(t(R + "fresh.intro"))
+
+
+@ui.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
+def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
+    chart_place = st.container()
+    radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
+    radius = st.slider(
+        t(R + "fresh.radius"),
+        0.5,
+        1.5,
+        step=0.05,
+        help=t(R + "fresh.radius_help"),
+        **ui.params.bound("rho", radius, key="rnng_rho"),
+    )
+    ui.params.set_params(rho=radius)
+    radius = round(float(radius), 2)
+    fresh = data.fresh_curves(radius, length, float(drive), seed, quantity)
+    with chart_place:
+        fresh_chart(fresh, radius, length, quantity)
+    far = length - 1
+    st.caption(
+        t(
+            R + "fresh.caption",
+            radius=radius,
+            far=far,
+            rnn=sci(float(fresh["rnn"][far])),
+            bound=sci(radius**far),
+            lstm=sci(float(fresh["lstm"][far])),
+            gru=sci(float(fresh["gru"][far])),
+            sigma=f"{fresh['sigma1']:.2f}",
+            drive=drive,
+        )
+    )
+    ui.takeaway(
+        t(R + ("fresh.takeaway_vanish" if radius < 1 else "fresh.takeaway_grow"), radius=radius)
+    )
+    if ui.presenter():  # on the projector the eigenvalues come after the decay, on their own
+        eigen_chart(fresh, radius)
+
+
+def _eig_labels(radius: float) -> tuple[str, str, str]:
+    return (t(R + "eig.points"), t(R + "eig.unit"), t(R + "eig.radius", radius=radius))
+
+
+def fresh_chart(fresh: dict, radius: float, length: int, quantity: str) -> None:
+    """The decay of each fresh cell with the bound ρ^(T−t): on the projector alone, one
+    chart that fills the slide; in the browser beside the eigenvalues in one figure (one
+    chart for the browser to redraw per step of ρ), on a phone above them."""
+    distance = np.arange(length)
+    series = {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS}
+    looks = names(data.PROBES.values())
+    bound = (t(R + "bound", radius=radius), radius ** distance.astype(float))
+    title = t(R + "fresh.chart", radius=radius, hidden=data.HIDDEN, length=length)
+    decay_axes = (t(R + "distance_axis"), t(R + f"q.{quantity}.axis"))
+    if ui.presenter():
+        figure = figures.decay_figure(
+            distance,
+            series,
+            title=title,
+            x_title=decay_axes[0],
+            y_title=decay_axes[1],
+            bound=bound,
+            presenter=True,
+            looks=looks,
+        )
+        ui.chart(figure, key="rnng_decay")
+        return
+    figure = figures.fresh_figure(
+        distance,
+        series,
+        fresh["eig"],
+        radius=radius,
+        bound=bound,
+        titles=(title, t(R + "eig.chart", hidden=data.HIDDEN)),
+        decay_axes=decay_axes,
+        eig_axes=(t(R + "eig.re"), t(R + "eig.im")),
+        eig_labels=_eig_labels(radius),
+        looks=looks,
+        stacked=ui.on_a_phone(),  # side by side, both panels would be too narrow to read
+    )
+    ui.chart(figure, key="rnng_fresh")
+
+
+def eigen_chart(fresh: dict, radius: float) -> None:
+    """The vanilla RNN's eigenvalues as a chart of their own (the projector's second chart)."""
+    eig, unit, rad = _eig_labels(radius)
+    figure = figures.eigen_figure(
+        fresh["eig"],
+        radius=radius,
+        title=t(R + "eig.chart", hidden=data.HIDDEN),
+        x_title=t(R + "eig.re"),
+        y_title=t(R + "eig.im"),
+        eig_label=eig,
+        unit_label=unit,
+        radius_label=rad,
+        presenter=True,
+    )
+    ui.chart(figure, key="rnng_eig")

@@ -1,0 +1,130 @@
+"""Part 3, what the fading does to learning: the probes' held-out accuracy by distance and
+their training curves, as the training runs recorded them in the manifest."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core import probes_data, zoo
+from core.analysis import rnn_gradients as analysis
+from core.figures import rnn_gradients as figures
+from lessons.rnn_gradients import data
+from lessons.rnn_gradients.common import R, choice, names
+from ui.models import get_manifest, show_zoo_error
+
+t = ui.t
+CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
+
+
+@ui.fragment  # the loss/accuracy switch reruns only this part
+def show() -> None:
+    st.header(t(R + "learn.header"))
+    s = ui.slide(t(R + "learn.lead"))
+    entries = probe_records()
+    if not entries:
+        return
+    acc = analysis.recorded_accuracy(entries, probes_data.EVAL_DISTANCES)
+    chance = 1 / probes_data.N_KEYS
+    present = ui.presenter()
+    if acc:
+        with s.chart:
+            ui.chart(
+                figures.accuracy_figure(
+                    list(probes_data.EVAL_DISTANCES),
+                    {ui.model_name(n): v for n, v in acc.items()},
+                    chance=chance,
+                    chance_label=t(R + "learn.chance"),
+                    title=t(R + "learn.acc_chart"),
+                    x_title=t(R + "trained.distance_axis"),
+                    y_title=t(R + "learn.acc_axis"),
+                    presenter=present,
+                    looks=names(acc),
+                    note=overlap_note(acc),
+                    # a phone's layout where ui.chart fits a phone (not the projector)
+                    phone=ui.on_a_phone() and not present,
+                ),
+                key="rnng_acc",
+            )
+    with s.control:
+        curve_col = choice(
+            t(R + "learn.curve"),
+            CURVES,
+            param="curve",
+            default="acc",
+            key="rnng_curve",
+            format_func=ui.labeler(R + "learn.curve."),
+        )
+    with s.words:
+        learning_curves(entries, acc, curve_col, chance)
+    if "probe_rnn" in acc:
+        learn_takeaway(acc)
+    with ui.curious():
+        st.markdown(t(R + "learn.intro"))
+
+
+def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> None:
+    """The probes' training curves (loss or accuracy by step) and the caption of both charts."""
+    ui.chart(
+        figures.curves_figure(
+            {ui.model_name(n): e["curve"] for n, e in entries.items()},
+            column={"loss": 1, "acc": 2}[curve_col],
+            title=t(R + "learn.curve_chart"),
+            x_title=t(R + "learn.step_axis"),
+            y_title=t(R + f"learn.curve.{curve_col}.axis"),
+            presenter=ui.presenter(),
+            looks=names(entries),
+        ),
+        key="rnng_curves",
+    )
+    steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
+    st.caption(
+        t(
+            R + "learn.caption",
+            steps=" / ".join(str(x) for x in steps),
+            d=str(probes_data.EVAL_DISTANCES[-1]),
+            accs=", ".join(f"{ui.model_name(n)} {v[-1]:.0%}" for n, v in acc.items()),
+            chance=f"{chance:.0%}",
+        )
+    )
+
+
+def learn_takeaway(acc: dict[str, list[float]]) -> None:
+    """The vanilla RNN near and far against the gated cells far."""
+    far = {n: f"{v[-1]:.0%}" for n, v in acc.items()}
+    ui.takeaway(
+        t(
+            R + "learn.takeaway",
+            d=str(probes_data.EVAL_DISTANCES[-1]),
+            near=f"{acc['probe_rnn'][0]:.0%}",
+            d0=str(probes_data.EVAL_DISTANCES[0]),
+            rnn=far["probe_rnn"],
+            gated=" / ".join(far[n] for n in far if n != "probe_rnn") or "—",
+        )
+    )
+
+
+def probe_records() -> dict[str, dict]:
+    """The manifest entries of the probes that carry a training curve ({} after saying what
+    is missing)."""
+    try:
+        manifest = get_manifest()
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+        return {}
+    entries = {n: manifest["models"].get(n) for n in data.PROBES.values()}
+    missing = [n for n, e in entries.items() if not e or not e.get("curve")]
+    if missing:
+        st.warning(
+            t(R + "learn.missing", models=", ".join(ui.model_name(m) for m in missing)),
+            icon=":material/inventory_2:",
+        )
+    return {n: e for n, e in entries.items() if n not in missing}
+
+
+def overlap_note(acc: dict[str, list[float]]) -> str | None:
+    """A label for lines drawn exactly on top of each other (no legend entry hidden)."""
+    same = [n for n in acc if n != "probe_rnn" and acc[n] == acc.get("probe_lstm")]
+    if len(same) < 2:
+        return None
+    return t(R + "learn.overlap", models=" / ".join(ui.model_name(n) for n in same))

@@ -1,0 +1,50 @@
+"""Part 2, the same measurement inside the trained distance probes (vanilla RNN, LSTM, GRU):
+how the gradient falls with distance once training has had its say."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+import ui
+from core.figures import rnn_gradients as figures
+from lessons.rnn_gradients import data
+from lessons.rnn_gradients.common import R, names, quantity_picker, sci
+from serve import jobs
+from ui.models import require
+
+t = ui.t
+FAR = 40  # the distance the part reads its numbers at
+
+
+@ui.fragment  # the quantity reruns only this part
+def show() -> None:
+    st.header(t(R + "trained.header"))
+    s = ui.slide(t(R + "trained.lead"))
+    with s.control:
+        quantity = quantity_picker()
+    if not require(*data.PROBES.values(), vocabs=False):
+        return
+    with st.spinner(t(R + "computing")):
+        trained = jobs.result_of(data.trained_job)
+    dist_t = trained["rnn"]["distance"]
+    n = data.N_STATE if quantity == "state" else data.N_SEQ
+    with s.chart:
+        ui.chart(
+            figures.decay_figure(
+                dist_t,
+                {ui.model_name(data.PROBES[k]): trained[k][quantity] for k in data.CELLS},
+                title=t(R + "trained.chart", n=n),
+                x_title=t(R + "trained.distance_axis"),
+                y_title=t(R + f"q.{quantity}.axis_trained"),
+                presenter=ui.presenter(),
+                looks=names(data.PROBES.values()),
+            ),
+            key="rnng_trained",
+        )
+    d = min(FAR, int(dist_t[-1]))
+    vals = {k: sci(float(trained[k][quantity][d])) for k in data.CELLS}
+    with s.words:
+        st.caption(t(R + f"trained.caption_{quantity}", d=d, n=n, **vals))
+    ui.takeaway(t(R + "trained.takeaway", d=d, **vals))
+    with ui.curious():
+        st.markdown(t(R + "trained.intro"))
