@@ -148,8 +148,9 @@ def copy_app(dest: Path) -> Path:
     """A copy of the app's files (for tests that need a server of their own)."""
     for name in ("app.py",):
         shutil.copy2(ROOT / name, dest / name)
-    for d in ("core", "ui", "pages", ".streamlit"):
-        shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
+    for d in ("core", "serve", "ui", "lessons", "pages", ".streamlit"):
+        if (ROOT / d).exists():
+            shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "assets").mkdir()
     shutil.copytree(ROOT / "assets" / "i18n", dest / "assets" / "i18n")
     shutil.copy2(ROOT / "assets" / "icon.png", dest / "assets" / "icon.png")
