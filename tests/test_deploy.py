@@ -69,7 +69,7 @@ def _env_names_read() -> set[str]:
     """``ROAD_*`` names the code reads (Python sources and the image's entry point)."""
     names: set[str] = set()
     files = [ROOT / "app.py", START]
-    for d in ("core", "ui", "pages"):
+    for d in ("core", "serve", "ui", "lessons", "pages"):
         files += (ROOT / d).rglob("*.py")
     for f in files:
         names |= set(re.findall(r"\bROAD_[A-Z_]+\b", f.read_text()))
