@@ -19,10 +19,10 @@ import time
 from pathlib import Path
 
 from tests.conftest import ROOT
-from tests.test_deploy import NGINX, _FakeApp, _nginx_or_skip
+from tests.deploy.test_config import NGINX, _FakeApp, _nginx_or_skip
 
 PHONES, IN_FLIGHT = 60, 25
-NGINX_PORT, APP_PORT = 8712, 8713  # test_deploy's range: 8700-8729
+NGINX_PORT, APP_PORT = 8712, 8713  # test_config's range: 8700-8729
 APP_PATHS = ("/", "/_stcore/health", "/_stcore/host-config", "/?lang=zh")
 
 
