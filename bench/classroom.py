@@ -1,55 +1,25 @@
-"""A class of simulated students: Streamlit's own websocket protocol, no browser (issue 20).
+"""A class of simulated students: Streamlit's own websocket protocol, no browser.
 
-A :class:`Student` does what Streamlit's frontend (1.67, ``static/js/index.*.js``) does:
-
-1. ``GET`` the page URL over HTTP, keeping cookies (a sticky load balancer's cookie lands
-   here), then ``GET /_stcore/health`` (which sets the ``_streamlit_xsrf`` cookie) and
-   ``/_stcore/host-config``, as the frontend does before it connects;
-2. open ``/_stcore/stream`` with those cookies, an ``Origin`` header and the subprotocol
-   list ``["streamlit", <xsrf token>]`` (the frontend's ``getSessionTokens``);
-3. send a ``BackMsg.rerun_script`` whose ``ClientState`` carries the page's query string,
-   ``page_name`` (the URL path, the first time) or ``page_script_hash`` (afterwards),
-   the widget states and the ``context_info`` (timezone, locale, URL, colour scheme);
-4. read ``ForwardMsg``s until ``script_finished`` ends the run (a run ended early for a
-   rerun, e.g. ``st.rerun()``, is not the end: the next run is waited for).
-
-Every action is timed from sending until that ``script_finished`` (an arrival from the
-HTTP ``GET``). An ``exception`` element, a compile error, ``page_not_found``, a closed
-socket, an HTTP error or a timeout make the action fail with the reason in ``error``.
-
-Clicks, as a browser makes them:
-
-- :meth:`Student.click` / :meth:`Student.follow`: a link to a page and query string
-  (``st.page_link``, e.g. the deck's "next ▸"). The frontend does not reload: it sends a
-  rerun on the same websocket with the link's ``page_script_hash`` and query string, and
-  Streamlit reads ``st.query_params`` from every rerun's query string (checked by
-  ``tests/test_classroom.py``: the view changes). :meth:`Student.arrive` again is a fresh
-  page load (a new session), e.g. a QR code scanned a second time.
-- :meth:`Student.press` / :meth:`Student.set`: a widget found by its user key (Streamlit
-  element ids end with ``-<key>``) gets a new value (a button: ``trigger_value``). Only the
-  changed widget is sent: the server keeps every other widget's last value (the browser
-  sends them all, unchanged: the same run). A widget inside ``@st.fragment`` reruns only
-  its fragment, with the fragment's id, as the browser does.
-
-Differences from a browser, by design: no JavaScript, layout or chart drawing (the
-browser's own time is not counted), static files are fetched once per student only with
-``assets=True``, and no ``cached_message_hashes`` are sent (a browser that has seen an
-identical element before gets a short reference instead of the element again).
-
-:func:`run_class` plays a whole class against one server and returns the figures of
-issue 20 (``arrive_s`` and ``click_s`` p50/p95/max, errors, sessions, server CPU and RSS).
+A :class:`Student` does what Streamlit's frontend (1.67) does: GET the page, the health
+probe (the XSRF cookie) and host-config; open ``/_stcore/stream`` with the cookies and
+subprotocols; send ``BackMsg.rerun_script`` with the query string, page, widget states and
+context; read ``ForwardMsg``s until ``script_finished``. Every action is timed from sending
+to that message (an arrival from the GET); an exception element, a closed socket or a
+timeout fail it. Clicks are links (:meth:`Student.click`, :meth:`Student.follow`) or widget
+values by key (:meth:`Student.set`, :meth:`Student.press`). :func:`run_class` plays a class.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import functools
 import random
 import time
 import urllib.parse
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 import requests
@@ -59,6 +29,7 @@ from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from bench import procs
 from bench.stats import percentile
 
 XSRF_COOKIE = "_streamlit_xsrf"
@@ -156,7 +127,6 @@ class Student:
         base_url: str,
         *,
         timeout: float = 60.0,
-        assets: bool = False,
         name: str = "student",
         source_address: str | None = None,
     ) -> None:
@@ -166,7 +136,6 @@ class Student:
         self.base = base_url.rstrip("/")
         self.origin = f"{parsed.scheme}://{parsed.netloc}"
         self.timeout = timeout
-        self.assets = assets
         self.name = name
         # the client's own address (e.g. "127.0.0.2"): a load balancer that limits per
         # address sees this one, for HTTP and the websocket alike
@@ -265,7 +234,7 @@ class Student:
         t0 = time.monotonic()
         phases: dict[str, float] = {}
         try:
-            await self._get(url, page=True)
+            await self._get(url)
             await self._get(f"{self.base}/_stcore/health")
             await self._get(f"{self.base}/_stcore/host-config")
             phases["http"] = round(time.monotonic() - t0, 4)
@@ -298,14 +267,18 @@ class Student:
         """Click the ``st.page_link`` on screen whose label contains ``label``."""
         for link in self.page_links():
             if label in link.label:
-                return await self._rerun(
-                    "click",
-                    time.monotonic(),
-                    query=link.query_string,
-                    page_script_hash=link.page_script_hash,
-                )
+                return await self.open_link(link)
         labels = [link.label for link in self.page_links()]
         return self._record("click", None, f"no link {label!r} on screen: {labels}")
+
+    async def open_link(self, link) -> Action:
+        """Click an ``st.page_link`` element (its page and query string)."""
+        return await self._rerun(
+            "click",
+            time.monotonic(),
+            query=link.query_string,
+            page_script_hash=link.page_script_hash,
+        )
 
     async def press(self, key: str) -> Action:
         """Press the button made with ``key=key``."""
@@ -352,16 +325,13 @@ class Student:
 
     # ---- protocol ------------------------------------------------------------------------
 
-    async def _get(self, url: str, page: bool = False) -> None:
+    async def _get(self, url: str) -> None:
         loop = asyncio.get_running_loop()
         resp = await loop.run_in_executor(
             _http_pool(), lambda: self.http.get(url, timeout=self.timeout)
         )
         if resp.status_code != 200:
             raise StudentError(f"HTTP {resp.status_code} for {url}")
-        if page and self.assets:
-            for asset in _asset_urls(resp.text, url):
-                await self._get(asset)
 
     async def _connect(self) -> None:
         uri = self.base.replace("http", "ws", 1) + "/" + STREAM
@@ -586,15 +556,6 @@ def _state_for(kind: str, proto: Any, value: Any) -> WidgetState:
     return state
 
 
-def _asset_urls(html: str, page_url: str) -> list[str]:
-    """The scripts and stylesheets ``index.html`` loads first (not the lazy chunks)."""
-    import re
-
-    urls = re.findall(r'<script[^>]+src="([^"]+)"', html)
-    urls += re.findall(r'<link[^>]+rel="stylesheet"[^>]+href="([^"]+)"', html)
-    return [urllib.parse.urljoin(page_url, u) for u in urls]
-
-
 # ---- a class -------------------------------------------------------------------------------
 
 
@@ -607,32 +568,6 @@ def summary_s(values: list[float]) -> dict[str, float | None]:
         "p95": round(percentile(values, 95), 3),
         "max": round(max(values), 3),
     }
-
-
-PROC = Path("/proc")
-
-
-def cpu_seconds(pid: int) -> float | None:
-    """utime + stime of ``pid`` (seconds), from /proc/<pid>/stat; ``None`` if it is gone."""
-    import os
-
-    try:
-        stat = (PROC / str(pid) / "stat").read_text()
-    except OSError:
-        return None
-    fields = stat.rsplit(")", 1)[1].split()
-    # after the comm: state is field 3, so utime (14) and stime (15) are at 11 and 12
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def rss_now_mb(pid: int) -> float | None:
-    """VmRSS of ``pid`` alone in MB, from /proc/<pid>/status; ``None`` if it is gone."""
-    from bench.procs import vm_rss_kb
-
-    try:
-        return round(vm_rss_kb((PROC / str(pid) / "status").read_text()) / 1024.0, 1)
-    except OSError:
-        return None
 
 
 # ---- realistic clicks ------------------------------------------------------------------
@@ -715,12 +650,7 @@ async def do_click(s: Student, rng: random.Random) -> Action:
         return s._record("click", None, f"nothing to click on {s.page or 'home'}")
     how, what = choice
     if how == "link":
-        return await s._rerun(
-            "click",
-            time.monotonic(),
-            query=what.query_string,
-            page_script_hash=what.page_script_hash,
-        )
+        return await s.open_link(what)
     if how == "press":
         return await s.press(what)
     return await s.set(*what)
@@ -740,16 +670,16 @@ def walk_stops(lang: str = "zh") -> list[tuple[str, str]]:
 # ---- a class -----------------------------------------------------------------------------
 
 
-async def _sample(pid: int | None, stop: asyncio.Event, out: dict, every: float = 0.5) -> None:
-    """Peak RSS of the server (``pid`` alone, VmRSS) sampled every ``every`` s."""
-    while pid is not None and not stop.is_set():
-        rss = rss_now_mb(pid)
-        if rss is not None:
-            out["peak"] = max(out.get("peak", 0.0), rss)
-        try:
+async def sample_peaks(pids: dict, stop: asyncio.Event, peaks: dict, every: float = 0.5):
+    """Peak RSS (VmRSS, the process alone) of each ``{key: pid}`` into ``peaks[key]``,
+    sampled every ``every`` s until ``stop`` is set."""
+    while not stop.is_set():
+        for key, pid in pids.items():
+            rss = procs.rss_now_mb(pid)
+            if rss is not None:
+                peaks[key] = max(peaks.get(key, 0.0), rss)
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(stop.wait(), every)
-        except TimeoutError:
-            pass
 
 
 async def _student(
@@ -762,12 +692,9 @@ async def _student(
     click_every: tuple[float, float],
     timeout: float,
     stops: list[tuple[str, str]],
-    assets: bool,
     source_address: str | None = None,
 ) -> Student:
-    s = Student(
-        base_url, timeout=timeout, assets=assets, name=f"student{i}", source_address=source_address
-    )
+    s = Student(base_url, timeout=timeout, name=f"student{i}", source_address=source_address)
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     page, query = stops[0]
     arrival = await s.arrive(page, query)
@@ -798,13 +725,12 @@ async def run_class(
     *,
     timeout: float = 60.0,
     page: tuple[str, str] = TEACHER_PAGE,
-    assets: bool = False,
     source_address: str | None = None,
 ) -> dict:
     """``n`` students arrive at the shared link within ``arrive_within`` s, then each clicks
     every ``click_every`` s for ``duration`` s after its page has arrived ("page": the
     teacher's page and its controls; "walk": the deck, one stop per click). Returns the
-    figures of issue 20. Bounded: a student starts no action after its ``duration``, and
+    figures of :func:`class_stats`. Bounded: a student starts no action after its ``duration``, and
     each action (and each HTTP request of an arrival) is bounded by ``timeout``: the whole
     class ends within ``arrive_within + duration`` plus a few ``timeout``s. With
     ``source_address`` every student connects from that local address (one school NAT)."""
@@ -819,56 +745,49 @@ async def run_class(
     master = random.Random(seed)
     offsets = sorted(master.uniform(0, arrive_within) for _ in range(n))
     rngs = [random.Random(master.random()) for _ in range(n)]
-    load_start = _load()
-    cpu0 = cpu_seconds(server_pid) if server_pid else None
+    load_start = procs.load_average()
+    cpu0 = procs.cpu_seconds(server_pid) if server_pid else None
     rss: dict = {}
     stop = asyncio.Event()
-    sampler = asyncio.create_task(_sample(server_pid, stop, rss))
+    sampler = asyncio.create_task(
+        sample_peaks({"peak": server_pid} if server_pid else {}, stop, rss)
+    )
+    play = functools.partial(
+        _student,
+        base_url=base_url,
+        duration=duration,
+        scenario=scenario,
+        click_every=click_every,
+        timeout=timeout,
+        stops=stops,
+        source_address=source_address,
+    )
     t0 = time.monotonic()
-    tasks = [
-        _student(
-            i,
-            base_url,
-            t0 + off,
-            duration,
-            scenario,
-            rngs[i],
-            click_every,
-            timeout,
-            stops,
-            assets,
-            source_address,
-        )
-        for i, off in enumerate(offsets)
-    ]
-    students = await asyncio.gather(*tasks)
+    students = await asyncio.gather(
+        *(play(i, start=t0 + off, rng=rngs[i]) for i, off in enumerate(offsets))
+    )
     wall = time.monotonic() - t0
     connected = sum(s.connected for s in students)
     stop.set()
     await sampler
-    cpu1 = cpu_seconds(server_pid) if server_pid else None
+    cpu1 = procs.cpu_seconds(server_pid) if server_pid else None
     await asyncio.gather(*(s.close() for s in students))
     for s in students:
         s.close_http()
-    return class_stats(
-        students,
-        n=n,
-        wall=wall,
-        cpu=None if cpu0 is None or cpu1 is None else cpu1 - cpu0,
-        rss_peak=rss.get("peak"),
-        extra={
-            "scenario": scenario,
-            "page": stops[0][0] or "home",
-            "query": stops[0][1],
-            "arrive_within_s": arrive_within,
-            "duration_s": duration,
-            "click_every_s": [lo, hi],
-            "seed": seed,
-            "connected_at_end": connected,
-            "load_start": load_start,
-            "load_end": _load(),
-        },
-    )
+    extra = {
+        "scenario": scenario,
+        "page": stops[0][0] or "home",
+        "query": stops[0][1],
+        "arrive_within_s": arrive_within,
+        "duration_s": duration,
+        "click_every_s": [lo, hi],
+        "seed": seed,
+        "connected_at_end": connected,
+        "load_start": load_start,
+        "load_end": procs.load_average(),
+    }
+    cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
+    return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.get("peak"), extra=extra)
 
 
 def class_stats(
@@ -880,7 +799,7 @@ def class_stats(
     rss_peak: float | None,
     extra: dict | None = None,
 ) -> dict:
-    """The figures of a class: the issue's keys first, then the details."""
+    """The figures of a class: arrive_s, click_s, errors, sessions, rss_mb, cpu_s, details."""
     actions = [a for s in students for a in s.actions]
     arrivals = [a for a in actions if a.kind == "arrive"]
     clicks = [a for a in actions if a.kind != "arrive"]
@@ -915,9 +834,3 @@ def class_stats(
 def _lang_of(query: str) -> str:
     values = urllib.parse.parse_qs(query).get("lang")
     return values[-1] if values else "zh"
-
-
-def _load() -> list[float] | None:
-    from bench.procs import load_average
-
-    return load_average()

@@ -1,52 +1,11 @@
-"""``python -m bench.flood``: bounded memory whatever the visitors send (issue 23 point 2).
+"""Bounded memory whatever the visitors send: distinct valid inputs, the server's RSS.
 
-One app server (``streamlit run app.py`` on 127.0.0.1, the hosted settings of
-``bench.scaleout.HOSTED_ENV``: public pacing, no error details), then, page after page, a
-few simulated students (``bench.classroom.Student``, Streamlit's own websocket protocol)
-send ``--inputs`` DISTINCT VALID inputs through every part of the page that takes visitor
-text or free values (:data:`TARGETS`, round-robin over the page's parts), each input a rerun
-with a query string carrying the new value (what a deep link or a typed box does). The
-sentences are drawn from the training grammar (``core.corpus.generate``), so every word is
-in the models' vocabulary and the page computes on them instead of refusing them; the
-numbers are distinct points of each part's accepted range. A student opens a new session
-every ``--session-inputs`` inputs (the old one closes), so sessions come and go as well.
-
-While it runs, the server's RSS (VmRSS of its process) is sampled every 0.5 s. Per page:
-inputs sent, errors (failed runs), rejected inputs (an error or warning element on screen
-after a valid input: the page's "unknown words" message, a bad-link notice), RSS at the
-start and after 25 / 50 / 75 / 100 % of its inputs, the peak, and the growth over the
-second half (a bounded server plateaus once its caches are full).
-
-The ceiling (unless ``--ceiling-mb`` gives one)::
-
-    ceiling = warm + sum over caches keyed on visitor input (bound x bytes per entry)
-            + margin (25 % of warm)
-
-- ``warm``: RSS after the app's warm-up and one default visit of every measured part
-  (models loaded, corpus built, one-time searches done: none of it depends on the input);
-- bound: the cache's ``max_entries`` (read from the source: ``@st.cache_data(...
-  max_entries=N)`` in ``ui/`` and ``pages/``); a cache without one is keyed on a closed set,
-  its bound is the entries it holds at the end;
-- bytes per entry: measured by the server itself in the same run: Streamlit's
-  ``/_stcore/metrics`` gives each cache's bytes (``st.cache_data`` keeps pickled values)
-  and its misses; bytes / min(misses, bound) is the mean entry size for this flood's
-  inputs;
-- margin: what no cache explains: the allocator keeping freed memory, the working set of
-  the runs in flight (two run slots on two cores), websocket and message buffers.
-
-A leak (state that grows with distinct inputs outside a bounded cache) shows as growth in
-the second half of a page and, given enough inputs, as a peak above the ceiling. The run
-exits 1 when the peak exceeds the ceiling or the result lacks a figure.
-
-Cost: the hosted pacing lets one session run once a second, so ``--students 4`` send at
-most ~4 inputs/s; measured on a loaded 2-core machine (load average 8-11), 1.6 (CNN
-receptive field) to 4.4 (path length) inputs/s: the default 300 inputs per page took ~20
-minutes for the 8 pages with the warm-up (``bench/results/2026-12-02-flood.json``).
-``--inputs 2000`` works and costs ~6.7 times as long (over 2 hours on such a machine).
-
-    python -m bench.flood --json --out bench/results/<date>-flood.json
-    python -m bench.flood --inputs 2000 --students 4 --json
-    python -m bench.flood --inputs 30 --pages attention,compression --json   # a quick look
+One app server with the hosted settings; page after page, a few simulated students send
+``--inputs`` distinct valid inputs (grammar sentences, points of each part's range) through
+every part that takes visitor input (:data:`TARGETS`), each a rerun with a new query string.
+The RSS is sampled every 0.5 s; the peak is judged against a ceiling derived in the same run
+(:func:`derive_ceiling`: warm RSS + every input-keyed cache's bound x its measured bytes per
+entry + 25 % of warm). The method and the figures: bench/README.md.
 """
 
 from __future__ import annotations
@@ -54,12 +13,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -70,9 +25,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import procs
+from bench.procs import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = Path(__file__).resolve().parent / "results"
 PORT = 8760  # this bench's port (its tests use 8761..8769)
 DEFAULT_INPUTS = 300  # per page: what fits in ~15 minutes on 2 cores (see the docstring)
 MARGIN_SHARE = 0.25  # of the warm RSS
@@ -106,13 +60,6 @@ def _grid(i: int, *axes: tuple) -> tuple:
     return tuple(out)
 
 
-def _capacity(*axes: tuple) -> int:
-    n = 1
-    for axis in axes:
-        n *= len(axis)
-    return n
-
-
 CMP_AXES = (tuple(range(1, 513)), tuple(range(2, 10)), (32, 64, 128, 256, 512, 1024))
 PATH_AXES = (tuple(range(2, 2049)), tuple(range(2, 10)), (16, 32, 64, 128, 256, 512, 1024))
 RHO = tuple(round(0.5 + 0.05 * j, 2) for j in range(21))  # the slider's steps
@@ -143,45 +90,41 @@ def _lm(i: int, s: str) -> dict[str, str]:
     }
 
 
+def _text(name: str) -> Callable[[int, str], dict[str, str]]:
+    return lambda i, s: {name: s}
+
+
 TARGETS: tuple[Target, ...] = (
-    Target("compression", "markov", ("prefix",), lambda i, s: {"prefix": s}),
+    Target("compression", "markov", ("prefix",), _text("prefix")),
     Target("compression", "priors", ("ctx", "k", "d"), _cmp_priors),
     Target("autoregressive", "lm", ("prefix", "mode", "temp", "topk", "seed"), _lm),
-    Target("autoregressive", "translate", ("src",), lambda i, s: {"src": s}),
-    Target("autoregressive", "wrong", ("wsrc",), lambda i, s: {"wsrc": s}),
+    Target("autoregressive", "translate", ("src",), _text("src")),
+    Target("autoregressive", "wrong", ("wsrc",), _text("wsrc")),
     Target(
         "attention",
         "align",
         ("s", "model"),
         lambda i, s: {"s": s, "model": ("gru_attention", "transformer")[i % 2]},
     ),
-    Target("attention", "self", ("q",), lambda i, s: {"q": s}),
+    Target("attention", "self", ("q",), _text("q")),
     Target(
         "attention",
         "score",
         ("q", "temp"),
         lambda i, s: {"q": s, "temp": f"{0.1 + (i * 0.013) % 4.9:.3f}"},
     ),
-    Target("attention", "buys", ("s",), lambda i, s: {"s": s}),
-    Target("bottleneck", "read", ("text",), lambda i, s: {"text": s}),
-    Target("bottleneck", "side", ("text",), lambda i, s: {"text": s}),
-    Target("bottleneck", "grad", ("text",), lambda i, s: {"text": s}),
+    Target("attention", "buys", ("s",), _text("s")),
+    Target("bottleneck", "read", ("text",), _text("text")),
+    Target("bottleneck", "side", ("text",), _text("text")),
+    Target("bottleneck", "grad", ("text",), _text("text")),
     Target(
         "bottleneck",
         "stretch",
         ("len", "seed"),
         lambda i, s: {"len": str(3 + i % 58), "seed": str(i)},
     ),
-    Target(
-        "cnn_receptive_field", "theory", ("sent", "text"), lambda i, s: {"text": s}, {"sent": "own"}
-    ),
-    Target(
-        "cnn_receptive_field",
-        "measured",
-        ("sent", "text"),
-        lambda i, s: {"text": s},
-        {"sent": "own"},
-    ),
+    Target("cnn_receptive_field", "theory", ("sent", "text"), _text("text"), {"sent": "own"}),
+    Target("cnn_receptive_field", "measured", ("sent", "text"), _text("text"), {"sent": "own"}),
     Target(
         "path_length",
         "pair",
@@ -191,8 +134,8 @@ TARGETS: tuple[Target, ...] = (
     ),
     Target("path_length", "table", ("n", "k", "d"), _path_table),
     Target("rnn_gradients", "fresh", ("rho", "T", "seed"), _rnn_fresh),
-    Target("rnn_gradients", "words", ("text",), lambda i, s: {"text": s}),
-    Target("arena", "sentence", ("input", "text"), lambda i, s: {"text": s}, {"input": "typed"}),
+    Target("rnn_gradients", "words", ("text",), _text("text")),
+    Target("arena", "sentence", ("input", "text"), _text("text"), {"input": "typed"}),
     Target(
         "arena",
         "sentence",
@@ -271,41 +214,19 @@ class Running:
 def app_server(port: int, startup_timeout: float = 180.0):
     """``streamlit run app.py`` on 127.0.0.1:``port`` with the hosted settings and its own
     data folder; stopped (and the folder removed) on the way out."""
-    from bench.procs import port_free
-    from bench.scaleout import HOSTED_ENV
-
-    if not port_free(port):
+    if not procs.port_free(port):
         raise RuntimeError(f"port {port} is taken: stop whatever listens there")
     folder = Path(tempfile.mkdtemp(prefix="road-flood-"))
-    env = dict(os.environ, ROAD_DATA_DIR=str(folder / "data"), **HOSTED_ENV)
-    env.pop("ROAD_DATABASE_URL", None)
-    log = folder / "app.log"
-    launched = time.monotonic()
-    proc = subprocess.Popen(
-        procs.streamlit_command("app.py", port),
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
-    server = procs.Server(f"http://127.0.0.1:{port}", proc, log, launched, 0.0)
     try:
-        deadline = launched + startup_timeout
-        while time.monotonic() < deadline:  # bounded
-            if proc.poll() is not None:
-                raise RuntimeError(f"the app exited early:\n{log.read_text()[-3000:]}")
-            with contextlib.suppress(OSError):
-                with urllib.request.urlopen(server.base + "/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        server.healthy = time.monotonic()
-                        break
-            time.sleep(0.1)
-        else:
-            raise RuntimeError(f"the app was not healthy in {startup_timeout:g} s")
-        yield Running(server, folder)
-    finally:
-        if proc.poll() is None:
+        env = procs.hosted_env(folder)
+        server = procs.start_server(
+            "app.py", ROOT, folder / "app.log", startup_timeout, port=port, env=env
+        )
+        try:
+            yield Running(server, folder)
+        finally:
             procs.stop_server(server)
+    finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -319,9 +240,7 @@ class Sampler:
         self._thread = threading.Thread(target=self._run, name="flood-rss", daemon=True)
 
     def now(self) -> float | None:
-        from bench.classroom import rss_now_mb
-
-        return rss_now_mb(self.pid)
+        return procs.rss_now_mb(self.pid)
 
     def _run(self) -> None:
         while not self._stop.is_set():
@@ -365,18 +284,13 @@ async def flood_page(
     marks = {q: max(1, -(-n * q // 100)) for q in QUARTERS}  # inputs done at each quarter
     at: dict[str, float | None] = {}
     done = 0
-    per_part: dict[str, dict] = {}
+    per_part = {
+        t.part: {"params": [], "inputs": 0, "errors": 0, "rejected": 0, "input_s": []}
+        for t, _ in items
+    }
+    for t, _ in items:
+        per_part[t.part]["params"] = sorted(set(per_part[t.part]["params"]) | set(t.params))
     samples: dict[str, int] = {}
-    seen: set[tuple[str, str]] = set()
-    duplicates = 0
-    for t, query in items:
-        key = (t.part, query)
-        duplicates += key in seen
-        seen.add(key)
-        info = per_part.setdefault(
-            t.part, {"params": [], "inputs": 0, "errors": 0, "rejected": 0, "input_s": []}
-        )
-        info["params"] = sorted(set(info["params"]) | set(t.params))
 
     def tally(kind: str, text: str) -> None:
         head = f"{kind}: {text[:200]}"
@@ -423,25 +337,28 @@ async def flood_page(
     wall = time.monotonic() - t0
     rss = {"start": start_rss, **{f"at_{q}": at.get(str(q)) for q in QUARTERS}}
     rss["peak"] = sampler.peak(t0)
+    return _page_report(items, per_part, rss, wall, samples)
+
+
+def _page_report(items, per_part: dict, rss: dict, wall: float, samples: dict) -> dict:
     growth = None
     if rss["at_50"] is not None and rss["at_100"] is not None:
         growth = round(rss["at_100"] - rss["at_50"], 1)
-    parts_out = {}
-    for part, info in per_part.items():
+    for info in per_part.values():
         times = sorted(info.pop("input_s"))
         info["input_s_p50"] = round(times[len(times) // 2], 3) if times else None
-        parts_out[part] = info
+    distinct = len({(t.part, query) for t, query in items})
     return {
         "inputs": sum(p["inputs"] for p in per_part.values()),
-        "distinct": len(seen),
-        "duplicates": duplicates,
+        "distinct": distinct,
+        "duplicates": len(items) - distinct,
         "errors": sum(p["errors"] for p in per_part.values()),
         "rejected": sum(p["rejected"] for p in per_part.values()),
-        "parts": parts_out,
+        "parts": per_part,
         "rss_mb": rss,
         "second_half_growth_mb": growth,
         "wall_s": round(wall, 1),
-        "inputs_per_s": round(n / wall, 2) if wall > 0 else None,
+        "inputs_per_s": round(len(items) / wall, 2) if wall > 0 else None,
         "error_samples": dict(sorted(samples.items(), key=lambda kv: -kv[1])[:6]),
     }
 
@@ -468,23 +385,25 @@ async def warm_pass(
 
 # ---- the ceiling ------------------------------------------------------------------------
 
+# st.cache_data / st.cache_resource, and ui.cache.data (st.cache_data keyed on the models)
 _CACHE_RE = re.compile(
-    r"@st\.cache_(data|resource)\(([^)]*)\)[^\n]*\n(?:@[^\n]*\n)*def (\w+)", re.MULTILINE
+    r"@(?:st\.cache_(data|resource)|cache\.data)(?:\(([^)]*)\))?[^\n]*\n(?:@[^\n]*\n)*def (\w+)",
+    re.MULTILINE,
 )
 
 
 def cache_bounds(root: Path = ROOT) -> dict[str, dict]:
     """``{"<module>.<function>": {"kind", "max_entries", "ttl"}}`` of every Streamlit cache in
-    ``ui/`` and ``pages/`` (read from the source)."""
+    ``ui/``, ``pages/`` and ``lessons/`` (read from the source)."""
     out = {}
-    for folder in ("ui", "pages"):
-        for path in sorted((root / folder).glob("*.py")):
-            text = path.read_text(encoding="utf-8")
-            for kind, args, name in _CACHE_RE.findall(text):
+    for folder in ("ui", "pages", "lessons"):
+        for path in sorted((root / folder).rglob("*.py")):
+            module = ".".join(path.relative_to(root).with_suffix("").parts)
+            for kind, args, name in _CACHE_RE.findall(path.read_text(encoding="utf-8")):
                 m = re.search(r"max_entries\s*=\s*(\d+)", args)
                 ttl = re.search(r"ttl\s*=\s*([^,)]+)", args)
-                out[f"{folder}.{path.stem}.{name}"] = {
-                    "kind": kind,
+                out[f"{module}.{name}"] = {
+                    "kind": kind or "data",
                     "max_entries": int(m.group(1)) if m else None,
                     "ttl": ttl.group(1).strip() if ttl else None,
                 }
@@ -519,7 +438,9 @@ def cache_metrics(base: str) -> dict[str, dict]:
 def bound_of(metric_name: str, bounds: dict[str, dict]) -> int | None:
     """The ``max_entries`` of the cache the metrics call ``metric_name`` (``ui.x.f``; a
     page's cache is ``__main__.f``, as a page runs as a script: the pages' caches of that
-    name, their bounds summed). ``None``: no bound in the source (a closed-set key)."""
+    name, their bounds summed; ``ui.cache.data`` names its cache ``<module>.<f>.cached``).
+    ``None``: no bound in the source (a closed-set key)."""
+    metric_name = metric_name.removesuffix(".cached")
     if metric_name in bounds:
         return bounds[metric_name]["max_entries"]
     module, _, func = metric_name.rpartition(".")
@@ -606,64 +527,65 @@ def validate(result: dict, pages: list[str]) -> list[str]:
 
 
 def log(msg: str) -> None:
-    print(f"[flood {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
+    procs.log(msg, "flood")
 
 
-async def _flood(args, running: Running) -> dict:
-    from bench.classroom import Student
-    from serve.warmup import DONE
-
-    server = running.server
-    errors: list[str] = []
-    pages = args.pages
-    pool = sentences(args.inputs)
-    result: dict = {
-        "meta": {
-            **procs.run_meta(),
-            "inputs_per_page": args.inputs,
-            "students": args.students,
-            "session_inputs": args.session_inputs,
-            "env": "bench.scaleout.HOSTED_ENV (public pacing: 1 run/s per session after 6)",
-            "sentences": f"core.corpus.generate, seed {SEED}, 3..20 words, distinct",
-            "targets": {
-                p: [
-                    {"part": t.part, "params": list(t.params), **t.fixed}
-                    for t in TARGETS
-                    if t.page == p
-                ]
-                for p in pages
-            },
+def _meta(args) -> dict:
+    return {
+        **procs.run_meta(),
+        "inputs_per_page": args.inputs,
+        "students": args.students,
+        "session_inputs": args.session_inputs,
+        "env": "bench.procs.HOSTED_ENV (public pacing: 1 run/s per session after 6)",
+        "sentences": f"core.corpus.generate, seed {SEED}, 3..20 words, distinct",
+        "targets": {
+            p: [
+                {"part": t.part, "params": list(t.params), **t.fixed}
+                for t in TARGETS
+                if t.page == p
+            ]
+            for p in args.pages
         },
-        "pages": {},
     }
-    t_start = time.monotonic()
+
+
+async def _warm_up(server: procs.Server, pages: list[str], meta: dict, errors: list[str]):
+    """Home once (it starts the app's warm-up), the warm-up waited for, then every measured
+    part's default view: the alerts each default view shows."""
+    from bench.classroom import Student
+
     async with Student(server.base, timeout=300, name="first") as s:
-        a = await s.arrive("", "lang=en")  # the first run starts the app's warm-up
+        a = await s.arrive("", "lang=en")
     s.close_http()
     if not a.ok:
         errors.append(f"home: {a.error}")
-    from bench.scaleout import wait_log
-
-    warm_s = await asyncio.to_thread(wait_log, server, DONE, 300.0)
+    warm_s = await asyncio.to_thread(procs.wait_warm, server, 300.0)
     if warm_s is None:
         errors.append("no warm-up line in the server log after 300 s")
-    result["meta"]["warm_up_s"] = warm_s
+    meta["warm_up_s"] = warm_s
     log(f"warm-up done ({warm_s} s); a default visit of every part")
     baseline, problems = await warm_pass(server.base, pages)
     errors += problems
-    result["meta"]["default_view_alerts"] = {
-        f"{p}/{q}": sorted(b) for (p, q), b in baseline.items() if b
-    }
+    meta["default_view_alerts"] = {f"{p}/{q}": sorted(b) for (p, q), b in baseline.items() if b}
+    return baseline
+
+
+async def _flood(args, running: Running) -> dict:
+    server = running.server
+    errors: list[str] = []
+    pool = sentences(args.inputs)
+    result: dict = {"meta": _meta(args), "pages": {}}
+    t_start = time.monotonic()
+    baseline = await _warm_up(server, args.pages, result["meta"], errors)
     await asyncio.sleep(2.0)
     with Sampler(server.pid) as sampler:
         warm = sampler.now()
         log(f"warm RSS {warm} MB; {args.inputs} inputs per page, {args.students} students")
-        for page in pages:
-            items = plan(page, args.inputs, pool)
+        for page in args.pages:
             figs = await flood_page(
                 server.base,
                 page,
-                items,
+                plan(page, args.inputs, pool),
                 sampler,
                 students=args.students,
                 session_inputs=args.session_inputs,
@@ -679,10 +601,9 @@ async def _flood(args, running: Running) -> dict:
                 errors.append(f"{page}: {figs['error_samples']}")
         await asyncio.sleep(2.0)
         end = sampler.now()
-        peak = sampler.peak(0.0)
         result["rss_mb"] = {
             "warm": warm,
-            "peak": peak,
+            "peak": sampler.peak(0.0),
             "end": end,
             "samples": len(sampler.samples),
             "growth_mb": None if warm is None or end is None else round(end - warm, 1),
@@ -715,28 +636,6 @@ def page_list(text: str) -> list[str]:
     return pages
 
 
-def parse(argv=None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench.flood", description=__doc__.split("\n")[0])
-    p.add_argument("--inputs", type=int, default=DEFAULT_INPUTS, help="distinct inputs per page")
-    p.add_argument("--students", type=int, default=4, help="students in parallel (default 4)")
-    p.add_argument(
-        "--session-inputs", type=int, default=50, help="inputs per session before a new one"
-    )
-    p.add_argument("--pages", type=page_list, default=list(PAGES), help="comma-separated slugs")
-    p.add_argument(
-        "--ceiling-mb", type=float, help="check the peak against this (default: derived)"
-    )
-    p.add_argument("--port", type=int, default=PORT, help=f"the app's port (default {PORT})")
-    p.add_argument("--json", action="store_true", help="print the result as one JSON object")
-    p.add_argument("--out", type=Path, help="also write the JSON here")
-    args = p.parse_args(argv)
-    if not 1 <= args.inputs <= 100_000:
-        p.error("--inputs must be within 1..100000")
-    if not 1 <= args.students <= 16 or args.session_inputs < 1:
-        p.error("--students must be within 1..16 and --session-inputs at least 1")
-    return args
-
-
 def summary(result: dict) -> str:
     """The result as a short table (the default output without ``--json``)."""
 
@@ -759,20 +658,3 @@ def summary(result: dict) -> str:
         f"ceiling {num(result['ceiling_mb'])} MB: {verdict}"
     )
     return "\n".join(lines)
-
-
-def main(argv=None) -> int:
-    args = parse(argv)
-    result = run(args)
-    text = json.dumps(result, indent=2, ensure_ascii=False)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n", encoding="utf-8")
-        log(f"wrote {args.out}")
-    print(text if args.json else summary(result))
-    ok = result["under_ceiling"] and not result["schema_problems"] and not result["errors"]
-    return 0 if ok else 1
-
-
-if __name__ == "__main__":
-    sys.exit(main())

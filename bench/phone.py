@@ -1,74 +1,34 @@
-"""A student's phone on a school network (issue 22): bytes on the wire and the first chart.
+"""A student's phone on a school network: bytes on the wire and the first chart.
 
-    python -m bench.phone [--json] [--out FILE] [--pages home,attention]
-                          [--runs direct/none,proxy/none,proxy/phone | --all]
-
-One app server (``streamlit run app.py``, with the image's Streamlit settings) and one for
-the bare page (``bench/bare_app.py``: one slider, one heatmap), each reached directly and
-through nginx started from the repo's own configuration (``deploy/nginx/``, laid out by
-``layout.sh`` with the pre-compressed assets of ``deploy/precompress.py``). Loopback only.
-
-For every run, a target (``direct``, ``proxy``) and an emulation (``none``; ``phone``: CPU
-4x slower, 20 Mbps both ways, 40 ms latency, via CDP; by default direct/none, proxy/none
-and proxy/phone, ``--all`` adds direct/phone), and every page (home, each lesson page's
-default part, the bare page): a fresh browser context (an empty profile: no cache, no
-cookie) at 390x844 opens the page and waits until it has settled; then the same context
-opens it again in a new tab (a second visit with a warm cache). Per visit:
-
-- ``http_bytes``: the sum of CDP ``Network.loadingFinished.encodedDataLength`` (bytes
-  received for each HTTP response, headers included, after content-encoding); responses
-  served from the browser's cache count 0;
-- ``js_bytes``: the same for responses of type Script;
-- ``ws_bytes``: websocket frames received (CDP ``Network.webSocketFrameReceived``): payload
-  plus frame header. Chromium reports a frame's payload after permessage-deflate, so with
-  websocket compression this is an upper bound of what crossed the wire; through the proxy
-  ``ws_wire_bytes`` is nginx's own count of the bytes it sent on that websocket
-  (``$bytes_sent``, its access log), the exact figure;
-- ``wire_bytes`` = http_bytes + the websocket (ws_wire_bytes through the proxy, else
-  ws_bytes): the figure the table and the issue's budget use;
-- ``total_bytes`` = http_bytes + ws_bytes;
-- ``first_chart_s``: seconds from navigation start until the first chart is drawn (a
-  ``[data-testid="stPlotlyChart"] svg`` or ``.js-plotly-plot .main-svg`` exists), by the
-  page's own clock; None when the page has no chart;
-- ``settled_s``: until Streamlit is idle and the DOM quiet (bench.browser).
-
-The budget line (issue 22: every lesson page's first chart within 1.0x the bare page's,
-under the phone emulation through the proxy) is read from paired visits: ``--reps`` times,
-each lesson page's first visit is followed at once by a first visit to the bare page in a
-fresh profile, and the page's figure is the median of its ``page / bare`` ratios
-(``paired`` in the JSON; one visit each is too noisy on a loaded 2-core machine: single
-first-chart times moved by 20-40 % from one run to the next here). ``budget`` says per
-page whether that median is within the limit.
-
-Every wait is bounded; every process started here is stopped at the end.
+The app and the bare page, each reached directly and through nginx from ``deploy/nginx/``
+(with the pre-compressed assets of ``deploy/precompress.py``), loopback only. Per run
+(target ``direct``/``proxy`` x emulation ``none``/``phone``: CPU 4x slower, 20 Mbps, 40 ms)
+and page: a fresh 390x844 profile's first visit, then a second visit in a new tab; bytes
+from CDP (HTTP ``encodedDataLength``, websocket frames; through the proxy nginx's own count
+of the websocket) and the first chart's time. The budget line pairs each lesson page's first
+visit with the bare page's (:func:`paired_visits`). The method and figures: bench/README.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import base64
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from dataclasses import dataclass
 from pathlib import Path
 
 from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bench import browser as B
 from bench import procs
+from bench.procs import ROOT
 
-ROOT = Path(__file__).resolve().parent.parent
-LAYOUT = ROOT / "deploy" / "nginx" / "layout.sh"
 PRECOMPRESS = ROOT / "deploy" / "precompress.py"
 DOCKERFILE = ROOT / "Dockerfile"
-ARTIFACTS = ROOT / "tests" / "artifacts"
 PHONE_VIEWPORT = {"width": 390, "height": 844}
 EMULATIONS: dict[str, dict | None] = {
     "none": None,
@@ -139,73 +99,6 @@ def static_mirror() -> tuple[Path, dict]:
     if run.returncode != 0:
         raise RuntimeError(f"deploy/precompress.py failed:\n{run.stderr[-3000:]}")
     return out, json.loads(run.stderr.strip().splitlines()[-1])
-
-
-@dataclass
-class Proxy:
-    prefix: Path
-    port: int
-    proc: subprocess.Popen
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def access_log(self) -> list[dict]:
-        path = self.prefix / "logs" / "access.log"
-        if not path.exists():
-            return []
-        return [json.loads(x) for x in path.read_text().splitlines() if x.strip()]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGTERM)
-            try:
-                self.proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
-
-
-def start_proxy(
-    prefix: Path, port: int, upstreams: list[str], static_dir: Path | None, timeout: float = 30
-) -> Proxy:
-    """nginx from deploy/nginx/ (layout.sh) on 127.0.0.1:``port`` in front of
-    ``upstreams``; waits (bounded) until it answers."""
-    nginx = procs.nginx_binary()
-    if nginx is None:
-        raise RuntimeError("nginx not found: apt-get install nginx")
-    prefix.mkdir(parents=True, exist_ok=True)  # its folders: readable by nginx's workers
-    env = dict(os.environ)
-    env.pop("ROAD_STATIC_DIR", None)
-    if static_dir is not None:
-        env["ROAD_STATIC_DIR"] = str(static_dir)
-    subprocess.run(
-        ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{port}", *upstreams],
-        check=True,
-        timeout=30,
-        env=env,
-    )
-    log = (prefix / "nginx.log").open("w")
-    proc = subprocess.Popen(
-        [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
-        + ["-g", "daemon off;"],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    proxy = Proxy(prefix, port, proc)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"nginx exited:\n{(prefix / 'nginx.log').read_text()[-3000:]}")
-        try:
-            with urllib.request.urlopen(proxy.base + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return proxy
-        except OSError:
-            time.sleep(0.1)
-    proxy.stop()
-    raise RuntimeError(f"nginx on {port} did not answer within {timeout:.0f} s")
 
 
 # ---- one visit ----------------------------------------------------------------------------
@@ -301,11 +194,11 @@ def emulate(cdp, emulation: dict | None) -> None:
 
 
 def visit(
-    context, url: str, emulation: dict | None, timeout_s: float, proxy: Proxy | None = None
+    context, url: str, emulation: dict | None, timeout_s: float, proxy: procs.Proxy | None = None
 ) -> dict:
     """Open ``url`` in a new tab of ``context`` and measure it until it has settled; with
     ``proxy``, add nginx's count of the bytes it sent on the tab's websocket."""
-    since = len(proxy.access_log()) if proxy else 0
+    since = proxy.log_mark() if proxy else 0
     out: dict = {}
     page = context.new_page()
     csp: list[str] = []  # Content-Security-Policy violations the console reports
@@ -350,30 +243,34 @@ def visit(
 
 
 def first_and_second(
-    browser, url: str, emulation: dict | None, timeout_s: float, proxy: Proxy | None = None
+    browser,
+    url: str,
+    emulation: dict | None,
+    timeout_s: float,
+    proxy: procs.Proxy | None = None,
+    second: bool = True,
 ) -> dict:
-    """A fresh profile's first visit, then a second visit in a new tab of that profile."""
+    """A fresh profile's first visit, then (``second``) a second visit in a new tab of it."""
     context = browser.new_context(
         viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True, user_agent=B.PHONE_UA
     )
     try:
         context.add_init_script(B.INIT_JS)
         context.add_init_script(FIRST_CHART_JS)
-        first = visit(context, url, emulation, timeout_s, proxy)
-        second = visit(context, url, emulation, timeout_s, proxy)
-        return {"first": first, "second": second}
+        out = {"first": visit(context, url, emulation, timeout_s, proxy)}
+        if second:
+            out["second"] = visit(context, url, emulation, timeout_s, proxy)
+        return out
     finally:
         context.close()
 
 
-def ws_wire_bytes(proxy: Proxy, since: int) -> int | None:
+def ws_wire_bytes(proxy: procs.Proxy, since: int) -> int | None:
     """nginx's bytes sent (101 answer and frames) on the websockets that closed since
-    access-log line ``since``; None if none was logged within 5 s."""
+    access-log byte ``since``; None if none was logged within 5 s."""
     deadline = time.monotonic() + 5
     while time.monotonic() < deadline:
-        entries = [
-            e for e in proxy.access_log()[since:] if "/_stcore/stream" in e.get("request", "")
-        ]
+        entries = [e for e in proxy.access_log(since) if "/_stcore/stream" in e.get("request", "")]
         if entries:
             return sum(int(e["bytes"]) for e in entries)
         time.sleep(0.1)
@@ -383,15 +280,8 @@ def ws_wire_bytes(proxy: Proxy, since: int) -> int | None:
 # ---- the run ------------------------------------------------------------------------------
 
 
-def run(args) -> dict:
-    from playwright.sync_api import sync_playwright
-
-    pages = args.pages or lesson_slugs()
-    folder = Path(tempfile.mkdtemp(prefix="road-phone-"))
-    folder.chmod(0o755)
-    servers: dict[str, procs.Server] = {}
-    proxies: dict[str, Proxy] = {}
-    result: dict = {
+def _result_head() -> dict:
+    return {
         "date": time.strftime("%Y-%m-%d %H:%M"),
         "machine": procs.machine(),
         "viewport": PHONE_VIEWPORT,
@@ -404,61 +294,33 @@ def run(args) -> dict:
         ),
         "pages": {},
     }
+
+
+def run(args) -> dict:
+    """Every page under every run of ``args.runs``, then the paired visits."""
+    from playwright.sync_api import sync_playwright
+
+    pages = args.pages or lesson_slugs()
+    folder = Path(tempfile.mkdtemp(prefix="road-phone-"))
+    folder.chmod(0o755)
+    servers: dict[str, procs.Server] = {}
+    proxies: dict[str, procs.Proxy] = {}
+    result = _result_head()
     try:
         static_dir, result["precompress"] = static_mirror()
-        old_env = dict(os.environ)
-        os.environ.update(image_streamlit_env())  # procs.start_server passes os.environ on
-        try:
-            servers["app"] = procs.start_server("app.py", ROOT, folder / "app.log", timeout=120)
-            servers[BARE] = procs.start_server(
-                str(ROOT / "bench" / "bare_app.py"), ROOT, folder / "bare.log", timeout=120
-            )
-        finally:
-            os.environ.clear()
-            os.environ.update(old_env)
+        env = dict(os.environ, **image_streamlit_env())
+        servers["app"] = procs.start_server("app.py", ROOT, folder / "app.log", env=env)
+        servers[BARE] = procs.start_server(str(procs.BARE_APP), ROOT, folder / "bare.log", env=env)
         for name, srv in servers.items():
-            upstream = srv.base.removeprefix("http://")
-            proxies[name] = start_proxy(
-                folder / f"nginx-{name}", procs.free_port(), [upstream], static_dir
+            proxies[name] = procs.start_nginx(
+                folder / f"nginx-{name}", procs.free_port(), [srv.upstream], static_dir
             )
-        # the app's one-time warm-up (a teacher opened the lesson before the class)
-        from serve.warmup import DONE
-
-        deadline = time.monotonic() + 300
         with sync_playwright() as pw:
             browser = B.launch(pw)
             try:
-                warm = B.new_tab(browser)
-                B.render(warm, servers["app"].url("/?lang=en"), timeout_s=180)
-                while DONE not in servers["app"].log.read_text(errors="replace"):
-                    if time.monotonic() > deadline:
-                        break
-                    time.sleep(0.5)
-                for slug in pages:  # every page's server-side caches, untimed
-                    B.render(warm, servers["app"].url(page_path(slug)), timeout_s=300)
-                warm.context.close()
+                _warm(browser, servers["app"], pages)
                 for slug in [*pages, BARE]:
-                    rows = result["pages"].setdefault(slug, {})
-                    name = BARE if slug == BARE else "app"
-                    for run_name in args.runs:
-                        target, emu = run_name.split("/")
-                        base = servers[name].base if target == "direct" else proxies[name].base
-                        one = first_and_second(
-                            browser,
-                            base + page_path(slug),
-                            EMULATIONS[emu],
-                            args.timeout,
-                            proxies[name] if target == "proxy" else None,
-                        )
-                        rows[f"{target}/{emu}"] = one
-                        f, w = one["first"], "wire_bytes"
-                        print(
-                            f"{slug:20s} {run_name:12s} first {f[w] / 1e6:5.2f} MB"
-                            f" (js {f['js_bytes'] / 1e6:4.2f}) chart {f['first_chart_s']} s;"
-                            f" second {one['second'][w] / 1e6:5.3f} MB",
-                            file=sys.stderr,
-                            flush=True,
-                        )
+                    _visit_runs(browser, slug, servers, proxies, args, result)
                 if args.reps and PAIRED_RUN in args.runs:
                     paired_visits(browser, servers, proxies, pages, args, result)
             finally:
@@ -473,18 +335,46 @@ def run(args) -> dict:
     return result
 
 
+def _warm(browser, app: procs.Server, pages: list[str]) -> None:
+    """The app's one-time warm-up (a teacher opened the lesson before the class), then
+    every page's server-side caches, untimed."""
+    warm = B.new_tab(browser)
+    B.render(warm, app.url("/?lang=en"), timeout_s=180)
+    procs.wait_warm(app, 300.0)
+    for slug in pages:
+        B.render(warm, app.url(page_path(slug)), timeout_s=300)
+    warm.context.close()
+
+
+def _visit_runs(browser, slug: str, servers, proxies, args, result: dict) -> None:
+    rows = result["pages"].setdefault(slug, {})
+    name = BARE if slug == BARE else "app"
+    for run_name in args.runs:
+        target, emu = run_name.split("/")
+        base = servers[name].base if target == "direct" else proxies[name].base
+        one = first_and_second(
+            browser,
+            base + page_path(slug),
+            EMULATIONS[emu],
+            args.timeout,
+            proxies[name] if target == "proxy" else None,
+        )
+        rows[f"{target}/{emu}"] = one
+        f, w = one["first"], "wire_bytes"
+        print(
+            f"{slug:20s} {run_name:12s} first {f[w] / 1e6:5.2f} MB"
+            f" (js {f['js_bytes'] / 1e6:4.2f}) chart {f['first_chart_s']} s;"
+            f" second {one['second'][w] / 1e6:5.3f} MB",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
 def first_chart(browser, url: str, emulation: dict | None, timeout_s: float) -> float | None:
     """Seconds to the first drawn chart on a first visit in a fresh profile (no second
     visit, no byte counts: the paired measure of the budget)."""
-    context = browser.new_context(
-        viewport=PHONE_VIEWPORT, locale="en-US", is_mobile=True, user_agent=B.PHONE_UA
-    )
-    try:
-        context.add_init_script(B.INIT_JS)
-        context.add_init_script(FIRST_CHART_JS)
-        return visit(context, url, emulation, timeout_s)["first_chart_s"]
-    finally:
-        context.close()
+    visits = first_and_second(browser, url, emulation, timeout_s, second=False)
+    return visits["first"]["first_chart_s"]
 
 
 def paired_summary(page_s: list, bare_s: list, limit: float = FIRST_CHART_LIMIT) -> dict:
@@ -558,41 +448,3 @@ def _ratio(paired: dict | None) -> str:
         return "-"
     lo, hi = min(paired["ratios"]), max(paired["ratios"])
     return f"{paired['ratio_median']:.2f} ({lo:.2f}-{hi:.2f})"
-
-
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--json", action="store_true", help="print the result as JSON")
-    ap.add_argument("--out", type=Path, help="also write the JSON here")
-    ap.add_argument("--pages", type=lambda s: s.split(","), default=None)
-    ap.add_argument(
-        "--runs",
-        type=lambda s: s.split(","),
-        default=["direct/none", "proxy/none", "proxy/phone"],
-        help="target/emulation pairs",
-    )
-    ap.add_argument("--all", action="store_true", help="every target with every emulation")
-    ap.add_argument("--timeout", type=float, default=180.0, help="seconds a visit may take")
-    ap.add_argument(
-        "--reps",
-        type=int,
-        default=3,
-        help=f"paired page/bare first visits per lesson page under {PAIRED_RUN} (0: none)",
-    )
-    args = ap.parse_args(argv)
-    if args.all:
-        args.runs = [f"{t}/{e}" for t in ("direct", "proxy") for e in EMULATIONS]
-    known = {f"{t}/{e}" for t in ("direct", "proxy") for e in EMULATIONS}
-    if set(args.runs) - known:
-        ap.error(f"unknown runs {sorted(set(args.runs) - known)}: choose from {sorted(known)}")
-    result = run(args)
-    text = json.dumps(result, indent=1)
-    if args.out:
-        args.out.parent.mkdir(parents=True, exist_ok=True)
-        args.out.write_text(text + "\n")
-    print(text if args.json else table(result))
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

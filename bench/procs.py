@@ -1,26 +1,71 @@
-"""Servers on loopback and their memory, read from /proc (psutil is not a dependency)."""
+"""The server harness of the bench and the tests: Streamlit servers and nginx on loopback.
+
+Start the app, the bare page or ``streamlit hello`` (:func:`start_server`), nginx from the
+repo's ``deploy/nginx/`` (:func:`start_nginx`) or a cluster of app replicas behind it
+(:func:`cluster`); wait, bounded, for ``/_stcore/health``; stop every process. Memory and
+CPU are read from /proc (psutil is not a dependency).
+"""
 
 from __future__ import annotations
 
+import contextlib
+import json
 import os
+import re
+import shutil
+import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 
 PROC = Path("/proc")
+ROOT = Path(__file__).resolve().parent.parent
+BARE_APP = Path(__file__).resolve().parent / "bare_app.py"
+RESULTS = Path(__file__).resolve().parent / "results"
+LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
+LAYOUT = ROOT / "deploy" / "nginx" / "layout.sh"
+MAX_REPLICAS = 8
+HOSTED_ENV = {
+    "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none",
+    "ROAD_PUBLIC": "1",
+    "ROAD_TRUST_PROXY": "1",
+}  # as deploy/compose.yaml
+
+
+def log(msg: str, who: str = "bench") -> None:
+    print(f"[{who} {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
 
 
 def nginx_binary() -> str | None:
     """nginx on this machine (PATH, else Debian's /usr/sbin/nginx), or None."""
-    import shutil
-
     return shutil.which("nginx") or (
         "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
     )
+
+
+def nginx_modules() -> list[Path]:
+    """The dynamic modules the repo's nginx.conf loads (``load_module`` lines)."""
+    text = (ROOT / "deploy" / "nginx" / "nginx.conf").read_text(encoding="utf-8")
+    found = re.findall(r"^\s*load_module\s+([^;\s]+)\s*;", text, flags=re.MULTILINE)
+    return [Path(m) for m in found]
+
+
+def missing_nginx() -> list[str]:
+    """What this machine lacks to run the repo's nginx (an empty list when nothing)."""
+    out = [] if nginx_binary() else ["nginx not found: apt-get install nginx"]
+    for module in nginx_modules():
+        if not module.exists():
+            name = module.stem.removeprefix("ngx_http_").removesuffix("_module")
+            out.append(
+                f"{module} not found: apt-get install libnginx-mod-http-{name.replace('_', '-')}"
+            )
+    return out
 
 
 def port_free(port: int) -> bool:
@@ -39,6 +84,15 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
+
+
+def hosted_env(folder: Path, **extra: str) -> dict[str, str]:
+    """This process's environment with the hosted settings and a data folder of its own
+    (no poll database URL unless ``extra`` gives one)."""
+    env = dict(os.environ, ROAD_DATA_DIR=str(folder / "data"), **HOSTED_ENV)
+    env.pop("ROAD_DATABASE_URL", None)
+    env.update(extra)
+    return env
 
 
 def streamlit_command(target: str, port: int) -> list[str]:
@@ -77,32 +131,65 @@ class Server:
     def pid(self) -> int:
         return self.proc.pid
 
+    @property
+    def upstream(self) -> str:
+        return self.base.removeprefix("http://")
 
-def start_server(target: str, cwd: Path, log: Path, timeout: float = 120.0) -> Server:
-    """Spawn a Streamlit server on a free loopback port and wait (bounded) for its health."""
-    port = free_port()
+
+def wait_healthy(base: str, proc: subprocess.Popen, log: Path, deadline: float) -> float:
+    """Poll ``base``/_stcore/health until it answers 200 (the time), the process exits or
+    ``deadline`` (time.monotonic()) passes (both: RuntimeError with the log's tail)."""
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"{base}: the process exited early:\n{log.read_text()[-3000:]}")
+        with contextlib.suppress(OSError):
+            with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
+                if r.status == 200:
+                    return time.monotonic()
+        time.sleep(0.05)
+    raise RuntimeError(f"{base}: not healthy in time:\n{log.read_text()[-3000:]}")
+
+
+def spawn_server(
+    target: str,
+    cwd: Path,
+    log: Path,
+    *,
+    port: int | None = None,
+    env: dict | None = None,
+    prefix: Sequence[str] = (),
+) -> Server:
+    """Spawn a Streamlit server on ``port`` (default: a free one) without waiting."""
+    port = port or free_port()
     log.parent.mkdir(parents=True, exist_ok=True)
     launched = time.monotonic()
     proc = subprocess.Popen(
-        streamlit_command(target, port), cwd=cwd, stdout=log.open("w"), stderr=subprocess.STDOUT
+        [*prefix, *streamlit_command(target, port)],
+        cwd=cwd,
+        env=env,
+        stdout=log.open("w"),
+        stderr=subprocess.STDOUT,
     )
-    base = f"http://127.0.0.1:{port}"
-    deadline = launched + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited early ({target}):\n{log.read_text()}")
-        try:
-            with urllib.request.urlopen(base + "/_stcore/health", timeout=2) as r:
-                if r.status == 200:
-                    return Server(base, proc, log, launched, time.monotonic())
-        except OSError:
-            time.sleep(0.05)
-    stop_server_proc(proc)
-    raise RuntimeError(f"streamlit ({target}) not healthy in {timeout:.0f} s:\n{log.read_text()}")
+    return Server(f"http://127.0.0.1:{port}", proc, log, launched, 0.0)
 
 
-def stop_server_proc(proc: subprocess.Popen) -> None:
-    proc.terminate()
+def start_server(target: str, cwd: Path, log: Path, timeout: float = 120.0, **spawn) -> Server:
+    """Spawn a Streamlit server (see :func:`spawn_server`) and wait (bounded) for its health;
+    stopped again if it never answers."""
+    server = spawn_server(target, cwd, log, **spawn)
+    try:
+        server.healthy = wait_healthy(server.base, server.proc, log, server.launched + timeout)
+    except RuntimeError:
+        stop_proc(server.proc)
+        raise
+    return server
+
+
+def stop_proc(proc: subprocess.Popen, sig: int = signal.SIGTERM) -> None:
+    """Stop a process (``sig``, then SIGKILL after 15 s) unless it has ended already."""
+    if proc.poll() is not None:
+        return
+    proc.send_signal(sig)
     try:
         proc.wait(timeout=15)
     except subprocess.TimeoutExpired:
@@ -111,16 +198,206 @@ def stop_server_proc(proc: subprocess.Popen) -> None:
 
 
 def stop_server(server: Server) -> None:
-    stop_server_proc(server.proc)
+    stop_proc(server.proc)
 
 
-def _ppid(pid: int) -> int | None:
+def wait_log(server: Server, text: str, timeout: float) -> float | None:
+    """Seconds since launch until ``text`` is in the server's log (bounded), else None."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in server.log.read_text(errors="replace"):
+            return round(time.monotonic() - server.launched, 2)
+        time.sleep(0.25)
+    return None
+
+
+def wait_warm(server: Server, timeout: float = 300.0) -> float | None:
+    """Seconds since launch until the app's warm-up is done (``serve.warmup.DONE``), or None."""
+    from serve.warmup import DONE
+
+    return wait_log(server, DONE, timeout)
+
+
+# ---- nginx from deploy/nginx/ ----------------------------------------------------------------
+
+
+@dataclass
+class Proxy:
+    prefix: Path
+    port: int
+    proc: subprocess.Popen
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def access_path(self) -> Path:
+        return self.prefix / "logs" / "access.log"
+
+    def log_mark(self) -> int:
+        """Where the access log ends now (bytes): read what comes after it later."""
+        try:
+            return self.access_path.stat().st_size
+        except OSError:
+            return 0
+
+    def access_log(self, since: int = 0) -> list[dict]:
+        """The access log's JSON lines after byte ``since``."""
+        try:
+            with self.access_path.open("rb") as f:
+                f.seek(since)
+                text = f.read().decode("utf-8", errors="replace")
+        except OSError:
+            return []
+        out = []
+        for line in text.splitlines():
+            with contextlib.suppress(ValueError):
+                out.append(json.loads(line))
+        return out
+
+    def stop(self) -> None:
+        stop_proc(self.proc)  # SIGTERM: nginx's fast shutdown cuts open websockets
+
+
+def spawn_nginx(
+    prefix: Path, port: int, upstreams: list[str], static_dir: Path | None = None
+) -> Proxy:
+    """nginx laid out by ``deploy/nginx/layout.sh`` in ``prefix``, listening on
+    127.0.0.1:``port`` in front of ``upstreams``, not waited for."""
+    nginx = nginx_binary()
+    if nginx is None:
+        raise RuntimeError("nginx not found: apt-get install nginx")
+    prefix.mkdir(parents=True, exist_ok=True)
+    env = dict(os.environ)
+    env.pop("ROAD_STATIC_DIR", None)
+    if static_dir is not None:
+        env["ROAD_STATIC_DIR"] = str(static_dir)
+    subprocess.run(
+        ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{port}", *upstreams],
+        check=True,
+        timeout=30,
+        env=env,
+    )
+    proc = subprocess.Popen(
+        [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
+        + ["-g", "daemon off;"],
+        stdout=(prefix / "nginx.log").open("w"),
+        stderr=subprocess.STDOUT,
+    )
+    return Proxy(prefix, port, proc)
+
+
+def start_nginx(
+    prefix: Path, port: int, upstreams: list[str], static_dir: Path | None = None, timeout=30.0
+) -> Proxy:
+    """:func:`spawn_nginx`, then wait (bounded) until it answers ``/_stcore/health``."""
+    proxy = spawn_nginx(prefix, port, upstreams, static_dir)
+    try:
+        wait_healthy(proxy.base, proxy.proc, prefix / "nginx.log", time.monotonic() + timeout)
+    except RuntimeError:
+        proxy.stop()
+        raise
+    return proxy
+
+
+@dataclass
+class Cluster:
+    folder: Path
+    replicas: list[Server]  # each one's base is its own loopback port
+    proxy: Proxy
+    logs: dict[str, Path] = field(default_factory=dict)
+
+    @property
+    def base(self) -> str:
+        return self.proxy.base
+
+    @property
+    def port(self) -> int:
+        return self.proxy.port
+
+    def log_mark(self) -> int:
+        return self.proxy.log_mark()
+
+    def access_log(self, since: int = 0) -> list[dict]:
+        return self.proxy.access_log(since)
+
+    def nginx_pids(self) -> list[int]:
+        return [self.proxy.proc.pid, *descendants(self.proxy.proc.pid)]
+
+
+@contextlib.contextmanager
+def cluster(
+    replicas: int,
+    port: int,
+    *,
+    env: dict[str, str] | None = None,
+    startup_timeout: float = 240.0,
+    keep_logs: Path | None = None,
+    label: str = "scaleout",
+) -> Iterator[Cluster]:
+    """``replicas`` app processes (the hosted settings, ``env`` added) on ports
+    ``port+1..`` behind nginx on ``port``, all on 127.0.0.1. Everything is stopped on the
+    way out; the logs are copied to ``keep_logs`` (if given) as ``<label>_*.log``."""
+    if not 1 <= replicas <= MAX_REPLICAS:
+        raise ValueError(f"replicas must be within 1..{MAX_REPLICAS}, got {replicas}")
+    lacks = missing_nginx()
+    if lacks:
+        raise RuntimeError("; ".join(lacks))
+    ports = [port + 1 + i for i in range(replicas)]
+    busy = [p for p in (port, *ports) if not port_free(p)]
+    if busy:
+        raise RuntimeError(f"ports {busy} are taken: stop whatever listens there")
+    folder = Path(tempfile.mkdtemp(prefix="road-scaleout-"))
+    folder.chmod(0o755)  # nginx's workers (nobody, when run as root) traverse it
+    app_env = hosted_env(folder, **(env or {}))
+    servers: list[Server] = []
+    proxy = None
+    try:
+        for p in ports:  # all at once: their cold starts overlap
+            servers.append(
+                spawn_server("app.py", ROOT, folder / f"app{p}.log", port=p, env=app_env)
+            )
+        proxy = spawn_nginx(folder / "nginx", port, [s.upstream for s in servers])
+        deadline = time.monotonic() + startup_timeout
+        for s in servers:
+            s.healthy = wait_healthy(s.base, s.proc, s.log, deadline)
+        wait_healthy(proxy.base, proxy.proc, proxy.prefix / "nginx.log", deadline)
+        logs = {f"app{s.upstream.rsplit(':', 1)[1]}": s.log for s in servers}
+        cl = Cluster(folder, servers, proxy, dict(logs, nginx=proxy.prefix / "nginx.log"))
+        # nginx logs a request after answering it: wait until the probe's line is written,
+        # so that a later log_mark() comes after it (bounded: a few seconds at most)
+        for _ in range(100):
+            if cl.access_log():
+                break
+            time.sleep(0.05)
+        yield cl
+    finally:
+        if proxy is not None:
+            proxy.stop()
+        for s in servers:
+            stop_server(s)
+        if keep_logs is not None:
+            keep_logs.mkdir(parents=True, exist_ok=True)
+            for src in [*folder.glob("*.log"), folder / "nginx" / "nginx.log"]:
+                if src.exists():
+                    shutil.copy2(src, keep_logs / f"{label}_{src.name}")
+            if proxy is not None and proxy.access_path.exists():
+                shutil.copy2(proxy.access_path, keep_logs / f"{label}_access.log")
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# ---- memory and CPU from /proc ---------------------------------------------------------------
+
+
+def _stat_fields(pid: int) -> list[str] | None:
+    """The fields of /proc/<pid>/stat after the command name (which may hold spaces or
+    parentheses), so that the state is [0], the parent [1], utime [11], stime [12]."""
     try:
         stat = (PROC / str(pid) / "stat").read_text()
     except OSError:
         return None
-    # comm (field 2) may hold spaces or parentheses: split after its closing parenthesis
-    return int(stat.rsplit(")", 1)[1].split()[1])
+    return stat.rsplit(")", 1)[1].split()
 
 
 def descendants(pid: int) -> list[int]:
@@ -128,15 +405,23 @@ def descendants(pid: int) -> list[int]:
     children: dict[int, list[int]] = {}
     for entry in PROC.iterdir():
         if entry.name.isdigit():
-            parent = _ppid(int(entry.name))
-            if parent is not None:
-                children.setdefault(parent, []).append(int(entry.name))
+            fields = _stat_fields(int(entry.name))
+            if fields is not None:
+                children.setdefault(int(fields[1]), []).append(int(entry.name))
     out, todo = [], [pid]
     while todo:
         for child in children.get(todo.pop(), []):
             out.append(child)
             todo.append(child)
     return out
+
+
+def cpu_seconds(pid: int) -> float | None:
+    """utime + stime of ``pid`` (seconds), from /proc/<pid>/stat; ``None`` if it is gone."""
+    fields = _stat_fields(pid)
+    if fields is None:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def vm_rss_kb(status_text: str) -> int:
@@ -147,34 +432,37 @@ def vm_rss_kb(status_text: str) -> int:
     return 0
 
 
+def _rss_kb(pid: int) -> int | None:
+    try:
+        return vm_rss_kb((PROC / str(pid) / "status").read_text())
+    except OSError:
+        return None  # the process ended
+
+
+def rss_now_mb(pid: int) -> float | None:
+    """VmRSS of ``pid`` alone in MB, from /proc/<pid>/status; ``None`` if it is gone."""
+    kb = _rss_kb(pid)
+    return None if kb is None else round(kb / 1024.0, 1)
+
+
 def rss_mb(pid: int, include_children: bool = True) -> float:
     """Resident memory of ``pid`` (and its descendants) in MB (1 MB = 2**20 bytes)."""
     pids = [pid] + (descendants(pid) if include_children else [])
-    total_kb = 0
-    for p in pids:
-        try:
-            total_kb += vm_rss_kb((PROC / str(p) / "status").read_text())
-        except OSError:
-            continue  # the process ended between listing and reading
-    return round(total_kb / 1024.0, 1)
+    return round(sum(_rss_kb(p) or 0 for p in pids) / 1024.0, 1)
 
 
 def machine() -> dict:
     """What the figures were measured on: cores, CPU model, load averages, memory."""
     info: dict = {"cores": os.cpu_count(), "python": sys.version.split()[0]}
-    try:
+    with contextlib.suppress(OSError):
         for line in (PROC / "cpuinfo").read_text().splitlines():
             if line.startswith("model name"):
                 info["cpu"] = line.split(":", 1)[1].strip()
                 break
-    except OSError:
-        pass
     info["loadavg"] = load_average()
-    try:
+    with contextlib.suppress(OSError, IndexError, ValueError):
         mem = (PROC / "meminfo").read_text().splitlines()[0].split()[1]
         info["mem_total_mb"] = round(int(mem) / 1024.0)
-    except (OSError, IndexError, ValueError):
-        pass
     return info
 
 

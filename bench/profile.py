@@ -1,39 +1,21 @@
 """Where a page's time goes in the browser: main-thread work and the server/browser split.
 
-``python -m bench`` says how long a first render or a rerun takes against the bare page;
-this says why, for the changes issue 21 asks to measure before and after::
-
-    python -m bench.profile --pages bottleneck,attention --reps 4
-
-It serves the app and the bare page (``bench/bare_app.py``) itself, waits for the app's
-warm-up, then for each page, alternating with the bare page:
-
-- **first render** in a new session with Chromium's CPU profiler on: the time to the last
-  DOM change (as the bench measures it), the main thread's busy time (every sample that is
-  not idle: script, Chromium's own style/layout/paint as ``(program)``, garbage
-  collection) and that busy time per script file;
-- **reruns** of the control the bench changes on that page (``bench.__main__.CONTROLS``, on
-  the part ``RERUN_PART`` names): the
-  time to the last DOM change, split at the websocket on the page's own clock (a wrapper
-  of ``WebSocket`` installed before Streamlit's code) into the lead (input to the
-  browser's message), the server's part (to the last message of the run, as the page
-  handles it) and the browser's part after it, with the number of messages.
-
-Only loopback servers it starts itself; bounded loops. Figures are medians; the busy time
-is steadier than the wall time on a noisy machine (the sampling profiler counts work, not
-waits), which is why it is reported.
+It serves the app and the bare page itself and waits for the app's warm-up; per page,
+alternating with the bare page: first renders with Chromium's CPU profiler on (busy time per
+script file), then reruns of the control the pages bench changes, split at the websocket on
+the page's own clock into lead, server and browser parts. Figures are medians; the busy time
+is steadier than wall time on a noisy machine. Method and figures: bench/README.md.
 """
 
 from __future__ import annotations
 
-import argparse
 import collections
 import json
 import sys
-from pathlib import Path
 
 from bench import browser as B
 from bench import procs, stats
+from bench.procs import BARE_APP, LOGS, ROOT
 
 IDLE = "(idle)"
 SAMPLING_US = 500
@@ -169,28 +151,14 @@ def summary(first: list[dict], again: list[dict]) -> dict:
     }
 
 
-def main(argv: list[str] | None = None) -> int:
-    from bench.__main__ import (
-        BARE_APP,
-        CONTROLS,
-        LOGS,
-        RERUN_PART,
-        ROOT,
-        page_slugs,
-        page_url,
-        wait_warm,
-    )
-
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--pages", default="bottleneck,attention", help="comma-separated slugs")
-    ap.add_argument("--reps", type=int, default=4, help="first renders per page (and bare)")
-    ap.add_argument("--reruns", type=int, default=10, help="reruns per page (and bare)")
-    ap.add_argument("--out", type=Path, help="also write the JSON here")
-    args = ap.parse_args(argv)
-    slugs = page_slugs(args.pages)
-
+def run(args) -> dict:
+    """``args.reps`` first renders of every page of ``args.pages`` and of the bare page,
+    alternating, then ``args.reruns`` reruns of each."""
     from playwright.sync_api import sync_playwright
 
+    from bench.pages import CONTROLS, RERUN_PART, page_slugs, page_url
+
+    slugs = page_slugs(args.pages)
     app = procs.start_server("app.py", ROOT, LOGS / "profile_app.log")
     bare = procs.start_server(str(BARE_APP), LOGS, LOGS / "profile_bare.log")
     try:
@@ -199,7 +167,7 @@ def main(argv: list[str] | None = None) -> int:
             warm = B.new_tab(browser)
             B.render(warm, page_url(app, "home"))  # st.navigation has run
             warm.context.close()
-            wait_warm(app, 300.0)
+            procs.wait_warm(app, 300.0)
             first = collections.defaultdict(list)
             for _ in range(args.reps):
                 for slug in slugs:
@@ -215,12 +183,4 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         procs.stop_server(app)
         procs.stop_server(bare)
-    text = json.dumps(result, indent=1)
-    print(text)
-    if args.out:
-        args.out.write_text(text + "\n")
-    return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
+    return result

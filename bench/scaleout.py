@@ -1,242 +1,37 @@
-"""A class through the repo's nginx: one replica against two, and one abusive client (issues
-20 point 4 and 23 point 3).
+"""A class through the repo's nginx: one replica against two, and one abusive client.
 
-The cluster is built the way ``tests/test_scale_out.py`` builds it: ``streamlit run app.py``
-replicas on loopback ports with the hosted settings, and Debian's nginx started from
-``deploy/nginx/`` verbatim (``deploy/nginx/layout.sh`` writes only the listen address and
-the replicas). No PostgreSQL: the lesson page a class measures has no poll. Every process is
-stopped in a ``finally``; every wait is bounded.
-
-Clients bind their own loopback source address, because nginx limits per client address:
-
-- the class (``CLASS_ADDR``, 127.0.0.2): the teacher and every student, like a school
-  behind one NAT address;
-- the abuser (``ABUSER_ADDR``, 127.0.0.3): a separate process (``python -m bench.scaleout
-  abuser ...``, so its CPU is its own and it never slows the students' event loop) that
-  opens websocket sessions as fast as it can (at most ``attempts`` or ``open_seconds``) and
-  reruns the teacher's page as fast as the server answers on each session it gets.
-
-What a class reports (:func:`measure_class`): the figures of ``bench.classroom.run_class``
-(the same shape as ``python -m bench --class``) with ``cpu_s`` the CPU seconds of all
-replicas and ``rss_mb`` the peak RSS of the largest, plus per replica its CPU, RSS and the
-sessions nginx's access log shows it served, nginx's CPU, the clients' own CPU time and the
-machine's load (the clients share the cores with the servers).
+The cluster is ``bench.procs.cluster`` (app replicas with the hosted settings behind nginx
+from ``deploy/nginx/``). Clients bind their own loopback address, as nginx limits per
+address: the class ``CLASS_ADDR`` (one school NAT), the abuser ``ABUSER_ADDR`` (a process of
+its own, ``python -m bench abuser``, so its CPU never slows the students' event loop).
+:func:`measure_class` reports ``bench.classroom.run_class``'s figures plus per replica CPU,
+RSS and sessions (nginx's access log), nginx's CPU, the clients' CPU and the machine's load.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
+import dataclasses
 import json
 import os
-import re
 import resource
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
 import time
-import urllib.request
 from collections import Counter
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from bench import procs
+from bench.procs import LOGS, ROOT, Cluster, cluster
 
-ROOT = Path(__file__).resolve().parent.parent
-LAYOUT = ROOT / "deploy" / "nginx" / "layout.sh"
 NGINX_PORT = 8670  # the bench's ports: 8670 (nginx) and 8671.. (replicas); tests use 8690..
 CLASS_ADDR = "127.0.0.2"  # the whole class: one school NAT address
 ABUSER_ADDR = "127.0.0.3"  # one abusive client
 COOKIE = "road_route"
 STREAM_PATH = "/_stcore/stream"
-HOSTED_ENV = {
-    "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none",
-    "ROAD_PUBLIC": "1",
-    "ROAD_TRUST_PROXY": "1",
-}  # as deploy/compose.yaml
-LOGS = Path(tempfile.gettempdir()) / "road_to_attention_bench"
-MAX_REPLICAS = 8
-
-
-def nginx_modules() -> list[Path]:
-    """The dynamic modules the repo's nginx.conf loads (``load_module`` lines)."""
-    text = (ROOT / "deploy" / "nginx" / "nginx.conf").read_text(encoding="utf-8")
-    found = re.findall(r"^\s*load_module\s+([^;\s]+)\s*;", text, flags=re.MULTILINE)
-    return [Path(m) for m in found]
-
-
-def missing() -> list[str]:
-    """What this machine lacks to run a cluster (an empty list when nothing)."""
-    out = []
-    if procs.nginx_binary() is None:
-        out.append("nginx not found: apt-get install nginx")
-    for module in nginx_modules():
-        if not module.exists():
-            pkg = "libnginx-mod-http-" + module.stem.removeprefix("ngx_http_").replace(
-                "_module", ""
-            ).replace("_", "-")
-            out.append(f"{module} not found: apt-get install {pkg}")
-    return out
-
-
-# ---- the cluster ---------------------------------------------------------------------------
-
-
-@dataclass
-class Cluster:
-    folder: Path
-    port: int
-    replicas: list[procs.Server]  # each one's base is its own loopback port
-    nginx: subprocess.Popen
-    logs: dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    @property
-    def access_path(self) -> Path:
-        return self.folder / "nginx" / "logs" / "access.log"
-
-    def upstream(self, server: procs.Server) -> str:
-        return server.base.removeprefix("http://")
-
-    def log_mark(self) -> int:
-        """Where the access log ends now (bytes): read what comes after it later."""
-        try:
-            return self.access_path.stat().st_size
-        except OSError:
-            return 0
-
-    def access_log(self, since: int = 0) -> list[dict]:
-        try:
-            with self.access_path.open("rb") as f:
-                f.seek(since)
-                text = f.read().decode("utf-8", errors="replace")
-        except OSError:
-            return []
-        out = []
-        for line in text.splitlines():
-            with contextlib.suppress(ValueError):
-                out.append(json.loads(line))
-        return out
-
-    def nginx_pids(self) -> list[int]:
-        return [self.nginx.pid, *procs.descendants(self.nginx.pid)]
-
-
-def _get_status(url: str, timeout: float = 2.0) -> int | None:
-    try:
-        with urllib.request.urlopen(url, timeout=timeout) as r:
-            return r.status
-    except OSError:
-        return None
-
-
-def _wait_healthy(url: str, proc: subprocess.Popen, log: Path, deadline: float) -> float:
-    while time.monotonic() < deadline:  # bounded
-        if proc.poll() is not None:
-            raise RuntimeError(f"{url}: the process exited early:\n{log.read_text()[-3000:]}")
-        if _get_status(url + "/_stcore/health") == 200:
-            return time.monotonic()
-        time.sleep(0.1)
-    raise RuntimeError(f"{url}: not healthy in time:\n{log.read_text()[-3000:]}")
-
-
-def _stop_nginx(proc: subprocess.Popen) -> None:
-    if proc.poll() is None:
-        proc.send_signal(signal.SIGTERM)  # fast shutdown: open websockets are cut
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
-@contextlib.contextmanager
-def cluster(
-    replicas: int,
-    port: int = NGINX_PORT,
-    *,
-    startup_timeout: float = 240.0,
-    keep_logs: Path | None = None,
-    label: str = "scaleout",
-) -> Iterator[Cluster]:
-    """``replicas`` app processes on ports ``port+1..`` behind nginx on ``port`` (all on
-    127.0.0.1), from the repo's nginx files. Everything is stopped on the way out; the logs
-    are copied to ``keep_logs`` (if given) as ``<label>_*.log``."""
-    if not 1 <= replicas <= MAX_REPLICAS:
-        raise ValueError(f"replicas must be within 1..{MAX_REPLICAS}, got {replicas}")
-    lacks = missing()
-    if lacks:
-        raise RuntimeError("; ".join(lacks))
-    ports = [port + 1 + i for i in range(replicas)]
-    busy = [p for p in (port, *ports) if not procs.port_free(p)]
-    if busy:
-        raise RuntimeError(f"ports {busy} are taken: stop whatever listens there")
-    folder = Path(tempfile.mkdtemp(prefix="road-scaleout-"))
-    folder.chmod(0o755)  # nginx's workers (nobody, when run as root) traverse it
-    env = dict(os.environ, ROAD_DATA_DIR=str(folder / "data"), **HOSTED_ENV)
-    env.pop("ROAD_DATABASE_URL", None)
-    servers: list[procs.Server] = []
-    proxy = None
-    logs: dict[str, Path] = {}
-    try:
-        for p in ports:  # all at once: their cold starts overlap
-            logs[f"app{p}"] = folder / f"app{p}.log"
-            launched = time.monotonic()
-            proc = subprocess.Popen(
-                procs.streamlit_command("app.py", p),
-                cwd=ROOT,
-                env=env,
-                stdout=logs[f"app{p}"].open("w"),
-                stderr=subprocess.STDOUT,
-            )
-            servers.append(
-                procs.Server(f"http://127.0.0.1:{p}", proc, logs[f"app{p}"], launched, 0)
-            )
-        prefix = folder / "nginx"
-        subprocess.run(
-            ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{port}"]
-            + [f"127.0.0.1:{p}" for p in ports],
-            check=True,
-            timeout=30,
-        )
-        logs["nginx"] = folder / "nginx.log"
-        proxy = subprocess.Popen(
-            [procs.nginx_binary(), "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
-            + ["-g", "daemon off;"],
-            stdout=logs["nginx"].open("w"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + startup_timeout
-        for s in servers:
-            s.healthy = _wait_healthy(s.base, s.proc, s.log, deadline)
-        _wait_healthy(f"http://127.0.0.1:{port}", proxy, logs["nginx"], deadline)
-        cl = Cluster(folder, port, servers, proxy, logs)
-        # nginx logs a request after answering it: wait until the probe's line is written,
-        # so that a later log_mark() comes after it (bounded: a few seconds at most)
-        for _ in range(100):
-            if cl.access_log():
-                break
-            time.sleep(0.05)
-        yield cl
-    finally:
-        if proxy is not None:
-            _stop_nginx(proxy)
-        for s in servers:
-            if s.proc.poll() is None:
-                procs.stop_server(s)
-        if keep_logs is not None:
-            keep_logs.mkdir(parents=True, exist_ok=True)
-            for src in [*folder.glob("*.log"), folder / "nginx" / "logs" / "access.log"]:
-                if src.exists():
-                    shutil.copy2(src, keep_logs / f"{label}_{src.name}")
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 # ---- what the access log says ----------------------------------------------------------
@@ -294,9 +89,7 @@ def addresses(entries: Iterable[dict]) -> dict[str, int]:
 
 
 def _cpu_tree(pids: Iterable[int]) -> float | None:
-    from bench.classroom import cpu_seconds
-
-    vals = [cpu_seconds(p) for p in pids]
+    vals = [procs.cpu_seconds(p) for p in pids]
     vals = [v for v in vals if v is not None]
     return sum(vals) if vals else None
 
@@ -330,7 +123,7 @@ class Snapshot:
     @classmethod
     def take(cls, cl: Cluster) -> Snapshot:
         return cls(
-            {cl.upstream(s): _cpu_tree([s.pid]) for s in cl.replicas},
+            {s.upstream: _cpu_tree([s.pid]) for s in cl.replicas},
             _cpu_tree(cl.nginx_pids()),
             own_cpu_s(),
             machine_busy_s(),
@@ -343,30 +136,7 @@ def _minus(a: float | None, b: float | None) -> float | None:
     return None if a is None or b is None else round(a - b, 2)
 
 
-async def _sample_rss(cl: Cluster, stop: asyncio.Event, peaks: dict, every: float = 0.5):
-    from bench.classroom import rss_now_mb
-
-    while not stop.is_set():  # bounded by the class: stop is set when it ends
-        for s in cl.replicas:
-            rss = rss_now_mb(s.pid)
-            if rss is not None:
-                key = cl.upstream(s)
-                peaks[key] = max(peaks.get(key, 0.0), rss)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every)
-
-
 # ---- warm-up ---------------------------------------------------------------------------
-
-
-def wait_log(server: procs.Server, text: str, timeout: float) -> float | None:
-    """Seconds since launch until ``text`` is in the server's log (bounded), else None."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if text in server.log.read_text(errors="replace"):
-            return round(time.monotonic() - server.launched, 2)
-        time.sleep(0.25)
-    return None
 
 
 def _with(query: str, extra: str) -> str:
@@ -394,10 +164,10 @@ async def warm_replicas(
             errors.append(f"warm-up of {server.base}: {a.error}")
         warm = None
         if done is not None:
-            warm = await asyncio.to_thread(wait_log, server, done, timeout)
+            warm = await asyncio.to_thread(procs.wait_log, server, done, timeout)
             if warm is None:
                 errors.append(f"warm-up of {server.base}: no '{done}' line after {timeout:g} s")
-        return cl.upstream(server), {"first_render_s": a.seconds, "warm_up_s": warm}
+        return server.upstream, {"first_render_s": a.seconds, "warm_up_s": warm}
 
     pairs = await asyncio.gather(*(one(s) for s in cl.replicas))
     return dict(pairs), errors
@@ -421,31 +191,12 @@ class Abuse:
     source: str = ABUSER_ADDR
 
     def argv(self, base: str, page: tuple[str, str]) -> list[str]:
-        return [
-            sys.executable,
-            "-m",
-            "bench.scaleout",
-            "abuser",
-            base,
-            "--page",
-            page[0],
-            "--query",
-            page[1],
-            "--attempts",
-            str(self.attempts),
-            "--open-seconds",
-            str(self.open_seconds),
-            "--seconds",
-            str(self.seconds),
-            "--rerun-sessions",
-            str(self.rerun_sessions),
-            "--openers",
-            str(self.openers),
-            "--timeout",
-            str(self.timeout),
-            "--source",
-            self.source,
-        ]
+        """``python -m bench abuser`` with these settings."""
+        out = [sys.executable, "-m", "bench", "abuser", base, "--page", page[0]]
+        out += ["--query", page[1]]
+        for name, value in dataclasses.asdict(self).items():
+            out += ["--" + name.replace("_", "-"), str(value)]
+        return out
 
 
 async def abuse(base: str, page: tuple[str, str], cfg: Abuse, ready=None) -> dict:
@@ -517,20 +268,29 @@ async def abuse(base: str, page: tuple[str, str], cfg: Abuse, ready=None) -> dic
         ready()
     openers = [asyncio.create_task(opener()) for _ in range(max(1, cfg.openers))]
     await asyncio.gather(*openers)
-    open_s = time.monotonic() - t0
+    counts["open_phase_s"] = round(time.monotonic() - t0, 2)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(stop.wait(), max(0.0, end - time.monotonic()))
     stop.set()
-    connected = sum(s.connected for s in sessions)
-    for h in hammers:
+    counts["connected_at_stop"] = sum(s.connected for s in sessions)
+    counts["rerun_sessions"] = len(hammers)
+    await _close_all(hammers, sessions)
+    return _abuse_report(cfg, counts, refused, summary_s(rerun_s), t0, cpu0)
+
+
+async def _close_all(tasks: list[asyncio.Task], sessions: list) -> None:
+    for h in tasks:
         h.cancel()
-    await asyncio.gather(*hammers, return_exceptions=True)
+    await asyncio.gather(*tasks, return_exceptions=True)
     with contextlib.suppress(TimeoutError):
         await asyncio.wait_for(
             asyncio.gather(*(s.close() for s in sessions), return_exceptions=True), 30
         )
     for s in sessions:
         s.close_http()
+
+
+def _abuse_report(cfg: Abuse, counts: Counter, refused: Counter, rerun_s, t0, cpu0) -> dict:
     return {
         "source": cfg.source,
         "attempts": counts["attempts"],
@@ -538,13 +298,13 @@ async def abuse(base: str, page: tuple[str, str], cfg: Abuse, ready=None) -> dic
         "refused": dict(sorted(refused.items())),
         "closed": counts["closed"],
         "timed_out": counts["timed_out"],
-        "open_phase_s": round(open_s, 2),
-        "rerun_sessions": len(hammers),
-        "connected_at_stop": connected,
+        "open_phase_s": counts["open_phase_s"],
+        "rerun_sessions": counts["rerun_sessions"],
+        "connected_at_stop": counts["connected_at_stop"],
         "sessions_dropped": counts["sessions_dropped"],
         "reruns_ok": counts["reruns_ok"],
         "reruns_failed": counts["reruns_failed"],
-        "rerun_s": summary_s(rerun_s),
+        "rerun_s": rerun_s,
         "wall_s": round(time.monotonic() - t0, 1),
         "cpu_s": round(own_cpu_s() - cpu0, 2),
         "limits": {
@@ -557,7 +317,7 @@ async def abuse(base: str, page: tuple[str, str], cfg: Abuse, ready=None) -> dic
 
 
 class AbuserProcess:
-    """``python -m bench.scaleout abuser`` in a process of its own, started and stopped from
+    """``python -m bench abuser`` in a process of its own, started and stopped from
     an event loop (bounded waits; killed if it does not stop)."""
 
     def __init__(self, base: str, page: tuple[str, str], cfg: Abuse, log: Path) -> None:
@@ -600,34 +360,6 @@ class AbuserProcess:
         return {"error": f"no result from the abuser: {self.log.read_text()[-2000:]}"}
 
 
-def _abuser_main(argv: list[str]) -> int:
-    p = argparse.ArgumentParser(prog="python -m bench.scaleout abuser")
-    p.add_argument("base")
-    p.add_argument("--page", default="")
-    p.add_argument("--query", default="")
-    d = Abuse()
-    p.add_argument("--attempts", type=int, default=d.attempts)
-    p.add_argument("--open-seconds", type=float, default=d.open_seconds)
-    p.add_argument("--seconds", type=float, default=d.seconds)
-    p.add_argument("--rerun-sessions", type=int, default=d.rerun_sessions)
-    p.add_argument("--openers", type=int, default=d.openers)
-    p.add_argument("--timeout", type=float, default=d.timeout)
-    p.add_argument("--source", default=d.source)
-    a = p.parse_args(argv)
-    if a.attempts < 1 or a.seconds <= 0 or a.open_seconds <= 0 or a.timeout <= 0:
-        p.error("--attempts must be >= 1; --seconds, --open-seconds and --timeout > 0")
-    cfg = Abuse(
-        a.attempts, a.open_seconds, a.seconds, a.rerun_sessions, a.openers, a.timeout, a.source
-    )
-
-    def ready() -> None:
-        print("ready", flush=True)
-
-    result = asyncio.run(abuse(a.base, (a.page, a.query), cfg, ready))
-    print(json.dumps(result), flush=True)
-    return 0
-
-
 # ---- one class through the cluster ---------------------------------------------------------
 
 
@@ -636,24 +368,19 @@ async def measure_class(
     n: int,
     *,
     page: tuple[str, str],
-    scenario: str = "page",
-    arrive_within: float = 10.0,
-    duration: float = 120.0,
-    click_every: tuple[float, float] = (5.0, 10.0),
-    seed: int = 0,
-    timeout: float = 60.0,
     abuser: Abuse | None = None,
     abuser_log: Path | None = None,
+    **class_args,
 ) -> tuple[dict, list[str]]:
     """The teacher (kept open) and ``n`` students from ``CLASS_ADDR`` through nginx, with
-    the abuser from its own address when ``abuser`` is given. Returns the class's figures
-    (``run_class``'s, with ``cpu_s`` / ``rss_mb`` over the replicas and the details
-    below) and the errors."""
-    from bench.classroom import Student, run_class
+    the abuser from its own address when ``abuser`` is given. ``class_args`` go to
+    ``run_class`` (scenario, arrive_within, duration, click_every, seed, timeout). Returns
+    the class's figures (``run_class``'s, with ``cpu_s`` / ``rss_mb`` over the replicas and
+    the details of :func:`_cluster_figures`) and the errors."""
+    from bench.classroom import Student, run_class, sample_peaks
 
     errors: list[str] = []
     mark = cl.log_mark()
-    upstreams = [cl.upstream(s) for s in cl.replicas]
     teacher = Student(cl.base, timeout=300, name="teacher", source_address=CLASS_ADDR)
     t = await teacher.arrive(page[0], _with(page[1], "present=1"))
     if not t.ok:
@@ -661,7 +388,8 @@ async def measure_class(
     before = Snapshot.take(cl)
     peaks: dict = {}
     stop = asyncio.Event()
-    sampler = asyncio.create_task(_sample_rss(cl, stop, peaks))
+    pids = {s.upstream: s.pid for s in cl.replicas}
+    sampler = asyncio.create_task(sample_peaks(pids, stop, peaks))
     proc = None
     abused: dict | None = None
     try:
@@ -670,17 +398,7 @@ async def measure_class(
             await proc.start()
             await asyncio.sleep(1.0)  # it has begun opening sessions when the class arrives
         figs = await run_class(
-            cl.base,
-            n,
-            scenario=scenario,
-            arrive_within=arrive_within,
-            duration=duration,
-            click_every=click_every,
-            seed=seed,
-            server_pid=None,
-            timeout=timeout,
-            page=page,
-            source_address=CLASS_ADDR,
+            cl.base, n, server_pid=None, page=page, source_address=CLASS_ADDR, **class_args
         )
     finally:
         if proc is not None:
@@ -692,7 +410,27 @@ async def measure_class(
     teacher.close_http()
     await asyncio.sleep(1.0)  # nginx logs a websocket as it closes
     entries = cl.access_log(mark)
-    teacher_route = teacher.cookies.get(COOKIE)
+    figs["teacher_s"] = t.seconds
+    _cluster_figures(figs, cl, entries, before, after, peaks, teacher.cookies.get(COOKIE))
+    _machine_figures(figs, before, after, (abused or {}).get("cpu_s"))
+    if abuser is not None:
+        abused = dict(abused or {})
+        abused["nginx_statuses"] = statuses(entries, abuser.source, sessions_only=True)
+        upstreams = [s.upstream for s in cl.replicas]
+        abused["nginx_sessions"] = sessions_by_replica(entries, abuser.source, upstreams)[
+            "sessions"
+        ]
+        figs["abuser"] = abused
+        if "error" in abused:
+            errors.append(f"class {n}: abuser: {abused['error']}")
+    if figs["errors"]:
+        errors.append(f"class {n}: {figs['errors']} errors: {figs['error_samples']}")
+    return figs, errors
+
+
+def _cluster_figures(figs, cl, entries, before, after, peaks, teacher_route) -> None:
+    """Per replica CPU, peak RSS and sessions (nginx's log), stickiness, nginx's figures."""
+    upstreams = [s.upstream for s in cl.replicas]
     by = sessions_by_replica(entries, CLASS_ADDR, upstreams, skip_routes=[teacher_route])
     wall = after.at - before.at
     rep_cpu = {u: _minus(after.replicas[u], before.replicas[u]) for u in upstreams}
@@ -710,20 +448,22 @@ async def measure_class(
     }
     figs["stickiness"] = {k: by[k] for k in ("routes", "routes_on_two_replicas")}
     teacher_up = {_served_by(e) for e in entries if e.get("route") == teacher_route}
-    figs["teacher_s"] = t.seconds
     figs["teacher_replica"] = sorted(teacher_up)
     figs["nginx"] = {
         "cpu_s": _minus(after.nginx, before.nginx),
-        "rss_mb": procs.rss_mb(cl.nginx.pid),
+        "rss_mb": procs.rss_mb(cl.proxy.proc.pid),
         "class_statuses": statuses(entries, CLASS_ADDR),
         "addresses": addresses(entries),
     }
+
+
+def _machine_figures(figs, before, after, abuser_cpu: float | None) -> None:
+    """The clients' own CPU and the machine's: what else ran on the cores."""
+    wall = after.at - before.at
     clients = _minus(after.own, before.own)
     busy = _minus(after.machine, before.machine)
     ours = [
-        x
-        for x in (figs["cpu_s"], figs["nginx"]["cpu_s"], clients, (abused or {}).get("cpu_s"))
-        if x is not None
+        x for x in (figs["cpu_s"], figs["nginx"]["cpu_s"], clients, abuser_cpu) if x is not None
     ]
     figs["clients"] = {"address": CLASS_ADDR, "cpu_s": clients}
     figs["machine"] = {
@@ -735,18 +475,6 @@ async def measure_class(
         "others_cpu_s": None if busy is None else round(busy - sum(ours), 2),
         "window_s": round(wall, 1),
     }
-    if abuser is not None:
-        abused = dict(abused or {})
-        abused["nginx_statuses"] = statuses(entries, abuser.source, sessions_only=True)
-        abused["nginx_sessions"] = sessions_by_replica(entries, abuser.source, upstreams)[
-            "sessions"
-        ]
-        figs["abuser"] = abused
-        if "error" in abused:
-            errors.append(f"class {n}: abuser: {abused['error']}")
-    if figs["errors"]:
-        errors.append(f"class {n}: {figs['errors']} errors: {figs['error_samples']}")
-    return figs, errors
 
 
 # ---- the bench runs ----------------------------------------------------------------------
@@ -809,10 +537,6 @@ def _one(plan: ClassPlan, replicas: int, n: int, label: str, abuser: Abuse | Non
         return asyncio.run(go(cl))
 
 
-def _log(msg: str) -> None:
-    print(f"[bench {time.strftime('%H:%M:%S')}] {msg}", file=sys.stderr, flush=True)
-
-
 def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
     """The same class (same N, seed, scenario) through nginx with each number of replicas,
     each on a fresh cluster; ``replica_ratio`` = first R / second R per class size."""
@@ -820,7 +544,7 @@ def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
     errors: list[str] = []
     for n in plan.sizes:
         for r in replicas:
-            _log(f"class of {n} through nginx, {r} replica(s)")
+            procs.log(f"class of {n} through nginx, {r} replica(s)")
             try:
                 figs, errs = _one(plan, r, n, f"replicas{r}_class{n}", None)
             except (RuntimeError, OSError) as exc:
@@ -828,7 +552,7 @@ def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
             errors += [f"{r} replica(s): {e}" for e in errs]
             out["replicas"][str(r)]["class"][str(n)] = figs
             if figs:
-                _log(
+                procs.log(
                     f"{r} replica(s), class {n}: arrive {figs['arrive_s']}, click "
                     f"{figs['click_s']}, cpu {figs['cpu_s']}, sessions "
                     f"{ {u: v['sessions'] for u, v in figs['replicas'].items()} }"
@@ -849,7 +573,7 @@ def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
     for n in plan.sizes:
         entry: dict = {}
         for label, who in (("without", None), ("with", cfg)):
-            _log(f"class of {n}, {replicas} replica(s), {label} the abuser")
+            procs.log(f"class of {n}, {replicas} replica(s), {label} the abuser")
             try:
                 figs, errs = _one(plan, replicas, n, f"abuse_{label}_class{n}", who)
             except (RuntimeError, OSError) as exc:
@@ -857,21 +581,34 @@ def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
             errors += [f"{label} the abuser: {e}" for e in errs]
             entry[label] = figs
             if figs:
-                _log(f"{label}: arrive {figs['arrive_s']}, click {figs['click_s']}")
+                procs.log(f"{label}: arrive {figs['arrive_s']}, click {figs['click_s']}")
         if entry.get("with"):
             entry["abuser"] = entry["with"].pop("abuser", None)
         entry["with_over_without"] = ratio_of(entry.get("with"), entry.get("without"))
         p95 = [entry["with_over_without"][k] for k in ("arrive_p95", "click_p95")]
         entry["students_p95_within_2x"] = (
-            None if None in p95 else all(x <= 2.0 for x in p95)  # issue 23's criterion
+            None if None in p95 else all(x <= 2.0 for x in p95)  # the goal: within 2x
         )
         out["abuse"][str(n)] = entry
     out["errors"] = errors
     return out
 
 
-if __name__ == "__main__":
-    if len(sys.argv) >= 2 and sys.argv[1] == "abuser":
-        sys.exit(_abuser_main(sys.argv[2:]))
-    print("usage: python -m bench.scaleout abuser BASE [options]  (see python -m bench)")
-    sys.exit(2)
+def abuser_main(args) -> int:
+    """``python -m bench abuser``: "ready" once it begins, its result as one JSON line."""
+    cfg = Abuse(
+        args.attempts,
+        args.open_seconds,
+        args.seconds,
+        args.rerun_sessions,
+        args.openers,
+        args.timeout,
+        args.source,
+    )
+
+    def ready() -> None:
+        print("ready", flush=True)
+
+    result = asyncio.run(abuse(args.base, (args.page, args.query), cfg, ready))
+    print(json.dumps(result), flush=True)
+    return 0

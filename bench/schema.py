@@ -1,5 +1,4 @@
-"""The JSON the benchmark prints, its check, the budgets of issues 10 and 21, and the README
-table."""
+"""The JSON the benchmarks print: its checks, the pages bench's two budgets, the tables."""
 
 from __future__ import annotations
 
@@ -22,7 +21,7 @@ def _num(x) -> bool:
 
 
 def validate(result: dict, pages: Iterable[str] = (), full: bool = True) -> list[str]:
-    """Problems with a result (an empty list when it has the shape issue 10 asks for).
+    """Problems with a result (an empty list when every figure is there).
 
     ``full=False`` checks a dry run: only ``bare`` must be there. A figure may be ``None``
     when it could not be measured; the reason is then listed under ``errors``.
@@ -92,7 +91,7 @@ CLASS_FIGS = ("rss_mb", "cpu_s")
 
 
 def validate_class(result: dict, sizes: Iterable[int] = ()) -> list[str]:
-    """Problems with the ``class`` part of a result (issue 20's shape): one entry per class
+    """Problems with the ``class`` part of a result: one entry per class
     size, each with ``arrive_s`` / ``click_s`` ``{p50, p95, max}``, ``errors``, ``sessions``,
     ``rss_mb`` and ``cpu_s``. A figure may be ``None`` only when ``errors`` says why."""
     problems: list[str] = []
@@ -197,9 +196,9 @@ def bare_first_base(result: dict, slug: str) -> float | None:
 
 
 def budget(result: dict) -> dict[str, dict]:
-    """Issue 10's budget, each line ``{"value", "limit", "ok"}``; ratios use baselines
-    measured in the same run, a page's reruns against the bare reruns paired with them
-    (``ok`` is ``None`` when a figure is missing)."""
+    """The first budget (limits and ratios), each line ``{"value", "limit", "ok"}``; ratios
+    use baselines measured in the same run, a page's reruns against the bare reruns paired
+    with them (``ok`` is ``None`` when a figure is missing)."""
     out: dict[str, dict] = {}
     cold = result.get("cold_start_s") or {}
     out["cold_start.home_over_hello"] = _check(ratio(cold.get("app_home"), cold.get("hello")), 1.5)
@@ -223,7 +222,7 @@ def budget(result: dict) -> dict[str, dict]:
     return out
 
 
-# Issue 21: every line a ratio to a baseline measured in the same run (so it holds on any
+# The ratio budget: every line a ratio to a baseline measured in the same run (so it holds on any
 # machine), plus the models' one absolute line on the bench machine.
 RATIO_LIMITS = {
     "cold_start": 1.0,  # home's cold start / `streamlit hello`'s
@@ -237,7 +236,7 @@ MODEL_BASE = "gru_plain_256"
 
 
 def ratio_budget(result: dict) -> dict:
-    """Issue 21's budget: ``{"lines": {name: {"value", "limit", "ok"}}, "met": bool,
+    """The ratio budget: ``{"lines": {name: {"value", "limit", "ok"}}, "met": bool,
     "failed": [names]}``. A page measured without reruns (no control of its own, e.g. the
     poll room) has its first-render line only; a line whose figure is missing is not met."""
     lim = RATIO_LIMITS
@@ -382,7 +381,7 @@ def _bench_table(result: dict) -> str:
         rb = ratio_budget(result)
         n = len(rb["lines"])
         lines.append(
-            f"Ratio budget (issue 21): {n - len(rb['failed'])} of {n} lines met"
+            f"Ratio budget: {n - len(rb['failed'])} of {n} lines met"
             + (
                 "."
                 if rb["met"]
@@ -397,7 +396,7 @@ def _budget_line(rb: dict, name: str) -> str:
     return f"{name} {_fmt(line['value'])} (limit {_fmt(line['limit'])})"
 
 
-# ---- the class through nginx: replicas and the abusive client (issues 20 and 23) ----------
+# ---- the class through nginx: replicas and the abusive client ----------------------------
 
 RATIO_NAMES = tuple(f"{k}_{q}" for k in ("arrive", "click") for q in CLASS_QUANTILES)
 
@@ -420,8 +419,8 @@ def _replica_problems(where: str, figs: dict, explained: bool) -> list[str]:
 
 
 def validate_scaleout(result: dict, sizes: Iterable[int], replicas: Iterable[int]) -> list[str]:
-    """Problems with ``python -m bench --class N --replicas 1,2``: per replica count a
-    ``class`` part of issue 20's shape (plus per-replica figures), and ``replica_ratio``
+    """Problems with ``python -m bench class N --replicas 1,2``: per replica count a
+    ``class`` part of the class bench's shape (plus per-replica figures), and ``replica_ratio``
     per class size when two replica counts were compared."""
     problems: list[str] = []
     if not isinstance(result, dict) or not isinstance(result.get("replicas"), dict):
@@ -459,8 +458,8 @@ ABUSER_COUNTS = ("attempts", "opened", "closed", "timed_out", "reruns_ok", "reru
 
 
 def validate_abuse(result: dict, sizes: Iterable[int]) -> list[str]:
-    """Problems with ``python -m bench --class N --abuser``: per class size the class
-    ``without`` and ``with`` the abuser (issue 20's shape each), what the ``abuser`` got
+    """Problems with ``python -m bench class N --abuser``: per class size the class
+    ``without`` and ``with`` the abuser (the class bench's shape each), what the ``abuser`` got
     (whole counts, ``refused`` by status) and ``with_over_without`` ratios."""
     problems: list[str] = []
     part = result.get("abuse") if isinstance(result, dict) else None

@@ -1,8 +1,10 @@
-"""The README keeps its promises: the two set-up commands first, the manifest's own table."""
+"""The README keeps its promises: the two set-up commands first, the manifest's own table,
+and (with bench/README.md and deploy/README.md) only files that exist and no issue numbers."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +15,7 @@ from core import report, zoo
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
+DOCS = ("README.md", "bench/README.md", "deploy/README.md")
 
 
 def test_readme_opens_with_the_two_setup_commands():
@@ -23,6 +26,32 @@ def test_readme_opens_with_the_two_setup_commands():
         "pip install -r requirements-dev.txt && python -m pytest",
     ]
     assert README.index("```bash") < README.index("## ")
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_docs_name_only_files_that_exist(doc):
+    """Every repository path a document names (in backticks or as a link) is there: a file
+    moved or a result replaced must take its mention along (templates like <slug> aside)."""
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    named = set(re.findall(r"`([\w.\-]+(?:/[\w.\-]*)+)`", text))
+    named |= set(re.findall(r"\]\(([^)#\s]+)\)", text))
+    here = (ROOT / doc).parent
+    missing = [
+        p
+        for p in sorted(named)
+        if "<" not in p
+        and not p.startswith(("http", "/", "~"))
+        and not (ROOT / p).exists()
+        and not (here / p).exists()
+    ]
+    assert named and not missing, f"{doc} names files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize("doc", DOCS)
+def test_docs_state_claims_not_issue_numbers(doc):
+    text = (ROOT / doc).read_text(encoding="utf-8")
+    found = re.findall(r"\bissues? \d+", text, flags=re.IGNORECASE)
+    assert not found, f"{doc} refers to a tracker that is not in the repository: {found}"
 
 
 @pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="no trained zoo")

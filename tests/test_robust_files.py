@@ -19,13 +19,12 @@ import shutil
 import stat
 import subprocess
 import sys
-import time
 import urllib.request
 from pathlib import Path
 
 import pytest
 
-from tests.browser.conftest import free_port
+from bench import procs
 from tests.conftest import ROOT
 from ui.nav import PAGES
 
@@ -209,41 +208,20 @@ def test_every_page_runs_from_a_read_only_directory(tmp_path):
             assert r["exception"] == [], r
             assert r["title"], r
             assert not any("ermission" in e or "Read-only" in e for e in r["error"]), r
-        # a real server starts and answers from the read-only directory too
-        port = free_port()
-        server = subprocess.Popen(
-            [*prefix, sys.executable, "-m", "streamlit", "run", "app.py",
-             "--server.headless", "true", "--server.port", str(port),
-             "--server.address", "127.0.0.1", "--server.fileWatcherType", "none",
-             "--browser.gatherUsageStats", "false"],
-            cwd=app,
-            env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **env},
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-        )  # fmt: skip
+        # a real server starts and answers from the read-only directory too (its log is
+        # written by this process, outside the copy)
+        env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", **env}
+        log = tmp_path / "server.log"
         try:
-            ok = False
-            for _ in range(240):
-                if server.poll() is not None:
-                    break
-                try:
-                    with urllib.request.urlopen(
-                        f"http://127.0.0.1:{port}/_stcore/health", timeout=2
-                    ) as r:
-                        ok = r.status == 200
-                        break
-                except OSError:
-                    time.sleep(0.5)
-            assert ok, "streamlit did not start from a read-only directory"
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/attention", timeout=10) as r:
+            server = procs.start_server("app.py", app, log, 120, env=env, prefix=prefix)
+        except RuntimeError as exc:
+            raise AssertionError(f"streamlit did not start from a read-only directory: {exc}")
+        try:
+            with urllib.request.urlopen(server.url("/attention"), timeout=10) as r:
                 assert r.status == 200
         finally:
-            server.terminate()
-            try:
-                server.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                server.kill()
-            out = server.stdout.read().decode(errors="replace") if server.stdout else ""
+            procs.stop_server(server)
+        out = log.read_text(errors="replace")
         assert "Traceback" not in out, out[-3000:]
         assert _snapshot(app) == before, "the app wrote into its own directory"
         assert not any(home.rglob("*")), "the app wrote into HOME"

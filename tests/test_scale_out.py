@@ -1,10 +1,10 @@
-"""Two replicas behind the repo's own nginx configuration, sharing PostgreSQL (issue 20 point
-4, issue 22 point 1): no Docker, Debian's nginx and PostgreSQL on loopback.
+"""Two replicas behind the repo's own nginx configuration, sharing PostgreSQL: no Docker,
+Debian's nginx and PostgreSQL on loopback.
 
-One module-scoped cluster: PostgreSQL on a Unix socket (tests/pg.py), two ``streamlit run
-app.py`` processes with the hosted settings (``ROAD_DATABASE_URL``, error details off), and
-nginx started from ``deploy/nginx/`` verbatim (``deploy/nginx/layout.sh`` adds only the
-listen address and the two loopback replicas). One test, in this order:
+One module-scoped cluster: PostgreSQL on a Unix socket (tests/pg.py), and the server
+harness's cluster (``bench.procs.cluster``): two ``streamlit run app.py`` processes with the
+hosted settings and ``ROAD_DATABASE_URL``, behind nginx from ``deploy/nginx/`` verbatim.
+One test, in this order:
 - new clients are spread over both replicas, and every client stays on its replica for its
   page, its probes and its websocket (read server-side, in nginx's access log);
 - Streamlit's plotly chunk comes gzip- and brotli-compressed with a year's immutable cache;
@@ -18,8 +18,8 @@ listen address and the two loopback replicas). One test, in this order:
 - one address opening sessions as fast as it can gets 429 after at least 60 got in.
 
 Without nginx, its brotli module, PostgreSQL or Chromium the test skips with a message;
-with ``CI`` set that is a failure. Every process started here is stopped in the fixture's
-``finally``; the logs are copied to tests/artifacts/scale_out_*.log.
+with ``CI`` set that is a failure. Every process is stopped when the fixture ends; the logs
+are copied to tests/artifacts/scale_out_*.log.
 """
 
 from __future__ import annotations
@@ -27,18 +27,16 @@ from __future__ import annotations
 import asyncio
 import gzip
 import http.client
-import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
 import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -53,17 +51,11 @@ from tests.conftest import ROOT, in_fresh_thread
 
 NGINX_PORT = 8630  # this module's ports: 8630-8632 (the helper's range 8630-8659)
 APP_PORTS = (8631, 8632)
-LAYOUT = ROOT / "deploy" / "nginx" / "layout.sh"
 BROTLI_MODULE = Path("/usr/lib/nginx/modules/ngx_http_brotli_filter_module.so")
 IMMUTABLE = "public, max-age=31536000, immutable"
 COOKIE = "road_route"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 QID = "cnn_layers"  # the poll of tests/browser/test_poll.py: answers 5, 10, 20, 39
-HOSTED_ENV = {
-    "STREAMLIT_CLIENT_SHOW_ERROR_DETAILS": "none",
-    "ROAD_PUBLIC": "1",
-    "ROAD_TRUST_PROXY": "1",
-}  # as deploy/compose.yaml
 
 
 def _require(what: str, ok: bool, install: str) -> None:
@@ -98,22 +90,28 @@ def _route_of(headers: dict) -> str | None:
 
 @dataclass
 class Cluster:
-    folder: Path
+    """The harness's cluster (bench.procs.cluster) and the PostgreSQL server it shares."""
+
+    cl: procs.Cluster
     pg: pg.PgServer
-    apps: dict[int, subprocess.Popen]  # port -> process
-    nginx: subprocess.Popen
-    logs: dict[str, Path] = field(default_factory=dict)
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{NGINX_PORT}"
+        return self.cl.base
+
+    @property
+    def apps(self) -> dict[int, subprocess.Popen]:  # port -> process
+        return {int(s.upstream.rsplit(":", 1)[1]): s.proc for s in self.cl.replicas}
+
+    @property
+    def logs(self) -> dict[str, Path]:
+        return self.cl.logs
 
     def upstream(self, port: int) -> str:
         return f"127.0.0.1:{port}"
 
     def access_log(self) -> list[dict]:
-        path = self.folder / "nginx" / "logs" / "access.log"
-        return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+        return self.cl.access_log()
 
     def logged(self, route: str) -> dict:
         """The access-log entry of a route's first request (nginx writes it as the request
@@ -142,38 +140,9 @@ class Cluster:
         return found
 
 
-def _start_app(port: int, env: dict, log: Path) -> subprocess.Popen:
-    return subprocess.Popen(
-        procs.streamlit_command("app.py", port),
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
-
-
-def _wait_http(port: int, proc: subprocess.Popen, log: Path, deadline: float) -> None:
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"process on port {port} exited early:\n{log.read_text()[-3000:]}")
-        try:
-            if _get(port, "/_stcore/health", timeout=2)[0] == 200:
-                return
-        except OSError:
-            pass
-        time.sleep(0.1)
-    raise RuntimeError(f"nothing healthy on port {port}:\n{log.read_text()[-3000:]}")
-
-
-def _stop(proc: subprocess.Popen | None) -> None:
-    if proc is not None and proc.poll() is None:
-        procs.stop_server_proc(proc)
-
-
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    nginx = procs.nginx_binary()
-    _require("nginx", nginx is not None, "apt-get install nginx")
+    _require("nginx", procs.nginx_binary() is not None, "apt-get install nginx")
     _require(
         str(BROTLI_MODULE),
         BROTLI_MODULE.exists(),
@@ -184,54 +153,24 @@ def cluster() -> Iterator[Cluster]:
     assert not busy, f"ports {busy} are taken: stop whatever listens there and rerun"
 
     folder = Path(tempfile.mkdtemp(prefix="road-scale-"))
-    folder.chmod(0o755)  # nginx workers (nobody, when run as root) and postgres traverse it
+    folder.chmod(0o755)  # postgres (its own user, when run as root) traverses it
     server = None
-    apps: dict[int, subprocess.Popen] = {}
-    proxy = None
     try:
         server = pg.start(folder / "pg")
-        env = dict(os.environ, ROAD_DATABASE_URL=server.url, ROAD_DATA_DIR=str(folder / "data"))
-        env.update(HOSTED_ENV)
-        logs = {f"app{p}": folder / f"app{p}.log" for p in APP_PORTS}
-        for p in APP_PORTS:  # both start at once: their cold starts overlap
-            apps[p] = _start_app(p, env, logs[f"app{p}"])
-        prefix = folder / "nginx"
-        subprocess.run(
-            ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{NGINX_PORT}"]
-            + [f"127.0.0.1:{p}" for p in APP_PORTS],
-            check=True,
-            timeout=30,
-        )
-        logs["nginx"] = folder / "nginx.log"
-        proxy = subprocess.Popen(
-            [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
-            + ["-g", "daemon off;"],
-            stdout=logs["nginx"].open("w"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 150
-        for p in APP_PORTS:
-            _wait_http(p, apps[p], logs[f"app{p}"], deadline)
-        _wait_http(NGINX_PORT, proxy, logs["nginx"], deadline)
-        yield Cluster(folder, server, apps, proxy, logs)
-    finally:
-        if proxy is not None and proxy.poll() is None:
-            proxy.send_signal(signal.SIGTERM)  # fast shutdown: open websockets are cut
-            try:
-                proxy.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proxy.kill()
-                proxy.wait()
-        for proc in apps.values():
-            _stop(proc)
-        if server is not None:
-            server.stop()
         # the logs outlive the run (CI keeps tests/artifacts): nginx's access log says
         # which replica served what
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        for src in [*folder.glob("*.log"), folder / "nginx" / "logs" / "access.log"]:
-            if src.exists():
-                shutil.copy2(src, ARTIFACTS / f"scale_out_{src.name}")
+        with procs.cluster(
+            len(APP_PORTS),
+            NGINX_PORT,
+            env={"ROAD_DATABASE_URL": server.url},
+            startup_timeout=150,
+            keep_logs=ARTIFACTS,
+            label="scale_out",
+        ) as cl:
+            yield Cluster(cl, server)
+    finally:
+        if server is not None:
+            server.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
 

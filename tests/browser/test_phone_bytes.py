@@ -1,4 +1,4 @@
-"""A student's phone through the deploy proxy (issue 22): bytes of a first and a second visit.
+"""A student's phone through the deploy proxy: bytes of a first and a second visit.
 
 One app process (``streamlit run app.py`` with the image's ``STREAMLIT_*`` settings, read
 from the Dockerfile) behind nginx started from the repo's own configuration
@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
@@ -59,31 +58,6 @@ def _require(what: str, ok: bool, install: str) -> None:
     pytest.skip(msg)
 
 
-def _start_app(env: dict, log: Path) -> subprocess.Popen:
-    proc = subprocess.Popen(
-        procs.streamlit_command("app.py", APP_PORT),
-        cwd=ROOT,
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
-    import urllib.request
-
-    deadline = time.monotonic() + 150
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError(f"the app exited early:\n{log.read_text()[-3000:]}")
-        try:
-            url = f"http://127.0.0.1:{APP_PORT}/_stcore/health"
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    return proc
-        except OSError:
-            time.sleep(0.1)
-    procs.stop_server_proc(proc)
-    raise RuntimeError(f"the app was not healthy within 150 s:\n{log.read_text()[-3000:]}")
-
-
 @pytest.mark.long
 @pytest.mark.timeout(900)  # ~2 min on an idle machine, plus the one-off pre-compression
 def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
@@ -110,10 +84,8 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
     results: dict[str, dict] = {}
     try:
         env = dict(os.environ, ROAD_DATA_DIR=str(folder / "data"), **phone.image_streamlit_env())
-        app = _start_app(env, folder / "app.log")
-        proxy = phone.start_proxy(
-            folder / "nginx", NGINX_PORT, [f"127.0.0.1:{APP_PORT}"], static_dir
-        )
+        app = procs.start_server("app.py", ROOT, folder / "app.log", 150, port=APP_PORT, env=env)
+        proxy = procs.start_nginx(folder / "nginx", NGINX_PORT, [app.upstream], static_dir)
         for slug in phone.lesson_slugs():  # in sequence: one server, one browser
             results[slug] = phone.first_and_second(
                 browser, proxy.base + phone.page_path(slug), None, 180.0, proxy
@@ -123,7 +95,7 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
         if proxy is not None:
             proxy.stop()
         if app is not None:
-            procs.stop_server_proc(app)
+            procs.stop_server(app)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
         for src in (folder / "app.log", folder / "nginx" / "logs" / "access.log"):
             if src.exists():

@@ -14,7 +14,6 @@ import time
 
 import pytest
 
-from bench.slides import wait_ready
 from core.i18n import translate
 from core.poll import questions as pq
 from core.poll.store import PollStore, default_url
@@ -26,6 +25,7 @@ from tests.browser.conftest import (
     start_server,
     stop_server,
 )
+from tests.browser.slides import wait_ready
 
 pytestmark = pytest.mark.browser
 

@@ -26,7 +26,6 @@ import time
 
 import pytest
 
-from bench.slides import measure, part_url, wait_ready
 from core.i18n import translate
 from tests.browser.conftest import (
     ARTIFACTS,
@@ -38,6 +37,7 @@ from tests.browser.conftest import (
     start_server,
     stop_server,
 )
+from tests.browser.slides import measure, part_url, wait_ready
 from ui.nav import PAGES, Stop, deck, is_built
 
 pytestmark = pytest.mark.browser

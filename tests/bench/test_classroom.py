@@ -200,7 +200,7 @@ def test_a_slow_run_times_out_and_a_dead_server_is_reported(tmp_path):
     assert not again.ok and again.error.startswith("load ")
 
 
-def test_a_small_class_reports_the_issue_shape(server):
+def test_a_small_class_reports_the_class_shape(server):
     result = run(
         C.run_class(
             server.base,

@@ -1,4 +1,4 @@
-"""The flood bench (``bench/flood.py``, issue 23 point 2) on a tiny count: a real app
+"""The flood bench (``bench/flood.py``) on a tiny count: a real app
 server, distinct valid inputs through two pages' input parts, the server's RSS sampled,
 the report's shape and the ceiling's verdict (it fails below the measured peak)."""
 
@@ -9,6 +9,7 @@ import urllib.parse
 import pytest
 
 from bench import flood
+from bench.__main__ import parse
 from tests.conftest import in_fresh_thread
 
 PORT = 8762  # the flood bench's test port (its range: 8760-8769)
@@ -47,11 +48,25 @@ def test_cache_bounds_are_read_from_the_source():
     assert flood.bound_of("ui.models.get_manifest", bounds) is None
 
 
+def test_cache_bounds_read_the_lessons_cache_decorator(tmp_path):
+    (tmp_path / "lessons" / "x").mkdir(parents=True)
+    (tmp_path / "lessons" / "x" / "data.py").write_text(
+        "@cache.data(max_entries=64)\ndef run_model(a):\n    pass\n\n\n"
+        "@cache.data\ndef vocabs():\n    pass\n"
+    )
+    bounds = flood.cache_bounds(tmp_path)
+    assert bounds["lessons.x.data.run_model"] == {"kind": "data", "max_entries": 64, "ttl": None}
+    # ui.cache.data gives each cache the name <module>.<function>.cached in the metrics
+    assert flood.bound_of("lessons.x.data.run_model.cached", bounds) == 64
+    assert flood.bound_of("lessons.x.data.vocabs.cached", bounds) is None  # a closed set
+
+
 @pytest.mark.long
 @in_fresh_thread
 def test_flood_a_few_inputs_and_judge_the_ceiling():
-    args = flood.parse(
-        ["--inputs", str(N), "--pages", ",".join(PAGES), "--students", "2", "--port", str(PORT)]
+    args = parse(
+        ["flood", "--inputs", str(N), "--pages", ",".join(PAGES), "--students", "2"]
+        + ["--port", str(PORT)]
     )
     args.session_inputs = 4  # sessions come and go even in a short run
     result = flood.run(args)

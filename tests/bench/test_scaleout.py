@@ -1,5 +1,5 @@
-"""The class bench through nginx (``bench/scaleout.py``, ``python -m bench --class N
---replicas 1,2`` and ``--abuser``): its harness logic on a tiny class, no timing asserted.
+"""The class bench through nginx (``bench/scaleout.py``, ``python -m bench class N
+--replicas 1,2`` and ``--abuser``): its logic on a tiny class, no timing asserted.
 
 One test on one cluster (xdist may not split it): two ``streamlit run app.py`` replicas on
 loopback behind nginx from ``deploy/nginx/`` verbatim, a class of 2 students from
@@ -10,7 +10,7 @@ while the class is not. The app's full warm-up (30-120 s here) is not waited for
 waits for it, the test checks only that every replica served the teacher's page directly.
 
 Without nginx or its brotli modules the test skips with a message; with ``CI`` set that is a
-failure. Every process is stopped by ``bench.scaleout.cluster``; the logs are copied to
+failure. Every process is stopped by ``bench.procs.cluster``; the logs are copied to
 tests/artifacts/scaleout_bench_*.log.
 """
 
@@ -23,7 +23,6 @@ import pytest
 
 from bench import procs
 from bench import scaleout as S
-from bench.__main__ import parse
 from bench.classroom import Student
 from bench.schema import validate_abuse, validate_class, validate_scaleout
 from tests.conftest import ROOT, in_fresh_thread
@@ -35,7 +34,7 @@ OTHER_ADDR = "127.0.0.9"
 
 
 def _require_cluster() -> None:
-    lacks = S.missing()
+    lacks = procs.missing_nginx()
     if not lacks:
         return
     msg = "; ".join(lacks) + " (the scale-out bench test needs it)"
@@ -79,27 +78,6 @@ def test_the_log_is_counted_per_replica_and_per_address():
     assert (r["click_p95"], r["click_p50"], r["cpu_s"]) == (2.0, None, 2.0)
 
 
-def test_the_log_wait_and_the_command_line(tmp_path):
-    log = tmp_path / "app.log"
-    log.write_text("starting\n")
-    server = procs.Server("http://127.0.0.1:1", None, log, 0.0, 0.0)
-    assert S.wait_log(server, "warm-up done", timeout=0.3) is None
-    log.write_text("starting\nroad-to-attention: warm-up done in 3.0 s\n")
-    assert S.wait_log(server, "warm-up done", timeout=5) is not None
-    args = parse(["--class", "30", "--replicas", "1,2", "--json"])
-    assert (args.klass, args.replicas, args.abuser) == ([30], [1, 2], False)
-    assert parse(["--class", "30", "--abuser"]).abuse_attempts == 400
-    for bad in (
-        ["--replicas", "1,2"],  # no --class
-        ["--class", "30", "--abuser", "--replicas", "1,2"],
-        ["--class", "30", "--replicas", "0"],
-        ["--class", "30", "--replicas", "1,1"],
-        ["--class", "30", "--abuser", "--abuse-attempts", "0"],
-    ):
-        with pytest.raises(SystemExit):
-            parse(bad)
-
-
 def test_the_result_checks_can_fail():
     good_class = {
         "arrive_s": {"p50": 1, "p95": 2, "max": 3},
@@ -137,8 +115,8 @@ def test_the_result_checks_can_fail():
 @in_fresh_thread
 def test_a_tiny_class_and_an_abuser_through_two_replicas():
     _require_cluster()
-    with S.cluster(2, PORT, keep_logs=ARTIFACTS, label="scaleout_bench") as cl:
-        ups = [cl.upstream(s) for s in cl.replicas]
+    with procs.cluster(2, PORT, keep_logs=ARTIFACTS, label="scaleout_bench") as cl:
+        ups = [s.upstream for s in cl.replicas]
 
         # every replica serves the teacher's page once, on its own port (not through nginx)
         mark = cl.log_mark()
@@ -190,7 +168,7 @@ def test_a_tiny_class_and_an_abuser_through_two_replicas():
         entries = cl.access_log(mark)
     assert not errors, errors
 
-    # the shape of `python -m bench --class`, plus per-replica figures
+    # the shape of `python -m bench class`, plus per-replica figures
     assert validate_class({"class": {"2": figs}}, [2]) == []
     assert figs["arrived"] == 2 and figs["clicks_ok"] >= 2, figs
     assert set(figs["replicas"]) == set(ups)

@@ -3,22 +3,16 @@
 For one page and part, in one browser tab: how much of the part's first chart lies inside
 the first screen (no scrolling), the smallest chart text, whether a chart's title box meets
 its legend box, the document's width against the viewport, the smallest heatmap label, each
-chart's plot area as a share of its width, and a screenshot. The browser tests call
-:func:`measure`; by hand::
-
-    python -m bench.slides --port 8501 attention self --lang zh --present 1 --size 1280x800
-
-(against a server you started yourself: ``streamlit run app.py --server.port 8501``).
+chart's plot area as a share of its width, and a screenshot. The browser tests
+(test_slides.py, test_poll.py) call :func:`measure` and :func:`wait_ready`.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
-from bench.browser import CHROMIUM, CHROMIUM_ARGS, IDLE_JS
+from bench.browser import IDLE_JS
 
 # All numbers in CSS px, read in the page itself.
 MEASURE_JS = """() => {
@@ -141,32 +135,3 @@ def measure(page, shot: Path | None = None) -> Measure:
         shot.parent.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(shot))
     return Measure(url=page.url, **data)
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("slug")
-    ap.add_argument("part", nargs="?")
-    ap.add_argument("--port", type=int, default=8501)
-    ap.add_argument("--lang", default="en")
-    ap.add_argument("--present", type=int, default=1)
-    ap.add_argument("--size", default="1280x800")
-    ap.add_argument("--shot", type=Path, default=None, help="screenshot file (PNG)")
-    args = ap.parse_args()
-    w, h = (int(x) for x in args.size.split("x"))
-    from playwright.sync_api import sync_playwright
-
-    url = part_url(f"http://127.0.0.1:{args.port}", args.slug, args.part, args.lang, args.present)
-    with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        ctx = browser.new_context(viewport={"width": w, "height": h})
-        page = ctx.new_page()
-        page.goto(url)
-        wait_ready(page)
-        m = measure(page, args.shot)
-        browser.close()
-    print(json.dumps(asdict(m) | {"in_view": m.in_view}, ensure_ascii=False, indent=1))
-
-
-if __name__ == "__main__":
-    main()

@@ -1,0 +1,280 @@
+"""The class bench: simulated students on one fresh server, or through nginx.
+
+``python -m bench class N[,N...]``: per class size a fresh app server, the teacher's page
+opened first, the warm-up waited for, then N students (``bench.classroom.run_class``); the
+first size also compares simulated and Chromium sessions (:func:`browser_check`). With
+``--replicas`` or ``--abuser`` the class goes through the repo's nginx (``bench.scaleout``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from bench import browser as B
+from bench import procs
+from bench.pages import RERUN_TIMEOUT_S
+from bench.procs import LOGS, ROOT, log
+from bench.schema import validate_class
+from bench.stats import median
+
+
+def _in_thread(coro_fn, *args):
+    """Run an async function to completion in a fresh thread and loop (Playwright's sync
+    API owns this thread's loop while a browser is open)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coro_fn(*args)).result()
+
+
+async def _student_visit(base: str, page: str, query: str, label: str, reruns: int) -> dict:
+    """One simulated session: arrival, then ``reruns`` changes of the control whose label
+    is ``label`` (one notch each way, like the browser's arrow keys)."""
+    from bench import classroom as C
+
+    async with C.Student(base, timeout=RERUN_TIMEOUT_S * 4) as s:
+        a = await s.arrive(page, query)
+        out: dict = {"arrive_s": a.seconds, "rerun_s": [], "errors": [] if a.ok else [a.error]}
+        if not reruns:
+            return out
+        match = [
+            (C.widget_key(i), kind, w)
+            for i, (kind, w) in s.widgets().items()
+            if getattr(w, "label", None) == label
+        ]
+        if not match:
+            out["errors"].append(f"no control labelled {label!r} for the simulated student")
+            return out
+        key, kind, _ = match[0]
+        for i in range(reruns):
+            _, proto, _ = s.widget(key)
+            if kind == "slider" and len(proto.options):
+                labels = s.options(key)
+                now = C._current_index(kind, proto)
+                nxt = now + 1 if (i % 2 == 0 and now + 1 < len(labels)) or now == 0 else now - 1
+                r = await s.set(key, labels[nxt])
+            elif kind == "slider":
+                now = (list(proto.value) if proto.set_value else list(proto.default))[0]
+                step = proto.step or 1
+                r = await s.set(key, now + step if now + step <= proto.max else now - step)
+            else:
+                labels = s.options(key)
+                now = C._current_index(kind, proto)
+                r = await s.set(key, labels[(now + 1) % len(labels)])
+            out["rerun_s"].append(r.seconds)
+            if not r.ok:
+                out["errors"].append(r.error)
+        return out
+
+
+def browser_check(server: procs.Server, page: str, query: str, pairs: int, errors) -> dict:
+    """``pairs`` Chromium sessions and ``pairs`` simulated ones on the same URL, alternated,
+    on an otherwise idle server: first render and reruns of the same control. The browser's
+    figure ends at the last DOM change (it includes loading the frontend, drawing and the
+    charts), the simulator's at ``script_finished``."""
+    from playwright.sync_api import sync_playwright
+
+    url = server.url(f"/{page}?{query}")
+    browser_arrive, browser_rerun, student_arrive, student_rerun = [], [], [], []
+    label = ""
+    with sync_playwright() as pw:
+        browser = B.launch(pw)
+        try:
+            for _ in range(pairs):
+                tab = B.new_tab(browser, errors)
+                try:
+                    browser_arrive.append(B.render(tab, url))
+                    control = B.pick_control(tab, ("slider", 0))
+                    label = control.label
+                    for _ in range(2):
+                        browser_rerun.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
+                except B.BenchTimeout as exc:
+                    errors.append(f"browser check (Chromium): {exc}")
+                finally:
+                    tab.context.close()
+                if not label:
+                    continue
+                visit = _in_thread(_student_visit, server.base, page, query, label, 2)
+                errors.extend(f"browser check (simulated): {e}" for e in visit["errors"])
+                if visit["arrive_s"] is not None:
+                    student_arrive.append(visit["arrive_s"])
+                student_rerun += [x for x in visit["rerun_s"] if x is not None]
+        finally:
+            browser.close()
+
+    def med(xs):
+        return round(median(xs), 3) if xs else None
+
+    figs = {
+        "browser": {"arrive_s": med(browser_arrive), "rerun_s": med(browser_rerun)},
+        "simulated": {"arrive_s": med(student_arrive), "rerun_s": med(student_rerun)},
+    }
+    from bench.stats import ratio
+
+    return {
+        "url": f"/{page}?{query}",
+        "control": label,
+        "sessions": pairs,
+        **figs,
+        "simulated_over_browser": {
+            k: ratio(figs["simulated"][k], figs["browser"][k]) for k in ("arrive_s", "rerun_s")
+        },
+        "runs": {
+            "browser_arrive_s": [round(x, 3) for x in browser_arrive],
+            "browser_rerun_s": [round(x, 3) for x in browser_rerun],
+            "simulated_arrive_s": student_arrive,
+            "simulated_rerun_s": student_rerun,
+        },
+    }
+
+
+async def _one_class(server: procs.Server, n: int, args) -> tuple[dict, list[str]]:
+    from bench import classroom as C
+
+    page, query = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+    class_errors: list[str] = []
+    # the teacher's browser is on the page before the class arrives (on the projector),
+    # and the server has finished its one-time warm-up by then (a lesson starts minutes
+    # after the teacher opens it): the class measures what every student repeats
+    async with C.Student(server.base, timeout=300, name="teacher") as teacher:
+        t = await teacher.arrive(page, query + "&present=1")
+        if not t.ok:
+            class_errors.append(f"class {n}: the teacher's page: {t.error}")
+        warm_s = await asyncio.to_thread(procs.wait_warm, server, 300.0)
+        if warm_s is None:
+            class_errors.append(f"class {n}: no warm-up line in the server log after 300 s")
+        figs = await C.run_class(
+            server.base,
+            n,
+            scenario=args.scenario,
+            arrive_within=args.class_arrive,
+            duration=args.class_duration,
+            seed=args.seed,
+            server_pid=server.pid,
+            timeout=args.class_timeout,
+            page=(page, query),
+        )
+    figs["teacher_s"] = t.seconds
+    figs["warm_up_s"] = warm_s
+    if figs["errors"]:
+        class_errors.append(f"class {n}: {figs['errors']} errors: {figs['error_samples']}")
+    return figs, class_errors
+
+
+def run_classes(args) -> dict:
+    from bench import classroom as C
+
+    LOGS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    result: dict = {
+        "meta": {
+            **procs.run_meta(),
+            "scenario": args.scenario,
+            "class_sizes": args.klass,
+            "arrive_within_s": args.class_arrive,
+            "duration_s": args.class_duration,
+            "click_every_s": [5, 10],
+            "seed": args.seed,
+        },
+        "class": {},
+        "browser_check": None,
+    }
+    for i, n in enumerate(args.klass):
+        try:
+            server = procs.start_server("app.py", ROOT, LOGS / f"class_{n}.log")
+        except RuntimeError as exc:
+            errors.append(f"class {n}: server: {exc}")
+            result["class"][str(n)] = None
+            continue
+        try:
+            if i == 0 and args.browser_check:
+                page, query = C.TEACHER_PAGE
+                # the server's one-time work first (as the teacher's first visit does)
+                warm = _in_thread(_student_visit, server.base, page, query, "", 0)
+                result["meta"]["first_render_fresh_server_s"] = warm["arrive_s"]
+                log(f"browser check: {args.browser_check} Chromium vs simulated sessions")
+                try:
+                    result["browser_check"] = browser_check(
+                        server, page, query, args.browser_check, errors
+                    )
+                except (B.BenchTimeout, RuntimeError) as exc:
+                    errors.append(f"browser check: {exc}")
+                log(f"browser check: {result['browser_check']}")
+            log(f"class of {n} ({args.scenario}), {args.class_duration:g} s of clicks")
+            figs, class_errors = _in_thread(_one_class, server, n, args)
+            errors += class_errors
+            result["class"][str(n)] = figs
+            log(f"class {n}: " + json.dumps({k: figs[k] for k in list(figs)[:8]}))
+        finally:
+            procs.stop_server(server)
+    result["meta"]["load_end"] = procs.load_average()
+    result["errors"] = errors
+    result["schema_problems"] = validate_class(result, args.klass)
+    return result
+
+
+def run_scaleout(args) -> dict:
+    """The class through nginx: replica counts compared, or the abuse scenario."""
+    from bench import classroom as C
+    from bench import scaleout as S
+    from bench.schema import validate_abuse, validate_scaleout
+
+    LOGS.mkdir(parents=True, exist_ok=True)
+    page = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+    replicas = args.replicas or [1]
+    result: dict = {
+        "meta": {
+            **procs.run_meta(),
+            "scenario": args.scenario,
+            "page": f"/{page[0]}?{page[1]}",
+            "class_sizes": args.klass,
+            "replicas": replicas,
+            "arrive_within_s": args.class_arrive,
+            "duration_s": args.class_duration,
+            "click_every_s": [5, 10],
+            "seed": args.seed,
+            "through": "nginx from deploy/nginx/ (fresh replicas for every class, warm first)",
+            "class_address": S.CLASS_ADDR,
+            "clients": "the simulated students run on this machine too (see clients.cpu_s)",
+        }
+    }
+    lacks = procs.missing_nginx()
+    if lacks:
+        result["errors"] = lacks
+        result["schema_problems"] = [f"not run: {m}" for m in lacks]
+        return result
+    plan = S.ClassPlan(
+        sizes=args.klass,
+        page=page,
+        scenario=args.scenario,
+        arrive_within=args.class_arrive,
+        duration=args.class_duration,
+        seed=args.seed,
+        timeout=args.class_timeout,
+        port=args.port,
+        keep_logs=LOGS,
+    )
+    if args.abuser:
+        cfg = S.Abuse(
+            attempts=args.abuse_attempts,
+            open_seconds=args.abuse_seconds,
+            # until the class ends (it is stopped then), bounded in any case
+            seconds=args.class_arrive + args.class_duration + 3 * args.class_timeout,
+        )
+        result["meta"]["abuser"] = {
+            "address": cfg.source,
+            "attempts": cfg.attempts,
+            "open_seconds": cfg.open_seconds,
+            "openers": cfg.openers,
+            "reruns": "on every session it gets, as fast as answered, until the class ends",
+        }
+        part = S.run_abuse(plan, replicas[0], cfg)
+        problems = validate_abuse(dict(part, errors=part["errors"]), args.klass)
+    else:
+        part = S.run_replicas(plan, replicas)
+        problems = validate_scaleout(dict(part, errors=part["errors"]), args.klass, replicas)
+    result.update(part)
+    result["meta"]["load_end"] = procs.load_average()
+    result["schema_problems"] = problems
+    return result

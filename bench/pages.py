@@ -1,0 +1,374 @@
+"""The pages bench: cold start, every page's first render and reruns, memory, models.
+
+Its own servers on 127.0.0.1 (the app, ``streamlit hello``, the bare page), Debian's
+Chromium through Playwright, one JSON object. Every budget is a ratio to a baseline of the
+same run: each rerun of a page is followed by one rerun of the bare page in another tab
+(:class:`Paired`), and its first render by a bare first render. Method: bench/README.md.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from bench import browser as B
+from bench import procs
+from bench.procs import BARE_APP, LOGS, ROOT, log
+from bench.schema import budget, ratio_budget, validate
+from bench.stats import median, summary_ms
+
+RERUN_TIMEOUT_S = 30.0  # a rerun slower than this is reported as lost
+
+# The control changed on each page: (kind, index among that kind in the main area).
+# Chosen by hand from the page in its default state (a control whose change redraws a
+# chart); a page missing from here gets its first slider, else its first segmented control.
+CONTROLS: dict[str, tuple[str, int]] = {
+    "home": ("segmented", 0),  # Show: which task's scores the chart plots
+    # How the next word is chosen (greedy / sampling); the temperature slider is disabled
+    # while decoding is greedy, the page's default
+    "autoregressive": ("segmented", 1),
+    # Plain model (size of C), under part 1's header (the part selector is segmented 0)
+    "bottleneck": ("segmented", 1),
+    "path_length": ("slider", 0),  # Sequence length n
+    "cnn_receptive_field": ("slider", 0),  # Number of stacked layers (under the chart)
+    "rnn_gradients": ("slider", 0),  # spectral radius of the recurrent weights
+    "attention": ("slider", 0),  # Decoding step
+    "arena": ("slider", 0),  # Length of the sentence every model translates
+}
+# A page whose default part has no control of its own (only the part selector) is clicked
+# on this part: after the first render of the default part, the same session opens it
+# (untimed), then the control above is changed there.
+RERUN_PART: dict[str, str] = {
+    "bottleneck": "read",  # part 1 (latent) is one chart and words; part 2 has the switch
+}
+
+
+def page_slugs(only: str | None = None) -> list[str]:
+    """The registered, built pages in navigation order (optionally only some of them)."""
+    from ui.nav import PAGES, is_built
+
+    slugs = [p.slug for p in PAGES if is_built(p.slug)]
+    if only:
+        wanted = [s.strip() for s in only.split(",") if s.strip()]
+        unknown = sorted(set(wanted) - set(slugs))
+        if unknown:
+            raise SystemExit(f"unknown pages {unknown}; the registered pages are {slugs}")
+        slugs = [s for s in slugs if s in wanted]
+    return slugs
+
+
+def page_url(server: procs.Server, slug: str, part: str | None = None) -> str:
+    path = ("/" if slug == "home" else f"/{slug}") + "?lang=en"
+    return server.url(path + (f"&part={part}" if part else ""))
+
+
+def render_again(browser, url: str, n: int, errors: list[str] | None = None) -> float | None:
+    """Median first render of ``url`` in ``n`` more new sessions, once the page's one-time
+    work is cached on the server: what a later visitor waits (information, not a budget)."""
+    times = []
+    for _ in range(n):
+        tab = B.new_tab(browser, errors)
+        try:
+            times.append(B.render(tab, url))
+        except B.BenchTimeout as exc:
+            if errors is not None:
+                errors.append(f"render again {url}: {exc}")
+        finally:
+            tab.context.close()
+    return round(median(times), 3) if times else None
+
+
+@dataclass
+class Paired:
+    """A tab on the bare page, rerun once after every rerun of the page being measured: the
+    baseline of each page's ratio is timed in the same minute as the page (the machine's
+    speed drifts over a run, by ~20% between runs here)."""
+
+    tab: object
+    control: B.Control
+    url: str = ""  # the bare page, for a first render in a new session after each page's
+
+
+def measure_interactive(
+    browser,
+    url: str,
+    reps: int,
+    prefer=None,
+    errors: list[str] | None = None,
+    again: int = 0,
+    paired: Paired | None = None,
+    rerun_url: str | None = None,
+) -> dict:
+    """First render of ``url`` in a new session, then ``reps`` reruns of one control (each
+    followed by one rerun of the bare page with ``paired``; on ``rerun_url``, opened in the
+    same session, when given), then (with ``again``) the median first render of ``again``
+    more new sessions."""
+    out = _first_and_reruns(browser, url, reps, prefer, errors, paired, rerun_url)
+    if again:
+        out["first_render_again_s"] = render_again(browser, url, again, errors)
+    return out
+
+
+def _first_and_reruns(
+    browser,
+    url: str,
+    reps: int,
+    prefer,
+    errors: list[str] | None,
+    paired: Paired | None,
+    rerun_url: str | None = None,
+) -> dict:
+    tab = B.new_tab(browser, errors)
+    try:
+        out: dict = {"first_render_s": round(B.render(tab, url), 3)}
+        if paired is not None and paired.url:
+            # the bare page's first render right after (a new session): a page's first
+            # render is compared with the bare one of the same minute, like its reruns
+            out["bare_first_render_s"] = render_again(browser, paired.url, 1, errors)
+        if rerun_url and rerun_url != url:
+            B.render(tab, rerun_url)  # the part with the control (untimed)
+            out["rerun_url"] = rerun_url.split("/", 3)[-1]
+        if prefer is None and not [c for c in B.list_controls(tab) if not c.disabled]:
+            # a page with no control of its own (the poll room): its first render only
+            out.update(control=None, reruns=0, rerun_ms_median=None, rerun_ms_p95=None)
+            return out
+        control = B.pick_control(tab, prefer)
+        out["control"] = control.describe()
+        times, bare, lost = [], [], 0
+        for i in range(reps):
+            try:
+                times.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
+                lost = 0
+            except B.BenchTimeout as exc:  # one lost interaction must not end the run
+                if errors is not None:
+                    errors.append(f"rerun {i + 1} of {control.describe()} on {url}: {exc}")
+                lost += 1
+                if lost >= 2:  # twice in a row: this control does not rerun the page
+                    break
+            if paired is not None:
+                try:
+                    bare.append(B.rerun(paired.tab, paired.control, RERUN_TIMEOUT_S))
+                except B.BenchTimeout as exc:
+                    if errors is not None:
+                        errors.append(f"paired bare rerun {i + 1} for {url}: {exc}")
+        if not times:
+            raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
+        out.update(summary_ms(times))
+        out["reruns"] = len(times)
+        if bare:
+            paired_figs = summary_ms(bare)
+            out["bare_rerun_ms_median"] = paired_figs["rerun_ms_median"]
+            out["bare_rerun_ms_p95"] = paired_figs["rerun_ms_p95"]
+        return out
+    finally:
+        tab.context.close()
+
+
+def cold_start(browser, target: str, cwd: Path, need_title: bool = True) -> float:
+    """Seconds from spawning the server to its home page rendered in a fresh session."""
+    server = procs.start_server(target, cwd, LOGS / f"cold_{Path(target).stem}.log")
+    try:
+        tab = B.new_tab(browser)
+        try:
+            goto = time.monotonic()
+            rendered = B.render(tab, server.url("/"), need_title=need_title)
+            return round(goto - server.launched + rendered, 3)
+        finally:
+            tab.context.close()
+    finally:
+        procs.stop_server(server)
+
+
+def run_cold(browser, reps: int, errors: list[str]) -> dict:
+    app, hello = [], []
+    for i in range(reps):  # alternating, so a change of load hits both alike
+        for name, bucket, target, cwd in (
+            ("app", app, "app.py", ROOT),
+            ("hello", hello, "hello", LOGS),
+        ):
+            try:
+                bucket.append(cold_start(browser, target, cwd))
+                log(f"cold start {name} #{i + 1}: {bucket[-1]:.2f} s")
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"cold start {name}: {exc}")
+    return {
+        "app_home": round(median(app), 3) if app else None,
+        "hello": round(median(hello), 3) if hello else None,
+        "runs": {"app_home": app, "hello": hello},
+    }
+
+
+def run_bare(browser, reps: int, errors: list[str], again: int = 0) -> dict:
+    server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare.log")
+    try:
+        out = measure_interactive(browser, server.url("/"), reps, errors=errors, again=again)
+        out["rss_mb"] = procs.rss_mb(server.pid)
+        return out
+    finally:
+        procs.stop_server(server)
+
+
+def _visit(tab, server, slug: str) -> None:
+    """Switch an open session to ``slug`` through the sidebar (keeps the session), or
+    load the URL when the link is not there."""
+    link = tab.locator(f'[data-testid="stSidebarNav"] a[href$="/{slug}"]')
+    if slug != "home" and link.count():
+        link.first.click()
+    else:
+        tab.goto(page_url(server, slug), wait_until="commit")
+
+
+def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, errors) -> dict:
+    """``n`` concurrent sessions, each visiting every page; RSS with them open and after."""
+    tabs = [B.new_tab(browser) for _ in range(n)]
+    peak = 0.0
+    try:
+        for slug in slugs:
+            for tab in tabs:
+                _visit(tab, server, slug)
+            deadline = time.monotonic() + timeout_s
+            settled = 0
+            for tab in tabs:
+                left = deadline - time.monotonic()
+                try:
+                    B.wait_settled(tab, max(left, 1.0))
+                    settled += 1
+                except B.BenchTimeout:
+                    pass
+            peak = max(peak, procs.rss_mb(server.pid))
+            log(f"{n} sessions on {slug}: {settled} settled, RSS {procs.rss_mb(server.pid)} MB")
+            if settled < n:
+                errors.append(f"sessions: only {settled}/{n} settled on {slug} in {timeout_s} s")
+        with_sessions = procs.rss_mb(server.pid)
+    finally:
+        for tab in tabs:
+            tab.context.close()
+    time.sleep(5)  # let the server notice the closed websockets and drop the sessions
+    return {"sessions_20": with_sessions, "sessions_peak": peak, "after_close": None}
+
+
+def start_paired(browser, errors: list[str]) -> tuple[procs.Server | None, Paired | None]:
+    """The bare page in its own server and tab, for the reruns paired with each page's."""
+    try:
+        server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare_paired.log")
+    except RuntimeError as exc:
+        errors.append(f"paired bare page: {exc}")
+        return None, None
+    try:
+        tab = B.new_tab(browser, errors)
+        B.render(tab, server.url("/"))
+        return server, Paired(tab, B.pick_control(tab), server.url("/"))
+    except B.BenchTimeout as exc:
+        errors.append(f"paired bare page: {exc}")
+        procs.stop_server(server)
+        return None, None
+
+
+def run_app(browser, args, errors) -> tuple:
+    server = procs.start_server("app.py", ROOT, LOGS / "app.log")
+    pages: dict[str, dict] = {}
+    rss: dict = {}
+    bare_server, paired = start_paired(browser, errors) if args.paired else (None, None)
+    try:
+        rss["after_start"] = procs.rss_mb(server.pid)
+        warm = B.new_tab(browser)  # the server is warm: home has run once (st.navigation)
+        B.render(warm, page_url(server, "home"))
+        warm.context.close()
+        # ... and its background warm-up has finished (serve/warmup.py: imports, corpus, the
+        # compression page's counts), as when a teacher opened the lesson before the class
+        warm_s = procs.wait_warm(server, 300.0)
+        log(f"warm-up done {warm_s} s after launch" if warm_s is not None else "no warm-up line")
+        rss["after_home"] = procs.rss_mb(server.pid)
+        slugs = page_slugs(args.pages)
+        for slug in slugs:
+            try:
+                pages[slug] = measure_interactive(
+                    browser,
+                    page_url(server, slug),
+                    args.reps,
+                    CONTROLS.get(slug),
+                    errors,
+                    again=args.again,
+                    paired=paired,
+                    rerun_url=page_url(server, slug, RERUN_PART[slug])
+                    if slug in RERUN_PART
+                    else None,
+                )
+                log(f"page {slug}: {pages[slug]}")
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"page {slug}: {exc}")
+                pages[slug] = {k: None for k in ("first_render_s", "rerun_ms_median")}
+                pages[slug]["rerun_ms_p95"] = None
+        if paired is not None:
+            paired.tab.context.close()
+            procs.stop_server(bare_server)
+            paired = None
+        rss["after_all_pages"] = procs.rss_mb(server.pid)
+        log(f"RSS after all pages: {rss['after_all_pages']} MB")
+        rss.update(
+            run_sessions(browser, server, slugs, args.sessions, args.session_timeout, errors)
+        )
+        rss["after_close"] = procs.rss_mb(server.pid)
+        rss["sessions"] = args.sessions
+        log(f"RSS: {rss}")
+    finally:
+        if paired is not None:
+            procs.stop_server(bare_server)
+        procs.stop_server(server)
+    return pages, rss
+
+
+def run(args) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    LOGS.mkdir(parents=True, exist_ok=True)
+    errors: list[str] = []
+    result: dict = {
+        "meta": {
+            **procs.run_meta(),
+            "reps": args.reps,
+            "again": args.again,
+            "cold_reps": args.cold_reps,
+            "sessions": args.sessions,
+            "pages": args.pages or "all",
+            "paired": bool(args.paired),
+            "dry_run": bool(args.dry_run),
+        }
+    }
+    if not args.dry_run and not args.skip_models:
+        from bench import models
+
+        log("zoo load and model latency")
+        result["zoo_load_s"], load_errors = models.zoo_load_s()
+        result["model_ms"], result["meta"]["model_inputs"] = models.model_ms(args.model_reps)
+        errors += [f"zoo: {e}" for e in load_errors.values()]
+    elif not args.dry_run:
+        result["zoo_load_s"], result["model_ms"] = None, {}
+        errors.append("model_ms, zoo_load_s: not measured (--skip-models)")
+    with sync_playwright() as pw:
+        browser = B.launch(pw)
+        try:
+            log("bare page")
+            try:
+                result["bare"] = run_bare(browser, args.reps, errors, args.again)
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"bare page: {exc}")
+                result["bare"] = {"first_render_s": None, "rerun_ms_median": None}
+                result["bare"]["rerun_ms_p95"] = None
+            log(f"bare: {result['bare']}")
+            if not args.dry_run:
+                result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)
+                result["pages"], result["rss_mb"] = run_app(browser, args, errors)
+        finally:
+            browser.close()
+    result["meta"]["load_end"] = procs.load_average()
+    result["errors"] = errors
+    if not args.dry_run:
+        result["budget"] = budget(result)
+        result["ratio_budget"] = ratio_budget(result)
+        pages = page_slugs(args.pages)
+    else:
+        pages = []
+    result["schema_problems"] = validate(result, pages, full=not args.dry_run)
+    return result
