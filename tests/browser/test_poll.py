@@ -1,4 +1,4 @@
-"""The class poll in Chromium: a teacher on the projector, students on phones (issue 19).
+"""The class poll in Chromium: a teacher on the projector, students on phones.
 
 One teacher context (1280x800, presenter mode, Chinese) opens a poll from a lesson part;
 three student contexts (390x844) join by the join link and vote (one changes its mind);
