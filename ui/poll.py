@@ -31,6 +31,7 @@ BROWSER = "poll_browser"  # this session's browser id (from the cookie, or new)
 HANDOVER = "poll_handover"  # {room: (code, expires)} a hand-over code on show in the sidebar
 EVENTS = "poll_events"  # {action: [unix times]} for the per-session limits
 MESSAGE = "poll_message"  # a refusal from a button callback, shown by the next run
+ACTED = "poll_acted"  # a button's callback acted on this run's tap (see acted())
 # Per-session limits: (how many, within seconds). A classroom never comes near them.
 LIMITS = {"open": (5, 600), "vote": (30, 60), "join": (10, 60), "take_over": (5, 300)}
 REFRESH_S = 2.0
@@ -269,22 +270,30 @@ def live_histogram(room: Room) -> None:
     st.caption(t("poll.voters", n=tally.voters))
 
 
+def acted() -> bool:
+    """Whether a button's callback already acted on this run's tap (then the button's return
+    value must not act again). Buttons act in both ways: a callback runs before the page
+    (AppTest's runs rerun before they reach it and so never see a return value); in a
+    session that has not drawn the button yet (a new session after a replica died or a
+    tab's session expired) only the return value arrives, and a callback-only tap is lost."""
+    return bool(st.session_state.pop(ACTED, False))
+
+
 def teacher_buttons(room: Room) -> None:
     """Every teacher control in one row, each as wide as its whole label."""
-    state = room.poll.state
+    state, done, act = room.poll.state, acted(), None
     with st.container(horizontal=True, gap="small", key="poll_teacher_buttons"):
-        st.button(
-            t("poll.reveal"),
-            type="primary",
-            disabled=state == "revealed",
-            on_click=_teacher,
-            args=(room, "reveal"),
-        )
-        if state == "open":
-            st.button(t("poll.close"), on_click=_teacher, args=(room, "close"))
-        else:
-            st.button(t("poll.reopen"), on_click=_teacher, args=(room, "again"))
-        st.button(t("poll.next"), on_click=_teacher, args=(room, "next"))
+        second = ("close", "poll.close") if state == "open" else ("again", "poll.reopen")
+        for action, key, kind in (
+            ("reveal", "poll.reveal", "primary"),
+            (*second, "secondary"),
+            ("next", "poll.next", "secondary"),
+        ):
+            disabled = action == "reveal" and state == "revealed"
+            if st.button(
+                t(key), type=kind, disabled=disabled, on_click=_teacher, args=(room, action)
+            ):
+                act = action
         back = {"lang": current_lang(), "present": int(presenter())} | _part(room.q)
         page_link(
             f"pages/{room.q.slug}.py",
@@ -292,6 +301,10 @@ def teacher_buttons(room: Room) -> None:
             query_params=back,
             icon=":material/arrow_back:",
         )
+    if act and not done:
+        _teacher(room, act)
+        st.session_state.pop(ACTED, None)
+        st.rerun()
 
 
 def join_panel(room: Room) -> None:
@@ -327,7 +340,8 @@ def teacher_view(room: Room) -> None:
 
 
 def _teacher(room: Room, action: str) -> None:
-    """A teacher's button (a callback: it runs before the page, which then shows it)."""
+    """A teacher's button, acted on before the room is drawn again (see :func:`acted`)."""
+    st.session_state[ACTED] = True
     s, code, me = store(), room.code, browser_id()
     try:
         if action == "reveal":
@@ -395,6 +409,7 @@ def student_wait(room: Room) -> None:
 
 
 def _vote(room: Room, answer: int) -> None:
+    st.session_state[ACTED] = True
     if allowed("vote"):
         try:
             store().vote(room.code, browser_id(), answer)
@@ -406,12 +421,12 @@ def student_view(room: Room) -> None:
     """One big button per answer; after the reveal, the model's answer first."""
     names = labels(room.q)
     mine = store().my_vote(room.code, room.browser)
-    state = room.poll.state
+    state, done = room.poll.state, acted()
     if state == "revealed":
         answer_box(room)
     for i, name in enumerate(names):
         chosen = mine == i
-        st.button(
+        tapped = st.button(
             f"{'✓ ' if chosen else ''}{name}",
             key=f"poll_answer_{i}",
             type="primary" if chosen else "secondary",
@@ -420,6 +435,10 @@ def student_view(room: Room) -> None:
             on_click=_vote,
             args=(room, i),
         )
+        if tapped and not done:  # see acted()
+            _vote(room, i)
+            st.session_state.pop(ACTED, None)
+            st.rerun()
     if mine is not None and state == "open":
         st.caption(t("poll.your_vote", answer=names[mine]))
     elif state == "closed":
