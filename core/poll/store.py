@@ -1,24 +1,12 @@
-"""Class polls and votes, stored in SQLite (default) or PostgreSQL, through SQLAlchemy Core.
+"""Class polls and votes in SQLite (default) or PostgreSQL, through SQLAlchemy Core.
 
-One small interface (:class:`PollStore`) for both databases: the same statements, the
-dialect's own upsert for a changed vote. Every call is one short transaction; nothing holds
-a lock across a Streamlit script run.
-
-Who may do what (a *browser id* is a random token the browser keeps, see ``ui.poll``):
-- opening a poll returns a random room code (shown to the class: join link, QR code); the
-  opener's browser id becomes the poll's teacher. Only a teacher browser can reveal, close,
-  reset, move the poll on, or hand it to another device with a one-time code
-  (:data:`HANDOVER_S` seconds, single use).
-- a vote is an answer index inside the question's own list, one row per browser id and
-  round (the primary key refuses a second), changeable until the poll is closed or revealed.
-- the store keeps SHA-256 digests of browser ids and hand-over codes, never the values; no
-  names and no IP addresses; polls expire after :data:`TTL_S` (24 h) and are deleted with
-  their votes, teachers and hand-over codes.
-
-Room codes: :data:`CODE_LEN` characters from :data:`ALPHABET` (31 symbols without 0/O, 1/I/L):
-31**8 ≈ 8.5e11 codes, about 39.6 bits. With at most :data:`MAX_OPEN_POLLS` polls open at
-once, a guess hits an open poll with probability below 2.4e-10, and guessing is slowed by
-the per-session limits of the UI; a room code gives only a student's rights anyway.
+One small interface (:class:`PollStore`), one short transaction a call. A *browser id* is
+a random token the browser keeps (``ui.poll``). The opener's browser is the poll's teacher:
+only a teacher browser reveals, closes, resets, moves on, or adds another device with a
+one-time code (:data:`HANDOVER_S` s, single use). A vote is one row per browser id and
+round (the primary key refuses a second), changeable while the poll is open. Only SHA-256
+digests of browser ids and codes are kept; no names, no IP addresses; a poll is deleted
+with everything of it :data:`TTL_S` (24 h) after it was opened.
 """
 
 from __future__ import annotations
@@ -35,6 +23,9 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+# Room codes: 31**8 ≈ 8.5e11 codes (39.6 bits); with at most MAX_OPEN_POLLS open, a guess
+# hits one with probability below 2.4e-10 (and the UI limits guesses); a room code gives
+# only a student's rights anyway.
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed on phones
 CODE_LEN = 8
 CODE_BITS = CODE_LEN * 4.954  # log2(31) = 4.954 bits a symbol
