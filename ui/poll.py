@@ -24,8 +24,8 @@ from core import lexicon
 from core.figures import base
 from core.poll import questions as pq
 from core.poll import store as ps
+from serve.admission import fragment
 from ui import chart, page_link
-from ui.admission import fragment
 from ui.i18n import current_lang, presenter, t
 
 BROWSER = "poll_browser"  # this session's browser id (from the cookie, or new)
