@@ -45,6 +45,7 @@ from typing import Any
 import streamlit as st
 from streamlit.logger import get_logger
 
+from serve import cpus
 from serve.fairshare import BUSY, FairGate
 from serve.looplag import LoopLag
 
@@ -74,18 +75,11 @@ BACKLOG_LIMIT = 20  # messages made and not yet sent, all sessions together
 MIN_CHARGE_S = 0.25
 
 
-def _cores() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def _slots() -> int:
     raw = os.environ.get(SLOTS_ENV, "").strip()
     if raw.isdigit() and int(raw) >= 1:
         return min(int(raw), 64)
-    return max(1, _cores())
+    return max(1, cpus.cores())
 
 
 def _on(name: str) -> bool:

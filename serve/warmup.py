@@ -39,6 +39,7 @@ DONE = "road-to-attention: warm-up done in"
 # of the GIL. So the warm-up waits this long first (measured: cold start of the home page
 # against `streamlit hello`, see bench).
 DELAY_S = 2.0
+READY_ENV = "ROAD_READY_FILE"  # written once warm (deploy/k8s: the readiness probe)
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -65,6 +66,19 @@ def _import_all(modules: tuple[str, ...], corpus: bool = False, delay: float = 0
         _warm_corpus()
         _freeze()
         print(f"{DONE} {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        _mark_ready()
+
+
+def _mark_ready() -> None:
+    """Write the file ``ROAD_READY_FILE`` names (if set): a pod's readiness probe tests it,
+    so a replica takes students only once it is warm."""
+    path = os.environ.get(READY_ENV, "").strip()
+    if path:
+        try:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write("warm\n")
+        except OSError as err:  # a read-only or missing folder: say so, never crash
+            print(f"road-to-attention: cannot write {READY_ENV}={path}: {err}", file=sys.stderr)
 
 
 def _warm_corpus() -> None:

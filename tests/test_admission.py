@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from serve import admission
+from serve import admission, cpus
 from serve.fairshare import FairGate
 from tests.conftest import main_text, make_app
 
@@ -60,7 +60,7 @@ def test_settings_come_from_the_environment(monkeypatch):
     monkeypatch.setenv(admission.PUBLIC_ENV, "0")
     monkeypatch.setenv(admission.SLOTS_ENV, "zero")
     gate = admission.gate()
-    assert not gate.pace and gate.slots == admission._cores()
+    assert not gate.pace and gate.slots == cpus.cores()
     assert gate.give_way and gate.rest == 3.0 and gate.refuse_delay == 0.0  # the defaults
 
 

@@ -1,17 +1,21 @@
 """The class poll's two sides: the teacher's room (projector) and a student's phone.
 
-The teacher opens a poll from a part of the lesson ("Ask the class", drawn by the shell in
-presenter mode): :func:`open_poll` creates it and keeps the teacher key in this browser
-session only (never in a link). The room is ``/poll?room=CODE``: the browser that holds
-the key sees the teacher's view (code, QR, live histogram, reveal / close / next), every
-other browser the student's view (the question, one big button per answer, then the
-reveal). Both refresh themselves every 2 s (``st.fragment(run_every=...)``).
+Identity is the browser: a random id in a first-party cookie (:data:`COOKIE`), read by the
+server with ``st.context.cookies`` and written by the page (:func:`keep_browser_id`). Votes
+and teacher rights in ``core.poll.store`` are keyed on it, so a reload, a phone asleep
+past its session, or another replica keeps one vote and keeps the teacher's view. The room
+is ``/poll?room=CODE``: a teacher browser sees code, QR, live histogram and the buttons;
+every other browser one big button per answer. Both refresh every 2 s.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import math
 import secrets
 import time
+from dataclasses import dataclass
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
@@ -20,14 +24,38 @@ from core import lexicon
 from core.figures import base
 from core.poll import questions as pq
 from core.poll import store as ps
+from serve.admission import fragment
+from ui import chart, page_link
 from ui.i18n import current_lang, presenter, t
 
-KEYS = "poll_teacher_keys"  # {room code: teacher key}, this browser session only
-VOTER = "poll_voter"  # a random id of this browser session: one vote per session
+BROWSER = "poll_browser"  # this session's browser id (from the cookie, or new)
+HANDOVER = "poll_handover"  # {room: (code, expires)} a hand-over code on show in the sidebar
 EVENTS = "poll_events"  # {action: [unix times]} for the per-session limits
+MESSAGE = "poll_message"  # a refusal from a button callback, shown by the next run
+ACTED = "poll_acted"  # a button's callback acted on this run's tap (see acted())
 # Per-session limits: (how many, within seconds). A classroom never comes near them.
-LIMITS = {"open": (5, 600), "vote": (30, 60), "join": (10, 60)}
+LIMITS = {"open": (5, 600), "vote": (30, 60), "join": (10, 60), "take_over": (5, 300)}
 REFRESH_S = 2.0
+
+# Why a cookie written by the page: the server needs the id at the session's first run,
+# and a cookie travels with the websocket handshake (st.context.cookies) under `streamlit
+# run`, nginx and the cluster edge alike. A components-v2 element would import its script
+# from a blob: URL, which the shipped CSP refuses; st.html runs this inline script, which
+# the CSP allows by its SHA-256 (deploy/nginx/headers.conf; tests/poll check the hash).
+COOKIE = "road_browser"
+COOKIE_MAX_AGE_S = ps.TTL_S  # renewed at every visit of the poll page; a poll lives as long
+COOKIE_JS = (
+    "(()=>{const el=document.querySelector('[data-road-browser]');if(!el)return;"
+    "const id=el.getAttribute('data-road-browser');"
+    "const m=document.cookie.match(/(?:^|; )road_browser=([A-Za-z0-9_-]{16,64})(?:;|$)/);"
+    "const k='road_browser_reload',now=Date.now();"
+    "if(m&&m[1]!==id&&now-Number(sessionStorage.getItem(k)||0)>30000){"
+    "sessionStorage.setItem(k,String(now));location.reload();return;}"
+    "const s=location.protocol==='https:'?'; Secure':'';"
+    f"document.cookie='road_browser='+id+'; path=/; max-age={COOKIE_MAX_AGE_S}; SameSite=Lax'+s;"
+    "})();"
+)
+COOKIE_JS_HASH = base64.b64encode(hashlib.sha256(COOKIE_JS.encode()).digest()).decode()
 
 
 @st.cache_resource(show_spinner=False)
@@ -42,7 +70,24 @@ def solution(qid: str) -> pq.Solution:
     return pq.BY_ID[qid].solve()
 
 
-MESSAGE = "poll_message"  # a refusal from a button callback, shown by the next run
+def browser_id() -> str:
+    """This browser's id: the cookie the websocket handshake carried, else a new random one
+    (which :func:`keep_browser_id` writes to the cookie). No personal data in it."""
+    if BROWSER not in st.session_state:
+        raw = st.context.cookies.get(COOKIE)
+        new = secrets.token_urlsafe(24)  # 192 random bits, 32 url-safe characters
+        st.session_state[BROWSER] = raw if ps.valid_browser(raw) else new
+    return st.session_state[BROWSER]
+
+
+def keep_browser_id() -> None:
+    """Write (or renew) the browser id's cookie. Should this tab's session hold another id
+    than a cookie written meanwhile (two first tabs at once), the tab reloads once and the
+    server takes the cookie's."""
+    st.sidebar.html(
+        f'<span hidden data-road-browser="{browser_id()}"></span><script>{COOKIE_JS}</script>',
+        unsafe_allow_javascript=True,
+    )
 
 
 def allowed(action: str) -> bool:
@@ -59,13 +104,17 @@ def allowed(action: str) -> bool:
     return True
 
 
+def reason(err: ps.PollError) -> str:
+    return t(f"poll.error.{err.reason}", minutes=ps.HANDOVER_S // 60)
+
+
 def refused(err: ps.PollError) -> None:
-    st.warning(t(f"poll.error.{err.reason}"), icon=":material/block:")
+    st.warning(reason(err), icon=":material/block:")
 
 
 def remember(err: ps.PollError) -> None:
     """A refusal inside a callback: said by the next run (:func:`show_message`)."""
-    st.session_state[MESSAGE] = t(f"poll.error.{err.reason}")
+    st.session_state[MESSAGE] = reason(err)
 
 
 def show_message() -> None:
@@ -74,14 +123,8 @@ def show_message() -> None:
         st.warning(text, icon=":material/block:")
 
 
-def voter_id() -> str:
-    if VOTER not in st.session_state:
-        st.session_state[VOTER] = secrets.token_urlsafe(16)
-    return st.session_state[VOTER]
-
-
 def join_url(code: str) -> str:
-    """The link students open (no teacher key in it): this app's /poll page."""
+    """The link students open (nothing of the teacher in it): this app's /poll page."""
     parts = urlsplit(st.context.url or "http://localhost:8501/")
     prefix = parts.path.rsplit("/", 1)[0] if parts.path.count("/") > 1 else ""
     query = urlencode({"room": code, "lang": current_lang()})
@@ -89,28 +132,30 @@ def join_url(code: str) -> str:
 
 
 def open_poll(qid: str) -> str | None:
-    """Open a poll on ``qid`` for this browser (the teacher); returns the room code."""
+    """Open a poll on ``qid`` with this browser as its teacher; returns the room code."""
     q = pq.BY_ID[qid]
     if not allowed("open"):
         return None
     try:
-        code, key = store().open(q.id, len(q.answers))
+        return store().open(q.id, len(q.answers), browser_id())
     except ps.PollError as err:
         refused(err)
         return None
-    st.session_state.setdefault(KEYS, {})[code] = key
-    return code
-
-
-def teacher_key(code: str) -> str | None:
-    return st.session_state.get(KEYS, {}).get(code)
 
 
 def labels(q: pq.Question) -> list[str]:
     return q.answer_labels(t)
 
 
-def histogram(q: pq.Question, counts, reveal: int | None):
+def vote_axis(fig, counts) -> None:
+    """A vote axis: whole votes from zero (integer ticks), each bar's count above it."""
+    top = max(3, max(counts, default=0))
+    step = max(1, math.ceil(top / 5))
+    fig.update_yaxes(range=[0, top * 1.18], tick0=0, dtick=step, tickformat="d")
+    fig.update_traces(text=[str(c) for c in counts], textposition="outside", cliponaxis=False)
+
+
+def histogram(q: pq.Question, counts, reveal: int | None, height: int | None = None):
     """The class's answers as bars (the right one highlighted once revealed)."""
     names = labels(q)
     fig = base.bar_chart(
@@ -121,11 +166,10 @@ def histogram(q: pq.Question, counts, reveal: int | None):
         presenter=presenter(),
         highlight=[names[reveal]] if reveal is not None else (),
     )
-    # answers are categories even when they read as numbers; whole votes from zero up
-    fig.update_xaxes(type="category")
-    fig.update_yaxes(
-        range=[0, max(3, max(counts, default=0)) * 1.1], dtick=None, rangemode="tozero"
-    )
+    fig.update_xaxes(type="category")  # answers are categories even when they read as numbers
+    vote_axis(fig, counts)
+    if height:
+        fig.update_layout(height=height)
     return fig
 
 
@@ -138,7 +182,7 @@ def _evidence_label(q: pq.Question, name: str) -> str:
     return name
 
 
-def evidence_chart(q: pq.Question, sol: pq.Solution):
+def evidence_chart(q: pq.Question, sol: pq.Solution, height: int | None = None):
     shown = [_evidence_label(q, n) for n in sol.evidence]
     fig = base.bar_chart(
         shown,
@@ -148,20 +192,268 @@ def evidence_chart(q: pq.Question, sol: pq.Solution):
         log_y=sol.log_y,
     )
     fig.update_xaxes(type="category")
+    if height:
+        fig.update_layout(height=height)
     return fig
 
 
-def show_answer(q: pq.Question, counts) -> None:
-    """The reveal: the class's histogram beside the model's answer and its evidence."""
-    from ui import chart
+# --- the room ------------------------------------------------------------------------------
 
+
+@dataclass(frozen=True)
+class Room:
+    code: str
+    poll: ps.Poll  # as this run found it
+    q: pq.Question
+    browser: str
+
+    def changed(self, now: ps.Poll) -> bool:
+        """Whether the poll moved on since this run (revealed, closed, a new round)."""
+        return (now.state, now.round, now.question) != (
+            self.poll.state,
+            self.poll.round,
+            self.poll.question,
+        )
+
+
+def _part(q: pq.Question) -> dict:
+    return {"part": q.part} if q.part else {}
+
+
+def answer_box(room: Room) -> pq.Solution:
     with st.spinner(t("poll.computing")):
-        sol = solution(q.id)
-    names = labels(q)
-    st.success(t("poll.answer", answer=names[sol.correct]), icon=":material/check_circle:")
-    left, right = st.columns(2)
+        sol = solution(room.q.id)
+    answer = labels(room.q)[sol.correct]
+    st.success(t("poll.answer", answer=answer), icon=":material/check_circle:")
+    return sol
+
+
+def room_of(code: str) -> Room | None:
+    """The room behind ``code`` for this browser, or ``None`` after saying why not."""
+    try:
+        now = store().get(code)
+    except ps.PollError as err:
+        refused(err)
+        return None
+    q = pq.BY_ID.get(now.question)
+    if q is None:  # a poll of a question this version no longer has
+        refused(ps.PollError("bad_question"))
+        return None
+    return Room(code, now, q, browser_id())
+
+
+def show_room(room: Room) -> None:
+    """The teacher's view for a teacher browser, the student's for everyone else."""
+    if store().is_teacher(room.code, room.browser):
+        teacher_view(room)
+        handover_sidebar(room)
+    else:
+        student_view(room)
+        take_over_sidebar(room)
+
+
+# --- the teacher (projector) ---------------------------------------------------------------
+
+CHART_H = 400  # px: the room's charts leave the buttons and the QR code on a 1280x800 screen
+QR_PX = 220
+
+
+@fragment(run_every=REFRESH_S)
+def live_histogram(room: Room) -> None:
+    """The class's answers, redrawn every 2 s; the whole room when the poll moved on
+    (revealed or moved on from another teacher device)."""
+    now = store().get(room.code)
+    if room.changed(now):
+        st.rerun(scope="app")
+    tally = store().tally(room.code)
+    right = solution(room.q.id).correct if now.state == "revealed" else None
+    chart(histogram(room.q, tally.counts, right, CHART_H), key="poll_hist", width=0.58)
+    st.caption(t("poll.voters", n=tally.voters))
+
+
+def acted() -> bool:
+    """Whether a button's callback already acted on this run's tap (then the button's return
+    value must not act again). Buttons act in both ways: a callback runs before the page
+    (AppTest's runs rerun before they reach it and so never see a return value); in a
+    session that has not drawn the button yet (a new session after a replica died or a
+    tab's session expired) only the return value arrives, and a callback-only tap is lost."""
+    return bool(st.session_state.pop(ACTED, False))
+
+
+def teacher_buttons(room: Room) -> None:
+    """Every teacher control in one row, each as wide as its whole label."""
+    state, done, act = room.poll.state, acted(), None
+    with st.container(horizontal=True, gap="small", key="poll_teacher_buttons"):
+        second = ("close", "poll.close") if state == "open" else ("again", "poll.reopen")
+        for action, key, kind in (
+            ("reveal", "poll.reveal", "primary"),
+            (*second, "secondary"),
+            ("next", "poll.next", "secondary"),
+        ):
+            disabled = action == "reveal" and state == "revealed"
+            if st.button(
+                t(key), type=kind, disabled=disabled, on_click=_teacher, args=(room, action)
+            ):
+                act = action
+        back = {"lang": current_lang(), "present": int(presenter())} | _part(room.q)
+        page_link(
+            f"pages/{room.q.slug}.py",
+            label=t("poll.back"),
+            query_params=back,
+            icon=":material/arrow_back:",
+        )
+    if act and not done:
+        _teacher(room, act)
+        st.session_state.pop(ACTED, None)
+        st.rerun()
+
+
+def join_panel(room: Room) -> None:
+    """What students need to join: the room code, read aloud in two halves, and a QR code."""
+    url = join_url(room.code)
+    st.markdown("### " + t("poll.room_code", code=f"{room.code[:4]} {room.code[4:]}"))
+    st.image(share_qr(url), width=QR_PX if presenter() else 180)
+    st.caption(t("poll.room_hint"))
+    st.code(url, language=None, wrap_lines=True)
+
+
+def share_qr(url: str) -> bytes:
+    from ui import share
+
+    return share.qr_png(url, scale=6)
+
+
+def teacher_view(room: Room) -> None:
+    teacher_buttons(room)
+    if room.poll.state == "closed":
+        st.caption(t("poll.closed_teacher"))
+    left, right = st.columns([3, 2], gap="medium")
     with left:
-        chart(histogram(q, counts, sol.correct), key="poll_hist_revealed", width=0.5)
+        live_histogram(room)
     with right:
-        chart(evidence_chart(q, sol), key="poll_evidence", width=0.5)
-    st.markdown(t(f"poll.q.{q.id}.why", **sol.values))
+        if room.poll.state == "revealed":
+            sol = answer_box(room)
+            chart(evidence_chart(room.q, sol, CHART_H - 70), key="poll_evidence", width=0.4)
+        else:
+            join_panel(room)
+    if room.poll.state == "revealed":
+        st.markdown(t(f"poll.q.{room.q.id}.why", **solution(room.q.id).values))
+
+
+def _teacher(room: Room, action: str) -> None:
+    """A teacher's button, acted on before the room is drawn again (see :func:`acted`)."""
+    st.session_state[ACTED] = True
+    s, code, me = store(), room.code, browser_id()
+    try:
+        if action == "reveal":
+            s.set_state(code, me, "revealed")
+        elif action == "close":
+            s.set_state(code, me, "closed")
+        elif action == "again":
+            s.restart(code, me)
+        else:
+            nxt = pq.QUESTIONS[(pq.QUESTIONS.index(room.q) + 1) % len(pq.QUESTIONS)]
+            s.restart(code, me, nxt.id, len(nxt.answers))
+    except ps.PollError as err:
+        remember(err)
+
+
+def handover_sidebar(room: Room) -> None:
+    """Another device of the teacher (a phone in the hand): a one-time code, made on demand
+    and shown in this browser's sidebar only (never in the room's main area nor a link)."""
+    with st.sidebar:
+        st.markdown(f"**{t('poll.handover.title')}**")
+        shown = st.session_state.get(HANDOVER, {}).get(room.code)
+        left = int(shown[1] - time.time()) if shown else 0
+        if left > 0:
+            st.code(f"{shown[0][:4]} {shown[0][4:]}", language=None)
+            st.caption(t("poll.handover.shown", seconds=left))
+        else:
+            st.button(t("poll.handover.make"), on_click=_handover, args=(room,))
+            st.caption(t("poll.handover.hint", minutes=ps.HANDOVER_S // 60))
+
+
+def _handover(room: Room) -> None:
+    try:
+        token, expires = store().handover(room.code, browser_id())
+    except ps.PollError as err:
+        remember(err)
+        return
+    st.session_state.setdefault(HANDOVER, {})[room.code] = (token, expires)
+
+
+def take_over_sidebar(room: Room) -> None:
+    """The teacher's second device types the one-time code here."""
+    with st.sidebar.expander(t("poll.takeover.title")):
+        st.text_input(t("poll.takeover.code"), key="poll_takeover_code", max_chars=16)
+        st.button(t("poll.takeover.go"), on_click=_take_over, args=(room,))
+
+
+def _take_over(room: Room) -> None:
+    if not allowed("take_over"):
+        return
+    typed = st.session_state.get("poll_takeover_code", "")
+    try:
+        store().take_over(room.code, typed, browser_id())
+    except ps.PollError as err:
+        remember(err)
+
+
+# --- a student (phone) -------------------------------------------------------------------
+
+
+@fragment(run_every=REFRESH_S)
+def student_wait(room: Room) -> None:
+    """Every 2 s: has the teacher revealed, closed or moved on?"""
+    if room.changed(store().get(room.code)):
+        st.rerun(scope="app")
+
+
+def _vote(room: Room, answer: int) -> None:
+    st.session_state[ACTED] = True
+    if allowed("vote"):
+        try:
+            store().vote(room.code, browser_id(), answer)
+        except ps.PollError as err:
+            remember(err)
+
+
+def student_view(room: Room) -> None:
+    """One big button per answer; after the reveal, the model's answer first."""
+    names = labels(room.q)
+    mine = store().my_vote(room.code, room.browser)
+    state, done = room.poll.state, acted()
+    if state == "revealed":
+        answer_box(room)
+    for i, name in enumerate(names):
+        chosen = mine == i
+        tapped = st.button(
+            f"{'✓ ' if chosen else ''}{name}",
+            key=f"poll_answer_{i}",
+            type="primary" if chosen else "secondary",
+            width="stretch",
+            disabled=state != "open",
+            on_click=_vote,
+            args=(room, i),
+        )
+        if tapped and not done:  # see acted()
+            _vote(room, i)
+            st.session_state.pop(ACTED, None)
+            st.rerun()
+    if mine is not None and state == "open":
+        st.caption(t("poll.your_vote", answer=names[mine]))
+    elif state == "closed":
+        st.info(t("poll.closed_student"), icon=":material/lock:")
+    student_wait(room)
+    if state == "revealed":
+        student_reveal(room)
+
+
+def student_reveal(room: Room) -> None:
+    sol = solution(room.q.id)
+    counts = store().tally(room.code).counts
+    chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
+    chart(evidence_chart(room.q, sol), key="poll_evidence")
+    st.markdown(t(f"poll.q.{room.q.id}.why", **sol.values))
+    back = {"lang": current_lang(), "present": 0} | _part(room.q)
+    page_link(f"pages/{room.q.slug}.py", label=t("poll.see_part"), query_params=back)

@@ -1,23 +1,12 @@
-"""Class polls and votes, stored in SQLite (default) or PostgreSQL, through SQLAlchemy Core.
+"""Class polls and votes in SQLite (default) or PostgreSQL, through SQLAlchemy Core.
 
-One small interface (:class:`PollStore`) for both databases: the same statements, the
-dialect's own upsert for a changed vote. Every call is one short transaction; nothing holds
-a lock across a Streamlit script run.
-
-Who may do what:
-- opening a poll returns a random room code (shown to the class: join link, QR code) and a
-  random teacher key (kept by the teacher's browser session only, never in a link); only
-  the key's holder can reveal, close, reset or move the poll to another question. The store
-  keeps the key's SHA-256, never the key.
-- a vote is an answer index inside the question's own list, one per voter (a random id per
-  browser session), changeable until the poll is closed or revealed.
-- no names and no IP addresses are stored; polls expire after :data:`TTL_S` (24 h) and are
-  deleted with their votes.
-
-Room codes: :data:`CODE_LEN` characters from :data:`ALPHABET` (31 symbols without 0/O, 1/I/L):
-31**8 ≈ 8.5e11 codes, about 39.6 bits. With at most :data:`MAX_OPEN_POLLS` polls open at
-once, a guess hits an open poll with probability below 2.4e-10, and guessing is slowed by
-the per-session limits of the UI; a room code gives only a student's rights anyway.
+One small interface (:class:`PollStore`), one short transaction a call. A *browser id* is
+a random token the browser keeps (``ui.poll``). The opener's browser is the poll's teacher:
+only a teacher browser reveals, closes, resets, moves on, or adds another device with a
+one-time code (:data:`HANDOVER_S` s, single use). A vote is one row per browser id and
+round (the primary key refuses a second), changeable while the poll is open. Only SHA-256
+digests of browser ids and codes are kept; no names, no IP addresses; a poll is deleted
+with everything of it :data:`TTL_S` (24 h) after it was opened.
 """
 
 from __future__ import annotations
@@ -25,6 +14,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
+import re
 import secrets
 import time
 from dataclasses import dataclass
@@ -33,6 +23,9 @@ from pathlib import Path
 import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
+# Room codes: 31**8 ≈ 8.5e11 codes (39.6 bits); with at most MAX_OPEN_POLLS open, a guess
+# hits one with probability below 2.4e-10 (and the UI limits guesses); a room code gives
+# only a student's rights anyway.
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed on phones
 CODE_LEN = 8
 CODE_BITS = CODE_LEN * 4.954  # log2(31) = 4.954 bits a symbol
@@ -41,6 +34,9 @@ MAX_ANSWERS = 8  # answers a question may offer
 MAX_VOTERS = 500  # voters one poll counts (a lecture hall)
 MAX_OPEN_POLLS = 200  # polls open at once on one server (or one database)
 STATES = ("open", "closed", "revealed")
+HANDOVER_S = 120  # a hand-over code works once, within two minutes
+MAX_TEACHERS = 4  # teacher browsers of one poll (the projector, a phone, a tablet, ...)
+BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what ui.poll's cookie may hold
 
 DATA_DIR_ENV = "ROAD_DATA_DIR"  # where the SQLite file lives
 DB_URL_ENV = "ROAD_DATABASE_URL"  # e.g. postgresql+psycopg://user@/road?host=/run/pg
@@ -67,7 +63,8 @@ def default_url() -> str:
 class PollError(Exception):
     """A refused poll action. ``reason`` is a stable word the UI translates:
     ``bad_code``, ``no_poll``, ``expired``, ``not_teacher``, ``closed``, ``bad_answer``,
-    ``full`` (voters), ``too_many`` (open polls), ``bad_question``."""
+    ``full`` (voters), ``too_many`` (open polls), ``bad_question``, ``bad_browser``
+    (a malformed browser id), ``bad_handover`` (a wrong, used or expired hand-over code)."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -95,7 +92,7 @@ polls = sa.Table(
     "polls",
     metadata,
     sa.Column("code", sa.String(CODE_LEN), primary_key=True),
-    sa.Column("teacher_hash", sa.String(64), nullable=False),
+    sa.Column("teacher_hash", sa.String(64), nullable=False),  # the opener's browser
     sa.Column("question", sa.String(64), nullable=False),
     sa.Column("n_answers", sa.Integer, nullable=False),
     sa.Column("state", sa.String(8), nullable=False),
@@ -111,6 +108,19 @@ votes = sa.Table(
     sa.Column("answer", sa.Integer, nullable=False),
     sa.Index("votes_by_poll", "code", "round"),
 )
+teachers = sa.Table(  # browsers a teacher added with a hand-over code
+    "poll_teachers",
+    metadata,
+    sa.Column("code", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("teacher_hash", sa.String(64), primary_key=True),
+)
+handovers = sa.Table(
+    "poll_handovers",
+    metadata,
+    sa.Column("token_hash", sa.String(64), primary_key=True),
+    sa.Column("code", sa.String(CODE_LEN), nullable=False),
+    sa.Column("expires", sa.Float, nullable=False),
+)
 
 
 def valid_code(code: object) -> bool:
@@ -124,8 +134,20 @@ def normalise_code(raw: object) -> str:
     return "".join(ch for ch in text.upper() if ch not in " -")
 
 
-def _hash(key: str) -> str:
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()
+def valid_browser(browser: object) -> bool:
+    """Whether ``browser`` has the shape of a browser id (checked before any query)."""
+    return isinstance(browser, str) and BROWSER_ID.fullmatch(browser) is not None
+
+
+def _hash(purpose: str, value: str) -> str:
+    """A digest per purpose: a browser's voter row and its teacher row do not match."""
+    return hashlib.sha256(f"{purpose}:{value}".encode()).hexdigest()
+
+
+def _browser(browser: object) -> str:
+    if not valid_browser(browser):
+        raise PollError("bad_browser")
+    return browser
 
 
 def _engine(url: str) -> Engine:
@@ -159,14 +181,14 @@ class PollStore:
 
     # --- the teacher ---------------------------------------------------------------------
 
-    def open(self, question: str, n_answers: int) -> tuple[str, str]:
-        """Open a poll on ``question``; returns ``(room code, teacher key)``."""
+    def open(self, question: str, n_answers: int, browser: str) -> str:
+        """Open a poll on ``question`` with ``browser`` as its teacher; returns the room code."""
+        teacher = _hash("teacher", _browser(browser))
         if not (isinstance(question, str) and 0 < len(question) <= 64):
             raise PollError("bad_question")
         if not 2 <= n_answers <= MAX_ANSWERS:
             raise PollError("bad_question")
         self.purge()
-        key = secrets.token_urlsafe(24)  # 192 bits
         with self.engine.begin() as conn:
             n_open = conn.execute(
                 sa.select(sa.func.count()).select_from(polls).where(polls.c.state == "open")
@@ -181,7 +203,7 @@ class PollStore:
             conn.execute(
                 polls.insert().values(
                     code=code,
-                    teacher_hash=_hash(key),
+                    teacher_hash=teacher,
                     question=question,
                     n_answers=n_answers,
                     state="open",
@@ -189,29 +211,42 @@ class PollStore:
                     created=self.clock(),
                 )
             )
-        return code, key
+        return code
 
-    def _teacher(self, conn, code: str, key: str) -> Poll:
-        poll = self._get(conn, code)
+    def _is_teacher(self, conn, code: str, browser: object) -> bool:
+        if not valid_browser(browser):
+            return False
+        digest = _hash("teacher", browser)
         row = conn.execute(sa.select(polls.c.teacher_hash).where(polls.c.code == code)).first()
-        if not (isinstance(key, str) and hmac.compare_digest(row.teacher_hash, _hash(key))):
+        if row is not None and hmac.compare_digest(row.teacher_hash, digest):
+            return True
+        added = sa.select(teachers.c.code).where(
+            (teachers.c.code == code) & (teachers.c.teacher_hash == digest)
+        )
+        return conn.execute(added).first() is not None
+
+    def _teacher(self, conn, code: str, browser: object) -> Poll:
+        poll = self._get(conn, code)
+        if not self._is_teacher(conn, code, browser):
             raise PollError("not_teacher")
         return poll
 
-    def set_state(self, code: str, key: str, state: str) -> Poll:
+    def set_state(self, code: str, browser: str, state: str) -> Poll:
         """Reveal (``"revealed"``), close (``"closed"``) or reopen (``"open"``) a poll."""
         if state not in STATES:
             raise ValueError(f"state must be one of {STATES}")
         with self.engine.begin() as conn:
-            self._teacher(conn, code, key)
+            self._teacher(conn, code, browser)
             conn.execute(polls.update().where(polls.c.code == code).values(state=state))
             return self._get(conn, code)
 
-    def restart(self, code: str, key: str, question: str | None = None, n_answers: int = 0) -> Poll:
+    def restart(
+        self, code: str, browser: str, question: str | None = None, n_answers: int = 0
+    ) -> Poll:
         """A new round in the same room: the same question again (reset) or the next one;
         earlier votes stay in their round and no longer count."""
         with self.engine.begin() as conn:
-            poll = self._teacher(conn, code, key)
+            poll = self._teacher(conn, code, browser)
             values = dict(state="open", round=poll.round + 1)
             if question is not None:
                 if not 2 <= n_answers <= MAX_ANSWERS:
@@ -220,16 +255,53 @@ class PollStore:
             conn.execute(polls.update().where(polls.c.code == code).values(**values))
             return self._get(conn, code)
 
-    def is_teacher(self, code: str, key: str | None) -> bool:
-        """Whether ``key`` is the teacher key of poll ``code`` (no error for a bad code)."""
-        if not key or not valid_code(code):
+    def is_teacher(self, code: str, browser: str | None) -> bool:
+        """Whether ``browser`` is a teacher of poll ``code`` (no error for a bad code)."""
+        if not valid_code(code):
             return False
-        try:
-            with self.engine.connect() as conn:
-                self._teacher(conn, code, key)
-            return True
-        except PollError:
-            return False
+        with self.engine.connect() as conn:
+            return self._is_teacher(conn, code, browser)
+
+    def handover(self, code: str, browser: str) -> tuple[str, float]:
+        """A one-time code that lets another device of the teacher join as a teacher:
+        ``(code to type, unix time it expires)``. A new one replaces the room's last one."""
+        token = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
+        expires = self.clock() + HANDOVER_S
+        with self.engine.begin() as conn:
+            self._teacher(conn, code, browser)
+            conn.execute(handovers.delete().where(handovers.c.code == code))
+            conn.execute(
+                handovers.insert().values(
+                    token_hash=_hash("handover", code + token), code=code, expires=expires
+                )
+            )
+        return token, expires
+
+    def take_over(self, code: str, token: object, browser: str) -> Poll:
+        """Make ``browser`` a teacher of ``code`` with a hand-over code (used up here)."""
+        digest = _hash("teacher", _browser(browser))
+        token = normalise_code(token)
+        if not valid_code(token):
+            raise PollError("bad_handover")
+        with self.engine.begin() as conn:
+            poll = self._get(conn, code)
+            used = conn.execute(  # delete-and-count: of two takers at once, one wins
+                handovers.delete().where(
+                    (handovers.c.token_hash == _hash("handover", code + token))
+                    & (handovers.c.code == code)
+                    & (handovers.c.expires >= self.clock())
+                )
+            ).rowcount
+            if used != 1:
+                raise PollError("bad_handover")
+            if not self._is_teacher(conn, code, browser):
+                n = conn.execute(
+                    sa.select(sa.func.count()).where(teachers.c.code == code)
+                ).scalar_one()
+                if n + 1 >= MAX_TEACHERS:
+                    raise PollError("full")
+                conn.execute(teachers.insert().values(code=code, teacher_hash=digest))
+            return poll
 
     # --- everyone ----------------------------------------------------------------------
 
@@ -248,10 +320,9 @@ class PollStore:
         with self.engine.connect() as conn:
             return self._get(conn, code)
 
-    def vote(self, code: str, voter: str, answer: int) -> None:
-        """Cast or change ``voter``'s vote in the current round."""
-        if not (isinstance(voter, str) and 8 <= len(voter) <= 64):
-            raise PollError("bad_answer")
+    def vote(self, code: str, browser: str, answer: int) -> None:
+        """Cast or change ``browser``'s vote in the current round."""
+        voter = _hash("voter", _browser(browser))
         with self.engine.begin() as conn:
             poll = self._get(conn, code)
             if poll.state != "open":
@@ -276,8 +347,11 @@ class PollStore:
             )
             conn.execute(stmt)
 
-    def my_vote(self, code: str, voter: str) -> int | None:
-        """``voter``'s answer in the current round, or ``None``."""
+    def my_vote(self, code: str, browser: str) -> int | None:
+        """``browser``'s answer in the current round, or ``None``."""
+        if not valid_browser(browser):
+            return None
+        voter = _hash("voter", browser)
         with self.engine.connect() as conn:
             poll = self._get(conn, code)
             return conn.execute(
@@ -308,7 +382,9 @@ class PollStore:
         cutoff = self.clock() - TTL_S
         with self.engine.begin() as conn:
             old = sa.select(polls.c.code).where(polls.c.created < cutoff)
-            conn.execute(votes.delete().where(votes.c.code.in_(old)))
+            for table in (votes, teachers, handovers):
+                conn.execute(table.delete().where(table.c.code.in_(old)))
+            conn.execute(handovers.delete().where(handovers.c.expires < self.clock()))
             return conn.execute(polls.delete().where(polls.c.created < cutoff)).rowcount
 
     def dispose(self) -> None:

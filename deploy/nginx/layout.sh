@@ -42,6 +42,26 @@ for f in nginx.conf road.conf proxy-headers.conf headers.conf asset-headers.conf
     ln -sf "$here/$f" "$prefix/conf/$f"
 done
 printf 'listen %s;\n' "$listen" > "$prefix/conf/listen.conf"
+# nginx's "auto" counts the host's cores; a container limited to 1 CPU on a 32-core node
+# would start 32 workers. The cores this process may use (affinity), capped by the cgroup's
+# CPU quota rounded up (v2 cpu.max, else v1); ROAD_NGINX_WORKERS overrides.
+workers=$(nproc 2>/dev/null || echo 1)
+quota=""; period=""
+if [ -r /sys/fs/cgroup/cpu.max ]; then
+    read -r quota period < /sys/fs/cgroup/cpu.max || true
+elif [ -r /sys/fs/cgroup/cpu/cpu.cfs_quota_us ]; then
+    quota=$(cat /sys/fs/cgroup/cpu/cpu.cfs_quota_us)
+    period=$(cat /sys/fs/cgroup/cpu/cpu.cfs_period_us)
+fi
+case "$quota$period" in
+    *[!0-9]* | "") ;;  # "max", "-1" or nothing: no quota
+    *) if [ "$period" -gt 0 ] && [ "$quota" -gt 0 ]; then
+           limit=$(( (quota + period - 1) / period ))
+           if [ "$limit" -lt "$workers" ]; then workers=$limit; fi
+       fi ;;
+esac
+workers=${ROAD_NGINX_WORKERS:-$workers}
+printf 'worker_processes %s;\n' "$workers" > "$prefix/conf/workers.conf"
 printf 'root %s;\n' "$static" > "$prefix/conf/static.conf"
 : > "$prefix/conf/upstream.conf"
 for u in "$@"; do

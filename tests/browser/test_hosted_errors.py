@@ -1,11 +1,11 @@
-"""The public link shows no internals (issue 23, point 1).
+"""No visitor sees the app's internals.
 
 A page that raises an unexpected exception, on a server started with the hosted settings
 of the image (the ``STREAMLIT_*`` variables of the Dockerfile, which deploy/compose.yaml
-and deploy/k8s run): the browser shows no traceback, no file path and no exception text;
-the server log keeps the traceback. The same page on the local settings
-(``.streamlit/config.toml``, ``showErrorDetails = "full"``) does show them: the check can
-fail.
+and deploy/k8s run) and on the repo's own defaults (``.streamlit/config.toml`` alone, as a
+host that sets no environment runs it): the browser shows no traceback, no file path and
+no exception text; the server log keeps the traceback. The same page with a developer's
+``STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=full`` does show them: the check can fail.
 """
 
 from __future__ import annotations
@@ -67,8 +67,19 @@ def test_hosted_settings_hide_the_traceback_the_log_keeps_it(browser, tmp_path, 
     log = hosted_log.read_text()
     assert SECRET in log and "Traceback" in log and "home.py" in log, log[-2000:]
 
-    # the control: the local settings show the exception (so the check above can fail)
+    # the repo's defaults, no environment: hidden too
     monkeypatch.delenv("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", raising=False)
+    default_log = tmp_path / "default.log"
+    srv = start_server(app, default_log)
+    try:
+        shown = _visible_after_error(browser, srv.url("/?lang=en"))
+    finally:
+        stop_server(srv)
+    for leak in (SECRET, "Traceback", "RuntimeError", "internal_path", "home.py"):
+        assert leak not in shown, f"the default settings show {leak!r}:\n{shown}"
+
+    # the control: a developer's setting shows the exception (so the checks above can fail)
+    monkeypatch.setenv("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
     local_log = tmp_path / "local.log"
     srv = start_server(app, local_log)
     try:

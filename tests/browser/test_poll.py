@@ -1,4 +1,4 @@
-"""The class poll in Chromium: a teacher on the projector, students on phones (issue 19).
+"""The class poll in Chromium: a teacher on the projector, students on phones.
 
 One teacher context (1280x800, presenter mode, Chinese) opens a poll from a lesson part;
 three student contexts (390x844) join by the join link and vote (one changes its mind);
@@ -89,8 +89,10 @@ def test_a_class_votes_and_the_model_answers(browser, tmp_path, monkeypatch):
             assert box["y"] >= 0 and box["y"] + box["height"] <= DESKTOP["height"], (what, box)
         join = tp.locator('[data-testid="stMain"] code', has_text="room=").first.inner_text()
         assert code in join and "key" not in join.lower()
-        # nothing on the teacher's screen or in the join link carries the teacher key
+        # nothing on the teacher's screen or in the join link carries the teacher's browser id
         assert "room=" + code in join
+        teacher_id = next(c["value"] for c in teacher_ctx.cookies() if c["name"] == "road_browser")
+        assert teacher_id not in join and teacher_id not in tp.locator("body").inner_text()
 
         students = []
         for label in VOTES:

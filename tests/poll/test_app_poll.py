@@ -1,4 +1,5 @@
-"""The poll room through AppTest: join form, teacher and student views, bad input."""
+"""The poll room through AppTest: join form, teacher and student views, bad input, a new
+session of the same browser (the id its cookie carries), a teacher's second device."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from core.i18n import translate
 from core.poll import questions as pq
 from core.poll import store as ps
 from tests.conftest import main_text, make_app
+from ui.poll import BROWSER
 
 QID = "cnn_layers"
 
@@ -50,6 +52,16 @@ def test_unknown_question_gets_the_usual_notice():
     assert any("no_such_question" in w.value for w in at.warning)
 
 
+def _same_browser(at, page_params: dict, lang: str = "en"):
+    """A new session of the browser behind ``at`` (a reload, a phone after its session
+    expired, another replica): the browser id the cookie carries is seeded into it."""
+    again = make_app("pages/poll.py", lang=lang, present="1", **page_params)
+    again.session_state[BROWSER] = at.session_state[BROWSER]
+    again.run(timeout=120)
+    assert not again.exception, [e.message for e in again.exception]
+    return again
+
+
 def test_teacher_opens_a_poll_and_a_student_votes_and_cannot_reveal():
     teacher = _room("en", ask=QID)
     room = teacher.query_params["room"]
@@ -59,8 +71,9 @@ def test_teacher_opens_a_poll_and_a_student_votes_and_cannot_reveal():
     text = main_text(teacher)
     assert translate(f"poll.q.{QID}.text", "en") in text
     store = ps.PollStore()
-    key = teacher.session_state["poll_teacher_keys"][code]  # in the session, not the URL
-    assert key not in str(dict(teacher.query_params))
+    browser = teacher.session_state[BROWSER]
+    assert browser not in str(dict(teacher.query_params)) and browser not in text
+    assert store.is_teacher(code, browser)
 
     student = _room("en", room=code)
     labels = _buttons(student)
@@ -72,16 +85,57 @@ def test_teacher_opens_a_poll_and_a_student_votes_and_cannot_reveal():
     assert store.tally(code).counts == (0, 0, 1, 0)
     assert "✓ 20" in _buttons(student)
 
-    _buttons(teacher)[translate("poll.reveal", "en")].click().run(timeout=120)
-    assert not teacher.exception
+    # the student reloads (a new session of the same browser) and changes the vote
+    again = _same_browser(student, {"room": code})
+    assert "✓ 20" in _buttons(again)  # the vote is still the browser's
+    _buttons(again)["39"].click().run(timeout=120)
+    assert store.tally(code).counts == (0, 0, 0, 1) and store.tally(code).voters == 1
+
+    # the teacher reloads: still the teacher's view, and the reveal works from it
+    reloaded = _same_browser(teacher, {"room": code})
+    _buttons(reloaded)[translate("poll.reveal", "en")].click().run(timeout=120)
+    assert not reloaded.exception
     right = q.answers[q.solve().correct]  # recomputed here
-    shown = [s.value for s in teacher.success]
+    shown = [s.value for s in reloaded.success]
     assert any(right in s for s in shown), shown
     assert store.get(code).state == "revealed"
 
     student.run(timeout=120)  # the student's next refresh shows the reveal
     assert any(right in s.value for s in student.success)
     assert all(b.disabled for b in student.main.button if b.label.endswith(tuple(q.answers)))
+
+
+def test_a_second_device_takes_over_with_a_one_time_code():
+    teacher = _room("en", ask=QID)
+    code = teacher.query_params["room"]
+    code = code[0] if isinstance(code, list) else code
+    phone = _room("en", room=code)
+    assert translate("poll.reveal", "en") not in _buttons(phone)
+    make = translate("poll.handover.make", "en")
+    next(b for b in teacher.sidebar.button if b.label == make).click().run(timeout=120)
+    shown = [c.value for c in teacher.sidebar.code]
+    assert len(shown) == 1, shown
+    token = shown[0].replace(" ", "")
+    assert ps.valid_code(token) and token not in main_text(teacher)  # the sidebar only
+    assert token not in str(dict(teacher.query_params))
+
+    def take(at, typed: str) -> None:
+        at.sidebar.text_input(key="poll_takeover_code").input(typed)
+        go = translate("poll.takeover.go", "en")
+        next(b for b in at.sidebar.button if b.label == go).click().run(timeout=120)
+        assert not at.exception, [e.message for e in at.exception]
+
+    wrong = "ZZZZZZZZ" if token != "ZZZZZZZZ" else "YYYYYYYY"
+    take(phone, wrong)
+    assert translate("poll.error.bad_handover", "en", minutes=2) in [w.value for w in phone.warning]
+    assert translate("poll.reveal", "en") not in _buttons(phone)
+    take(phone, token.lower())
+    assert translate("poll.reveal", "en") in _buttons(phone)  # the phone is a teacher now
+    other = _room("en", room=code)  # replayed by another browser: refused
+    take(other, token)
+    assert translate("poll.reveal", "en") not in _buttons(other)
+    teacher.run(timeout=120)
+    assert translate("poll.reveal", "en") in _buttons(teacher)  # the projector keeps it
 
 
 @pytest.mark.parametrize("qid", [q.id for q in pq.QUESTIONS])

@@ -69,7 +69,7 @@ def _env_names_read() -> set[str]:
     """``ROAD_*`` names the code reads (Python sources and the image's entry point)."""
     names: set[str] = set()
     files = [ROOT / "app.py", START]
-    for d in ("core", "ui", "pages"):
+    for d in ("core", "serve", "ui", "lessons", "pages"):
         files += (ROOT / d).rglob("*.py")
     for f in files:
         names |= set(re.findall(r"\bROAD_[A-Z_]+\b", f.read_text()))
@@ -163,100 +163,7 @@ def test_compose_services_agree():
 # --- Kubernetes ----------------------------------------------------------------------------
 
 
-def test_k8s_manifests_validate_against_the_schema():
-    try:
-        import kubernetes_validate
-    except ImportError:
-        _need("kubernetes-validate", False, "pip install kubernetes-validate==1.31.0")
-    objs = _k8s()
-    assert {k for k, _ in objs} >= {
-        "Deployment",
-        "Service",
-        "Ingress",
-        "HorizontalPodAutoscaler",
-        "ConfigMap",
-        "Secret",
-        "StatefulSet",
-    }
-    for (kind, name), doc in objs.items():
-        body = {k: v for k, v in doc.items() if k != "_file"}
-        try:
-            kubernetes_validate.validate(body, K8S_VERSION, strict=True)
-        except kubernetes_validate.ValidationError as err:
-            pytest.fail(f"{doc['_file']}: {kind}/{name}: {err.message}")
-    # the schema check can fail: an unknown field is refused
-    bad = {k: v for k, v in objs[("Service", "road-app")].items() if k != "_file"}
-    bad = json.loads(json.dumps(bad))
-    bad["spec"]["targetPortt"] = 8501
-    with pytest.raises(kubernetes_validate.ValidationError):
-        kubernetes_validate.validate(bad, K8S_VERSION, strict=True)
-
-
-def test_kustomization_lists_every_manifest_but_the_examples():
-    kust = yaml.safe_load((K8S / "kustomization.yaml").read_text())
-    files = {p.name for p in K8S.glob("*.yaml")} - {"kustomization.yaml"}
-    examples = {f for f in files if f.endswith(".example.yaml")}
-    assert set(kust["resources"]) == files - examples
-    assert "secret.example.yaml" in examples  # no password is ever applied from the repo
-
-
-def test_k8s_cross_references():
-    objs = _k8s()
-    dep = objs[("Deployment", "road-app")]
-    pod = dep["spec"]["template"]
-    assert dep["spec"]["selector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
-    (app,) = pod["spec"]["containers"]
-    ports = {p["name"]: p["containerPort"] for p in app["ports"]}
-    config = objs[("ConfigMap", app["envFrom"][0]["configMapRef"]["name"])]["data"]
-    assert ports["http"] == int(config["PORT"])
-    assert config["ROAD_ROLE"] in _roles() and config["ROAD_ROLE"] == "app"
-    _hosted_env_ok(config)
-    known = _env_names_read()
-    names = set(config) | {e["name"] for e in app["env"]}
-    assert not {n for n in names if n.startswith("ROAD_")} - known
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        assert app[probe]["httpGet"] == {"path": HEALTH, "port": "http"}, probe
-    # the database URL and the PostgreSQL password come from one Secret
-    secret = objs[("Secret", "road-db")]
-    refs = [e["valueFrom"]["secretKeyRef"] for e in app["env"] if "valueFrom" in e]
-    db = objs[("StatefulSet", "road-db")]["spec"]["template"]["spec"]["containers"][0]
-    refs += [e["valueFrom"]["secretKeyRef"] for e in db["env"] if "valueFrom" in e]
-    for ref in refs:
-        assert ref["name"] == "road-db" and ref["key"] in secret["stringData"], ref
-    assert "CHANGE-ME" in secret["stringData"]["url"]  # a placeholder, never a password
-    url = secret["stringData"]["url"]
-    db_svc = objs[("Service", "road-db")]
-    assert f"@road-db:{db_svc['spec']['ports'][0]['port']}/road" in url
-    # memory from the measured RSS
-    rss = _measured_rss_mb()
-    res = app["resources"]
-    assert _mib(res["requests"]["memory"]) >= rss, (res, rss)
-    assert _mib(res["limits"]["memory"]) >= 2 * rss, (res, rss)
-    assert res["requests"]["cpu"], "the HPA's utilisation is a share of the CPU request"
-    # Service -> pods, Ingress -> Service, HPA -> Deployment
-    svc = objs[("Service", "road-app")]
-    assert svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
-    assert svc["spec"]["ports"][0]["targetPort"] in ports
-    ing = objs[("Ingress", "road-app")]
-    backend = ing["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]
-    assert backend["name"] == "road-app"
-    assert backend["port"]["name"] in {p["name"] for p in svc["spec"]["ports"]}
-    ann = ing["metadata"]["annotations"]
-    pre = "nginx.ingress.kubernetes.io/"
-    assert ann[pre + "affinity"] == "cookie"
-    assert ann[pre + "session-cookie-name"] == COOKIE  # the same cookie as deploy/nginx
-    assert int(ann[pre + "proxy-read-timeout"]) >= 3600
-    assert int(ann[pre + "proxy-send-timeout"]) >= 3600
-    road = (NGINX / "road.conf").read_text()
-    assert f"Max-Age={ann[pre + 'session-cookie-max-age']}" in road
-    hpa = objs[("HorizontalPodAutoscaler", "road-app")]
-    assert hpa["spec"]["scaleTargetRef"] == {
-        "apiVersion": "apps/v1",
-        "kind": "Deployment",
-        "name": "road-app",
-    }
-    assert hpa["spec"]["minReplicas"] >= 2
-    assert hpa["spec"]["metrics"][0]["resource"]["name"] == "cpu"
+# The Kubernetes manifests: tests/deploy/test_k8s.py.
 
 
 # --- nginx, the image ----------------------------------------------------------------------
@@ -295,8 +202,7 @@ def test_csp_allows_exactly_streamlit_inline_script():
         digest = base64.b64encode(hashlib.sha256(code.encode()).digest()).decode()
         assert f"'sha256-{digest}'" in csp, "Streamlit's inline script changed: update the hash"
     assert "'unsafe-eval'" not in csp and "frame-ancestors" in csp
-    example = (K8S / "ingress-nginx-config.example.yaml").read_text()
-    assert _csp(example) == csp, "the ingress example must send the same policy"
+    # the cluster's edge sends the same policy (tests/deploy/test_k8s.py: test_the_edge)
 
 
 def test_dockerfile_and_entry_point():

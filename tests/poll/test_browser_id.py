@@ -1,0 +1,47 @@
+"""The browser id's cookie script: what the page sends, and the CSP that lets it run."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+
+from core.poll import store as ps
+from tests.conftest import ROOT, make_app
+from ui import poll
+
+
+def _csp(path) -> str:
+    text = path.read_text()
+    found = re.search(r"Content-Security-Policy:? \"([^\"]+)\"", text) or re.search(
+        r"contentSecurityPolicy: \"([^\"]+)\"", text
+    )
+    return found.group(1)
+
+
+def test_the_shipped_csp_allows_the_cookie_script_by_its_hash():
+    digest = base64.b64encode(hashlib.sha256(poll.COOKIE_JS.encode()).digest()).decode()
+    assert digest == poll.COOKIE_JS_HASH
+    for path in (
+        ROOT / "deploy" / "nginx" / "headers.conf",
+        ROOT / "deploy" / "k8s" / "edge.yaml",
+    ):
+        script_src = next(d for d in _csp(path).split(";") if d.strip().startswith("script-src"))
+        assert f"'sha256-{digest}'" in script_src.split(), f"{path.name}: update the poll's hash"
+        assert "blob:" not in script_src and "'unsafe-inline'" not in script_src
+
+
+def test_the_page_sends_the_hashed_script_with_this_sessions_id():
+    at = make_app("pages/poll.py", lang="en")
+    at.run(timeout=120)
+    browser = at.session_state[poll.BROWSER]
+    assert ps.valid_browser(browser) and len(browser) >= 32
+    bodies = [h.proto.body for h in at.get("html") if "data-road-browser" in h.proto.body]
+    assert len(bodies) == 1
+    # the script is the hashed text exactly; the id travels in an attribute beside it
+    assert f"<script>{poll.COOKIE_JS}</script>" in bodies[0]
+    assert f'data-road-browser="{browser}"' in bodies[0]
+    assert f"max-age={ps.TTL_S}" in poll.COOKIE_JS and "SameSite=Lax" in poll.COOKIE_JS
+    again = make_app("pages/poll.py", lang="en")
+    again.run(timeout=120)
+    assert again.session_state[poll.BROWSER] != browser  # another browser, another id
