@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shlex
 import socket
 import subprocess
@@ -91,7 +92,7 @@ def ensure_base(tag: str) -> float:
     return time.monotonic() - start
 
 
-def build(tag: str, base: str, log) -> int:
+def build(tag: str, base: str, log, no_cache: bool = False) -> int:
     """``podman build`` of the repository; its exit status. Output goes to ``log``."""
     settings = pip_settings()
     volumes, pip = mirror_args(settings)
@@ -100,7 +101,8 @@ def build(tag: str, base: str, log) -> int:
         torch_index = (settings["index-url"] or [PYPI])[0]
     cmd = [
         "podman", "build", "--isolation=chroot", "--format=docker", "--layers",
-        "--pull=never", "-t", tag, "-f", str(ROOT / "Dockerfile"),
+        "--pull=never", *(["--no-cache"] if no_cache else []),
+        "-t", tag, "-f", str(ROOT / "Dockerfile"),
         "--build-arg", f"BASE_IMAGE={base}",
         "--build-arg", f"TORCH_INDEX_URL={torch_index}",
         "--build-arg", f"EXTRA_PIP_ARGS={shlex.join(pip)}",
@@ -124,6 +126,7 @@ def main() -> int:
     parser.add_argument("--tag", default="localhost/road-to-attention:test")
     parser.add_argument("--base", default=BASE_TAG, help="the local base image's tag")
     parser.add_argument("--status", type=Path, help="write the outcome here as JSON")
+    parser.add_argument("--no-cache", action="store_true", help="rebuild every layer")
     args = parser.parse_args()
     load = os.getloadavg()[0]
     result = {"tag": args.tag, "base": args.base, "load_before": round(load, 2)}
@@ -131,7 +134,7 @@ def main() -> int:
     try:
         result["base_seconds"] = round(ensure_base(args.base), 1)
         step = time.monotonic()
-        result["status"] = build(args.tag, args.base, sys.stdout)
+        result["status"] = build(args.tag, args.base, sys.stdout, args.no_cache)
         result["build_seconds"] = round(time.monotonic() - step, 1)
     except (subprocess.CalledProcessError, OSError) as exc:
         print(f"build.py: {exc}", file=sys.stderr)
@@ -139,6 +142,8 @@ def main() -> int:
     result["seconds"] = round(time.monotonic() - start, 1)
     result["size_bytes"] = image_size(args.tag) if result["status"] == 0 else 0
     result["load_after"] = round(os.getloadavg()[0], 2)
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    result["cpu_seconds"] = round(usage.ru_utime + usage.ru_stime, 1)  # every step, all cores
     print("build.py:", json.dumps(result), flush=True)
     if args.status:
         tmp = args.status.with_suffix(".tmp")

@@ -32,7 +32,7 @@ if [ "${ROAD_CHROOT_NS:-}" != "$$" ]; then
     for e in ${ENVS[@]+"${ENVS[@]}"}; do args+=(-e "$e"); done
     for b in ${BINDS[@]+"${BINDS[@]}"}; do args+=(-v "$b"); done
     if [ -n "$AS" ]; then args+=(-u "$AS"); fi
-    exec unshare --mount --propagation private "$0" ${args[@]+"${args[@]}"} \
+    exec unshare --mount --propagation private bash "$0" ${args[@]+"${args[@]}"} \
         "$IMAGE" "$ROOTFS" "$DATA" "$@"
 fi
 unset ROAD_CHROOT_NS
@@ -65,6 +65,14 @@ if [ "$#" -eq 0 ]; then
     mapfile -t CMD < <(inspect '{{range .Config.Entrypoint}}{{println .}}{{end}}{{range .Config.Cmd}}{{println .}}{{end}}' | sed '/^$/d')
     set -- "${CMD[@]}"
 fi
+# Standard output and error belong to the user, as an OCI runtime makes them (nginx reopens
+# /dev/stdout for its access log).
+for fd in 1 2; do
+    case "$(readlink "/proc/$$/fd/$fd")" in
+        /dev/null | /dev/pts/* | /dev/tty*) ;;
+        *) chown "$uid:$gid" "/proc/$$/fd/$fd" ;;
+    esac
+done
 exec chroot --userspec="$uid:$gid" "$ROOTFS" /usr/bin/env -i HOME="$home" \
     "${IMAGE_ENV[@]}" ${ENVS[@]+"${ENVS[@]}"} \
     /bin/sh -c 'cd "$0" && exec "$@"' "${WORKDIR:-/}" "$@"

@@ -29,13 +29,14 @@ import brotli
 import pytest
 
 from core.i18n import translate
+from core.poll import questions as pq
 from tests.conftest import ROOT, in_fresh_thread
 
 BUILD = ROOT / "deploy" / "docker" / "build.py"
 RUN = ROOT / "deploy" / "docker" / "chroot-run.sh"
 TAG = "localhost/road-to-attention:test"
 ARTIFACTS = ROOT / "tests" / "artifacts"
-PORT = 8760  # this module's ports: 8760 (the image's nginx) and 8761 (its Streamlit)
+PORT = 8794  # this module's ports: 8794 (the image's nginx) and 8795 (its Streamlit)
 BUILD_WAIT_S = 40 * 60  # a background build (.ci/run) measured ~12 min on a loaded machine
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
@@ -153,7 +154,7 @@ def test_image_holds_the_app_and_nothing_else(image, rootfs):
     docker = (ROOT / "Dockerfile").read_text()
     assert re.search(r"^ARG BASE_IMAGE=python:3\.11-slim-bookworm$", docker, re.M)
     assert re.search(r"^ARG TORCH_INDEX_URL=https://download\.pytorch\.org/whl/cpu$", docker, re.M)
-    assert config.get("Healthcheck", {}).get("Test"), config
+    assert _inspect(image["tag"]).get("Healthcheck", {}).get("Test"), "no HEALTHCHECK in the image"
     assert image["size_bytes"] > 0
 
 
@@ -276,7 +277,7 @@ def test_image_runs_as_its_user_read_only_with_a_writable_volume(image, rootfs, 
     procs = _processes(served["proc"].pid)
     assert len(procs) >= 3, procs  # start.sh, Streamlit, nginx (and its worker)
     assert {_uid(p) for p in procs} == {served["uid"]}, "every process runs as the image's user"
-    health = _inspect(image["tag"])["Config"]["Healthcheck"]["Test"]
+    health = _inspect(image["tag"])["Healthcheck"]["Test"]
     kind, *args = health
     check = ["/bin/sh", "-c", args[0]] if kind == "CMD-SHELL" else args
     run = _run_in_image(image["tag"], rootfs, served["data"], *check)
@@ -342,8 +343,11 @@ def _browse(served) -> None:
             _wait_rendered(page, translate(f"page.{LESSON}.title", "en"), charts=True)
             page.screenshot(path=str(ARTIFACTS / "image_lesson.png"))
 
-            page.goto(f"{base}/poll?lang=en")
-            _wait_rendered(page, translate("page.poll.title", "en"), charts=False)
+            # a teacher opens a poll: the room is written to the store on the data volume
+            page.goto(f"{base}/poll?ask={next(iter(pq.BY_ID))}&lang=en")
+            page.wait_for_url(re.compile(r"[?&]room=\w+"), timeout=180_000)
+            room = re.search(r"[?&]room=([^&#]+)", page.url).group(1)
+            _wait_rendered(page, translate("page.poll.title", "en"), charts=True)
             page.screenshot(path=str(ARTIFACTS / "image_poll.png"))
             assert encodings & {"br", "gzip"}, encodings
             assert not csp, csp
@@ -354,6 +358,9 @@ def _browse(served) -> None:
             )
             page.wait_for_timeout(500)
             shown = page.locator('[data-testid="stApp"]').inner_text()
+            page.locator(
+                '[data-testid="stException"], [data-testid="stAlert"]'
+            ).last.scroll_into_view_if_needed()
             page.screenshot(path=str(ARTIFACTS / "image_error.png"))
         finally:
             browser.close()
@@ -361,7 +368,8 @@ def _browse(served) -> None:
         assert leak not in shown, f"the image shows {leak!r} to a visitor:\n{shown}"
     log = served["log"].read_text()
     assert SECRET in log and "Traceback" in log, "the server log keeps the traceback"
-    assert (served["data"] / "polls.sqlite3").exists(), "the poll store is not on the volume"
+    stored = b"".join(f.read_bytes() for f in served["data"].glob("polls.sqlite3*"))
+    assert room.encode() in stored, f"room {room} is not in the poll store on the volume"
 
 
 def _wait_rendered(page, title: str, charts: bool) -> None:
