@@ -33,6 +33,8 @@ KEPT_OUT = [
     ".streamlit/secrets.toml",
     "core/__pycache__/zoo.cpython-311.pyc",
     ".venv/bin/python",
+    ".benchmarks/0001.json",
+    "requirements-dev.txt",
 ]
 LET_IN = [
     "app.py",

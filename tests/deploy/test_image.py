@@ -50,7 +50,7 @@ CHROMIUM_ARGS = [
 LESSON = "bottleneck"  # a lesson page with charts
 SECRET = "road-secret-image-5c1e"  # the raising page's message: never shown to a visitor
 IN_IMAGE = ["app.py", "core", "ui", "pages", "assets", "deploy/docker/start.sh"]
-NOT_IN_IMAGE = ["tests", "bench", "results", ".env", ".git", ".ci"]
+NOT_IN_IMAGE = ["tests", "bench", "results", ".env", ".git", ".ci", "requirements-dev.txt"]
 
 
 def _require(what: str, ok: bool, install: str) -> None:
