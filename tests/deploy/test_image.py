@@ -23,6 +23,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import brotli
@@ -105,7 +106,7 @@ def image() -> dict:
 
 
 @pytest.fixture(scope="module")
-def rootfs(image) -> Path:
+def rootfs(image) -> Iterator[Path]:
     """The image's files, mounted read-only by podman for this module."""
     out = subprocess.run(
         ["podman", "image", "mount", image["tag"]], capture_output=True, text=True, check=True
@@ -260,13 +261,14 @@ def served(image, rootfs, tmp_path_factory):
         proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         started = _wait_healthy(proc, log)
+        summary = {**image, "seconds_to_health": round(started, 1), "load": os.getloadavg()[0]}
+        (ARTIFACTS / "image-serve.json").write_text(json.dumps(summary))
         yield {
             "proc": proc,
             "log": log,
             "data": data,
             "uid": uid,
             "victim": victim,
-            "started": started,
         }
     finally:
         _stop(proc)
