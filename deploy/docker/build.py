@@ -136,8 +136,8 @@ def main() -> int:
         step = time.monotonic()
         result["status"] = build(args.tag, args.base, sys.stdout, args.no_cache)
         result["build_seconds"] = round(time.monotonic() - step, 1)
-    except (subprocess.CalledProcessError, OSError) as exc:
-        print(f"build.py: {exc}", file=sys.stderr)
+    except Exception as exc:  # any failure is reported in the status file, never a hang
+        print(f"build.py: {exc!r}", file=sys.stderr)
         result["status"] = 1
     result["seconds"] = round(time.monotonic() - start, 1)
     result["size_bytes"] = image_size(args.tag) if result["status"] == 0 else 0
