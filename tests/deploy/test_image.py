@@ -306,12 +306,16 @@ def test_image_runs_as_its_user_read_only_with_a_writable_volume(image, rootfs, 
 def test_pages_render_through_the_images_nginx(image, served):
     status, headers, html = _get("/", {"Accept-Encoding": "identity"})
     assert status == 200 and b"<html" in html.lower(), html[:500]
-    added = re.findall(
-        r"^add_header ([\w-]+) ", (ROOT / "deploy/nginx/headers.conf").read_text(), re.M
+    added = dict(
+        re.findall(
+            r'^add_header ([\w-]+) "([^"]*)"',
+            (ROOT / "deploy/nginx/headers.conf").read_text(),
+            re.M,
+        )
     )
     assert "Content-Security-Policy" in added
-    for name in added:
-        assert name.lower() in headers, f"nginx in the image does not send {name}"
+    for name, value in added.items():
+        assert headers.get(name.lower()) == value, f"nginx in the image sends {name}: {headers}"
     script = re.search(rb'src="\.?/?(static/js/[^"]+\.js)"', html)
     assert script, "no script in Streamlit's index.html"
     path = "/" + script.group(1).decode()
