@@ -7,7 +7,16 @@
 # deploy/compose.yaml and deploy/k8s/.
 # Debian 12 (bookworm): its nginx 1.22 and brotli module are the ones the config is tested
 # with (tests/test_scale_out.py, tests/test_deploy.py).
-FROM python:3.11-slim-bookworm
+# BASE_IMAGE: any Debian 12 with Python 3.11 whose `python` and `pip` come first on PATH;
+# CI builds from a local debootstrap base (deploy/docker/base.sh, deploy/docker/build.py).
+ARG BASE_IMAGE=python:3.11-slim-bookworm
+FROM ${BASE_IMAGE}
+# Where torch's CPU wheel comes from. Where that index is unreachable, PyPI's index plus a
+# folder holding the CPU wheel (EXTRA_PIP_ARGS="--find-links DIR", DIR mounted into the
+# build with `podman build -v DIR:DIR:ro`); PyPI alone brings torch's CUDA build (GBs).
+ARG TORCH_INDEX_URL=https://download.pytorch.org/whl/cpu
+# More pip options for this build only (a local wheel folder or index); none by default.
+ARG EXTRA_PIP_ARGS=""
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
@@ -31,14 +40,15 @@ RUN apt-get update \
 
 # CPU wheel of torch first (a plain `pip install torch` pulls several GB of CUDA libraries).
 COPY requirements.txt .
-RUN pip install --index-url https://download.pytorch.org/whl/cpu torch==2.13.0 \
- && pip install -r requirements.txt
+RUN pip install $EXTRA_PIP_ARGS --index-url "$TORCH_INDEX_URL" torch==2.13.0 \
+ && pip install $EXTRA_PIP_ARGS -r requirements.txt \
+ && python -c "import torch; assert torch.version.cuda is None, 'torch is a CUDA build'"
 
 # Streamlit's /static/ assets pre-compressed once (brotli 11, gzip 9), served by nginx from
 # disk (deploy/precompress.py, deploy/nginx/road.conf). Its own layer: rebuilt only when
 # the requirements (Streamlit's version) or the script change.
 COPY deploy/precompress.py deploy/precompress.py
-RUN pip install brotli==1.2.1 \
+RUN pip install $EXTRA_PIP_ARGS brotli==1.2.1 \
  && python deploy/precompress.py /opt/road-static
 
 # Run as an unprivileged user (Hugging Face Spaces run containers as uid 1000).
@@ -47,7 +57,10 @@ RUN useradd --create-home --uid 1000 app \
 # Class polls (SQLite). Mount a volume here to keep them across restarts; set
 # ROAD_DATABASE_URL to use PostgreSQL instead (several replicas).
 VOLUME /data
-COPY --chown=app:app . .
+# The whole build context, filtered by .dockerignore (no tests, bench, results, .env, .git),
+# so every top-level package of the app comes along. Owned by root: the app user reads its
+# code and never rewrites it (the image also runs with a read-only root filesystem).
+COPY . .
 # The corpus splits (core.corpus.stored_splits) built once here, so a new replica reads them
 # in about a second instead of building them for ~20 s while its first class arrives.
 RUN python -c "from core import corpus, zoo; corpus.stored_splits(int(zoo.load_manifest()['corpus']['seed']))" \

@@ -207,7 +207,8 @@ def test_csp_allows_exactly_streamlit_inline_script():
 
 def test_dockerfile_and_entry_point():
     docker = (ROOT / "Dockerfile").read_text()
-    assert re.search(r"^FROM python:3\.11-slim-bookworm$", docker, re.M)
+    assert re.search(r"^ARG BASE_IMAGE=python:3\.11-slim-bookworm$", docker, re.M)
+    assert re.search(r"^FROM \$\{BASE_IMAGE\}$", docker, re.M)
     assert "nginx libnginx-mod-http-brotli-filter" in docker
     env = dict(re.findall(r"^\s*(?:ENV\s+)?([A-Z_]+)=(\S+?)\s*\\?$", docker, re.M))
     _hosted_env_ok(env)
