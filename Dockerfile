@@ -6,7 +6,7 @@
 # replica behind a load balancer), ROAD_ROLE=proxy nginx alone: see deploy/docker/start.sh,
 # deploy/compose.yaml and deploy/k8s/.
 # Debian 12 (bookworm): its nginx 1.22 and brotli module are the ones the config is tested
-# with (tests/test_scale_out.py, tests/test_deploy.py).
+# with (tests/test_scale_out.py, tests/deploy/).
 # BASE_IMAGE: any Debian 12 with Python 3.11 whose `python` and `pip` come first on PATH;
 # CI builds from a local debootstrap base (deploy/docker/base.sh, deploy/docker/build.py).
 ARG BASE_IMAGE=python:3.11-slim-bookworm
@@ -26,6 +26,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     ROAD_ROLE=all \
     ROAD_DATA_DIR=/data \
     STREAMLIT_CLIENT_SHOW_ERROR_DETAILS=none \
+    STREAMLIT_SERVER_FILE_WATCHER_TYPE=none \
     ROAD_PUBLIC=1 \
     ROAD_TRUST_PROXY=1 \
     STREAMLIT_SERVER_ENABLE_WEBSOCKET_COMPRESSION=true \

@@ -1,5 +1,5 @@
 """deploy/: the Compose file, the Kubernetes manifests, the nginx configuration and the
-Dockerfile are valid and agree with each other and with the app (issue 20 point 3).
+Dockerfile are valid and agree with each other and with the app.
 
 - YAML parses; every Kubernetes object validates offline against the Kubernetes 1.31 schema
   (``kubernetes-validate``, strict: an unknown field is an error);
@@ -254,7 +254,7 @@ def test_nginx_accepts_the_config():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-# --- pre-compressed /static/ (issue 22) ----------------------------------------------------
+# --- pre-compressed /static/ --------------------------------------------------------------
 
 STATIC_NGINX_PORT = 8702  # this helper's ports: 8700-8729
 STATIC_APP_PORT = 8703

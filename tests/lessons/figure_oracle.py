@@ -1,8 +1,8 @@
 """The figures every part's default view draws, as checksums: the oracle that a refactoring
 (or a change of the app's shell) leaves every chart byte-identical.
 
-``python -m tests.lessons.figure_oracle --write`` records them in ``figures.json`` beside this
-file; ``tests/lessons/test_figures_unchanged.py`` compares. A figure that changes on purpose is
+``python -m tests.lessons.figure_oracle --write [--page SLUG]`` records them (of every page, or
+of one) in ``figures.json`` beside this file; ``tests/lessons/test_figures_unchanged.py`` compares. A figure that changes on purpose is
 re-recorded with the same command (its diff then shows which views changed)."""
 
 from __future__ import annotations
@@ -57,9 +57,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write", action="store_true", help="record the oracle")
     parser.add_argument("--out", type=Path, default=ORACLE)
+    parser.add_argument("--page", action="append", help="only this page (repeatable)")
     args = parser.parse_args()
-    got = {view_id(*v): figures(*v) for v in views()}
+    chosen = [v for v in views() if not args.page or v[0] in args.page]
+    got = {view_id(*v): figures(*v) for v in chosen}
     if args.write:
+        kept = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
+        kept = {k: v for k, v in kept.items() if k in {view_id(*v) for v in views()}}
+        got = kept | got
         args.out.write_text(json.dumps(got, indent=1, sort_keys=True) + "\n", encoding="utf-8")
     else:
         want = json.loads(ORACLE.read_text(encoding="utf-8"))
