@@ -1,9 +1,9 @@
 """The figures every part's default view draws, as checksums: the oracle that a refactoring
 (or a change of the app's shell) leaves every chart byte-identical.
 
-``python -m tests.lessons.figure_oracle --write [--page SLUG]`` records them (of every page, or
-of one) in ``figures.json`` beside this file; ``tests/lessons/test_figures_unchanged.py`` compares. A figure that changes on purpose is
-re-recorded with the same command (its diff then shows which views changed)."""
+``python -m tests.lessons.figure_oracle --write [--page SLUG]`` records them (of every page,
+or of one) in ``figures.json`` beside this file; ``test_figures_unchanged.py`` compares. A
+figure changed on purpose is re-recorded that way (the diff shows which views changed)."""
 
 from __future__ import annotations
 
