@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -115,6 +115,40 @@ def style(fig: go.Figure, presenter: bool = False) -> go.Figure:
     s = scale(presenter)
     fig.update_traces(line_width=s.line, selector=dict(type="scatter"))
     return fig
+
+
+def layout(
+    presenter: bool,
+    title: str,
+    x_title: str,
+    y_title: str,
+    *,
+    fonts: bool = True,
+    xaxis: Mapping | None = None,
+    yaxis: Mapping | None = None,
+    **extra: object,
+) -> dict:
+    """A chart's layout as one dict, so the figure is built (and validated) in one go rather
+    than through several update calls (plotly validates on every call).
+
+    ``fonts``: the sizes again on the figure itself, not only in the template (Streamlit's
+    chart theme writes its own small fonts over the template's in the browser). A two-line
+    title (``<br>``) gets room above the plot; ``extra`` layout properties come last and win.
+    """
+    s = scale(presenter)
+    out: dict = dict(template=template(presenter), title=dict(text=title))
+    axes = dict(title=dict(text=x_title)), dict(title=dict(text=y_title))
+    if fonts:
+        out["title"]["font"] = dict(size=s.title)
+        out.update(font=dict(family=FONT_FAMILY, size=s.font), legend=dict(font=dict(size=s.font)))
+        for axis in axes:
+            axis["title"]["font"] = dict(size=s.font + 2)
+            axis["tickfont"] = dict(size=s.font)
+    out.update(xaxis=dict(axes[0], **(xaxis or {})), yaxis=dict(axes[1], **(yaxis or {})))
+    if "<br>" in title:
+        out["margin"] = dict(t=100 if presenter else 80)
+    out.update(extra)
+    return out
 
 
 def _check_labels(name: str, labels: Sequence[object], n: int) -> list[str]:
@@ -232,8 +266,8 @@ def heatmap(
     if z.ndim != 2 or 0 in z.shape:
         raise ValueError(f"matrix must be a non-empty 2-D array (rows, cols), got {z.shape}")
     rows, cols = z.shape
-    xl = _unique(_check_labels("x_labels", x_labels, cols))
-    yl = _unique(_check_labels("y_labels", y_labels, rows))
+    xl = unique_labels(_check_labels("x_labels", x_labels, cols))
+    yl = unique_labels(_check_labels("y_labels", y_labels, rows))
     if zmin is not None and zmax is not None and not zmin < zmax:
         raise ValueError(f"zmin ({zmin}) must be smaller than zmax ({zmax})")
     s = scale(presenter)
@@ -257,11 +291,12 @@ def heatmap(
     return fig
 
 
-def _unique(labels: list[str]) -> list[str]:
-    """Make repeated labels distinct with zero-width spaces (plotly merges equal categories)."""
+def unique_labels(labels: Iterable[object]) -> list[str]:
+    """The labels as text, repeats made distinct with zero-width spaces (plotly merges equal
+    categories: a repeated word would lose its bar or cell)."""
     seen: dict[str, int] = {}
     out = []
-    for lab in labels:
+    for lab in map(str, labels):
         k = seen.get(lab, 0)
         seen[lab] = k + 1
         out.append(lab + "\u200b" * k)
