@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from functools import cache
 
 from core.corpus.words import (
-    _LONG_HEAD,
     _NOUN_KINDS,
     _PREDS,
     _STATES,
@@ -695,12 +694,6 @@ def _longrange(rng: random.Random, distance: int, reading: str) -> _P:
     tail = tuple(tail_zh.format(a=antecedent).split())
     tail_p = _P(tuple(tail_en.split()), tail, ((tail.index(antecedent), antecedent),))
     return _cat(intro, filler, tail_p)
-
-
-def _distance(src: Sequence[str], antecedent: str) -> int:
-    """Source distance from the antecedent's mention in the opening clause to "their"."""
-    words = list(src)
-    return words.index("their") - words.index(_LONG_HEAD[antecedent])
 
 
 # ---------------------------------------------------------------------------------------

@@ -490,8 +490,6 @@ LONG_TAILS: dict[str, tuple[tuple[str, str], ...]] = {
         ("so you can see their shade all day", "所以 你 整天 都 能 看见 {a} 的 树荫"),
     ),
 }
-# Chinese antecedent -> its English head word, where the distance is measured from.
-_LONG_HEAD: dict[str, str] = {zh: en.split()[-1] for en, zh in LONG_SINGERS + LONG_TREES}
 # Filler about Beiping in autumn. None of it mentions cicadas or trees, so the antecedent
 # stays the one in the first clause and the distance is what was asked for.
 LONG_FILLER: tuple[tuple[str, str], ...] = (
