@@ -1,4 +1,4 @@
-"""Mirror Streamlit's hashed assets, pre-compressed, for nginx to serve from disk (issue 22).
+"""Mirror Streamlit's hashed assets, pre-compressed, for nginx to serve from disk.
 
     python deploy/precompress.py OUT [--min-bytes 1024] [--jobs N] [--only-these LIST]
 

@@ -1,4 +1,4 @@
-"""The public link shows no internals (issue 23, point 1).
+"""The public link shows no internals.
 
 A page that raises an unexpected exception, on a server started with the hosted settings
 of the image (the ``STREAMLIT_*`` variables of the Dockerfile, which deploy/compose.yaml
