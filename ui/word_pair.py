@@ -6,8 +6,7 @@ user's own text in any script (split into words, not translated). URL parameters
 (``zh`` / ``en`` / ``own``), ``text``, ``a`` and ``b`` (the two word positions); i18n keys
 under the page's prefix: ``sentence``, ``sentence.<kind>``, ``own_text``,
 ``own_placeholder``, ``own_empty``, ``own_truncated``, ``own_shown``, ``word_a``, ``word_b``.
-The page reads the parameters itself (its source lists every parameter it uses): see
-:func:`sentence_controls` for the typical use.
+The page reads the parameters itself: see :func:`sentence_controls` for the typical use.
 """
 
 from __future__ import annotations
