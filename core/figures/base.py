@@ -168,6 +168,21 @@ def _finite(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     return arr
 
 
+def _dress(
+    fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str, log_y: bool = False
+) -> go.Figure:
+    """The template and the titles on ``fig`` (and a log y axis); returns the same figure."""
+    fig.update_layout(
+        template=template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+    )
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig
+
+
 def bar_chart(
     labels: Sequence[object],
     values: Sequence[float] | np.ndarray,
@@ -192,15 +207,7 @@ def bar_chart(
     marked = {str(h) for h in highlight}
     colors = [s.palette[1] if lab in marked else s.palette[2] for lab in labels]
     fig = go.Figure(go.Bar(x=labels, y=vals, marker_color=colors))
-    fig.update_layout(
-        template=template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
+    return _dress(fig, presenter, title, x_title, y_title, log_y)
 
 
 def line_chart(
@@ -233,15 +240,7 @@ def line_chart(
         fig.add_trace(
             go.Scatter(x=xs, y=arr, name=str(name), mode="lines+markers" if markers else "lines")
         )
-    fig.update_layout(
-        template=template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
+    return _dress(fig, presenter, title, x_title, y_title, log_y)
 
 
 def heatmap(
@@ -278,13 +277,7 @@ def heatmap(
         trace.update(
             text=np.round(z, 2), texttemplate="%{text}", textfont=dict(size=max(10, s.font - 4))
         )
-    fig = go.Figure(trace)
-    fig.update_layout(
-        template=template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
+    fig = _dress(go.Figure(trace), presenter, title, x_title, y_title)
     fig.update_xaxes(type="category", side="top")
     fig.update_yaxes(type="category", autorange="reversed")
     fig.update_layout(height=max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2))))
