@@ -1,13 +1,10 @@
 """Held-out evaluation of the model zoo: ``python -m core.evaluate --json``.
 
-Translation models decode greedily (one token at a time, the most probable each time) on
-the held-out test split; scores are bucketed by source length, as in Bahdanau et al.
-(2015, Figure 2). Three scores per bucket:
-
-* ``exact``: the whole output equals the reference;
-* ``token_acc``: position-wise token agreement over max(len(output), len(reference));
-* ``edit_acc``: 1 − edit distance / max length, which does not punish one inserted token
-  as harshly as ``token_acc``.
+Translation models decode greedily on the held-out test split; scores are bucketed by
+source length, as in Bahdanau et al. (2015, Figure 2): ``exact`` (the whole output equals
+the reference), ``token_acc`` (position-wise agreement over max(len(output),
+len(reference))) and ``edit_acc`` (1 − edit distance / max length, which does not punish
+one inserted token as harshly as ``token_acc``).
 """
 
 from __future__ import annotations

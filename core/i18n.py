@@ -5,7 +5,7 @@ Every visible string lives in a flat ``key -> text`` JSON table (keys are dotted
 ``assets/i18n/pages/<slug>.<lang>.json`` (so pages can be written side by side). A
 language's catalogue is the union; a key defined twice is an error. Texts may contain
 ``str.format`` placeholders (``"{file}"``); both catalogues must use the same placeholders
-for the same key, which ``tests/test_i18n.py`` checks.
+for the same key, which ``tests/core/test_i18n.py`` checks.
 """
 
 from __future__ import annotations

@@ -1,14 +1,10 @@
 """One vocabulary for the whole app: a model's name, colour, marker and line everywhere.
 
 Every figure, table and legend that names a model or a probe takes its display name from
-:func:`name` and its look from :func:`look` (no page picks its own colour for a model), so
-the transformer is the same reddish purple on the bottleneck page, in the arena and on the
-attention page, in both languages and on the projector. Special tokens are shown one way
-only (:func:`show_token`: ``<eos>`` is always ``⟨eos⟩``; plotly would read ``<eos>`` as an
-HTML tag and drop it).
-
-No streamlit here; names come from the catalogues (``model.<name>.name``) through
-:func:`core.i18n.translate`.
+:func:`name` (the catalogues' ``model.<name>.name``) and its look from :func:`look`, so the
+transformer is the same reddish purple on every page, in both languages and on the
+projector. Special tokens are shown one way only (:func:`show_token`: ``<eos>`` is always
+``⟨eos⟩``; plotly would read ``<eos>`` as an HTML tag and drop it). No streamlit here.
 """
 
 from __future__ import annotations

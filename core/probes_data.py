@@ -1,13 +1,10 @@
 """The distance task behind the memory probes (see ``core.models.probes``).
 
-A sequence of ``SEQ_LEN`` symbols over ten values. Every position carries a value; exactly
-one position, ``d`` places before the end, is flagged as the *key*; the last position is the
-query. The model must answer the key's value. Noise positions carry the same kind of
-values as the key (only the flag differs), so a model cannot simply learn to ignore them:
-it must decide, by the flag, what to keep and what to let pass. Chance is ``1 / N_KEYS``.
-
-Symbol ids: ``v`` (0..9) is a flagged key of value v, ``N_KEYS + v`` an unflagged noise
-value v, ``QUERY_ID`` the query.
+A sequence of ``SEQ_LEN`` symbols over ten values; exactly one position, ``d`` places before
+the end, is flagged as the *key*; the last position is the query, and the model must answer
+the key's value. Noise positions carry the same kind of values (only the flag differs), so
+a model must decide by the flag what to keep. Chance is ``1 / N_KEYS``. Symbol ids: ``v``
+(0..9) a flagged key of value v, ``N_KEYS + v`` an unflagged noise value v, ``QUERY_ID``.
 """
 
 from __future__ import annotations

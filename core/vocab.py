@@ -93,21 +93,8 @@ class Vocab:
         ordered = sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))
         return cls([tok for tok, _ in ordered])
 
-    @property
-    def pad_id(self) -> int:
-        return 0
-
-    @property
-    def bos_id(self) -> int:
-        return 1
-
-    @property
-    def eos_id(self) -> int:
-        return 2
-
-    @property
-    def unk_id(self) -> int:
-        return 3
+    # the ids of PAD, BOS, EOS, UNK: the same in every vocabulary
+    pad_id, bos_id, eos_id, unk_id = range(len(SPECIALS))
 
     def __len__(self) -> int:
         return len(self._itos)

@@ -1,33 +1,7 @@
 """Every page run passes one fair gate (``serve.fairshare``): one server's cores shared
-fairly among its visitors, so one client cannot spoil a class (issue 23).
-
-Settings, from the environment (the image and ``deploy/`` set them; a local
-``streamlit run app.py`` needs none):
-
-- ``ROAD_PUBLIC=1``: the public link. Runs are paced per session and refused (with a
-  message in the visitor's language) when the visitor's address already has many runs
-  waiting or a run waited too long. Off, runs only wait their turn.
-- ``ROAD_TRUST_PROXY=1``: the app runs behind the repo's load balancer, which sets
-  ``X-Real-IP`` to the client's address (a school behind one NAT is one address). Without
-  it the header is ignored (anyone could send one) and the socket's address is used.
-- ``ROAD_RUN_SLOTS``: page runs at once (default: the cores this process may use).
-- ``ROAD_LOOP_LAG_MS`` / ``ROAD_LOOP_BACKLOG``: while the server's event loop is more than
-  this many milliseconds behind or holds more than this many unsent messages
-  (``serve.looplag``; defaults 50 and 20; a lag of 0 turns the check off), an address that
-  floods starts no run (one still goes now and then, so runs progress).
-- ``ROAD_RUN_RESERVE``: slots an address that floods leaves free for the others (default 1
-  with two or more slots, else 0). Alone, a client uses every slot.
-- ``ROAD_GIVE_WAY`` (default on; ``0`` turns it off): a heavier address (one that floods,
-  or uses more than twice as much) starts no run while a lighter one's run is in progress
-  (one Python process computes on one core at a time, whatever the slots).
-- ``ROAD_HEAVY_REST`` (default 3): an address that floods (24 runs or more waiting) while
-  another does not starts its next run only this many times its last run's time after it
-  ended: it computes at most about a quarter of the time (``0``: never rests).
-- With ``ROAD_PUBLIC=1``, a refusal for a crowded address comes after ``REFUSE_DELAY_S``.
-- ``ROAD_GATE_TRACE=1``: one log line per run (session, address, wait, run time, the loop's
-  lag and unsent messages): how the figures of deploy/README.md were found.
-- ``ROAD_SWITCH_MS`` (default 1): how often Python switches threads (``sys.setswitchinterval``;
-  ``0`` leaves Python's 5 ms).
+fairly among its visitors, so one client cannot spoil a class. The settings come from the
+environment (the image and ``deploy/`` set them; a local ``streamlit run app.py`` needs
+none): see :func:`gate`.
 """
 
 from __future__ import annotations
@@ -132,7 +106,33 @@ _HELD = threading.local()  # this script thread's run holds a slot (a session ha
 
 
 def gate() -> FairGate:
-    """The server's one gate (made on first use, from the environment of that moment)."""
+    """The server's one gate (made on first use, from the environment of that moment):
+
+    - ``ROAD_PUBLIC=1``: the public link. Runs are paced per session and refused (with a
+      message in the visitor's language) when the visitor's address already has many runs
+      waiting or a run waited too long. Off, runs only wait their turn.
+    - ``ROAD_TRUST_PROXY=1``: the app runs behind the repo's load balancer, which sets
+      ``X-Real-IP`` to the client's address (a school behind one NAT is one address). Without
+      it the header is ignored (anyone could send one) and the socket's address is used.
+    - ``ROAD_RUN_SLOTS``: page runs at once (default: the cores this process may use).
+    - ``ROAD_LOOP_LAG_MS`` / ``ROAD_LOOP_BACKLOG``: while the server's event loop is more than
+      this many milliseconds behind or holds more than this many unsent messages
+      (``serve.looplag``; defaults 50 and 20; a lag of 0 turns the check off), an address that
+      floods starts no run (one still goes now and then, so runs progress).
+    - ``ROAD_RUN_RESERVE``: slots an address that floods leaves free for the others (default 1
+      with two or more slots, else 0). Alone, a client uses every slot.
+    - ``ROAD_GIVE_WAY`` (default on; ``0`` turns it off): a heavier address (one that floods,
+      or uses more than twice as much) starts no run while a lighter one's run is in progress
+      (one Python process computes on one core at a time, whatever the slots).
+    - ``ROAD_HEAVY_REST`` (default 3): an address that floods (24 runs or more waiting) while
+      another does not starts its next run only this many times its last run's time after it
+      ended: it computes at most about a quarter of the time (``0``: never rests).
+    - With ``ROAD_PUBLIC=1``, a refusal for a crowded address comes after ``REFUSE_DELAY_S``.
+    - ``ROAD_GATE_TRACE=1``: one log line per run (session, address, wait, run time, the loop's
+      lag and unsent messages): how the figures of deploy/README.md were found.
+    - ``ROAD_SWITCH_MS`` (default 1): how often Python switches threads (``sys.setswitchinterval``;
+      ``0`` leaves Python's 5 ms).
+    """
     global _GATE, _LAG
     if _GATE is None:
         with _MAKING:  # the first runs of a fresh server arrive together

@@ -1,19 +1,10 @@
 """Slow, control-independent computations started early and run beside the page.
 
-A part of a page that needs a long computation no control changes (probes trained on the
-shipped models, a sweep of training steps) starts it when that part begins, in a thread of
-its own, and only waits for it where its result is drawn: meanwhile the script thread draws
-the part's text and controls on the other core. Parts not on screen start nothing. The job
-is cached once per server (``st.cache_resource`` returning the Future); a failed job is
-dropped so that the next visit tries again.
-
-    @st.cache_resource(show_spinner=False)
-    def sweep_job(clip: float) -> Future:
-        return jobs.in_thread("sweep", run_sweep, clip)   # no Streamlit calls in run_sweep
-
-    sweep_job(clip)                                      # where the part begins
-    ...
-    sweep = jobs.result_of(sweep_job, clip)              # where it is drawn
+A part that needs a long computation no control changes (probes trained on the shipped
+models, a sweep of training steps) starts it when the part begins, in a thread of its own,
+and waits for it only where its result is drawn: meanwhile the script thread draws the
+part's text and controls on the other core. Parts not on screen start nothing. The job is
+cached once per server (``st.cache_resource`` returning the Future): see :func:`result_of`.
 """
 
 from __future__ import annotations
@@ -43,7 +34,16 @@ def in_thread(name: str, fn: Callable[..., Any], *args: Any) -> Future:
 
 def result_of(start: Any, *args: Any) -> Any:
     """The result of the cached job ``start(*args)``, waiting for it if needed; a failed job
-    is cleared from ``start``'s cache (and its error raised), so the next visit retries."""
+    is cleared from ``start``'s cache (and its error raised), so the next visit retries::
+
+        @st.cache_resource(show_spinner=False)
+        def sweep_job(clip: float) -> Future:
+            return jobs.in_thread("sweep", run_sweep, clip)   # no Streamlit calls in run_sweep
+
+        sweep_job(clip)                                      # where the part begins
+        ...
+        sweep = jobs.result_of(sweep_job, clip)              # where it is drawn
+    """
     try:
         return start(*args).result()
     except Exception:

@@ -1,22 +1,10 @@
 """How far behind a server's event loop is: the one thread that reads every request and
-writes every message of every session (issue 23).
+writes every message of every session.
 
-A Streamlit server draws each session's page in a thread of its own, but one asyncio loop
-delivers everything those threads make, and all of them share one interpreter lock. When
-page runs make messages faster than the loop can deliver them (a client rerunning as fast
-as it is answered, on 150 sessions), the loop falls behind: a student's page request, their
-websocket and the messages of their own run all wait in its queue, however fairly the runs
-themselves were ordered. :class:`LoopLag` measures that delay so the fair gate
-(``serve.fairshare``) can stop starting runs until the loop has caught up.
-
-A probe thread hands the loop a small callback every ``every`` seconds and times how late
-it runs (an idle loop: well under a millisecond); while a probe is still waiting, its wait
-so far counts. The loop can be behind without being late, though: Streamlit sends each
-message with a yield between messages, so a callback slips in quickly while thousands of
-messages still wait their turn (measured: a student's finished page waited 20 s to be
-sent while runs and callbacks went at once). So the callback also counts, on the loop, the
-messages not yet sent (``backlog``, given by the caller). ``healthy()`` is true while the
-delay is at most ``limit`` and the backlog at most ``backlog_limit``.
+Page runs that make messages faster than the loop delivers them leave a student's request
+and messages waiting in its queue, however fairly the runs were ordered; :class:`LoopLag`
+measures that delay so the fair gate (``serve.fairshare``) can stop starting runs until the
+loop has caught up (measured: a student's finished page waited 20 s to be sent).
 """
 
 from __future__ import annotations
@@ -28,6 +16,19 @@ from collections.abc import Callable
 
 
 class LoopLag:
+    """A Streamlit server draws each session's page in a thread of its own, but one asyncio loop
+    delivers everything those threads make, and all of them share one interpreter lock.
+
+    A probe thread hands the loop a small callback every ``every`` seconds and times how late
+    it runs (an idle loop: well under a millisecond); while a probe is still waiting, its wait
+    so far counts. The loop can be behind without being late, though: Streamlit sends each
+    message with a yield between messages, so a callback slips in quickly while thousands of
+    messages still wait their turn (measured: a student's finished page waited 20 s to be
+    sent while runs and callbacks went at once). So the callback also counts, on the loop, the
+    messages not yet sent (``backlog``, given by the caller). ``healthy()`` is true while the
+    delay is at most ``limit`` and the backlog at most ``backlog_limit``.
+    """
+
     def __init__(
         self,
         loop: asyncio.AbstractEventLoop,

@@ -1,28 +1,15 @@
 """One validation path for every text box a student can type into.
 
-A public demo link gets anything: other scripts, emoji, thousands of characters, HTML,
-a box left empty. This module turns any of it into either known tokens or one clear
-message in the user's language, and never into raw HTML:
-
-- the box caps its length (``max_chars``) and its help text shows the limits;
-- the text is tokenized by ``core.vocab.tokenize_en`` and checked by
-  ``core.translate.prepare`` (the core path, also used by the CLI);
-- an ``InputError`` becomes a message naming each unknown word (clipped, inside a code
-  span) with the nearest known words, or explaining the empty / too-long input;
-- an explicitly emptied box stays empty (it is explained, not silently refilled).
-
-Typical page use::
-
-    text, tokens = ui.inputs.sentence_input(
-        t("x.sentence"), param="text", default=DEFAULT, key="x_text", src_vocab=src_vocab
-    )
-    if tokens is None:
-        st.stop()  # or skip the section: the message is already on screen
+A public demo link gets anything (other scripts, emoji, thousands of characters, HTML, an
+empty box); this module turns any of it into known tokens or one clear message in the
+user's language, never raw HTML. The box caps its length (``max_chars``); the text is
+tokenized by ``core.vocab.tokenize_en`` and checked by ``core.translate.prepare`` (the core
+path, also used by the CLI); an ``InputError`` becomes a message naming each unknown word
+(clipped, in a code span) with the nearest known words; an emptied box stays empty.
+See :func:`sentence_input` for the typical use.
 """
 
 from __future__ import annotations
-
-from collections.abc import Sequence
 
 import streamlit as st
 
@@ -107,7 +94,13 @@ def sentence_input(
     """A text box tied to the URL parameter ``param``, validated on the core path.
 
     Returns ``(text, tokens)``; ``tokens`` is ``None`` when the text cannot be used, and
-    the reason (empty, too long, unknown words with suggestions) is already on screen.
+    the reason (empty, too long, unknown words with suggestions) is already on screen::
+
+        text, tokens = ui.inputs.sentence_input(
+            t("x.sentence"), param="text", default=DEFAULT, key="x_text", src_vocab=src_vocab
+        )
+        if tokens is None:
+            st.stop()  # or skip the section: the message is already on screen
     """
     text = url_text(param, default, max_chars)
     widget = st.text_area if area else st.text_input
@@ -120,8 +113,3 @@ def sentence_input(
     )
     params.set_params(**{param: text})
     return text, check(text, src_vocab)
-
-
-def tokens_caption(tokens: Sequence[str]) -> str:
-    """What the models will read, as literal text (for a caption under the box)."""
-    return t("inputs.read_as", n=len(tokens), tokens=code(" ".join(tokens)))

@@ -2,18 +2,13 @@
 
 A bad value (unknown option, not a number, out of range) never raises: it falls back to
 the default and shows a short notice in the user's language. User-controlled text is
-shown only inside a code span, clipped, so it cannot inject markdown or HTML.
-
-Typical page use (read the URL, show it in a widget bound to it)::
-
-    model = ui.params.get_choice("model", MODELS, default="gru_attention")
-    model = st.selectbox(ui.t("x.model"), MODELS, **ui.params.bound("model", model, key="x_model"))
-    ui.params.set_params(model=model)  # only needed for values that have no widget
+shown only inside a code span, clipped, so it cannot inject markdown or HTML. A page reads
+a value with a ``get_*`` reader and ties its widget to the URL with :func:`bound`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 import streamlit as st
@@ -21,6 +16,7 @@ import streamlit as st
 from ui.i18n import t
 
 T = TypeVar("T")
+N = TypeVar("N", int, float)
 
 _MAX_SHOWN = 40
 
@@ -60,27 +56,20 @@ def get_choice(name: str, options: Sequence[T], default: T) -> T:
 
 def get_int(name: str, lo: int, hi: int, default: int) -> int:
     """The URL value of ``name`` as an integer in ``[lo, hi]``."""
-    raw = _raw(name)
-    if raw is None:
-        return default
-    try:
-        value = int(raw.strip())
-    except ValueError:
-        notice(name, raw, default)
-        return default
-    if not lo <= value <= hi:
-        notice(name, raw, default)
-        return default
-    return value
+    return _get_number(name, int, lo, hi, default)
 
 
 def get_float(name: str, lo: float, hi: float, default: float) -> float:
     """The URL value of ``name`` as a finite float in ``[lo, hi]``."""
+    return _get_number(name, float, lo, hi, default)
+
+
+def _get_number(name: str, parse: Callable[[str], N], lo: N, hi: N, default: N) -> N:
     raw = _raw(name)
     if raw is None:
         return default
     try:
-        value = float(raw.strip())
+        value = parse(raw.strip())
     except ValueError:
         notice(name, raw, default)
         return default

@@ -1,30 +1,10 @@
 """The one layout of a lesson part: a slide on the projector, a page on a laptop or phone.
 
-A part declares what it shows and the helper puts it in place::
-
-    s = ui.slide(t(P + "lead"))           # one plain sentence, then the places below
-    with s.control:                        # the part's one main control (under the chart)
-        n = st.slider(...)
-    with s.chart:                          # the part's main chart: first, big, in view
-        ui.chart(fig, key="...")
-    with s.more:                           # secondary controls: folded on the projector
-        d = st.select_slider(...)
-    with s.words:                          # explanation, caption, numbers
-        st.caption(...)
-    ui.takeaway(t(P + "takeaway"))         # the part's conclusion, one style everywhere
-    ui.try_this(t(P + "try"))
-    with ui.curious():                     # formulas, verification, how it was measured
-        st.markdown(...)
-
 The places are made in screen order when :func:`slide` is called (chart, control, more,
-words), so a part can fill them in the order its code needs (the control's value before
-the chart) and the screen still shows the picture first. Everything a part draws inside a
-fragment must be made inside that fragment: call :func:`slide` there.
-
-On the projector (presenter mode) the page header is compact, the chart is capped to the
-height that keeps it on the first 1280x800 screen (:data:`core.figures.base.SLIDE_HEIGHT`), and
-the secondary controls fold into "More controls". The same order serves a phone: the
-chart comes right after one sentence, before any control.
+words), so a part fills them in the order its code needs and the screen still shows the
+picture first. On the projector the page header is compact, the chart is capped to the
+first 1280x800 screen (:data:`core.figures.base.SLIDE_HEIGHT`) and the secondary controls
+fold into "More controls"; a phone gets the same order: the chart right after one sentence.
 """
 
 from __future__ import annotations
@@ -64,7 +44,24 @@ class Slide:
 
 def slide(lead: str | None = None) -> Slide:
     """Start a part: its one plain sentence (``lead``, markdown), then empty places for
-    the main chart, the main control, secondary controls and words, in that order."""
+    the main chart, the main control, secondary controls and words, in that order::
+
+        s = ui.slide(t(P + "lead"))           # one plain sentence, then the places below
+        with s.control:                        # the part's one main control (under the chart)
+            n = st.slider(...)
+        with s.chart:                          # the part's main chart: first, big, in view
+            ui.chart(fig, key="...")
+        with s.more:                           # secondary controls: folded on the projector
+            d = st.select_slider(...)
+        with s.words:                          # explanation, caption, numbers
+            st.caption(...)
+        ui.takeaway(t(P + "takeaway"))         # the part's conclusion, one style everywhere
+        ui.try_this(t(P + "try"))
+        with ui.curious():                     # formulas, verification, how it was measured
+            st.markdown(...)
+
+    Everything a part draws inside a fragment must be made inside that fragment: call
+    :func:`slide` there."""
     if lead:
         st.markdown(lead)
     return Slide(

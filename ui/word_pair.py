@@ -2,25 +2,11 @@
 (CNN receptive field, path length).
 
 The sentence is the lesson's Chinese one, its English counterpart from the corpus, or the
-user's own text in any script (split into words, not translated: see
-``core.analysis.receptive_field.choose_sentence``). URL parameters: ``sent``
-(``zh`` / ``en`` / ``own``), ``text`` (the own sentence), ``a`` and ``b`` (the two word
-positions). Every page uses the same i18n keys under its own prefix: ``sentence``,
-``sentence.<kind>``, ``own_text``, ``own_placeholder``, ``own_empty``, ``own_truncated``,
-``own_shown``, ``word_a`` and ``word_b``.
-
-The page reads the parameters itself (so its source lists every parameter it uses);
-typical use, each step where the page shows it::
-
-    kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="en")
-    text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
-    with ui.secondary():
-        kind, text = word_pair.sentence_controls(P, kind, text, key="x", clear=("a", "b"))
-    tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
-    a = ui.params.get_int("a", 0, len(tokens) - 1, default=pair[0])
-    b = ui.params.get_int("b", 0, len(tokens) - 1, default=pair[1])
-    a, b = word_pair.pair_selects(P, tokens, a, b, key="x")
-    ui.params.set_params(sent=kind, a=a, b=b)
+user's own text in any script (split into words, not translated). URL parameters: ``sent``
+(``zh`` / ``en`` / ``own``), ``text``, ``a`` and ``b`` (the two word positions); i18n keys
+under the page's prefix: ``sentence``, ``sentence.<kind>``, ``own_text``,
+``own_placeholder``, ``own_empty``, ``own_truncated``, ``own_shown``, ``word_a``, ``word_b``.
+The page reads the parameters itself: see :func:`sentence_controls` for the typical use.
 """
 
 from __future__ import annotations
@@ -65,7 +51,20 @@ def sentence_controls(
     ``{key}_sent`` and ``{key}_text``). Changing either removes the URL parameters
     ``clear`` and, if given, sets ``st.session_state[flag]`` (a fragment that shows these
     controls but is not the only reader of the sentence reruns the page when it finds it
-    set). Returns the (kind, text) shown."""
+    set). Returns the (kind, text) shown.
+
+    Typical use, each step where the page shows it::
+
+        kind = ui.params.get_choice("sent", rf.SENTENCE_KINDS, default="en")
+        text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
+        with ui.secondary():
+            kind, text = word_pair.sentence_controls(P, kind, text, key="x", clear=("a", "b"))
+        tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
+        a = ui.params.get_int("a", 0, len(tokens) - 1, default=pair[0])
+        b = ui.params.get_int("b", 0, len(tokens) - 1, default=pair[1])
+        a, b = word_pair.pair_selects(P, tokens, a, b, key="x")
+        ui.params.set_params(sent=kind, a=a, b=b)
+    """
     kw = params.bound("sent", kind, key=f"{key}_sent")
     kw.update(on_change=_write_and_clear, args=("sent", f"{key}_sent", tuple(clear), flag))
     kind = st.segmented_control(

@@ -132,8 +132,8 @@ def attention_heatmap(
     """
     z = _matrix("weights", weights)
     rows, cols = z.shape
-    xl = _unique(_labels("x_labels", x_labels, cols))
-    yl = _unique(_labels("y_labels", y_labels, rows))
+    xl = base.unique_labels(_labels("x_labels", x_labels, cols))
+    yl = base.unique_labels(_labels("y_labels", y_labels, rows))
     s = base.scale(presenter)
     # one construction, as core.figures.base.heatmap draws it (plotly validates every call)
     trace = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
@@ -250,7 +250,7 @@ def weight_bars(
     w = _bar_values(labels, weights)
     s = base.scale(presenter)
     data = _bar_traces(
-        _unique([str(x) for x in labels]),
+        base.unique_labels(labels),
         w,
         s,
         reference=reference,
@@ -387,8 +387,8 @@ def alignment_figure(
     """
     z = _matrix("weights", weights)
     rows, cols = z.shape
-    xl = _unique(_labels("x_labels", x_labels, cols))
-    yl = _unique(_labels("y_labels", y_labels, rows))
+    xl = base.unique_labels(_labels("x_labels", x_labels, cols))
+    yl = base.unique_labels(_labels("y_labels", y_labels, rows))
     s = base.scale(presenter)
     frame = _row_frame(step, z, presenter, name="step")
     top, heat, bars, plot_px = _alignment_geometry(rows, xl, s, presenter)
@@ -502,7 +502,7 @@ def bar_panels(
     if not panels:
         raise ValueError("panels is empty; pass at least one BarPanel")
     s = base.scale(presenter)
-    labels = [_unique([str(x) for x in p.labels]) for p in panels]
+    labels = [base.unique_labels(p.labels) for p in panels]
     values = [_bar_values(p.labels, p.weights) for p in panels]
     if share_x and any(lab != labels[0] for lab in labels):
         raise ValueError("share_x needs the same labels on every panel; pass share_x=False")
@@ -564,17 +564,6 @@ def bar_panels(
     layout["annotations"] = annotations
     # one construction: plotly validates every update call separately
     return go.Figure(data=data, layout=layout)
-
-
-def _unique(labels: list[str]) -> list[str]:
-    """Repeated words stay separate bars (zero-width-space suffixes, as core.figures.base does)."""
-    seen: dict[str, int] = {}
-    out = []
-    for lab in labels:
-        k = seen.get(lab, 0)
-        seen[lab] = k + 1
-        out.append(lab + "\u200b" * k)
-    return out
 
 
 _WIDTH_BINS = (0.05, 0.1, 0.2, 0.4, 0.7)  # weights below the first bin get no line
@@ -868,7 +857,7 @@ def score_kinds_bars(
     if selected is not None and selected not in weights:
         raise ValueError(f"selected {selected!r} is not one of {sorted(weights)}")
     s = base.scale(presenter)
-    xl = _unique([str(x) for x in labels])
+    xl = base.unique_labels(labels)
     data = [
         _score_kind_trace(i, name, xl, w, scores[name], hover, s, selected)
         for i, (name, w) in enumerate(weights.items())

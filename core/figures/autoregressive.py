@@ -42,7 +42,7 @@ def next_token_bars(
     if chosen is not None and not 0 <= chosen < p.size:
         raise ValueError(f"chosen={chosen} is not an index into the {p.size} tokens")
     s = base.scale(presenter)
-    labels = base._unique([str(tok) for tok in tokens])  # repeated tokens stay separate
+    labels = base.unique_labels(tokens)  # repeated tokens stay separate
     colors = [(color or s.palette[1]) if i == chosen else "#BBBBBB" for i in range(p.size)]
     text = [f"{v:.0%}" if v >= 0.005 else f"{v:.1%}" for v in p]
     return go.Figure(  # built in one go: every update_* call re-validates (~5 ms each)
@@ -91,7 +91,7 @@ def attention_row(
     colors = [(color or s.palette[1]) if i == top else "#BBBBBB" for i in range(w.size)]
     return go.Figure(
         go.Bar(
-            x=base._unique([str(tok) for tok in source]),
+            x=base.unique_labels(source),
             y=w,
             marker_color=colors,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import html
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 
@@ -117,6 +117,40 @@ def style(fig: go.Figure, presenter: bool = False) -> go.Figure:
     return fig
 
 
+def layout(
+    presenter: bool,
+    title: str,
+    x_title: str,
+    y_title: str,
+    *,
+    fonts: bool = True,
+    xaxis: Mapping | None = None,
+    yaxis: Mapping | None = None,
+    **extra: object,
+) -> dict:
+    """A chart's layout as one dict, so the figure is built (and validated) in one go rather
+    than through several update calls (plotly validates on every call).
+
+    ``fonts``: the sizes again on the figure itself, not only in the template (Streamlit's
+    chart theme writes its own small fonts over the template's in the browser). A two-line
+    title (``<br>``) gets room above the plot; ``extra`` layout properties come last and win.
+    """
+    s = scale(presenter)
+    out: dict = dict(template=template(presenter), title=dict(text=title))
+    axes = dict(title=dict(text=x_title)), dict(title=dict(text=y_title))
+    if fonts:
+        out["title"]["font"] = dict(size=s.title)
+        out.update(font=dict(family=FONT_FAMILY, size=s.font), legend=dict(font=dict(size=s.font)))
+        for axis in axes:
+            axis["title"]["font"] = dict(size=s.font + 2)
+            axis["tickfont"] = dict(size=s.font)
+    out.update(xaxis=dict(axes[0], **(xaxis or {})), yaxis=dict(axes[1], **(yaxis or {})))
+    if "<br>" in title:
+        out["margin"] = dict(t=100 if presenter else 80)
+    out.update(extra)
+    return out
+
+
 def _check_labels(name: str, labels: Sequence[object], n: int) -> list[str]:
     labels = [str(x) for x in labels]
     if len(labels) != n:
@@ -132,6 +166,21 @@ def _finite(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     if arr.size and not np.all(np.isfinite(arr)):
         raise ValueError(f"{name} contains NaN or infinity; clean the data before plotting")
     return arr
+
+
+def _dress(
+    fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str, log_y: bool = False
+) -> go.Figure:
+    """The template and the titles on ``fig`` (and a log y axis); returns the same figure."""
+    fig.update_layout(
+        template=template(presenter),
+        title_text=title,
+        xaxis_title=x_title,
+        yaxis_title=y_title,
+    )
+    if log_y:
+        fig.update_yaxes(type="log")
+    return fig
 
 
 def bar_chart(
@@ -158,15 +207,7 @@ def bar_chart(
     marked = {str(h) for h in highlight}
     colors = [s.palette[1] if lab in marked else s.palette[2] for lab in labels]
     fig = go.Figure(go.Bar(x=labels, y=vals, marker_color=colors))
-    fig.update_layout(
-        template=template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
+    return _dress(fig, presenter, title, x_title, y_title, log_y)
 
 
 def line_chart(
@@ -199,15 +240,7 @@ def line_chart(
         fig.add_trace(
             go.Scatter(x=xs, y=arr, name=str(name), mode="lines+markers" if markers else "lines")
         )
-    fig.update_layout(
-        template=template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
-    if log_y:
-        fig.update_yaxes(type="log")
-    return fig
+    return _dress(fig, presenter, title, x_title, y_title, log_y)
 
 
 def heatmap(
@@ -232,8 +265,8 @@ def heatmap(
     if z.ndim != 2 or 0 in z.shape:
         raise ValueError(f"matrix must be a non-empty 2-D array (rows, cols), got {z.shape}")
     rows, cols = z.shape
-    xl = _unique(_check_labels("x_labels", x_labels, cols))
-    yl = _unique(_check_labels("y_labels", y_labels, rows))
+    xl = unique_labels(_check_labels("x_labels", x_labels, cols))
+    yl = unique_labels(_check_labels("y_labels", y_labels, rows))
     if zmin is not None and zmax is not None and not zmin < zmax:
         raise ValueError(f"zmin ({zmin}) must be smaller than zmax ({zmax})")
     s = scale(presenter)
@@ -244,24 +277,19 @@ def heatmap(
         trace.update(
             text=np.round(z, 2), texttemplate="%{text}", textfont=dict(size=max(10, s.font - 4))
         )
-    fig = go.Figure(trace)
-    fig.update_layout(
-        template=template(presenter),
-        title_text=title,
-        xaxis_title=x_title,
-        yaxis_title=y_title,
-    )
+    fig = _dress(go.Figure(trace), presenter, title, x_title, y_title)
     fig.update_xaxes(type="category", side="top")
     fig.update_yaxes(type="category", autorange="reversed")
     fig.update_layout(height=max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2))))
     return fig
 
 
-def _unique(labels: list[str]) -> list[str]:
-    """Make repeated labels distinct with zero-width spaces (plotly merges equal categories)."""
+def unique_labels(labels: Iterable[object]) -> list[str]:
+    """The labels as text, repeats made distinct with zero-width spaces (plotly merges equal
+    categories: a repeated word would lose its bar or cell)."""
     seen: dict[str, int] = {}
     out = []
-    for lab in labels:
+    for lab in map(str, labels):
         k = seen.get(lab, 0)
         seen[lab] = k + 1
         out.append(lab + "\u200b" * k)

@@ -56,51 +56,6 @@ def marked(output: Sequence[str], reference: Sequence[str] | None, *, empty: str
     return " ".join(parts)
 
 
-def _unique(labels: Sequence[object]) -> list[str]:
-    # plotly merges equal category labels: make repeats distinct with zero-width spaces
-    seen: dict[str, int] = {}
-    out = []
-    for lab in map(str, labels):
-        k = seen.get(lab, 0)
-        seen[lab] = k + 1
-        out.append(lab + "\u200b" * k)
-    return out
-
-
-def _layout(
-    presenter: bool,
-    title: str,
-    x_title: str,
-    y_title: str,
-    *,
-    xaxis: Mapping | None = None,
-    yaxis: Mapping | None = None,
-    **extra: object,
-) -> dict:
-    """The page's layout as one dict: the figure is built (and validated) in one go, not
-    through several update calls (plotly validates on every call)."""
-    s = base.scale(presenter)
-    return dict(
-        template=base.template(presenter),
-        title=dict(text=title, font=dict(size=s.title)),
-        # The sizes again on the figure itself, not only in the template: Streamlit's chart
-        # theme writes its own (small) layout fonts over the template's in the browser.
-        font=dict(family=base.FONT_FAMILY, size=s.font),
-        legend=dict(font=dict(size=s.font)),
-        xaxis=dict(
-            title=dict(text=x_title, font=dict(size=s.font + 2)),
-            tickfont=dict(size=s.font),
-            **(xaxis or {}),
-        ),
-        yaxis=dict(
-            title=dict(text=y_title, font=dict(size=s.font + 2)),
-            tickfont=dict(size=s.font),
-            **(yaxis or {}),
-        ),
-        **extra,
-    )
-
-
 def states_heatmap(
     hidden: np.ndarray,
     words: Sequence[str],
@@ -134,7 +89,7 @@ def states_heatmap(
     if not np.all(np.isfinite(h)):
         raise ValueError("hidden contains NaN or infinity")
     s = base.scale(presenter)
-    x = _unique(words)
+    x = base.unique_labels(words)
     angled = len(words) > 12
     heat_px = s.height + (80 if presenter else 40)
     heatmap = go.Heatmap(
@@ -149,7 +104,7 @@ def states_heatmap(
         hovertemplate="%{x} · dim %{y}: %{z:.2f}<extra></extra>",
     )
     frame, label = _context_marks(x, h.shape[1], context_label, s)
-    layout = _layout(
+    layout = base.layout(
         presenter,
         title,
         x_title,
@@ -305,7 +260,7 @@ def length_figure(
         )
     return go.Figure(
         data=traces,
-        layout=_layout(
+        layout=base.layout(
             presenter,
             title,
             x_title,
@@ -370,7 +325,7 @@ def lines_by_position(
         )
     return go.Figure(
         data=traces,
-        layout=_layout(presenter, title, x_title, y_title, yaxis=dict(range=[-0.03, 1.03])),
+        layout=base.layout(presenter, title, x_title, y_title, yaxis=dict(range=[-0.03, 1.03])),
     )
 
 
@@ -395,13 +350,13 @@ def influence_bars(
     return go.Figure(
         data=[
             go.Bar(
-                x=_unique(words),
+                x=base.unique_labels(words),
                 y=vals,
                 marker=dict(color=color),
                 hovertemplate="%{x}: %{y:.3g}<extra></extra>",
             )
         ],
-        layout=_layout(
+        layout=base.layout(
             presenter,
             title,
             x_title,
@@ -439,13 +394,13 @@ def latent_figure(
             f"{h.shape[0]} states; pass one of each per state"
         )
     s = base.scale(presenter)
-    x = _unique(read)
+    x = base.unique_labels(read)
     fig = make_subplots(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06
     )
     fig.add_trace(_latent_states(h, x, presenter), row=1, col=1)
     fig.add_trace(_latent_guesses(x, guesses, p, s), row=2, col=1)
-    layout = _layout(presenter, title, x_title, y_title, height=s.height + 140)
+    layout = base.layout(presenter, title, x_title, y_title, height=s.height + 140)
     layout.pop("xaxis")
     layout.pop("yaxis")
     fig.update_layout(**layout)

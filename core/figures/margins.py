@@ -1,22 +1,12 @@
 """The margins a plotly figure will need, worked out before the browser draws it.
 
-Plotly draws a chart with the margins it is given, then measures what sticks out of the plot
-area (axis labels and titles, colour bars, legends: its "automargin pushes") and, if a margin
-must grow, draws the whole chart a second time. With Streamlit's base margins (0 left and
-right) that happened to every chart of the app, on load and on every rerun (measured on
-path_length's first chart: ~1,580 DOM changes for its first draw, ~1,320 with the margins
-set in advance). :func:`preset` estimates the pushes from the figure itself (label texts,
-font sizes, angles, legend entries) and sets ``layout.margin`` to what plotly would end
-with, so that it draws once.
-
-The estimate is a hint, never a limit: automargin stays on, so a margin that comes out too
-small only costs the redraw it was meant to save, and nothing is ever cut. One that comes
-out too large leaves a few pixels of white. The browser tests check on every page and part
-that plotly kept the margins (``tests/browser/conftest.grown_margins``).
-
-The constants describe what the browser does with a figure in Streamlit 1.67 and plotly's
-``autoMargin`` (plotly.js ``plots.js``): Streamlit's theme sets the sizes a figure leaves
-unset (tick labels 12 px, axis titles 14 px), the titles' standoff and ``margin.pad``.
+Plotly draws a chart, measures what sticks out of the plot area (its "automargin pushes")
+and, if a margin must grow, draws it all again: with Streamlit's base margins, every chart,
+on every rerun (measured on path_length's first chart: ~1,580 DOM changes for its first
+draw, ~1,320 with the margins set in advance). :func:`preset` estimates the pushes from the
+figure itself and sets ``layout.margin`` to what plotly would end with. A hint, never a
+limit: automargin stays on; the browser tests check that plotly kept the margins. The
+constants describe Streamlit 1.67 and plotly.js ``autoMargin`` (``plots.js``).
 """
 
 from __future__ import annotations

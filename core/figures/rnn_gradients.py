@@ -39,29 +39,11 @@ def _positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     return arr
 
 
-def _layout_dict(
-    presenter: bool,
-    title: str,
-    x_title: str,
-    y_title: str,
-    *,
-    xaxis: Mapping | None = None,
-    yaxis: Mapping | None = None,
-    **extra: object,
-) -> dict:
-    """The page's layout as one dict, so a figure is built (and validated) in one go rather
-    than through several update calls (plotly validates on every call)."""
-    layout: dict = dict(
-        template=base.template(presenter),
-        title=dict(text=title),
-        xaxis=dict(title=dict(text=x_title), **(xaxis or {})),
-        yaxis=dict(title=dict(text=y_title), **(yaxis or {})),
-        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),  # under the title
-    )
-    if "<br>" in title:  # a two-line title (what, then on which model/data) needs room
-        layout["margin"] = dict(t=100 if presenter else 80)
-    layout.update(extra)
-    return layout
+def _layout_dict(presenter: bool, title: str, x_title: str, y_title: str, **extra) -> dict:
+    """:func:`core.figures.base.layout` with this page's legend, in a row between the title
+    and the plot, and the template's fonts."""
+    extra = {"legend": dict(orientation="h", yanchor="bottom", y=1.02, x=0), **extra}
+    return base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
 
 
 def _x_of(d: np.ndarray) -> dict:
@@ -531,7 +513,7 @@ def influence_strip(
 ) -> go.Figure:
     """One row of cells, one per word, coloured by log10 of the (unnormalised) influence."""
     vals = _positive("values", values)
-    labels = base._unique([str(w) for w in words])  # repeated words stay separate cells
+    labels = base.unique_labels(words)  # repeated words stay separate cells
     if len(labels) != vals.size:
         raise ValueError(f"{len(labels)} words but {vals.size} values; pass one value per word")
     s = base.scale(presenter)

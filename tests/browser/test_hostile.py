@@ -15,7 +15,7 @@ from urllib.parse import urlencode
 import pytest
 
 from tests.browser.conftest import DESKTOP, Tab, screenshot
-from tests.test_robust_params import PART_CONTEXTS, TYPED_CONTEXTS, page_params
+from tests.ui.test_url_params import PART_CONTEXTS, TYPED_CONTEXTS, page_params
 from ui.nav import PAGES
 
 pytestmark = pytest.mark.browser
@@ -86,7 +86,7 @@ def open_hostile(browser, url: str) -> tuple[Tab, list[str]]:
 
 def contexts() -> list[tuple[str, dict[str, str]]]:
     """Every part with a text box (``TYPED_CONTEXTS``, kept true by the AppTest of every
-    part: tests/test_robust_params.py), and the first part of every page: markup in every
+    part: tests/ui/test_url_params.py), and the first part of every page: markup in every
     URL parameter it reads. The other parts' URL parameters are checked without a browser
     (test_page_survives_garbage_params: no markup reaches an element rendered as HTML)."""
     out = []

@@ -1,4 +1,4 @@
-"""Presenter mode as a slide deck, measured in Chromium (issue 18).
+"""Presenter mode as a slide deck, measured in Chromium.
 
 - Projector: for every part of every page, in both languages, at 1280x800 and 1920x1080,
   at least 90% of the height of the part's first chart is inside the first screen without

@@ -133,7 +133,7 @@ def test_no_page_makes_an_ungated_fragment():
     import re
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     bare = re.compile(r"^\s*@?st\.fragment\b|=\s*st\.fragment\(", re.M)
     files = [*root.glob("app.py"), *root.glob("pages/*.py"), *root.glob("ui/*.py")]
     files += root.glob("lessons/**/*.py")

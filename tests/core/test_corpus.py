@@ -15,6 +15,7 @@ from core.corpus import (
     build_splits,
     coref_probe,
     generate,
+    grammar,
     length_bucket,
     longrange_probe,
     sample_pair,
@@ -30,42 +31,52 @@ def verb(base: str) -> corpus.Verb:
     return next(v for v in corpus.VERBS if v.base == base)
 
 
-def pron(en: str, role: str = "subj") -> corpus._P:
+def pron(en: str, role: str = "subj") -> grammar._P:
     for subj, obj, zh, agr in corpus.PRONOUNS:
         if en == (subj if role == "subj" else obj):
-            return corpus._p(en, zh, agr)
+            return grammar._p(en, zh, agr)
     raise KeyError(en)
 
 
-def np(en: str) -> corpus._P:
+def np(en: str) -> grammar._P:
     """'rice' / 'the cat' / 'a boy' as the grammar would build it."""
     words = en.split()
     noun = next(n for n in corpus.NOUNS if n.en == words[-1])
     agr = "3p" if noun.plural else "3s"
     if len(words) == 1:
-        return corpus._p(en, noun.zh, agr)
+        return grammar._p(en, noun.zh, agr)
     if words[0] == "the":
-        return corpus._p(en, noun.zh, agr)
-    return corpus._p(en, f"一 {noun.cls} {noun.zh}", agr)
+        return grammar._p(en, noun.zh, agr)
+    return grammar._p(en, f"一 {noun.cls} {noun.zh}", agr)
 
 
-def place(en: str) -> corpus._P:
-    return corpus._p(en, dict(corpus.PLACES)[en]) if en else corpus._EMPTY
+def place(en: str) -> grammar._P:
+    return grammar._p(en, dict(corpus.PLACES)[en]) if en else grammar._EMPTY
 
 
-def time(en: str) -> corpus._P:
-    return corpus._p(en, {t[0]: t[1] for t in corpus.TIMES}[en]) if en else corpus._EMPTY
+def time(en: str) -> grammar._P:
+    return grammar._p(en, {t[0]: t[1] for t in corpus.TIMES}[en]) if en else grammar._EMPTY
 
 
 def declare(subj, v, tense, obj=None, where="", when=""):
-    return corpus._declare(subj, verb(v), tense, obj, place(where), time(when))
+    return grammar._declare(subj, verb(v), tense, obj, place(where), time(when))
 
 
 def ask(q, subj, v, tense, obj=None, where="", when=""):
-    return corpus._ask(q, subj, verb(v), tense, obj, place(where), time(when))
+    return grammar._ask(q, subj, verb(v), tense, obj, place(where), time(when))
 
 
-def pair(p: corpus._P) -> tuple[str, str]:
+# Chinese antecedent -> its English head word, where the distance is measured from.
+LONG_HEAD = {zh: en.split()[-1] for en, zh in corpus.LONG_SINGERS + corpus.LONG_TREES}
+
+
+def long_distance(src, antecedent: str) -> int:
+    """Source distance from the antecedent's mention in the opening clause to "their"."""
+    words = list(src)
+    return words.index("their") - words.index(LONG_HEAD[antecedent])
+
+
+def pair(p: grammar._P) -> tuple[str, str]:
     return " ".join(p.en), " ".join(p.zh)
 
 
@@ -190,16 +201,18 @@ def test_clauses_have_requested_length_and_adjuncts() -> None:
     place_words = {en.split()[-1] for en, _ in corpus.PLACES}
     for n in range(2, 9):  # without relative clauses (depth 0) a clause has <= 8 tokens
         for _ in range(10):
-            c = corpus._clause(rng, n, adjunct="none")
+            c = grammar._clause(rng, n, adjunct="none")
             assert c is not None and len(c.en) == n
             assert not time_words & set(c.en)
     for n in range(3, 15):
         for _ in range(10):
-            c = corpus._clause(rng, n, adjunct="need")
+            c = grammar._clause(rng, n, adjunct="need")
             assert c is not None and len(c.en) == n
             assert (time_words | place_words) & set(c.en)
     for n in range(5, 29):
-        c = next(c for c in (corpus._clause(rng, n, depth=2, need_rel=True) for _ in range(5)) if c)
+        c = next(
+            c for c in (grammar._clause(rng, n, depth=2, need_rel=True) for _ in range(5)) if c
+        )
         assert len(c.en) == n and {"that", "who"} & set(c.en)
 
 
@@ -209,8 +222,8 @@ def test_relative_clauses_move_before_noun() -> None:
     for _ in range(40000):
         n = rng.choice((5, 6))
         kind = rng.choice(("animal", "person", "food"))
-        if n in corpus._np_lengths(kind, "obj", 1, True):
-            p = corpus._np(rng, kind, "obj", 1, n, True)
+        if n in grammar._np_lengths(kind, "obj", 1, True):
+            p = grammar._np(rng, kind, "obj", 1, n, True)
             nps[p.en] = p.zh
     assert nps[toks("the cat that i saw")] == toks("我 看见 的 猫")
     assert nps[toks("the boy who eats rice")] == toks("吃 米饭 的 男孩")
@@ -242,14 +255,14 @@ def test_questions(sample: list[Pair]) -> None:
     rng = random.Random(4)
     seen = {}
     for _ in range(20000):
-        q = corpus._question(rng, 3)
+        q = grammar._question(rng, 3)
         if q is not None:
             seen[q.en] = q.zh
     assert seen[toks("where is he")] == toks("他 在 哪里")
     assert seen[toks("how are you")] == toks("你 好 吗")
     assert seen[toks("where are you")] == toks("你 在 哪里")
     for n in range(3, 25):
-        q = next(q for q in (corpus._question(rng, n, depth=2) for _ in range(5)) if q)
+        q = next(q for q in (grammar._question(rng, n, depth=2) for _ in range(5)) if q)
         assert len(q.en) == n
     qs = [p for p in sample if p.kind == "question"]
     assert qs
@@ -317,15 +330,15 @@ def test_coref_probe_balanced_and_checked() -> None:
 def test_sense_examples() -> None:
     rng = random.Random(6)
     for _ in range(200):
-        p = corpus._sense(rng, "power", "after")
+        p = grammar._sense(rng, "power", "after")
         assert "transformer" in p.en and "变压器" in p.zh and "Transformer" not in p.zh
         # context after the word
         assert p.en.index("transformer") < len(p.en) - 3
-    p = corpus._sense(rng, "model", "internal")
+    p = grammar._sense(rng, "model", "internal")
     assert "Transformer" in p.zh
     for sense, zh in (("money", "银行"), ("river", "河岸")):
         for where in ("before", "after"):
-            q = corpus._sense(rng, sense, where)
+            q = grammar._sense(rng, sense, where)
             assert q.zh[q.check[0][0]] == zh
             contexts = [tuple(en.split()) for en, _ in corpus.SENSE_CONTEXT[sense]]
             if where == "after":  # the deciding clause comes after the ambiguous word
@@ -371,11 +384,11 @@ def test_longrange_distance_is_as_requested(distance: int) -> None:
     rng = random.Random(distance)
     for reading in ("song", "shade"):
         for _ in range(5):
-            p = corpus._longrange(rng, distance, reading)
+            p = grammar._longrange(rng, distance, reading)
             ((i, ante),) = p.check
             assert p.zh[i] == ante
             assert ante in (SINGERS if reading == "song" else TREES)
-            assert corpus._distance(p.en, ante) == distance
+            assert long_distance(p.en, ante) == distance
             # both candidates are mentioned in the opening clause, "their" only at the end
             singers = [i for i, w in enumerate(p.en) if w in SINGER_HEADS]
             trees = [i for i, w in enumerate(p.en) if w in TREE_HEADS]
@@ -387,18 +400,18 @@ def test_longrange_distance_is_as_requested(distance: int) -> None:
 def test_longrange_antecedent_is_the_distant_noun() -> None:
     # the predicate says singer or tree; only the distant mention says which one
     rng = random.Random(3)
-    antecedents = Counter(corpus._longrange(rng, 20, "song").check[0][1] for _ in range(200))
+    antecedents = Counter(grammar._longrange(rng, 20, "song").check[0][1] for _ in range(200))
     assert set(antecedents) == SINGERS and antecedents["秋蝉"] > 50
-    p = corpus._longrange(rng, 12, "shade")
+    p = grammar._longrange(rng, 12, "shade")
     tree_en = next(en for en, zh in corpus.LONG_TREES if zh == p.check[0][1])
     assert tree_en in p.en
 
 
 def test_longrange_too_short_raises() -> None:
     with pytest.raises(ValueError):
-        corpus._longrange(random.Random(0), 3, "song")
+        grammar._longrange(random.Random(0), 3, "song")
     with pytest.raises(ValueError):
-        corpus._longrange(random.Random(0), 10, "smell")
+        grammar._longrange(random.Random(0), 10, "smell")
 
 
 def test_longrange_probe() -> None:
@@ -408,7 +421,7 @@ def test_longrange_probe() -> None:
     assert set(cells.values()) == {20} and len(cells) == 10
     for p in probe:
         info = dict(p.info)
-        assert corpus._distance(p.src, info["antecedent"]) == int(info["distance"])
+        assert long_distance(p.src, info["antecedent"]) == int(info["distance"])
         ((i, tok),) = p.check
         assert p.tgt[i] == tok == info["antecedent"]
         assert ("song" in p.src) == (tok in SINGERS) and ("shade" in p.src) == (tok in TREES)
@@ -423,7 +436,7 @@ def test_longrange_in_ordinary_corpus(sample: list[Pair]) -> None:
     dists = [int(dict(p.info)["distance"]) for p in lr]
     assert max(dists) >= 30 and min(dists) <= 10
     for p in lr:
-        assert corpus._distance(p.src, dict(p.info)["antecedent"]) == int(dict(p.info)["distance"])
+        assert long_distance(p.src, dict(p.info)["antecedent"]) == int(dict(p.info)["distance"])
 
 
 # --- lengths, determinism, function property ------------------------------------------------
@@ -543,29 +556,29 @@ def test_build_splits_deterministic() -> None:
     assert a.test != c.test
 
 
-# ---- the splits on disk (core.corpus.stored_splits) ------------------------------------
+# ---- the splits on disk (core.corpus.splits.stored_splits) ----------------------------
 SMALL = {"n_train": 600, "n_dev": 50, "n_test": 100}
 
 
 def test_stored_splits_are_the_built_splits_and_are_read_back(tmp_path, monkeypatch) -> None:
-    import core.corpus as corpus
+    from core.corpus import splits
 
-    monkeypatch.setenv(corpus.CACHE_ENV, str(tmp_path))
-    first = corpus.stored_splits(seed=3, **SMALL)
-    assert first == corpus.build_splits(seed=3, **SMALL)
+    monkeypatch.setenv(splits.CACHE_ENV, str(tmp_path))
+    first = splits.stored_splits(seed=3, **SMALL)
+    assert first == splits.build_splits(seed=3, **SMALL)
     files = list(tmp_path.iterdir())
     assert len(files) == 1 and files[0].name.startswith("splits-3-")
 
     def no_build(*_a, **_k):
         raise AssertionError("built again instead of read from the cache folder")
 
-    monkeypatch.setattr(corpus, "build_splits", no_build)
-    assert corpus.stored_splits(seed=3, **SMALL) == first
+    monkeypatch.setattr(splits, "build_splits", no_build)
+    assert splits.stored_splits(seed=3, **SMALL) == first
     # another seed or other sizes are another corpus: never read from this file
     with pytest.raises(AssertionError, match="built again"):
-        corpus.stored_splits(seed=4, **SMALL)
+        splits.stored_splits(seed=4, **SMALL)
     with pytest.raises(AssertionError, match="built again"):
-        corpus.stored_splits(seed=3, n_train=601, n_dev=50, n_test=100)
+        splits.stored_splits(seed=3, n_train=601, n_dev=50, n_test=100)
 
 
 def test_a_damaged_or_unwritable_cache_is_rebuilt(tmp_path, monkeypatch) -> None:

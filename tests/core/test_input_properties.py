@@ -287,7 +287,7 @@ def test_lm_generation_from_any_prompt(real, data):
 
 
 def test_generation_is_deterministic_for_a_seed(real):
-    """Issue 11 (7): the same input gives the same output, sampling included."""
+    """The same input gives the same output, sampling included."""
     sv, tv, models = real
     prefix = sv.encode(prepare("the cat", sv))
     runs = [

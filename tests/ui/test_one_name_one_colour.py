@@ -1,4 +1,4 @@
-"""One vocabulary across the app (issue 24), read from what every part actually shows.
+"""One vocabulary across the app, read from what every part actually shows.
 
 Every default view of every part is run through AppTest, in both languages:
 - every chart trace that names a model or probe uses its one display name

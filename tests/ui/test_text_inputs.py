@@ -23,8 +23,6 @@ def _app() -> None:  # runs inside AppTest: imports are local on purpose
         "sentence", param="text", default="the cat drank the milk", key="t", src_vocab=vocab
     )
     st.session_state["out_tokens"] = tokens
-    if tokens:
-        st.caption(inputs.tokens_caption(tokens))
 
 
 def run(**query: str) -> AppTest:
@@ -44,7 +42,6 @@ def test_default_sentence_is_read_and_shown():
     assert at.session_state["out_tokens"] == ["the", "cat", "drank", "the", "milk"]
     assert at.text_input[0].max_chars == 300
     assert "300" in at.text_input[0].help and str(MAX_WORDS) in at.text_input[0].help
-    assert "`the cat drank the milk`" in at.caption[0].value
 
 
 def test_unknown_words_are_named_with_suggestions():

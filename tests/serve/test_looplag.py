@@ -11,7 +11,7 @@ import threading
 import pytest
 
 from serve.looplag import LoopLag
-from tests.test_fairshare import wait_until
+from tests.serve.test_fairshare import wait_until
 
 
 @pytest.fixture

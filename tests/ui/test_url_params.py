@@ -164,7 +164,7 @@ def test_page_survives_garbage_params(slug, case, params):
     ctx = max((c for c in PART_CONTEXTS.get(slug, [{}]) if c.items() <= params.items()), key=len)
     typed = any(slug == s and ctx == c for s, c in TYPED_CONTEXTS)
     assert bool(boxes) == typed, (
-        f"{slug} {ctx}: {boxes} text boxes; update TYPED_CONTEXTS in tests/test_robust_params.py"
+        f"{slug} {ctx}: {boxes} text boxes; update TYPED_CONTEXTS in tests/ui/test_url_params.py"
     )
     # every value left in the address bar is a clean one: the page rewrote the bad ones
     # or they are its own free text (shown only as literal text)
