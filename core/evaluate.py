@@ -138,6 +138,13 @@ def distance_accuracy(probe) -> dict[str, float]:
     return out
 
 
+def coref_metrics(model, vocab: Vocab) -> dict:
+    """The coreference encoder on held-out noun/predicate pairs (core.analysis.coref)."""
+    from core.analysis import coref
+
+    return coref.held_out_metrics(model, vocab)
+
+
 @torch.inference_mode()
 def lm_metrics(lm, vocab: Vocab, pairs: Sequence[corpus.Pair]) -> dict:
     """Test perplexity of the language model and its greedy continuation of "you should"."""

@@ -21,11 +21,13 @@ TRANSLATION_MODELS: tuple[str, ...] = (
     "gru_plain_32",
     "gru_plain_128",
     "gru_plain_256",
+    "rnn_plain_256",
     "gru_attention",
     "cnn_s2s",
     "transformer",
 )
 LM_MODELS: tuple[str, ...] = ("lm_gru",)
+ENCODER_MODELS: tuple[str, ...] = ("coref_encoder",)  # self-attention encoders, no decoder
 PROBE_MODELS: tuple[str, ...] = (
     "probe_rnn",
     "probe_lstm",
@@ -35,7 +37,7 @@ PROBE_MODELS: tuple[str, ...] = (
     "probe_cnn8",
     "probe_attention",
 )
-MODEL_NAMES: tuple[str, ...] = TRANSLATION_MODELS + LM_MODELS + PROBE_MODELS
+MODEL_NAMES: tuple[str, ...] = TRANSLATION_MODELS + LM_MODELS + ENCODER_MODELS + PROBE_MODELS
 
 
 class ZooError(RuntimeError):
@@ -99,6 +101,7 @@ def model_info(name: str, manifest: dict[str, Any] | None = None) -> dict[str, A
 def _families() -> dict[str, tuple[type, type]]:
     """family name → (config dataclass, module class). Imported lazily: torch is heavy."""
     from core.models.cnn_seq2seq import CNNSeq2Seq, CNNSeq2SeqConfig
+    from core.models.coref_encoder import CorefEncoder, CorefEncoderConfig
     from core.models.lm import GRULanguageModel, GRULMConfig
     from core.models.probes import DistanceProbe, ProbeConfig
     from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
@@ -109,6 +112,7 @@ def _families() -> dict[str, tuple[type, type]]:
         "cnn_seq2seq": (CNNSeq2SeqConfig, CNNSeq2Seq),
         "transformer": (TransformerConfig, Transformer),
         "lm_gru": (GRULMConfig, GRULanguageModel),
+        "coref_encoder": (CorefEncoderConfig, CorefEncoder),
         "probe": (ProbeConfig, DistanceProbe),
     }
 

@@ -112,3 +112,55 @@ def verdict(ratio: float) -> str:
     if ratio <= EARLY_ABOVE:
         return "even"
     return "early"
+
+
+# --- how the influence falls with distance: the plain tanh RNN beside the GRU ------------------
+
+
+def by_distance(influence: np.ndarray) -> np.ndarray:
+    """The words' influence (EOS left out) ordered by distance from the end of the sentence:
+    index k is the word k steps before the last word; (S-1,) for an (S,) input."""
+    return np.asarray(influence, dtype=float)[:-1][::-1].copy()
+
+
+def fade_factor(influence: np.ndarray, near: int = 3, far: int = 3) -> float:
+    """How many times less the ``far`` first words move C than the ``near`` last words
+    (mean of the last over mean of the first; > 1 means fading). NaN when the sentence has
+    fewer than ``near + far`` words."""
+    words = np.asarray(influence, dtype=float)[:-1]
+    if len(words) < near + far or words[:far].mean() <= 0:
+        return float("nan")
+    return float(words[-near:].mean() / words[:far].mean())
+
+
+def median_fade(model, rows: Sequence[Sequence[int]], near: int = 3, far: int = 3) -> float:
+    """:func:`fade_factor` of :func:`context_influence` over sentences (ids with EOS):
+    the median, so that one odd sentence does not decide."""
+    factors = [fade_factor(context_influence(model, r), near, far) for r in rows]
+    factors = [f for f in factors if np.isfinite(f)]
+    if not factors:
+        raise ValueError(f"no sentence has {near + far} words or more")
+    return float(np.median(factors))
+
+
+def sentence_curve(model, src_vocab, text: str) -> dict:
+    """The curve a page draws for one sentence: its words, ‖∂C/∂e_j‖ per word (EOS left
+    out) divided by the largest, the first-third / last-third ratio and its verdict
+    (:func:`verdict`), and :func:`fade_factor`."""
+    from core.analysis.bottleneck import early_late_ratio
+
+    tokens = text.split()
+    unknown = [w for w in tokens if w not in src_vocab]
+    if unknown:
+        raise ValueError(f"words not in the vocabulary: {', '.join(unknown)}")
+    influence = context_influence(model, src_vocab.encode(tokens, eos=True))
+    words = influence[:-1]
+    ratio = early_late_ratio(influence)
+    return {
+        "tokens": tokens,
+        "influence": words / words.max(),
+        "raw": words,
+        "ratio": ratio,
+        "verdict": verdict(ratio),
+        "fade": fade_factor(influence),
+    }
