@@ -144,3 +144,70 @@ def lm_slips(
         edits.append(later_changes(own[k], forced, pos)[0])
         rest.append(max(len(own[k]) - pos - 1, len(forced) - pos - 1))
     return SlipStudy(name, pos, np.array(edits), np.array(rest), tuple(keep[k] for k in idx))
+
+
+def sample_sentences(pairs: Sequence[corpus.Pair], n: int, seed: int = 0) -> list[corpus.Pair]:
+    """``n`` seeded grammatical sentences of 6-14 words (:func:`grammatical`)."""
+    import random
+
+    pool = grammatical(pairs)
+    return random.Random(seed).sample(pool, min(n, len(pool)))
+
+
+def slip_table(
+    translation: dict, lms: dict, src_vocab, pairs: Sequence[corpus.Pair], pos: int = 1
+) -> list[dict]:
+    """:meth:`SlipStudy.summary` per model on the same sentences ``pairs``: translation
+    models ({name: model}) from each source, language models from its first two words."""
+    src = [src_vocab.encode(p.src, eos=True) for p in pairs]
+    rows = [src_vocab.encode(p.src) for p in pairs]
+    out = [translation_slips(m, name, src, pos).summary() for name, m in translation.items()]
+    return out + [lm_slips(m, name, rows, pos).summary() for name, m in lms.items()]
+
+
+@dataclass(frozen=True)
+class DefaultSlip:
+    """The default example of "one wrong step": a slip that visibly derails the rest."""
+
+    text: str  # the English sentence (grammatical, translated right by the model)
+    pos: int  # 0-based output step of the forced word
+    word: str  # the forced Chinese word
+    prob: float  # the probability the model itself gave it there
+    edits: int  # word edits between the continuation after it and the model's own
+    rest: int  # words of the model's own continuation after ``pos`` (EOS left out)
+    own: tuple[str, ...]  # the model's own output (the reference)
+    forced: tuple[str, ...]  # the output with the forced word
+
+    @property
+    def changed_share(self) -> float:
+        return self.edits / max(self.rest, 1)
+
+
+def derailing_slip(
+    model, src_vocab, tgt_vocab, pairs: Sequence[corpus.Pair], lo: int = 6, hi: int = 12
+) -> DefaultSlip | None:
+    """:func:`core.analysis.autoregressive.find_slip` over the grammatical sentences of
+    ``lo``..``hi`` words among ``pairs``: the plausible slip (model probability >= 5 %)
+    after which most words change, in a sentence the model otherwise translates exactly."""
+    from core.analysis.autoregressive import find_slip
+
+    pool = grammatical(pairs, lo, hi)
+    if not pool:
+        raise ValueError(f"no grammatical sentence of {lo}-{hi} words among the pairs")
+    found = find_slip(
+        model,
+        [src_vocab.encode(p.src, eos=True) for p in pool],
+        [tgt_vocab.encode(p.tgt) for p in pool],
+    )
+    if found is None:
+        return None
+    return DefaultSlip(
+        text=" ".join(pool[found.index].src),
+        pos=found.pos,
+        word=tgt_vocab.tokens[found.token],
+        prob=found.prob,
+        edits=found.edits,
+        rest=len(strip_eos(found.own)) - found.pos - 1,
+        own=tuple(tgt_vocab.decode(found.own)),
+        forced=tuple(tgt_vocab.decode(found.forced)),
+    )
