@@ -276,3 +276,36 @@ def test_claim_the_lessons_it_reads_cat_when_hungry_and_milk_when_sweet(vocabs):
         assert r.named == r.tokens[right]
         assert r.weights[right] - r.weights[wrong] >= 0.1, pred
         assert int(r.weights.argmax()) == right and int(r.scores.argmax()) == right
+
+
+@needs_zoo
+@pytest.mark.timeout(900)  # the search forces every plausible slip: ~30 s on an idle core
+def test_claim_one_slip_derails_a_grammatical_sentence_in_the_plain_gru(vocabs):
+    from core.analysis import slips
+
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    found = slips.derailing_slip(zoo.load_model("gru_plain_256"), *vocabs, test)
+    pair = next(p for p in test if " ".join(p.src) == found.text)
+    assert pair.kind != "question" and found.own == pair.tgt  # grammatical, right on its own
+    assert found.prob >= 0.05  # a word the model itself found plausible there
+    assert found.edits >= 4 and found.edits >= found.rest / 2  # most of the rest changes
+
+
+@needs_zoo
+@pytest.mark.timeout(900)
+def test_claim_slips_carry_in_free_generation_and_fade_with_attention(vocabs):
+    from core.analysis import slips
+
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    pairs = slips.sample_sentences(test, 150, seed=0)
+    names = ("gru_plain_256", "gru_attention")
+    rows = slips.slip_table(
+        {n: zoo.load_model(n) for n in names},
+        {"lm_gru": zoo.load_model("lm_gru")},
+        vocabs[0],
+        pairs,
+    )
+    s = {r["model"]: r for r in rows}
+    assert s["lm_gru"]["derailed"] >= 0.5  # nothing pulls free text back
+    assert s["gru_attention"]["recovered"] >= s["gru_plain_256"]["recovered"] + 0.2
+    assert s["gru_plain_256"]["derailed"] > s["gru_attention"]["derailed"]
