@@ -309,3 +309,42 @@ def test_claim_slips_carry_in_free_generation_and_fade_with_attention(vocabs):
     assert s["lm_gru"]["derailed"] >= 0.5  # nothing pulls free text back
     assert s["gru_attention"]["recovered"] >= s["gru_plain_256"]["recovered"] + 0.2
     assert s["gru_plain_256"]["derailed"] > s["gru_attention"]["derailed"]
+
+
+def _long_rows(vocab, n: int = 20) -> list[list[int]]:
+    """Source ids of ``n`` seeded declarative test sentences of 40 words or more."""
+    import random
+
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    pool = [p for p in test if p.kind != "question" and len(p.src) >= 40]
+    return [vocab.encode(p.src, eos=True) for p in random.Random(0).sample(pool, n)]
+
+
+@needs_zoo
+@pytest.mark.timeout(900)
+def test_claim_the_plain_rnn_translation_model_fades_and_the_gru_does_not(vocabs):
+    from core.analysis import influence
+    from core.analysis import rnn_gradients as rg
+
+    rows = _long_rows(vocabs[0])
+    rnn, gru = zoo.load_model("rnn_plain_256"), zoo.load_model("gru_plain_256")
+    # the last three words move C this many times more than the first three (median)
+    assert influence.median_fade(rnn, rows) >= 3.0
+    assert influence.median_fade(gru, rows) <= 1.5
+    rnn_curve, gru_curve = rg.fade_by_distance(rnn, rows), rg.fade_by_distance(gru, rows)
+    assert rnn_curve[30:].max() <= 0.3  # 30+ words back: under a third of the last word's
+    assert gru_curve[30:].mean() >= 2 * rnn_curve[30:].mean()
+
+
+@needs_zoo
+def test_claim_the_lessons_sentence_fades_in_the_plain_rnn_only(vocabs):
+    from core.analysis import influence
+    from core.analysis import rnn_gradients as rg
+
+    names = ("rnn_plain_256", "gru_plain_256")
+    cmp = rg.compare_fade({n: zoo.load_model(n) for n in names}, vocabs[0])
+    assert cmp.choices["rnn_plain_256"].verdict == "fade"  # what the RNN usually does
+    assert cmp.choices["gru_plain_256"].verdict == "even"
+    assert cmp.curves["rnn_plain_256"]["verdict"] == "fade"
+    assert cmp.curves["gru_plain_256"]["verdict"] == "even"
+    assert cmp.curves["rnn_plain_256"]["ratio"] < influence.FADE_BELOW

@@ -588,3 +588,44 @@ def typical_sentence(model, src_vocab, candidates=WORDS_CANDIDATES) -> WordsChoi
         key=lambda i: clarity.get(majority, lambda r: 0.0)(ratios[i]),
     )
     return WordsChoice(candidates[pick], float(ratios[pick]), majority, tuple(ratios), majority, n)
+
+
+# --- a translation model whose gradients vanish: the plain tanh RNN beside the GRU ---------
+
+
+@dataclass(frozen=True)
+class FadeComparison:
+    """One sentence read by a fading and a non-fading encoder, with the evidence for each."""
+
+    text: str  # the sentence (the fading model's clearest typical candidate)
+    curves: dict  # model name -> core.analysis.influence.sentence_curve(...)
+    choices: dict  # model name -> WordsChoice: its verdicts over every candidate
+
+
+def compare_fade(
+    models: dict, src_vocab, fading: str = "rnn_plain_256", candidates=WORDS_CANDIDATES
+) -> FadeComparison:
+    """The lesson's sentence as the ``fading`` model usually reads it (:func:`typical_sentence`
+    over ``candidates``), and every model of ``models`` ({name: model}) on that same
+    sentence: ‖∂C/∂e_j‖ per word (:func:`core.analysis.influence.sentence_curve`)."""
+    from core.analysis.influence import sentence_curve
+
+    if fading not in models:
+        raise ValueError(f"models must include the fading model {fading!r}")
+    choices = {name: typical_sentence(m, src_vocab, candidates) for name, m in models.items()}
+    text = choices[fading].text
+    curves = {name: sentence_curve(m, src_vocab, text) for name, m in models.items()}
+    return FadeComparison(text, curves, choices)
+
+
+def fade_by_distance(model, rows) -> np.ndarray:
+    """Geometric mean over sentences (ids with EOS) of ‖∂C/∂e_j‖ by distance from the last
+    word, divided by its value at distance 0; (L,) for the shortest sentence's L words."""
+    from core.analysis.influence import by_distance, context_influence
+
+    curves = [by_distance(context_influence(model, r)) for r in rows]
+    if not curves:
+        raise ValueError("rows is empty; pass source id lists ending with EOS")
+    n = min(len(c) for c in curves)
+    g = geometric_mean(np.array([c[:n] for c in curves]))
+    return g / g[0]
