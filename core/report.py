@@ -33,7 +33,7 @@ def models_table(manifest: dict[str, Any]) -> str:
         + " | all | coref | sense |",
         "|---|---:|---:|---:|" + "---:|" * (len(corpus.BUCKETS) + 3),
     ]
-    for name in zoo.TRANSLATION_MODELS:
+    for name in zoo.TRANSLATION_MODELS + zoo.EXAMPLE_TRANSLATION_MODELS:
         if name not in models:
             continue
         e = models[name]

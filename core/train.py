@@ -378,9 +378,9 @@ def write_manifest(entries: dict[str, dict], out_dir: Path, data) -> Path:
     manifest["vocab"] = vocab
     models = manifest.get("models", {})
     models.update(entries)
-    from core.zoo import MODEL_NAMES
+    from core.zoo import SHIPPED_MODELS
 
-    manifest["models"] = {k: models[k] for k in MODEL_NAMES if k in models}
+    manifest["models"] = {k: models[k] for k in SHIPPED_MODELS if k in models}
     path.write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 

@@ -32,7 +32,7 @@ def vocabs():
 
 @needs_zoo
 def test_every_model_is_shipped_with_a_complete_manifest_entry(manifest):
-    assert set(manifest["models"]) == set(zoo.MODEL_NAMES)
+    assert set(manifest["models"]) == set(zoo.SHIPPED_MODELS)
     total = 0
     for name, entry in manifest["models"].items():
         for key in ("family", "task", "file", "sha256", "params", "config", "data_seed", "steps"):
@@ -46,7 +46,7 @@ def test_every_model_is_shipped_with_a_complete_manifest_entry(manifest):
 
 
 @needs_zoo
-@pytest.mark.parametrize("name", zoo.MODEL_NAMES)
+@pytest.mark.parametrize("name", zoo.SHIPPED_MODELS)
 def test_every_model_loads_ready_for_inference(name, manifest):
     model = zoo.load_model(name)
     assert not model.training
@@ -111,7 +111,7 @@ def test_unknown_model_name_is_a_zoo_error(tmp_path):
 
 
 @needs_zoo
-@pytest.mark.parametrize("name", zoo.TRANSLATION_MODELS)
+@pytest.mark.parametrize("name", zoo.TRANSLATION_MODELS + zoo.EXAMPLE_TRANSLATION_MODELS)
 def test_shipped_weights_reproduce_their_manifest_metrics_on_a_fixed_slice(name, manifest, vocabs):
     splits = corpus.shared_splits(manifest["corpus"]["seed"])
     test_slice = list(splits.test[: ev.SLICE_SIZE])
