@@ -7,7 +7,8 @@ because it was hungry" → cat, "… because it was sweet" → milk. Nothing els
 so the only way to succeed is the one the lesson draws: layer 1 lets "it" read the
 predicate after it, and the last layer, which has ONE head, must put its weight on the
 right noun to copy that noun's identity. With several heads in that layer the two nouns
-can be split across heads and no head has to choose (measured: ~55 % of held-out cases).
+can be split across heads and no head has to choose (measured once with 4 heads: a 0.1
+margin in only 52-59 % of held-out cases).
 
 Shapes: B batch, S sentence length, D d_model, h heads, d = D/h, V vocabulary.
 """
