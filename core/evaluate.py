@@ -135,6 +135,13 @@ def distance_accuracy(probe) -> dict[str, float]:
     return out
 
 
+def coref_metrics(model, vocab: Vocab) -> dict:
+    """The coreference encoder on held-out noun/predicate pairs (core.analysis.coref)."""
+    from core.analysis import coref
+
+    return coref.held_out_metrics(model, vocab)
+
+
 @torch.inference_mode()
 def lm_metrics(lm, vocab: Vocab, pairs: Sequence[corpus.Pair]) -> dict:
     """Test perplexity of the language model and its greedy continuation of "you should"."""
@@ -178,7 +185,7 @@ def evaluate_all(names: Sequence[str] | None = None) -> dict:
     """The JSON object printed by ``python -m core.evaluate --json``."""
     from core import zoo
 
-    names = list(names or zoo.MODEL_NAMES)
+    names = list(names or zoo.SHIPPED_MODELS)
     src_vocab, tgt_vocab = zoo.load_vocabs()
     manifest = zoo.load_manifest()
     splits = corpus.stored_splits(manifest["corpus"]["seed"])  # = build_splits, kept on disk
@@ -188,7 +195,7 @@ def evaluate_all(names: Sequence[str] | None = None) -> dict:
     }
     for name in names:
         model = zoo.load_model(name)
-        if name in zoo.TRANSLATION_MODELS:
+        if name in zoo.TRANSLATION_MODELS + zoo.EXAMPLE_TRANSLATION_MODELS:
             m = translation_metrics(model, splits, src_vocab, tgt_vocab)
             params = sum(p.numel() for p in model.parameters())
             result["models"][name] = {
@@ -202,6 +209,8 @@ def evaluate_all(names: Sequence[str] | None = None) -> dict:
             result["probes"]["distance"][name] = distance_accuracy(model)
         elif name in zoo.LM_MODELS:
             result["lm"] = {name: lm_metrics(model, src_vocab, splits.test)}
+        elif name in zoo.ENCODER_MODELS:
+            result.setdefault("encoders", {})[name] = coref_metrics(model, src_vocab)
     return result
 
 

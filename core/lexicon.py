@@ -30,11 +30,14 @@ LOOKS: dict[str, Look] = {
     "gru_plain_32": Look("#9ECAE1", "circle-open", "dot"),
     "gru_plain_128": Look("#56B4E9", "square-open", "dash"),
     "gru_plain_256": Look("#0072B2", "circle", "solid"),
+    "rnn_plain_256": Look("#332288", "hexagon", "longdash"),
     "gru_attention": Look("#D55E00", "diamond", "solid"),
     "cnn_s2s": Look("#009E73", "triangle-up", "dashdot"),
     "transformer": Look("#CC79A7", "star", "solid"),
     # the language model
     "lm_gru": Look("#000000", "circle", "solid"),
+    # the self-attention encoder that resolves "it"
+    "coref_encoder": Look("#AA4499", "star-diamond", "dash"),
     # distance probes
     "probe_rnn": Look("#E69F00", "circle", "solid"),
     "probe_lstm": Look("#882255", "square", "dash"),

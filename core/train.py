@@ -28,7 +28,7 @@ DATA_SEED = 1234  # the corpus seed: train/dev/test splits and vocabularies
 @dataclass(frozen=True)
 class TrainSpec:
     family: str  # key of core.zoo's family table
-    task: str  # "translation" | "lm" | "probe"
+    task: str  # "translation" | "lm" | "probe" | "coref"
     config: dict[str, Any]  # model config, vocabulary sizes filled in at build time
     steps: int  # optimizer steps (the budget)
     batch_size: int = 64
@@ -49,6 +49,10 @@ SPECS: dict[str, TrainSpec] = {
     ),
     "gru_plain_128": TrainSpec("rnn_seq2seq", "translation", {"hidden": 128}, 2000, lr=2e-3),
     "gru_plain_256": TrainSpec("rnn_seq2seq", "translation", {"hidden": 256}, 2000, lr=2e-3),
+    # the same bridge with a plain tanh recurrence (no gates): the RNN whose gradients vanish
+    "rnn_plain_256": TrainSpec(
+        "rnn_seq2seq", "translation", {"hidden": 256, "cell": "rnn"}, 2000, lr=2e-3
+    ),
     # the two attention models see the long-range sentences three times as often: their
     # antecedent sits up to 40 words before the pronoun, and they hinge on one target word.
     # The GRU also sees the word-sense sentences twice: at this budget it otherwise missed
@@ -75,6 +79,9 @@ SPECS: dict[str, TrainSpec] = {
         oversample={"longrange": 3},
     ),
     "lm_gru": TrainSpec("lm_gru", "lm", {}, 1000, lr=2e-3),
+    # self-attention that must resolve "it": two layers, one head in the last (core.corpus
+    # coref_cases: noun/predicate pairs held out from training)
+    "coref_encoder": TrainSpec("coref_encoder", "coref", {}, 1500, lr=2e-3, warmup=100),
     # distance probes: same task, same budget per family, only the architecture differs
     "probe_rnn": TrainSpec("probe", "probe", {"kind": "rnn"}, 2000),
     "probe_lstm": TrainSpec("probe", "probe", {"kind": "lstm"}, 2000, lr=2e-3),
@@ -175,6 +182,30 @@ def probe_loss(model, batch):
     return F.cross_entropy(logits, y), float((logits.argmax(-1) == y).float().mean())
 
 
+def coref_loss(model, batch):
+    ids, target = batch  # (B, S), (B, S): the antecedent's id at "it", PAD elsewhere
+    logits, _ = model(ids)  # (B, S, V)
+    return _masked_ce(logits, target)
+
+
+def _coref_batches(vocab, batch_size: int, seed: int) -> Iterator:
+    """Endless batches of training-pair coreference sentences (core.corpus.coref_case)."""
+    import random
+
+    from core import corpus
+    from core.data import pad
+
+    train_pairs, _ = corpus.coref_pair_split()
+    rng = random.Random(seed)
+    while True:
+        cases = [corpus.coref_case(rng, train_pairs) for _ in range(batch_size)]
+        ids = pad([vocab.encode(c.tokens) for c in cases])  # (B, S)
+        target = ids.new_zeros(ids.shape)
+        for i, c in enumerate(cases):
+            target[i, c.it] = ids[i, c.antecedent]
+        yield ids, target
+
+
 def _probe_batches(batch_size: int, seed: int) -> Iterator:
     import torch
 
@@ -212,7 +243,7 @@ def full_config(spec: TrainSpec, src_vocab, tgt_vocab) -> dict[str, Any]:
     cfg = dict(spec.config)
     if spec.task == "translation":
         cfg.update(src_vocab=len(src_vocab), tgt_vocab=len(tgt_vocab))
-    elif spec.task == "lm":
+    elif spec.task in ("lm", "coref"):
         cfg.update(vocab=len(src_vocab))
     else:
         cfg.update(n_symbols=probes_data.N_SYMBOLS, n_keys=probes_data.N_KEYS)
@@ -249,6 +280,8 @@ def train_one(
     elif spec.task == "lm":
         rows = [src_vocab.encode(p.src, bos=True, eos=True) for p in splits.train]
         batches, loss_fn = _lm_batches(rows, spec.batch_size, spec.seed), lm_loss
+    elif spec.task == "coref":
+        batches, loss_fn = _coref_batches(src_vocab, spec.batch_size, spec.seed), coref_loss
     else:
         batches, loss_fn = _probe_batches(spec.batch_size, spec.seed), probe_loss
     t0 = time.perf_counter()
@@ -273,6 +306,8 @@ def train_one(
                 metrics = ev.translation_metrics(model, splits, src_vocab, tgt_vocab)
             elif spec.task == "lm":
                 metrics = ev.lm_metrics(model, src_vocab, splits.test)
+            elif spec.task == "coref":
+                metrics = ev.coref_metrics(model, src_vocab)
             else:
                 metrics = {"distance": ev.distance_accuracy(model)}
     return {
@@ -343,9 +378,9 @@ def write_manifest(entries: dict[str, dict], out_dir: Path, data) -> Path:
     manifest["vocab"] = vocab
     models = manifest.get("models", {})
     models.update(entries)
-    from core.zoo import MODEL_NAMES
+    from core.zoo import SHIPPED_MODELS
 
-    manifest["models"] = {k: models[k] for k in MODEL_NAMES if k in models}
+    manifest["models"] = {k: models[k] for k in SHIPPED_MODELS if k in models}
     path.write_text(json.dumps(manifest, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
     return path
 
@@ -390,6 +425,7 @@ def main(argv: list[str] | None = None) -> int:
 # rough seconds per step on one of two busy cores, only used to start the longest jobs
 # first (measured 2026-11-29; the GRU's scale with its hidden size, attention adds ~20 %)
 _COST = {"rnn_seq2seq": 0.23, "transformer": 0.14, "cnn_seq2seq": 0.28, "lm_gru": 0.1}
+_COST_RNN_CELL = {"gru": 1.0, "rnn": 0.45}  # a tanh step is about a third of a GRU's work
 
 
 def _cost(spec: TrainSpec) -> float:
@@ -397,6 +433,7 @@ def _cost(spec: TrainSpec) -> float:
     if spec.family == "rnn_seq2seq":
         per_step *= spec.config.get("hidden", 256) / 256
         per_step *= 1.2 if spec.config.get("attention") else 1.0
+        per_step *= _COST_RNN_CELL[spec.config.get("cell", "gru")]
     return spec.steps * per_step
 
 

@@ -35,7 +35,13 @@ PROBE_MODELS: tuple[str, ...] = (
     "probe_cnn8",
     "probe_attention",
 )
-MODEL_NAMES: tuple[str, ...] = TRANSLATION_MODELS + LM_MODELS + PROBE_MODELS
+MODEL_NAMES: tuple[str, ...] = TRANSLATION_MODELS + LM_MODELS + PROBE_MODELS  # the pages' list
+# The models of the lesson's own examples: a translation model whose gradients fade (plain
+# tanh RNN) and a self-attention encoder that resolves "it". Trained and shipped like the
+# others; a page lists them once it shows them.
+EXAMPLE_TRANSLATION_MODELS: tuple[str, ...] = ("rnn_plain_256",)
+ENCODER_MODELS: tuple[str, ...] = ("coref_encoder",)  # self-attention encoders, no decoder
+SHIPPED_MODELS: tuple[str, ...] = MODEL_NAMES + EXAMPLE_TRANSLATION_MODELS + ENCODER_MODELS
 
 
 class ZooError(RuntimeError):
@@ -99,6 +105,7 @@ def model_info(name: str, manifest: dict[str, Any] | None = None) -> dict[str, A
 def _families() -> dict[str, tuple[type, type]]:
     """family name → (config dataclass, module class). Imported lazily: torch is heavy."""
     from core.models.cnn_seq2seq import CNNSeq2Seq, CNNSeq2SeqConfig
+    from core.models.coref_encoder import CorefEncoder, CorefEncoderConfig
     from core.models.lm import GRULanguageModel, GRULMConfig
     from core.models.probes import DistanceProbe, ProbeConfig
     from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
@@ -109,6 +116,7 @@ def _families() -> dict[str, tuple[type, type]]:
         "cnn_seq2seq": (CNNSeq2SeqConfig, CNNSeq2Seq),
         "transformer": (TransformerConfig, Transformer),
         "lm_gru": (GRULMConfig, GRULanguageModel),
+        "coref_encoder": (CorefEncoderConfig, CorefEncoder),
         "probe": (ProbeConfig, DistanceProbe),
     }
 

@@ -16,6 +16,10 @@ BOS, EOS = 1, 2
 
 FAMILIES = {
     "rnn_plain": ("rnn_seq2seq", {"src_vocab": V, "tgt_vocab": V, "hidden": 32, "emb_dim": 16}),
+    "rnn_tanh": (
+        "rnn_seq2seq",
+        {"src_vocab": V, "tgt_vocab": V, "hidden": 32, "emb_dim": 16, "cell": "rnn"},
+    ),
     "rnn_attention": (
         "rnn_seq2seq",
         {
@@ -68,7 +72,7 @@ def test_shapes_and_attention_is_a_distribution(key):
     with torch.no_grad():
         logits, attn = model(src, tgt)
     assert logits.shape == (3, 6, V)
-    if key == "rnn_plain":
+    if key in ("rnn_plain", "rnn_tanh"):
         assert attn == {}
         return
     cross = attn["cross"]
@@ -242,7 +246,7 @@ def test_fast_greedy_equals_rerunning_the_prefix_when_the_model_writes_pad(key, 
         assert_same_greedy(model, row[row != 0][None], max_len=12, eos=-1)
 
 
-SHIPPED = ("gru_plain_256", "gru_attention", "cnn_s2s", "transformer")
+SHIPPED = ("gru_plain_256", "rnn_plain_256", "gru_attention", "cnn_s2s", "transformer")
 
 
 @pytest.fixture(scope="module")

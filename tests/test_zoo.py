@@ -32,7 +32,7 @@ def vocabs():
 
 @needs_zoo
 def test_every_model_is_shipped_with_a_complete_manifest_entry(manifest):
-    assert set(manifest["models"]) == set(zoo.MODEL_NAMES)
+    assert set(manifest["models"]) == set(zoo.SHIPPED_MODELS)
     total = 0
     for name, entry in manifest["models"].items():
         for key in ("family", "task", "file", "sha256", "params", "config", "data_seed", "steps"):
@@ -46,7 +46,7 @@ def test_every_model_is_shipped_with_a_complete_manifest_entry(manifest):
 
 
 @needs_zoo
-@pytest.mark.parametrize("name", zoo.MODEL_NAMES)
+@pytest.mark.parametrize("name", zoo.SHIPPED_MODELS)
 def test_every_model_loads_ready_for_inference(name, manifest):
     model = zoo.load_model(name)
     assert not model.training
@@ -111,7 +111,7 @@ def test_unknown_model_name_is_a_zoo_error(tmp_path):
 
 
 @needs_zoo
-@pytest.mark.parametrize("name", zoo.TRANSLATION_MODELS)
+@pytest.mark.parametrize("name", zoo.TRANSLATION_MODELS + zoo.EXAMPLE_TRANSLATION_MODELS)
 def test_shipped_weights_reproduce_their_manifest_metrics_on_a_fixed_slice(name, manifest, vocabs):
     splits = corpus.shared_splits(manifest["corpus"]["seed"])
     test_slice = list(splits.test[: ev.SLICE_SIZE])
@@ -246,3 +246,106 @@ def test_probe_task_places_the_key_at_the_requested_distance():
     assert bool((keys[:, pd.SEQ_LEN - 1 - 17]).all())
     assert bool((x[torch.arange(50), pd.SEQ_LEN - 1 - 17] == y).all())
     assert bool((x[:, -1] == pd.QUERY_ID).all())
+
+
+# The lesson's own examples, re-derived from the shipped weights (a retrain that loses one
+# of them fails here).
+
+
+@needs_zoo
+def test_claim_self_attention_resolves_it_on_held_out_noun_predicate_pairs(manifest, vocabs):
+    from core.analysis import coref
+
+    model = zoo.load_model("coref_encoder")
+    recorded = manifest["models"]["coref_encoder"]["metrics"]
+    held = coref.evaluate_cases(model, vocabs[0], corpus.coref_cases(2, 400, held_out=True))
+    assert held.share_resolved(0.1) >= 0.95
+    assert held.share_resolved(0.1) == pytest.approx(recorded["resolved"], abs=0.011)
+    assert held.named_ok.mean() >= 0.95
+    fresh = coref.evaluate_cases(model, vocabs[0], corpus.coref_cases(99, 300, held_out=True))
+    assert fresh.share_resolved(0.1) >= 0.95  # cases the manifest never measured
+
+
+@needs_zoo
+def test_claim_the_lessons_it_reads_cat_when_hungry_and_milk_when_sweet(vocabs):
+    from core.analysis import coref
+
+    pair = coref.lesson_pair(zoo.load_model("coref_encoder"), vocabs[0])
+    for pred, right, wrong in (("hungry", 1, 4), ("sweet", 4, 1)):
+        r = pair[pred]
+        assert r.named == r.tokens[right]
+        assert r.weights[right] - r.weights[wrong] >= 0.1, pred
+        assert int(r.weights.argmax()) == right and int(r.scores.argmax()) == right
+
+
+@needs_zoo
+@pytest.mark.timeout(900)  # the search forces every plausible slip: ~30 s on an idle core
+def test_claim_one_slip_derails_a_grammatical_sentence_in_the_plain_gru(vocabs):
+    from core.analysis import slips
+
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    found = slips.derailing_slip(zoo.load_model("gru_plain_256"), *vocabs, test)
+    pair = next(p for p in test if " ".join(p.src) == found.text)
+    assert pair.kind != "question" and found.own == pair.tgt  # grammatical, right on its own
+    assert found.prob >= 0.05  # a word the model itself found plausible there
+    assert found.edits >= 4 and found.edits >= found.rest / 2  # most of the rest changes
+
+
+@needs_zoo
+@pytest.mark.timeout(900)
+def test_claim_slips_carry_in_free_generation_and_fade_with_attention(vocabs):
+    from core.analysis import slips
+
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    pairs = slips.sample_sentences(test, 150, seed=0)
+    names = ("gru_plain_256", "gru_attention")
+    rows = slips.slip_table(
+        {n: zoo.load_model(n) for n in names},
+        {"lm_gru": zoo.load_model("lm_gru")},
+        vocabs[0],
+        pairs,
+    )
+    s = {r["model"]: r for r in rows}
+    assert s["lm_gru"]["derailed"] >= 0.5  # nothing pulls free text back
+    assert s["gru_attention"]["recovered"] >= s["gru_plain_256"]["recovered"] + 0.2
+    assert s["gru_plain_256"]["derailed"] > s["gru_attention"]["derailed"]
+
+
+def _long_rows(vocab, n: int = 20) -> list[list[int]]:
+    """Source ids of ``n`` seeded declarative test sentences of 40 words or more."""
+    import random
+
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    pool = [p for p in test if p.kind != "question" and len(p.src) >= 40]
+    return [vocab.encode(p.src, eos=True) for p in random.Random(0).sample(pool, n)]
+
+
+@needs_zoo
+@pytest.mark.timeout(900)
+def test_claim_the_plain_rnn_translation_model_fades_and_the_gru_does_not(vocabs):
+    from core.analysis import influence
+
+    rows = _long_rows(vocabs[0])
+    rnn, gru = zoo.load_model("rnn_plain_256"), zoo.load_model("gru_plain_256")
+    # the last three words move C this many times more than the first three (median)
+    assert influence.median_fade(rnn, rows) >= 3.0
+    assert influence.median_fade(gru, rows) <= 1.5
+    rnn_curve, gru_curve = (
+        influence.fade_by_distance(rnn, rows),
+        influence.fade_by_distance(gru, rows),
+    )
+    assert rnn_curve[30:].max() <= 0.3  # 30+ words back: under a third of the last word's
+    assert gru_curve[30:].mean() >= 2 * rnn_curve[30:].mean()
+
+
+@needs_zoo
+def test_claim_the_lessons_sentence_fades_in_the_plain_rnn_only(vocabs):
+    from core.analysis import influence
+
+    names = ("rnn_plain_256", "gru_plain_256")
+    cmp = influence.compare_fade({n: zoo.load_model(n) for n in names}, vocabs[0])
+    assert cmp.choices["rnn_plain_256"].verdict == "fade"  # what the RNN usually does
+    assert cmp.choices["gru_plain_256"].verdict == "even"
+    assert cmp.curves["rnn_plain_256"]["verdict"] == "fade"
+    assert cmp.curves["gru_plain_256"]["verdict"] == "even"
+    assert cmp.curves["rnn_plain_256"]["ratio"] < influence.FADE_BELOW

@@ -175,3 +175,92 @@ def typical_sentence(model, src_vocab, candidates=WORDS_CANDIDATES) -> WordsChoi
         key=lambda i: clarity.get(majority, lambda r: 0.0)(ratios[i]),
     )
     return WordsChoice(candidates[pick], float(ratios[pick]), majority, tuple(ratios), majority, n)
+
+
+# --- how the influence falls with distance: the plain tanh RNN beside the GRU ------------------
+
+
+def by_distance(influence: np.ndarray) -> np.ndarray:
+    """The words' influence (EOS left out) ordered by distance from the end of the sentence:
+    index k is the word k steps before the last word; (S-1,) for an (S,) input."""
+    return np.asarray(influence, dtype=float)[:-1][::-1].copy()
+
+
+def fade_factor(influence: np.ndarray, near: int = 3, far: int = 3) -> float:
+    """How many times less the ``far`` first words move C than the ``near`` last words
+    (mean of the last over mean of the first; > 1 means fading). NaN when the sentence has
+    fewer than ``near + far`` words."""
+    words = np.asarray(influence, dtype=float)[:-1]
+    if len(words) < near + far or words[:far].mean() <= 0:
+        return float("nan")
+    return float(words[-near:].mean() / words[:far].mean())
+
+
+def median_fade(model, rows: Sequence[Sequence[int]], near: int = 3, far: int = 3) -> float:
+    """:func:`fade_factor` of :func:`context_influence` over sentences (ids with EOS):
+    the median, so that one odd sentence does not decide."""
+    factors = [fade_factor(context_influence(model, r), near, far) for r in rows]
+    factors = [f for f in factors if np.isfinite(f)]
+    if not factors:
+        raise ValueError(f"no sentence has {near + far} words or more")
+    return float(np.median(factors))
+
+
+def sentence_curve(model, src_vocab, text: str) -> dict:
+    """The curve a page draws for one sentence: its words, ‖∂C/∂e_j‖ per word (EOS left
+    out) divided by the largest, the first-third / last-third ratio and its verdict
+    (:func:`verdict`), and :func:`fade_factor`."""
+    from core.analysis.bottleneck import early_late_ratio
+
+    tokens = text.split()
+    unknown = [w for w in tokens if w not in src_vocab]
+    if unknown:
+        raise ValueError(f"words not in the vocabulary: {', '.join(unknown)}")
+    influence = context_influence(model, src_vocab.encode(tokens, eos=True))
+    words = influence[:-1]
+    ratio = early_late_ratio(influence)
+    return {
+        "tokens": tokens,
+        "influence": words / words.max(),
+        "raw": words,
+        "ratio": ratio,
+        "verdict": verdict(ratio),
+        "fade": fade_factor(influence),
+    }
+
+
+# --- a translation model whose gradients vanish: the plain tanh RNN beside the GRU ---------
+
+
+@dataclass(frozen=True)
+class FadeComparison:
+    """One sentence read by a fading and a non-fading encoder, with the evidence for each."""
+
+    text: str  # the sentence (the fading model's clearest typical candidate)
+    curves: dict  # model name -> core.analysis.influence.sentence_curve(...)
+    choices: dict  # model name -> WordsChoice: its verdicts over every candidate
+
+
+def compare_fade(
+    models: dict, src_vocab, fading: str = "rnn_plain_256", candidates=WORDS_CANDIDATES
+) -> FadeComparison:
+    """The lesson's sentence as the ``fading`` model usually reads it (:func:`typical_sentence`
+    over ``candidates``), and every model of ``models`` ({name: model}) on that same
+    sentence: ‖∂C/∂e_j‖ per word (:func:`sentence_curve`)."""
+    if fading not in models:
+        raise ValueError(f"models must include the fading model {fading!r}")
+    choices = {name: typical_sentence(m, src_vocab, candidates) for name, m in models.items()}
+    text = choices[fading].text
+    curves = {name: sentence_curve(m, src_vocab, text) for name, m in models.items()}
+    return FadeComparison(text, curves, choices)
+
+
+def fade_by_distance(model, rows) -> np.ndarray:
+    """Geometric mean over sentences (ids with EOS) of ‖∂C/∂e_j‖ by distance from the last
+    word, divided by its value at distance 0; (L,) for the shortest sentence's L words."""
+    curves = [by_distance(context_influence(model, r)) for r in rows]
+    if not curves:
+        raise ValueError("rows is empty; pass source id lists ending with EOS")
+    n = min(len(c) for c in curves)
+    g = rnn_gradients.geometric_mean(np.array([c[:n] for c in curves]))
+    return g / g[0]

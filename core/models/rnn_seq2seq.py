@@ -1,4 +1,4 @@
-"""GRU encoder-decoder, with or without attention.
+"""GRU (or plain tanh-RNN) encoder-decoder, with or without attention.
 
 Two papers, one file, because the second is the first plus one idea:
 
@@ -13,6 +13,9 @@ Two papers, one file, because the second is the first plus one idea:
   its previous state, ``energy_ij = v^T tanh(W s_{i-1} + U h_j)``, turns the scores into
   weights with a softmax, and reads the weighted sum ``context_i``. The weights are
   returned, never stored on the module.
+
+``cell="rnn"`` swaps both GRUs for the plain Elman recurrence ``h_t = tanh(W x_t + U h_{t-1})``
+(no gates), the RNN whose gradients vanish with distance (Bengio et al. 1994).
 
 Shapes: B batch, S source length, T target length, E embedding, H hidden, A attention.
 """
@@ -38,6 +41,14 @@ class RNNSeq2SeqConfig:
     attention: bool = False  # Bahdanau attention (RNNsearch) or the plain bridge C (RNNencdec)
     bidirectional: bool = False  # RNNsearch reads both ways; RNNencdec reads left to right
     attn_dim: int = 128  # size of the additive-attention hidden layer (A)
+    cell: str = "gru"  # "gru" (gated) or "rnn" (plain tanh recurrence, no gates)
+
+
+def _recurrent(cfg: RNNSeq2SeqConfig):
+    """The recurrent layer class the config names: nn.GRU or the tanh nn.RNN."""
+    if cfg.cell not in ("gru", "rnn"):
+        raise ValueError(f"cell must be 'gru' or 'rnn', got {cfg.cell!r}")
+    return nn.GRU if cfg.cell == "gru" else nn.RNN
 
 
 class Encoder(nn.Module):
@@ -52,7 +63,9 @@ class Encoder(nn.Module):
         super().__init__()
         per_dir = cfg.hidden // 2 if cfg.bidirectional else cfg.hidden
         self.embed = nn.Embedding(cfg.src_vocab, cfg.emb_dim, padding_idx=PAD_ID)
-        self.rnn = nn.GRU(cfg.emb_dim, per_dir, batch_first=True, bidirectional=cfg.bidirectional)
+        self.rnn = _recurrent(cfg)(
+            cfg.emb_dim, per_dir, batch_first=True, bidirectional=cfg.bidirectional
+        )
 
     def forward(self, src: torch.Tensor, embedded: torch.Tensor | None = None):
         lengths = (src != PAD_ID).sum(1).clamp(min=1).cpu()  # (B,)
@@ -110,11 +123,13 @@ class RNNSeq2Seq(nn.Module):
         self.tgt_embed = nn.Embedding(cfg.tgt_vocab, E, padding_idx=PAD_ID)
         self.init_state = nn.Linear(H, H)  # s_0 = tanh(W_init C)
         if cfg.attention:
+            if cfg.cell != "gru":
+                raise ValueError("attention is built on a GRU decoder cell; use cell='gru'")
             self.attention = BahdanauAttention(H, H, cfg.attn_dim)
             self.cell = nn.GRUCell(E + H, H)  # input: [y_{i-1}; context_i]
         else:
             self.attention = None
-            self.rnn = nn.GRU(E + H, H, batch_first=True)  # input: [y_{i-1}; C] at every step
+            self.rnn = _recurrent(cfg)(E + H, H, batch_first=True)  # input: [y_{i-1}; C] each step
         self.readout = nn.Linear(H + H + E, E)  # from [s_i; context_i; y_{i-1}]
         self.out = nn.Linear(E, cfg.tgt_vocab)
 

@@ -1,0 +1,55 @@
+"""Influence by distance: the fade factor, the distance order, one sentence's curve."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from core.analysis import influence
+from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
+from core.vocab import Vocab
+
+
+def test_by_distance_reverses_the_words_and_drops_eos():
+    got = influence.by_distance(np.array([1.0, 2.0, 3.0, 9.0]))
+    assert got.tolist() == [3.0, 2.0, 1.0]
+
+
+def test_fade_factor_is_last_over_first():
+    words = np.array([1.0, 1.0, 1.0, 5.0, 4.0, 4.0, 4.0, 0.0])  # EOS last
+    assert influence.fade_factor(words) == pytest.approx(4.0)
+    assert math.isnan(influence.fade_factor(np.array([1.0, 2.0, 0.0])))
+
+
+def test_a_plain_rnn_encoder_has_exact_gradients_through_backward():
+    torch.manual_seed(0)
+    model = RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=20, tgt_vocab=10, hidden=8, cell="rnn")).eval()
+    ids = [5, 6, 7, 8, 2]
+    got = influence.context_influence(model, ids)
+    emb = model.encoder.embed(torch.tensor([ids])).detach()
+    jac = torch.autograd.functional.jacobian(
+        lambda e: model.encode(torch.tensor([ids]), embedded=e)["context"], emb
+    )  # (1, H, 1, S, E)
+    want = jac[0, :, 0].pow(2).sum(dim=(0, 2)).sqrt().numpy()
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+def test_sentence_curve_refuses_unknown_words_and_normalises():
+    vocab = Vocab(["a", "b", "c", "d", "e", "f", "g"])
+    torch.manual_seed(0)
+    model = RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=len(vocab), tgt_vocab=10, hidden=8, cell="rnn"))
+    with pytest.raises(ValueError, match="zebra"):
+        influence.sentence_curve(model, vocab, "a b zebra")
+    curve = influence.sentence_curve(model, vocab, "a b c d e f g")
+    assert curve["tokens"] == list("abcdefg") and curve["influence"].max() == 1.0
+    assert len(curve["raw"]) == 7 and np.isfinite(curve["ratio"]) and np.isfinite(curve["fade"])
+
+
+def test_the_cell_must_be_known_and_attention_needs_a_gru():
+    with pytest.raises(ValueError, match="cell"):
+        RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=5, tgt_vocab=5, cell="lstm"))
+    with pytest.raises(ValueError, match="attention"):
+        RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=5, tgt_vocab=5, cell="rnn", attention=True))
