@@ -190,6 +190,11 @@ class Abuse:
     timeout: float = 30.0  # one connection or one rerun
     source: str = ABUSER_ADDR
 
+    @classmethod
+    def from_args(cls, args) -> Abuse:
+        """The settings ``python -m bench abuser`` was given (its parsed arguments)."""
+        return cls(*(getattr(args, f.name) for f in dataclasses.fields(cls)))
+
     def argv(self, base: str, page: tuple[str, str]) -> list[str]:
         """``python -m bench abuser`` with these settings."""
         out = [sys.executable, "-m", "bench", "abuser", base, "--page", page[0]]
@@ -596,15 +601,7 @@ def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
 
 def abuser_main(args) -> int:
     """``python -m bench abuser``: "ready" once it begins, its result as one JSON line."""
-    cfg = Abuse(
-        args.attempts,
-        args.open_seconds,
-        args.seconds,
-        args.rerun_sessions,
-        args.openers,
-        args.timeout,
-        args.source,
-    )
+    cfg = Abuse.from_args(args)
 
     def ready() -> None:
         print("ready", flush=True)

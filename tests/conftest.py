@@ -28,6 +28,17 @@ _LATIN = re.compile(r"[A-Za-z]")
 _CODE = re.compile(r"`[^`]*`")
 
 
+def need(what: str, ok: bool, how: str) -> None:
+    """Skip the test, with what is missing and ``how`` to get it, unless ``ok``; in CI
+    (``CI`` set) a missing tool is a failure: CI installs everything the tests need."""
+    if ok:
+        return
+    msg = f"{what} not found: {how}"
+    if os.environ.get("CI"):
+        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
+    pytest.skip(msg)
+
+
 def make_app(
     page: str | None = None,
     *,

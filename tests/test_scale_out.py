@@ -27,7 +27,6 @@ from __future__ import annotations
 import asyncio
 import gzip
 import http.client
-import os
 import re
 import shutil
 import subprocess
@@ -47,7 +46,8 @@ from core.i18n import translate
 from core.poll import questions as pq
 from core.poll.store import PollStore
 from tests import pg
-from tests.conftest import ROOT, in_fresh_thread
+from tests.browser.conftest import wait_counts
+from tests.conftest import ROOT, in_fresh_thread, need
 
 NGINX_PORT = 8630  # this module's ports: 8630-8632 (the helper's range 8630-8659)
 APP_PORTS = (8631, 8632)
@@ -56,15 +56,6 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 COOKIE = "road_route"
 ARTIFACTS = ROOT / "tests" / "artifacts"
 QID = "cnn_layers"  # the poll of tests/browser/test_poll.py: answers 5, 10, 20, 39
-
-
-def _require(what: str, ok: bool, install: str) -> None:
-    if ok:
-        return
-    msg = f"{what} not found: {install} (the scale-out test needs it)"
-    if os.environ.get("CI"):
-        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
-    pytest.skip(msg)
 
 
 def _get(port: int, path: str, headers: dict | None = None, timeout: float = 30.0):
@@ -142,13 +133,13 @@ class Cluster:
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Cluster]:
-    _require("nginx", procs.nginx_binary() is not None, "apt-get install nginx")
-    _require(
+    need("nginx", procs.nginx_binary() is not None, "apt-get install nginx")
+    need(
         str(BROTLI_MODULE),
         BROTLI_MODULE.exists(),
         "apt-get install libnginx-mod-http-brotli-filter",
     )
-    _require("PostgreSQL", pg.bin_dir() is not None, "apt-get install postgresql")
+    need("PostgreSQL", pg.bin_dir() is not None, "apt-get install postgresql")
     busy = [p for p in (NGINX_PORT, *APP_PORTS) if not procs.port_free(p)]
     assert not busy, f"ports {busy} are taken: stop whatever listens there and rerun"
 
@@ -270,27 +261,6 @@ def _static_assets(cluster: Cluster) -> dict[str, int]:
 
 
 # --- the class poll across replicas ----------------------------------------------------------
-
-COUNTS_JS = """() => {
-  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
-  const tr = plot && plot._fullData && plot._fullData[0];
-  if (!tr) return null;
-  return {x: Array.from(tr.x, String), y: Array.from(tr.y, Number)};
-}"""
-
-
-def _counts(page, want: dict[str, int], limit_s: float) -> dict[str, int]:
-    """The teacher's live histogram (refreshed every 2 s) until it shows ``want``."""
-    deadline = time.monotonic() + limit_s
-    seen: dict[str, int] = {}
-    while time.monotonic() < deadline:
-        data = page.evaluate(COUNTS_JS)
-        if data:
-            seen = {x: int(y) for x, y in zip(data["x"], data["y"], strict=True)}
-            if seen == want:
-                break
-        page.wait_for_timeout(250)
-    return seen
 
 
 def _tally(url: str, code: str) -> tuple[int, ...]:
@@ -416,7 +386,7 @@ def _poll_across_replicas(cluster: Cluster) -> None:
             assert _tally(cluster.pg.url, code) == (0, 0, 1, 1)
             # the teacher's live histogram (one replica) shows the votes cast on the other
             want = {a: 0 for a in answers} | {answers[2]: 1, answers[3]: 1}
-            assert _counts(teacher, want, limit_s=60) == want
+            assert wait_counts(teacher, want, limit_s=60) == want
 
             # the students' replica dies mid-poll
             time.sleep(0.5)  # nginx logs a request as it ends
@@ -435,7 +405,7 @@ def _poll_across_replicas(cluster: Cluster) -> None:
             assert f"✓ {answers[2]}" in late.texts(), late.texts()
             assert _tally(cluster.pg.url, code) == (0, 0, 2, 1)
             want[answers[2]] = 2
-            assert _counts(teacher, want, limit_s=60) == want
+            assert wait_counts(teacher, want, limit_s=60) == want
             # the teacher's session never moved: its key still reveals
             teacher.get_by_text(translate("poll.reveal", "en")).first.click()
             right = answers[question.solve().correct]
@@ -501,7 +471,7 @@ def test_two_replicas_behind_the_repos_nginx(cluster):
     """One test on one cluster (xdist may not split it): spread and stickiness, compressed
     and cached assets, the poll across replicas and the loss of one (it kills a replica),
     then the per-address limit on new sessions."""
-    _require(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
+    need(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
     _spread_and_stickiness(cluster)
     _static_assets(cluster)
     _the_app_sees_each_client_address(cluster)

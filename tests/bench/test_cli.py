@@ -81,16 +81,7 @@ def test_the_abuser_process_gets_its_settings_through_the_command_line():
     assert argv[:3] == [sys.executable, "-m", "bench"]
     args = parse(argv[3:])
     assert (args.base, args.page, args.query) == ("http://127.0.0.1:8670", "attention", "lang=en")
-    got = Abuse(
-        args.attempts,
-        args.open_seconds,
-        args.seconds,
-        args.rerun_sessions,
-        args.openers,
-        args.timeout,
-        args.source,
-    )
-    assert got == cfg
+    assert Abuse.from_args(args) == cfg
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,7 @@ import pytest
 from bench import procs
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, PHONE_UA
 from bench.procs import Server, free_port, stop_server
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 
 __all__ = ["PHONE_UA", "Server", "free_port", "start_server", "stop_server"]
 
@@ -34,12 +36,7 @@ _BASE_PATH_PROBE = re.compile(r"^http://127\.0\.0\.1:\d+/[\w-]+/_stcore/(health|
 
 
 def _require_chromium() -> None:
-    if CHROMIUM.exists():
-        return
-    msg = f"{CHROMIUM} not found: apt-get install chromium (browser tests need it)"
-    if os.environ.get("CI"):
-        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
-    pytest.skip(msg)
+    need(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium (browser tests need it)")
 
 
 def start_server(app_dir: Path, log: Path) -> Server:
@@ -99,6 +96,18 @@ def open_tab(browser, url: str, viewport: dict, locale: str = "en-US") -> Tab:
     return tab
 
 
+@contextmanager
+def reopened(browser, url: str, viewport: dict) -> Iterator[Tab]:
+    """``url`` opened in a new browser (a deep link shared with someone): the tab, then,
+    once the caller's checks are done, no console error, and the tab closed."""
+    tab = open_tab(browser, url, viewport)
+    try:
+        yield tab
+        assert tab.real_errors() == []
+    finally:
+        tab.page.context.close()
+
+
 _IDLE_JS = """() => {
     const app = document.querySelector('[data-testid="stApp"]');
     if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
@@ -115,13 +124,15 @@ _IDLE_JS = """() => {
 }"""
 
 
-def wait_idle(page, timeout: float = 180_000) -> None:
+def wait_idle(page, timeout: float = 180_000, settled: str = "") -> None:
     """Wait until the app has stopped running (twice in a row, 0.7 s apart: a run can be
-    followed by a rerun) and every plotly chart has drawn its SVG."""
+    followed by a rerun) and every plotly chart has drawn its SVG (or until the page's
+    own ``settled`` test, a JS function, holds twice in a row)."""
+    test = settled or _IDLE_JS
     for _ in range(20):
-        page.wait_for_function(_IDLE_JS, timeout=timeout, polling=250)
+        page.wait_for_function(test, timeout=timeout, polling=250)
         page.wait_for_timeout(700)
-        if page.evaluate(_IDLE_JS):
+        if page.evaluate(test):
             return
     raise AssertionError("the app never settled")
 
@@ -184,3 +195,27 @@ def grown_margins(page, where: str) -> list[str]:
         if grown:
             out.append(f"{where}: chart #{c['i']} margins grew (set, drawn) {grown}")
     return out
+
+
+# The class poll's histogram as drawn: its answers and counts (decoded: data may be binary).
+COUNTS_JS = """() => {
+  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
+  const tr = plot && plot._fullData && plot._fullData[0];
+  if (!tr) return null;
+  return {x: Array.from(tr.x, String), y: Array.from(tr.y, Number)};
+}"""
+
+
+def wait_counts(page, want: dict[str, int], limit_s: float) -> dict[str, int]:
+    """The teacher's live histogram (refreshed every 2 s), polled until it shows ``want``
+    (bounded by ``limit_s``); what it showed last."""
+    deadline = time.monotonic() + limit_s
+    seen: dict[str, int] = {}
+    while time.monotonic() < deadline:
+        data = page.evaluate(COUNTS_JS)
+        if data:
+            seen = {x: int(y) for x, y in zip(data["x"], data["y"], strict=True)}
+            if all(seen.get(k, 0) == v for k, v in want.items()):
+                return seen
+        page.wait_for_timeout(200)
+    return seen

@@ -12,6 +12,7 @@ from tests.browser.conftest import (
     copy_app,
     grown_margins,
     open_tab,
+    reopened,
     screenshot,
     start_server,
     stop_server,
@@ -81,12 +82,8 @@ def test_deep_link_round_trip(server, browser):
         # ... and reopening that URL in a new browser restores the same view
         url = page.url
         assert "lang=zh" in url and "present=1" in url
-        again = open_tab(browser, url, PHONE)
-        try:
+        with reopened(browser, url, PHONE) as again:
             assert "当前显示 1 个" in again.page.locator('[data-testid="stMain"]').inner_text()
-            assert again.real_errors() == []
-        finally:
-            again.page.context.close()
         assert tab.real_errors() == []
     finally:
         page.context.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core import zoo
-from tests.browser.conftest import DESKTOP, open_tab, screenshot, wait_idle
+from tests.browser.conftest import DESKTOP, open_tab, reopened, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -39,14 +39,10 @@ def test_controls_write_the_url_and_the_link_reopens_the_view(server, browser):
         page.wait_for_url("**part=self**", timeout=15_000)
         wait_idle(page)
         assert _charts(page) >= 2
-        again = open_tab(browser, page.url.replace("lang=en", "lang=zh"), DESKTOP)
-        try:
+        with reopened(browser, page.url.replace("lang=en", "lang=zh"), DESKTOP) as again:
             text = again.page.locator('[data-testid="stMain"]').inner_text()
             assert "编码器自注意力" in text or _charts(again.page) >= 2
             screenshot(again.page, "attention_self_zh_from_link_desktop")
-            assert again.real_errors() == []
-        finally:
-            again.page.context.close()
         assert tab.real_errors() == []
     finally:
         page.context.close()

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core import zoo
-from tests.browser.conftest import DESKTOP, PHONE, open_tab, screenshot, wait_idle
+from tests.browser.conftest import DESKTOP, PHONE, open_tab, reopened, screenshot, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -39,13 +39,9 @@ def test_autoregressive_clicks_through_three_steps(server, browser):
         wait_idle(page)
         assert "Step 2 of 3" in main.inner_text()
         url = page.url
-        again = open_tab(browser, url.replace("lang=en", "lang=zh"), PHONE)
-        try:
+        with reopened(browser, url.replace("lang=en", "lang=zh"), PHONE) as again:
             assert "第 2 步，共 3 步" in again.page.locator('[data-testid="stMain"]').inner_text()
             screenshot(again.page, "autoregressive_zh_step2_phone")
-            assert again.real_errors() == []
-        finally:
-            again.page.context.close()
         assert tab.real_errors() == []
     finally:
         page.context.close()

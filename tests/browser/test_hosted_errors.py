@@ -32,6 +32,15 @@ def hosted_env() -> dict[str, str]:
     return env
 
 
+def _shown_by_a_server(browser, app, log) -> str:
+    """What a browser shows of the raising home page on a server of its own (then stopped)."""
+    srv = start_server(app, log)
+    try:
+        return _visible_after_error(browser, srv.url("/?lang=en"))
+    finally:
+        stop_server(srv)
+
+
 def _visible_after_error(browser, url: str) -> str:
     context = browser.new_context(viewport=DESKTOP, locale="en-US")
     page = context.new_page()
@@ -69,23 +78,13 @@ def test_hosted_settings_hide_the_traceback_the_log_keeps_it(browser, tmp_path, 
 
     # the repo's defaults, no environment: hidden too
     monkeypatch.delenv("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", raising=False)
-    default_log = tmp_path / "default.log"
-    srv = start_server(app, default_log)
-    try:
-        shown = _visible_after_error(browser, srv.url("/?lang=en"))
-    finally:
-        stop_server(srv)
+    shown = _shown_by_a_server(browser, app, tmp_path / "default.log")
     for leak in (SECRET, "Traceback", "RuntimeError", "internal_path", "home.py"):
         assert leak not in shown, f"the default settings show {leak!r}:\n{shown}"
 
     # the control: a developer's setting shows the exception (so the checks above can fail)
     monkeypatch.setenv("STREAMLIT_CLIENT_SHOW_ERROR_DETAILS", "full")
-    local_log = tmp_path / "local.log"
-    srv = start_server(app, local_log)
-    try:
-        shown = _visible_after_error(browser, srv.url("/?lang=en"))
-    finally:
-        stop_server(srv)
+    shown = _shown_by_a_server(browser, app, tmp_path / "local.log")
     assert SECRET in shown, shown
 
 

@@ -14,7 +14,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from tests.browser.conftest import DESKTOP, Tab, screenshot
+from tests.browser.conftest import DESKTOP, Tab, screenshot, wait_idle
 from tests.ui.test_url_params import PART_CONTEXTS, TYPED_CONTEXTS, page_params
 from ui.nav import PAGES
 
@@ -50,12 +50,7 @@ _SETTLED_JS = """() => {
 
 
 def settle(page, timeout: float = 300_000) -> None:
-    for _ in range(20):
-        page.wait_for_function(_SETTLED_JS, timeout=timeout, polling=250)
-        page.wait_for_timeout(700)
-        if page.evaluate(_SETTLED_JS):
-            return
-    raise AssertionError("the app never settled")
+    wait_idle(page, timeout, settled=_SETTLED_JS)
 
 
 def open_hostile(browser, url: str) -> tuple[Tab, list[str]]:

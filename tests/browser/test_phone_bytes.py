@@ -34,7 +34,7 @@ import pytest
 
 from bench import phone, procs
 from bench.browser import CHROMIUM
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 
 pytestmark = pytest.mark.browser
 
@@ -49,25 +49,16 @@ MODULES = [
 ARTIFACTS = ROOT / "tests" / "artifacts"
 
 
-def _require(what: str, ok: bool, install: str) -> None:
-    if ok:
-        return
-    msg = f"{what} not found: {install} (the phone-bytes test needs it)"
-    if os.environ.get("CI"):
-        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
-    pytest.skip(msg)
-
-
 @pytest.mark.long
 @pytest.mark.timeout(900)  # ~2 min on an idle machine, plus the one-off pre-compression
 def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
     """``browser``: the session's Chromium (tests/browser/conftest.py); every visit opens
     a fresh context, an empty profile. A second Playwright in the same worker would fail
     ("Sync API inside the asyncio loop") once another browser test has started the first."""
-    _require(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
-    _require("nginx", procs.nginx_binary() is not None, "apt-get install nginx")
+    need(str(CHROMIUM), CHROMIUM.exists(), "apt-get install chromium")
+    need("nginx", procs.nginx_binary() is not None, "apt-get install nginx")
     for module in MODULES:
-        _require(
+        need(
             str(module),
             module.exists(),
             "apt-get install libnginx-mod-http-brotli-filter libnginx-mod-http-brotli-static",

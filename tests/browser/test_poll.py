@@ -24,6 +24,7 @@ from tests.browser.conftest import (
     copy_app,
     start_server,
     stop_server,
+    wait_counts,
 )
 from tests.browser.slides import wait_ready
 
@@ -32,13 +33,6 @@ pytestmark = pytest.mark.browser
 QID = "cnn_layers"  # asked on cnn_receptive_field / theory
 VOTES = ["20", "20", "10"]  # then the third student changes to "39"
 
-COUNTS_JS = """() => {
-  const plot = document.querySelector('[data-testid="stMain"] .js-plotly-plot');
-  const tr = plot && plot._fullData && plot._fullData[0];  // decoded (data may be binary)
-  if (!tr) return null;
-  return {x: Array.from(tr.x, String), y: Array.from(tr.y, Number)};
-}"""
-
 
 def _visible(page, text: str, timeout: float = 60_000) -> None:
     page.get_by_text(text, exact=False).first.wait_for(state="visible", timeout=timeout)
@@ -46,20 +40,6 @@ def _visible(page, text: str, timeout: float = 60_000) -> None:
 
 def _answer_button(page, label: str):
     return page.locator('[data-testid="stMain"] button', has_text=re.compile(rf"^(✓ )?{label}$"))
-
-
-def _wait_counts(page, want: dict[str, int], limit_s: float) -> dict[str, int]:
-    """Poll the teacher's chart until it shows ``want`` (bounded by ``limit_s``)."""
-    deadline = time.monotonic() + limit_s
-    seen: dict[str, int] = {}
-    while time.monotonic() < deadline:
-        data = page.evaluate(COUNTS_JS)
-        if data:
-            seen = {x: int(y) for x, y in zip(data["x"], data["y"], strict=True)}
-            if all(seen.get(k, 0) == v for k, v in want.items()):
-                return seen
-        page.wait_for_timeout(200)
-    return seen
 
 
 @pytest.mark.long
@@ -111,7 +91,7 @@ def test_a_class_votes_and_the_model_answers(browser, tmp_path, monkeypatch):
         _answer_button(students[2], "39").first.click()
         _answer_button(students[2], "✓ 39").first.wait_for(timeout=60_000)
         last_vote = time.monotonic()
-        seen = _wait_counts(tp, {"20": 2, "39": 1, "10": 0, "5": 0}, limit_s=30)
+        seen = wait_counts(tp, {"20": 2, "39": 1, "10": 0, "5": 0}, limit_s=30)
         took = time.monotonic() - last_vote
         assert seen == {"5": 0, "10": 0, "20": 2, "39": 1}
         assert took <= 3.0 + 1.0, f"histogram took {took:.1f} s"  # 3 s, plus this poll loop

@@ -29,20 +29,12 @@ from core.i18n import translate
 from core.poll.store import PollStore
 from tests import pg
 from tests.browser.conftest import PHONE, PHONE_UA, wait_idle
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 
 pytestmark = pytest.mark.browser
 
 QID = "cnn_layers"  # answers 5, 10, 20, 39
 ROUTE = "road_route"  # nginx's route cookie (deploy/nginx/road.conf)
-
-
-def _require(what: str, ok: bool) -> None:
-    if not ok:
-        msg = f"{what} not found (apt-get install nginx postgresql): the replica test needs it"
-        if os.environ.get("CI"):
-            pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
-        pytest.skip(msg)
 
 
 def _healthy(port: int, proc: subprocess.Popen, deadline: float) -> None:
@@ -60,8 +52,8 @@ def _healthy(port: int, proc: subprocess.Popen, deadline: float) -> None:
 def cluster():
     """(nginx port, {app port: process}, PostgreSQL URL, nginx access log); all stopped after."""
     nginx = procs.nginx_binary()
-    _require("nginx", nginx is not None)
-    _require("PostgreSQL", pg.bin_dir() is not None)
+    need("nginx", nginx is not None, "apt-get install nginx postgresql")
+    need("PostgreSQL", pg.bin_dir() is not None, "apt-get install postgresql")
     folder = Path(tempfile.mkdtemp(prefix="road-poll-replicas-"))
     folder.chmod(0o755)  # nginx workers and postgres traverse it
     server, apps, proxy = None, {}, None

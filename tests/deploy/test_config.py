@@ -25,11 +25,10 @@ import tempfile
 import time
 from pathlib import Path
 
-import pytest
 import yaml
 
 from bench import procs
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
@@ -38,15 +37,6 @@ START = DEPLOY / "docker" / "start.sh"
 HEALTH = "/_stcore/health"
 COOKIE = "road_route"
 K8S_VERSION = "1.31.0"
-
-
-def _need(what: str, ok: bool, install: str) -> None:
-    if ok:
-        return
-    msg = f"{what} not found: {install}"
-    if os.environ.get("CI"):
-        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
-    pytest.skip(msg)
 
 
 def _docs(path: Path) -> list[dict]:
@@ -227,7 +217,7 @@ def test_dockerfile_and_entry_point():
 
 def test_nginx_accepts_the_config():
     nginx = procs.nginx_binary()
-    _need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
+    need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
     folder = Path(tempfile.mkdtemp(prefix="road-nginx-t-"))
     try:
         folder.chmod(0o755)
@@ -263,9 +253,9 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 
 def _nginx_or_skip() -> str:
     nginx = procs.nginx_binary()
-    _need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
+    need("nginx", nginx is not None, "apt-get install nginx libnginx-mod-http-brotli-filter")
     for module in re.findall(r"^load_module (\S+);", (NGINX / "nginx.conf").read_text(), re.M):
-        _need(module, Path(module).exists(), "apt-get install libnginx-mod-http-brotli-static")
+        need(module, Path(module).exists(), "apt-get install libnginx-mod-http-brotli-static")
     return nginx
 
 

@@ -29,9 +29,10 @@ from pathlib import Path
 import brotli
 import pytest
 
+from bench.browser import CHROMIUM_ARGS
 from core.i18n import translate
 from core.poll import questions as pq
-from tests.conftest import ROOT, in_fresh_thread
+from tests.conftest import ROOT, in_fresh_thread, need
 
 BUILD = ROOT / "deploy" / "docker" / "build.py"
 RUN = ROOT / "deploy" / "docker" / "chroot-run.sh"
@@ -40,27 +41,10 @@ ARTIFACTS = ROOT / "tests" / "artifacts"
 PORT = 8794  # this module's ports: 8794 (the image's nginx) and 8795 (its Streamlit)
 BUILD_WAIT_S = 40 * 60  # a background build (.ci/run) measured ~12 min on a loaded machine
 CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 LESSON = "bottleneck"  # a lesson page with charts
 SECRET = "road-secret-image-5c1e"  # the raising page's message: never shown to a visitor
 IN_IMAGE = ["app.py", "core", "ui", "pages", "assets", "deploy/docker/start.sh"]
 NOT_IN_IMAGE = ["tests", "bench", "results", ".env", ".git", ".ci", "requirements-dev.txt"]
-
-
-def _require(what: str, ok: bool, install: str) -> None:
-    if ok:
-        return
-    msg = f"{what}: {install} (the image tests need it)"
-    if os.environ.get("CI"):
-        pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
-    pytest.skip(msg)
 
 
 def _build_log() -> Path:
@@ -80,13 +64,13 @@ def _wait_for_status(status: Path) -> dict:
 @pytest.fixture(scope="module")
 def image() -> dict:
     """The built image: build.py's outcome (tag, seconds, size)."""
-    _require("podman not found", shutil.which("podman") is not None, "apt-get install podman")
-    _require(
-        "debootstrap not found",
+    need("podman", shutil.which("podman") is not None, "apt-get install podman")
+    need(
+        "debootstrap",
         shutil.which("debootstrap") is not None,
         "apt-get install debootstrap",
     )
-    _require("not root", os.geteuid() == 0, "run as root (podman image mount, chroot)")
+    need("root", os.geteuid() == 0, "run as root (podman image mount, chroot)")
     waiting = os.environ.get("ROAD_IMAGE_BUILD_STATUS")
     if waiting:
         result = _wait_for_status(Path(waiting))
@@ -233,9 +217,7 @@ def _stop(proc: subprocess.Popen) -> None:
 def served(image, rootfs, tmp_path_factory):
     """The image's own command, as the image's user, on a read-only root with a writable
     data volume; one page file replaced by a copy that raises (bound over it read-only)."""
-    _require(
-        "unshare or chroot not found", bool(shutil.which("unshare")), "apt-get install util-linux"
-    )
+    need("unshare or chroot not found", bool(shutil.which("unshare")), "apt-get install util-linux")
     if not (_free(PORT) and _free(PORT + 1)):
         pytest.fail(f"ports {PORT}/{PORT + 1} are taken: another run of this test?")
     config = _inspect(image["tag"])["Config"]
@@ -333,7 +315,7 @@ def _browse(served) -> None:
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
-        _require("Chromium not found", False, "apt-get install chromium")
+        need("Chromium", False, "apt-get install chromium")
     base = f"http://127.0.0.1:{PORT}"
     with sync_playwright() as pw:
         browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import ROOT, need
 from tests.deploy.test_config import (
     COOKIE,
     HEALTH,
@@ -25,7 +25,6 @@ from tests.deploy.test_config import (
     _k8s,
     _measured_rss_mb,
     _mib,
-    _need,
     _roles,
 )
 
@@ -51,7 +50,7 @@ def test_k8s_manifests_validate_against_the_schema():
     try:
         import kubernetes_validate
     except ImportError:
-        _need("kubernetes-validate", False, "pip install kubernetes-validate==1.31.0")
+        need("kubernetes-validate", False, "pip install kubernetes-validate==1.31.0")
     objs = _k8s()
     kinds = {k for k, _ in objs}
     assert kinds >= {"Deployment", "Service", "HorizontalPodAutoscaler", "ConfigMap", "Secret"}

@@ -19,6 +19,7 @@ import streamlit.testing.v1.local_script_runner as lsr
 from core import lexicon
 from core.analysis import receptive_field as analysis
 from tests.conftest import ROOT, fragment_rerun, main_text, make_app
+from tests.lessons.parts import chart_keys, runs_alone
 
 PAGE = "pages/cnn_receptive_field.py"
 PART = "cnn_receptive_field_part"  # the part selector's widget key
@@ -112,9 +113,7 @@ def _values(value) -> list[float]:
 
 
 def _chart_keys(at) -> list[str]:
-    """The keys of the charts shown, in page order (the id ends with the key)."""
-    ids = [el.proto.id for el in at.get("plotly_chart")]
-    return [key for i in ids for keys in PART_CHARTS.values() for key in keys if key in i]
+    return chart_keys(at, PART_CHARTS)
 
 
 def _window_bars(at) -> list[float]:
@@ -131,15 +130,8 @@ def _text(at) -> str:
 @pytest.mark.parametrize("part", list(PART_CHARTS))
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):
-    at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.segmented_control(key=PART).value == part
-    assert at.query_params["part"] == part
-    assert _chart_keys(at) == PART_CHARTS[part]
-    assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
+    at = runs_alone(PAGE, PART, part, lang, PART_CHARTS)
     assert not at.main.error
-    # the takeaway and "try this" close every part
-    assert len(at.success) == 1
     assert ("Try this" if lang == "en" else "试一试") in main_text(at)
     assert len(at.main.expander) == 1  # "for the curious" (nothing folded on a laptop)
 

@@ -17,6 +17,7 @@ from core.analysis import path_length as analysis
 from core.analysis import receptive_field as rf
 from core.i18n import translate
 from tests.conftest import ROOT, main_text, make_app, md_tables
+from tests.lessons.parts import chart_keys, runs_alone
 from tests.lessons.test_cnn_receptive_field import _chart, fake_zoo  # noqa: F401 (fixture)
 
 PAGE = "pages/path_length.py"
@@ -31,9 +32,7 @@ PART_CHARTS = {
 
 
 def _chart_keys(at) -> list[str]:
-    """The keys of the charts shown, in page order (the id ends with the key)."""
-    ids = [el.proto.id for el in at.get("plotly_chart")]
-    return [key for i in ids for keys in PART_CHARTS.values() for key in keys if key in i]
+    return chart_keys(at, PART_CHARTS)
 
 
 def _array(values) -> np.ndarray:
@@ -50,14 +49,7 @@ def _metrics(at) -> list[str]:
 @pytest.mark.parametrize("part", list(PART_CHARTS))
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_each_part_runs_alone_with_only_its_charts(fake_zoo, part, lang):  # noqa: F811
-    at = make_app(PAGE, lang=lang, part=part).run(timeout=120)
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.segmented_control(key=PART).value == part
-    assert at.query_params["part"] == part
-    assert _chart_keys(at) == PART_CHARTS[part]
-    assert len(at.get("plotly_chart")) == len(PART_CHARTS[part])
-    # the takeaway and "try this" close every part
-    assert len(at.success) == 1
+    at = runs_alone(PAGE, PART, part, lang, PART_CHARTS)
     assert translate("shell.try", lang) in main_text(at)
 
 
