@@ -452,3 +452,14 @@ def test_static_served_precompressed_from_disk_with_fallback_to_the_app():
         if app is not None:
             app.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_the_streamlit_config_parses_and_says_what_the_app_needs():
+    """Streamlit logs a broken config.toml and runs on its defaults (tracebacks shown,
+    200 MB messages, sessions forgotten after 2 minutes): the file must parse."""
+    import tomllib
+
+    config = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))
+    assert config["client"]["showErrorDetails"] == "none"
+    assert 1 <= config["server"]["maxMessageSize"] <= 50
+    assert config["server"]["disconnectedSessionTTL"] >= 45 * 60  # a lesson
