@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +29,6 @@ from sqlalchemy.engine import Engine
 # only a student's rights anyway.
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed on phones
 CODE_LEN = 8
-CODE_BITS = CODE_LEN * 4.954  # log2(31) = 4.954 bits a symbol
 TTL_S = 24 * 3600  # a poll and its votes are deleted a day after it was opened
 MAX_ANSWERS = 8  # answers a question may offer
 MAX_VOTERS = 500  # voters one poll counts (a lecture hall)
@@ -121,6 +121,50 @@ handovers = sa.Table(
     sa.Column("code", sa.String(CODE_LEN), nullable=False),
     sa.Column("expires", sa.Float, nullable=False),
 )
+schema = sa.Table(  # one row: the version of the tables above that the database holds
+    "poll_schema", metadata, sa.Column("version", sa.Integer, primary_key=True)
+)
+
+# Changing the schema: bump SCHEMA_VERSION and add MIGRATIONS[new version], a function
+# that brings a database of the version before to this one with SQL both SQLite and
+# PostgreSQL accept (an added table needs nothing: create_all makes it). Every replica runs
+# :func:`migrate` on start, one at a time under a lock: the first applies the steps, the
+# others find the database current. Keep a change additive for one release (old replicas
+# still run during a rollout), then remove what is no longer used.
+SCHEMA_VERSION = 1
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {}
+LOCK_KEY = 0x526F6164  # PostgreSQL advisory lock of the schema ("Road")
+
+
+def migrate(engine: Engine) -> int:
+    """Create the tables once and bring an older schema up to :data:`SCHEMA_VERSION`,
+    under a lock (PostgreSQL's advisory lock; SQLite's write lock, taken first); returns
+    the version. A database newer than this app is refused, never changed."""
+    with engine.connect() as conn:
+        if engine.dialect.name == "sqlite":
+            conn.exec_driver_sql("BEGIN IMMEDIATE")  # the one writer, from the start
+        elif engine.dialect.name == "postgresql":
+            conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": LOCK_KEY})
+        metadata.create_all(conn)
+        version = _upgrade(conn)
+        conn.commit()
+    return version
+
+
+def _upgrade(conn: sa.Connection) -> int:
+    current = conn.execute(sa.select(sa.func.max(schema.c.version))).scalar_one()
+    if current is None:  # a new database (or one made before versions): create_all made it
+        conn.execute(schema.insert().values(version=SCHEMA_VERSION))
+        return SCHEMA_VERSION
+    if current > SCHEMA_VERSION:
+        raise RuntimeError(
+            f"the poll database has schema version {current}, this app knows "
+            f"{SCHEMA_VERSION}: run the newer app (or restore a backup)"
+        )
+    for version in range(current + 1, SCHEMA_VERSION + 1):
+        MIGRATIONS[version](conn)
+        conn.execute(schema.update().values(version=version))
+    return SCHEMA_VERSION
 
 
 def valid_code(code: object) -> bool:
@@ -173,7 +217,7 @@ class PollStore:
         self.url = url or default_url()
         self.engine = _engine(self.url)
         self.clock = clock
-        metadata.create_all(self.engine)
+        migrate(self.engine)
 
     @property
     def dialect(self) -> str:
@@ -389,3 +433,26 @@ class PollStore:
 
     def dispose(self) -> None:
         self.engine.dispose()
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m core.poll.store purge``: delete the expired polls of the configured
+    database (``ROAD_DATABASE_URL``, else the SQLite file); run on a schedule."""
+    import argparse
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["purge", "migrate"])
+    args = parser.parse_args(argv)
+    store = PollStore()
+    try:
+        if args.command == "purge":
+            print(f"purged {store.purge()} expired polls")
+        else:
+            print(f"schema version {SCHEMA_VERSION}")
+    finally:
+        store.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

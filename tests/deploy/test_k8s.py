@@ -31,12 +31,13 @@ from tests.deploy.test_config import (
 TRAEFIK = "traefik.io/v1alpha1"
 PODS = (("Deployment", "road-app"), ("StatefulSet", "road-db"))
 CRONJOBS = (("CronJob", "road-school-day"), ("CronJob", "road-night"))
+PURGE = ("CronJob", "road-purge")
 LIMITS = {"rateLimit", "inFlightReq"}
 
 
 def _pod_specs(objs: dict) -> dict[tuple[str, str], dict]:
     out = {key: objs[key]["spec"]["template"]["spec"] for key in PODS}
-    for key in CRONJOBS:
+    for key in (*CRONJOBS, PURGE):
         out[key] = objs[key]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     return out
 
@@ -192,9 +193,11 @@ def test_network_policies_let_only_the_edge_in_and_only_the_app_reach_the_databa
     assert "namespaceSelector" in source and "podSelector" in source  # the edge's pods only
     assert [p["port"] for p in edge["ports"]] == ["http"]
     (into_db,) = db_pol["ingress"]
-    (source,) = into_db["from"]
-    assert set(source) == {"podSelector"}
-    assert source["podSelector"]["matchLabels"].items() <= labels.items()
+    app_source, purge_source = into_db["from"]
+    assert set(app_source) == set(purge_source) == {"podSelector"}
+    assert app_source["podSelector"]["matchLabels"].items() <= labels.items()
+    purge = objs[PURGE]["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
+    assert purge_source["podSelector"]["matchLabels"].items() <= purge.items()
     db_port = objs[("Service", "road-db")]["spec"]["ports"][0]["port"]
     assert [p["port"] for p in into_db["ports"]] == [db_port]
     assert db_pol["egress"] == []
@@ -288,3 +291,14 @@ def test_k8s_cross_references():
     svc = objs[("Service", "road-app")]
     assert svc["spec"]["selector"].items() <= pod["metadata"]["labels"].items()
     assert svc["spec"]["ports"][0]["targetPort"] in ports
+
+
+def test_expired_polls_are_purged_on_a_schedule():
+    objs = _k8s()
+    job = objs[PURGE]["spec"]
+    assert job["concurrencyPolicy"] == "Forbid" and job["schedule"].split()[1] == "*"  # hourly
+    (c,) = _pod_specs(objs)[PURGE]["containers"]
+    assert c["command"] == ["python", "-m", "core.poll.store", "purge"]
+    assert c["image"] == _app(objs)["image"]  # the app's own image and database
+    (url,) = [e for e in c["env"] if e["name"] == "ROAD_DATABASE_URL"]
+    assert url["valueFrom"]["secretKeyRef"] == {"name": "road-db", "key": "url"}

@@ -1,0 +1,116 @@
+"""The poll database's schema: made once under a lock however many replicas start at once,
+changed by numbered steps that run exactly once, never touched by an older app."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+import sqlalchemy as sa
+
+from core.poll import store as ps
+from tests.poll.test_poll_store import pg_url  # noqa: F401 (fixture)
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def fresh_url(request, tmp_path):
+    if request.param == "sqlite":
+        yield f"sqlite:///{tmp_path / 'polls.sqlite3'}"
+        return
+    url = request.getfixturevalue("pg_url")
+    engine = sa.create_engine(url)
+    ps.metadata.drop_all(engine)  # an empty database, as a new cluster's
+    engine.dispose()
+    yield url
+    engine = sa.create_engine(url)
+    ps.metadata.drop_all(engine)
+    engine.dispose()
+
+
+def _start_replicas(url: str, n: int) -> list[BaseException]:
+    """``n`` stores opened at once (as replicas starting together); their errors."""
+    errors: list[BaseException] = []
+    barrier = threading.Barrier(n)
+
+    def replica() -> None:
+        try:
+            barrier.wait()
+            ps.PollStore(url).dispose()
+        except BaseException as err:  # noqa: BLE001 - reported by the test
+            errors.append(err)
+
+    threads = [threading.Thread(target=replica) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=120)
+    return errors
+
+
+def _versions(url: str) -> list[int]:
+    engine = sa.create_engine(url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(sa.select(ps.schema.c.version)).scalars())
+    finally:
+        engine.dispose()
+
+
+def test_replicas_starting_together_make_the_schema_once(fresh_url):
+    assert _start_replicas(fresh_url, 6) == []
+    assert _versions(fresh_url) == [ps.SCHEMA_VERSION]
+    store = ps.PollStore(fresh_url)
+    try:
+        code = store.open("lm_next", 3, "b" * 32)
+        store.vote(code, "s" * 32, 1)
+        assert store.tally(code).voters == 1
+    finally:
+        store.dispose()
+
+
+def test_a_schema_change_runs_once_whoever_starts_first(fresh_url, monkeypatch):
+    assert _start_replicas(fresh_url, 1) == []
+    ran: list[int] = []
+
+    def add_column(conn: sa.Connection) -> None:
+        ran.append(1)
+        conn.execute(sa.text("ALTER TABLE polls ADD COLUMN note VARCHAR(16)"))
+
+    new = ps.SCHEMA_VERSION + 1
+    monkeypatch.setattr(ps, "SCHEMA_VERSION", new)
+    monkeypatch.setitem(ps.MIGRATIONS, new, add_column)
+    assert _start_replicas(fresh_url, 4) == []
+    assert ran == [1] and _versions(fresh_url) == [new]
+    engine = sa.create_engine(fresh_url)
+    try:
+        assert "note" in {c["name"] for c in sa.inspect(engine).get_columns("polls")}
+    finally:
+        engine.dispose()
+
+
+def test_an_older_app_refuses_a_newer_database(fresh_url):
+    assert _start_replicas(fresh_url, 1) == []
+    engine = sa.create_engine(fresh_url)
+    with engine.begin() as conn:
+        conn.execute(ps.schema.update().values(version=ps.SCHEMA_VERSION + 1))
+    engine.dispose()
+    with pytest.raises(RuntimeError, match="newer app"):
+        ps.PollStore(fresh_url)
+
+
+def test_purge_from_the_command_line(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv(ps.DATA_DIR_ENV, str(tmp_path))
+    monkeypatch.delenv(ps.DB_URL_ENV, raising=False)
+    store = ps.PollStore()
+    code = store.open("lm_next", 3, "b" * 32)
+    with store.engine.begin() as conn:  # opened two days ago
+        conn.execute(ps.polls.update().values(created=store.clock() - 2 * ps.TTL_S))
+    store.dispose()
+    assert ps.main(["purge"]) == 0
+    assert "purged 1 expired polls" in capsys.readouterr().out
+    again = ps.PollStore()
+    try:
+        with pytest.raises(ps.PollError):
+            again.get(code)
+    finally:
+        again.dispose()
