@@ -78,7 +78,12 @@ def pair_figure(cases, rows: dict[str, np.ndarray], layer: int, head: int):
         figures.BarPanel(
             c.tokens,
             rows[c.predicate],
-            title=t("attention.self.coref.row", predicate=c.predicate),
+            title=t(
+                "attention.self.coref.row",
+                predicate=c.predicate,
+                top=c.tokens[int(np.argmax(rows[c.predicate]))],
+                w=f"{rows[c.predicate].max():.2f}",
+            ),
             y_title=t("attention.hover.weight"),
             x_title=t("attention.self.x") if i == len(cases) - 1 else "",
             highlight=int(np.argmax(rows[c.predicate])),
