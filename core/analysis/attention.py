@@ -754,3 +754,17 @@ def length_series(
         if all(b in by_len for b in buckets):
             series[name] = [float(by_len[b]["exact"]) for b in buckets]
     return series
+
+
+def loss_fall(curve: Sequence[Sequence[float]], share: float = 0.2, window: int = 3) -> float:
+    """How much a training loss fell over the last ``share`` of the steps, as a fraction of
+    its value there: ``curve`` is the manifest's ``[step, loss, ...]`` rows; the loss at
+    each end is the mean of ``window`` points (the logged loss is noisy)."""
+    if len(curve) < 2 * window:
+        raise ValueError(f"curve has {len(curve)} points; need at least {2 * window}")
+    steps = np.array([row[0] for row in curve], dtype=float)
+    loss = np.array([row[1] for row in curve], dtype=float)
+    start = int(np.searchsorted(steps, steps[-1] * (1 - share)))
+    start = min(max(start - window // 2, 0), len(curve) - window)
+    before = loss[start : start + window].mean()
+    return float((before - loss[-window:].mean()) / before)

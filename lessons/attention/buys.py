@@ -16,7 +16,8 @@ from ui import models
 
 t = ui.t  # reads the visitor's language on every call
 
-MODELS = ("gru_plain_256", "gru_attention", "transformer")  # the curves
+MODELS = ("gru_plain_256", "gru_attention", "cnn_s2s", "transformer")  # the curves
+CNN = "cnn_s2s"  # attends at every decoder layer, and got the smallest budget
 ATTENTION_MODELS = ("gru_attention", "cnn_s2s", "transformer")  # the ones that attend
 
 
@@ -32,9 +33,43 @@ def show() -> None:
             st.caption(t("attention.buys.no_metrics"))
     with s.words:
         if series:
-            st.caption(t("attention.buys.caption"))
+            st.caption(caption(series))
+            cnn = cnn_note(models.get_manifest(), series)
+            if cnn:
+                st.markdown(cnn)
     table()
     ui.takeaway(t("attention.buys.takeaway"))
+
+
+def caption(series: dict[str, list[float]]) -> str:
+    """What the chart shows: each model's share from the shortest to the longest bucket."""
+    drops = "; ".join(
+        t("attention.buys.drop", model=ui.model_name(m), a=f"{v[0]:.0%}", b=f"{v[-1]:.0%}")
+        for m, v in series.items()
+    )
+    return t("attention.buys.caption", drops=drops)
+
+
+def cnn_note(manifest: dict, series: dict[str, list[float]]) -> str | None:
+    """Why the convolutional model falls with length although it attends: its budget (steps
+    against the other attention models', from the manifest) and how much its loss still
+    fell over the last fifth of its training; ``None`` without its curve or figures."""
+    entries = manifest.get("models", {})
+    cnn = entries.get(CNN, {})
+    if CNN not in series or len(cnn.get("curve") or ()) < 6 or "steps" not in cnn:
+        return None
+    steps = sorted({entries[m]["steps"] for m in ATTENTION_MODELS if m != CNN and m in entries})
+    if not steps:
+        return None
+    others = " / ".join(f"{n:,}" for n in steps)
+    return t(
+        "attention.buys.cnn",
+        a=f"{series[CNN][0]:.0%}",
+        b=f"{series[CNN][-1]:.0%}",
+        steps=f"{cnn['steps']:,}",
+        others=others,
+        fall=f"{analysis.loss_fall(cnn['curve']):.0%}",
+    )
 
 
 @ui.fragment  # the sentence reruns only the table: the curves above do not depend on it

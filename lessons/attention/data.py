@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import zoo
+from core import corpus, zoo
 from core.analysis import attention as analysis
+from core.analysis import coref
 from core.translate import translate_tokens
 from ui import cache, models
 
@@ -75,3 +76,32 @@ def translate_with(name: str, tokens: tuple[str, ...]) -> str | None:
         return _translate_with(name, tokens)
     except zoo.ZooError:
         return None
+
+
+COREF = "coref_encoder"  # the small encoder trained to say which noun "it" names
+
+
+@cache.data  # no argument: one entry per set of models
+def coref_pair() -> dict[str, coref.ScoreToWeight]:
+    """The lesson's pair in the coreference encoder's named head, keyed by predicate."""
+    return coref.lesson_pair(models.get_model(COREF), vocabs()[0])
+
+
+@cache.data  # no argument: one entry per set of models
+def coref_held_out() -> dict:
+    """The named head on held-out sentences (pairs never seen in training)."""
+    return coref.held_out_metrics(models.get_model(COREF), vocabs()[0])
+
+
+@cache.data(max_entries=16)  # keyed on a (layer, head): a closed set
+def coref_rows(layer: int, head: int) -> dict[str, np.ndarray]:
+    """What "it" reads in head ``head`` of layer ``layer`` (0-based) of the coreference
+    encoder, in each sentence of the lesson's pair: (S,) per predicate."""
+    cases = corpus.lesson_coref_cases()
+    _, _, layers = coref.encode_cases(models.get_model(COREF), vocabs()[0], cases)
+    return {c.predicate: layers[layer]["attn"][i, head, c.it].numpy() for i, c in enumerate(cases)}
+
+
+def coref_heads() -> tuple[int, ...]:
+    """Heads per layer of the coreference encoder."""
+    return tuple(models.get_model(COREF).cfg.heads)

@@ -18,6 +18,7 @@ import core.zoo as zoo
 import ui
 from core import corpus, lexicon
 from core.analysis import attention as analysis
+from core.analysis import coref
 from core.vocab import Vocab
 from tests.conftest import main_text, make_app
 from ui.nav import page_parts
@@ -42,7 +43,8 @@ def tiny_zoo(monkeypatch):
     pairs = [*corpus.LESSON_PAIRS]
     for mp in analysis.MINIMAL_PAIRS:
         pairs += [analysis.corpus_pair(mp.a), analysis.corpus_pair(mp.b)]
-    src_v = Vocab.build([p.src for p in pairs] + [en.split() for en, _ in analysis.EXAMPLES])
+    english = [p.src for p in pairs] + [en.split() for en, _ in analysis.EXAMPLES]
+    src_v = Vocab.build(english + [c.tokens for c in corpus.lesson_coref_cases()])
     tgt_v = Vocab.build([p.tgt for p in pairs] + [zh.split() for _, zh in analysis.EXAMPLES])
     models, entries = {}, {}
     for i, (name, (family, cfg)) in enumerate(CONFIGS.items()):
@@ -58,7 +60,13 @@ def tiny_zoo(monkeypatch):
             "config": full,
             "sha256": f"{i:064d}",
             "metrics": {"by_length": by_length},
+            "steps": 1000 if name == "cnn_s2s" else 3000 + 500 * i,
+            "curve": [[20 * (j + 1), 2.0 - 0.1 * j, 0.5] for j in range(10)],
         }
+    torch.manual_seed(len(CONFIGS))
+    coref_cfg = {"vocab": len(src_v), "d_model": 16, "heads": (2, 1), "d_ff": 32}
+    models["coref_encoder"] = zoo.build_model("coref_encoder", coref_cfg).eval()
+    entries["coref_encoder"] = {"family": "coref_encoder", "config": coref_cfg, "sha256": "c" * 64}
     manifest = {"models": entries}
     monkeypatch.setattr(zoo, "load_model", lambda name, *a, **k: models[name])
     monkeypatch.setattr(zoo, "load_vocabs", lambda *a, **k: (src_v, tgt_v))
@@ -237,7 +245,12 @@ def redrawn(monkeypatch):
 ALIGN = ["attention_align", "attention_align_focus"]
 PAIRS = ["attention_pair_rows", "attention_pair_enc"]
 SELF = ["attention_self_heatmap", "attention_self_lines"]
-SCORE = ["attention_toy_weights", "attention_score_model", "attention_score_sqrt"]
+SCORE = [
+    "attention_toy_weights",
+    "attention_score_coref",
+    "attention_score_model",
+    "attention_score_sqrt",
+]
 
 
 @pytest.mark.parametrize(
@@ -271,7 +284,12 @@ SCORE = ["attention_toy_weights", "attention_score_model", "attention_score_sqrt
         ),
         (
             dict(part="self"),
-            {"attention_s": SELF, "attention_layer": SELF, "attention_word": SELF},
+            {
+                "attention_s": SELF,
+                "attention_layer": SELF,
+                "attention_word": SELF,
+                "attention_ch": ["attention_self_coref", *SELF],  # the part: both sections
+            },
         ),
         (
             dict(part="score"),
@@ -282,12 +300,13 @@ SCORE = ["attention_toy_weights", "attention_score_model", "attention_score_sqrt
                 # editors: an edit reruns the part (the model's charts come from the cache)
                 "attention_toy_qk_0": SCORE,
                 "attention_toy_v_0": SCORE,
-                "attention_s": SCORE[1:],  # scores and softmax: one chart, and 4c's n
-                "attention_word": SCORE[1:],
+                "attention_s": SCORE[2:],  # scores and softmax: one chart, and 4c's n
+                "attention_word": SCORE[2:],
+                "attention_cs": ["attention_score_coref"],  # the real scores of "it"
                 "attention_d": ["attention_score_sqrt"],
             },
         ),
-        (dict(part="score", score="additive"), {"attention_step": SCORE[1:]}),
+        (dict(part="score", score="additive"), {"attention_step": SCORE[2:]}),
         (dict(part="buys"), {"attention_s": []}),  # the curves do not depend on the sentence
     ],
 )
@@ -421,15 +440,64 @@ def test_scores_and_their_softmax_are_one_figure(tiny_zoo):
     assert "Scores of the query" in fig["layout"]["title"]["text"]
 
 
-def test_self_attention_selects_it_and_follows_the_word(tiny_zoo):
+def _coref():
+    """The coreference encoder and the source vocabulary the page uses."""
+    return zoo.load_model("coref_encoder"), zoo.load_vocabs()[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_self_default_is_the_lessons_pair_in_the_tested_head(tiny_zoo, lang):
+    at = _run(part="self", lang=lang)
+    assert at.segmented_control(key="attention_ch").value == f"{coref.LAYER + 1}.{coref.HEAD + 1}"
+    pair = coref.lesson_pair(*_coref())
+    held = coref.held_out_metrics(*_coref())
+    hungry, sweet = corpus.lesson_coref_cases()
+    fig = _figs(at)[0]  # the first chart: "it" in the hungry and in the sweet sentence
+    bars = [_array(tr["y"]) for tr in fig["data"] if tr["type"] == "bar"]
+    np.testing.assert_allclose(bars[0], pair["hungry"].weights, atol=1e-6)
+    np.testing.assert_allclose(bars[1], pair["sweet"].weights, atol=1e-6)
+    takeaway = " ".join(el.value for el in at.success)
+    assert f"{pair['hungry'].weights[hungry.antecedent]:.2f}" in takeaway
+    assert f"{pair['sweet'].weights[sweet.antecedent]:.2f}" in takeaway
+    text = main_text(at)
+    assert f"{held['resolved']:.0%}" in text and str(held["held_out_n"]) in text
+    assert f"{pair['hungry'].weights[hungry.other]:.2f}" in text  # the wrong noun's weight too
+    assert not any(w.icon == ":material/balance:" for w in at.warning)  # no "mixed" box
+    assert not at.info  # no "Try this" that sends students after a head that does not exist
+
+
+def test_self_head_picker_moves_the_bars(tiny_zoo):
+    at = _run(part="self", ch="1.2")
+    fig = _figs(at)[0]
+    model, vocab = _coref()
+    _, _, layers = coref.encode_cases(model, vocab, corpus.lesson_coref_cases())
+    row = layers[0]["attn"][0, 1, 6].numpy()  # layer 1, head 2, from "it"
+    np.testing.assert_allclose(_array(fig["data"][0]["y"]), row, atol=1e-6)
+
+
+def test_self_explorer_selects_it_and_follows_the_word(tiny_zoo):
     at = _run(part="self", lang="zh")
     assert at.selectbox(key="attention_word").value == 7  # "it" in the lesson sentence
     figs = _figs(at)
-    assert figs[0]["data"][0]["type"] == "heatmap" and len(figs) == 2
+    assert figs[1]["data"][0]["type"] == "heatmap" and len(figs) == 3
     assert at.query_params["q"] == analysis.EXAMPLES[2][0]  # its own sentence, not the alignment's
     at.selectbox(key="attention_word").set_value(2).run()
     assert at.query_params["w"] == "2"
-    assert "<b>cat</b>" in json.dumps(_figs(at)[1], ensure_ascii=False)
+    assert "<b>cat</b>" in json.dumps(_figs(at)[2], ensure_ascii=False)
+
+
+@pytest.mark.parametrize("cs", ["hungry", "sweet"])
+def test_score_shows_the_real_scores_of_it_in_the_lessons_sentence(tiny_zoo, cs):
+    at = _run(part="score", cs=cs)
+    sw = coref.lesson_pair(*_coref())[cs]
+    fig = _chart(at, "attention_score_coref")
+    scores, weights = (_array(tr["y"]) for tr in fig["data"] if tr["type"] == "bar")
+    np.testing.assert_allclose(scores, sw.scores, atol=1e-5)
+    np.testing.assert_allclose(weights, sw.weights, atol=1e-6)
+    np.testing.assert_allclose(analysis.softmax(scores), weights, atol=1e-5)
+    top = int(np.argmax(sw.scores))
+    assert f"{sw.tokens[top]} {sw.scores[top]:.2f}" in main_text(at)
+    assert "hand-picked" in main_text(at)  # the toy's numbers say what they are
 
 
 def test_score_kind_temperature_and_d(tiny_zoo):
@@ -465,7 +533,9 @@ def _edit(at, key, rows):
 @pytest.mark.parametrize(("lang", "present"), [("en", "0"), ("zh", "0"), ("zh", "1")])
 def test_worked_example_renders_every_step(tiny_zoo, lang, present):
     at = _run(part="score", lang=lang, present=present)
-    header = "Work it out by hand" if lang == "en" else "亲手算一遍"
+    header = (
+        "Work it out by hand (hand-picked numbers)" if lang == "en" else "亲手算一遍（手选的数字）"
+    )
     assert header in [h.value for h in at.subheader]
     assert len(at.data_editor) == 2
     assert list(at.data_editor[0].value.index) == [
@@ -591,10 +661,28 @@ def test_what_attention_buys_lists_every_model_and_the_curves(tiny_zoo):
     df = at.table[0].value
     assert list(df["model"]) == [lexicon.name(m, "en") for m in zoo.TRANSLATION_MODELS]
     fig = _figs(at)[0]
-    shown = ("gru_plain_256", "gru_attention", "transformer")
+    shown = ("gru_plain_256", "gru_attention", "cnn_s2s", "transformer")
     assert [tr["name"] for tr in fig["data"]] == [lexicon.name(m, "en") for m in shown]
     # one vocabulary: each model's colour is the lexicon's
     assert [tr["line"]["color"] for tr in fig["data"]] == [lexicon.look(m).color for m in shown]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_what_attention_buys_explains_the_cnn_from_the_manifest(tiny_zoo, lang):
+    at = _run(part="buys", lang=lang)
+    text = main_text(at)
+    models = tiny_zoo["models"]
+    cnn = models["cnn_s2s"]
+    first, last = (
+        cnn["metrics"]["by_length"][corpus.BUCKETS[0]],
+        cnn["metrics"]["by_length"][corpus.BUCKETS[-1]],
+    )
+    assert f"{first['exact']:.0%}" in text and f"{last['exact']:.0%}" in text
+    assert f"{cnn['steps']:,}" in text
+    for name in ("gru_attention", "transformer"):
+        assert f"{models[name]['steps']:,}" in text
+    assert f"{analysis.loss_fall(cnn['curve']):.0%}" in text
+    assert "stays high" not in text
 
 
 def test_missing_zoo_names_the_file(no_manifest):

@@ -522,3 +522,16 @@ def test_buys_default_attention_holds_on_long_sentences(shipped):
     longest = BUCKETS[-1]
     for name in ("gru_attention", "transformer"):
         assert by[name][longest]["exact"] - by["gru_plain_256"][longest]["exact"] >= LONG_GAP_MIN
+
+
+def test_loss_fall_compares_the_start_and_the_end_of_the_last_fifth():
+    # steps 10..100, loss 1.0 until step 70, then halves linearly to 0.5 at step 100
+    curve = [[s, 1.0 if s <= 70 else 1.0 - (s - 70) / 60] for s in range(10, 101, 10)]
+    # last fifth starts at step 80: mean loss at steps 70-90 vs steps 80-100
+    before = (1.0 + 1 - 10 / 60 + 1 - 20 / 60) / 3
+    after = (1 - 10 / 60 + 1 - 20 / 60 + 0.5) / 3
+    assert A.loss_fall(curve) == pytest.approx((before - after) / before)
+    flat = [[s, 0.3] for s in range(10, 101, 10)]
+    assert A.loss_fall(flat) == pytest.approx(0.0)
+    with pytest.raises(ValueError, match="need at least"):
+        A.loss_fall(curve[:5])
