@@ -155,13 +155,21 @@ def slip_distribution(
         raise ValueError(f"no look for {missing}; pass looks={{series name: model}}")
     s = base.scale(presenter)
     x = list(range(SLIP_BINS + 1))
-    fig = _lines(
+    fig = base.line_chart(
         x,
         {n: slip_shares(h) for n, h in histograms.items()},
         title=title,
         x_title=x_title,
         y_title=y_title,
         presenter=presenter,
+    )
+    # six models: the legend in rows above the plot, never over the axis; the title above
+    # it (on the projector base.fit_projector places both; two entries a row assumed here)
+    rows = -(-len(histograms) // 2)
+    fig.update_layout(
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        title=dict(yref="container", y=1.0, yanchor="top", pad=dict(t=10)),
+        margin=dict(t=s.title * 2 + int(rows * s.font * 1.8)),
     )
     for trace in fig.data:
         model = looks[trace.name]

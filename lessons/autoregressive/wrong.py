@@ -49,7 +49,7 @@ def show() -> None:
     fpos, forced, probs = pick_wrong_step(s.control, base, source, slip)
     new = data.translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
     with s.chart:
-        left, right = st.columns([1, 1])
+        left, right = st.columns([2, 3])
         with left:
             show_sentences(base, new, fpos, forced, probs[forced], ui.model_name(name))
         with right, st.spinner(t(k("wrong.stat.spinner"), n=data.SLIP_SAMPLE)):
@@ -106,12 +106,12 @@ def show_distribution(table: dict[str, dict]) -> None:
     fig = figures.slip_distribution(
         {n: table[m]["histogram"] for n, m in names.items()},
         names,
-        title=t(k("wrong.stat.title"), n=data.SLIP_SAMPLE, pos=data.SLIP_POS + 1),
+        title=t(k("wrong.stat.title")),
         x_title=t(k("wrong.stat.x")),
         y_title=t(k("wrong.stat.y")),
         presenter=ui.presenter(),
     )
-    ui.chart(fig, key="ar_wrong_chart", width=0.5)
+    ui.chart(fig, key="ar_wrong_chart", width=0.6)
 
 
 def say_where_it_carries(table: dict[str, dict]) -> None:
