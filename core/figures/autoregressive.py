@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from core import lexicon
 from core.figures import base
 
 
@@ -118,31 +119,65 @@ def _lines(x: Sequence[float], series: dict[str, Sequence[float]], **kwargs: Any
     return fig
 
 
-def wrong_step_chart(
-    positions: Sequence[int],
-    series: dict[str, Sequence[float]],
+SLIP_BINS = 8  # the distribution's last bin is "this many or more later words changed"
+
+
+def slip_shares(histogram: dict[int, int], bins: int = SLIP_BINS) -> list[float]:
+    """Share of sentences with 0, 1, … ``bins - 1`` and ``bins`` or more later words changed,
+    from a {edits: count} histogram (:meth:`core.analysis.slips.SlipStudy.summary`)."""
+    total = sum(histogram.values())
+    if total <= 0:
+        raise ValueError("the histogram is empty; measure at least one sentence")
+    if any(int(k) < 0 or v < 0 for k, v in histogram.items()):
+        raise ValueError("edits and counts must be >= 0")
+    counts = [0] * (bins + 1)
+    for edits, n in histogram.items():
+        counts[min(int(edits), bins)] += n
+    return [c / total for c in counts]
+
+
+def slip_distribution(
+    histograms: dict[str, dict[int, int]],
+    looks: dict[str, str],
     *,
     title: str,
     x_title: str,
     y_title: str,
     presenter: bool = False,
 ) -> go.Figure:
-    """Share still right after one forced error, one line per measure, by error position.
-
-    Positions are shown 1-based ("the 1st output token").
-    """
-    if not positions:
-        raise ValueError("positions is empty; measure at least one position")
-    fig = _lines(
-        [p + 1 for p in positions],
-        series,
+    """Distribution of the later words changed after one forced slip: one line per model
+    (``histograms`` {series name: {edits: count}}; ``looks`` {series name: model} gives its
+    colour, marker and dash from :mod:`core.lexicon`). x: 0, 1, … and "N+"."""
+    if not histograms:
+        raise ValueError("histograms is empty; pass {model: {edits: count}} for one model or more")
+    missing = [n for n in histograms if n not in looks]
+    if missing:
+        raise ValueError(f"no look for {missing}; pass looks={{series name: model}}")
+    s = base.scale(presenter)
+    x = list(range(SLIP_BINS + 1))
+    fig = base.line_chart(
+        x,
+        {n: slip_shares(h) for n, h in histograms.items()},
         title=title,
         x_title=x_title,
         y_title=y_title,
         presenter=presenter,
     )
-    fig.update_yaxes(range=[0, 1.05], tickformat=".0%")
-    fig.update_xaxes(tickmode="array", tickvals=[p + 1 for p in positions])
+    # six models: the legend in rows above the plot, never over the axis; the title above
+    # it (on the projector base.fit_projector places both; two entries a row assumed here)
+    rows = -(-len(histograms) // 2)
+    fig.update_layout(
+        legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        title=dict(yref="container", y=1.0, yanchor="top", pad=dict(t=10)),
+        margin=dict(t=s.title * 2 + int(rows * s.font * 1.8)),
+    )
+    for trace in fig.data:
+        model = looks[trace.name]
+        trace.line = lexicon.line(model, s.line)
+        trace.marker = lexicon.marker(model, s.marker)
+    fig.update_yaxes(rangemode="tozero", tickformat=".0%")
+    labels = [str(i) for i in x[:-1]] + [f"{SLIP_BINS}+"]
+    fig.update_xaxes(tickmode="array", tickvals=x, ticktext=labels)
     return fig
 
 

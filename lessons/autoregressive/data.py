@@ -1,29 +1,27 @@
 """Cached computations of the autoregressive lesson (``ui.cache.data`` over ``core``).
 
 Every cache keyed on what a visitor types or picks (a prompt, a sentence, a forced word,
-the sampling settings) is bounded; the searched default slip and the "one wrong step"
-statistic are keyed only on a model name and the corpus seed.
+the sampling settings) is bounded; the searched default slip and the forced-slip study are
+background jobs, once per server, keyed only on the corpus seed.
 """
 
 from __future__ import annotations
 
-import random
+from concurrent.futures import Future
 
 import streamlit as st
 
 from core import corpus
 from core.analysis import autoregressive as analysis
+from core.analysis import slips
 from core.evaluate import max_output_len
+from serve import jobs
 from ui import cache
 from ui.models import get_manifest, get_model, get_vocabs
 
 LM = "lm_gru"
 MAX_NEW = 12  # tokens the language model may add
 K_SHOW = 8  # alternatives shown per step
-SLIP_LENGTHS = (4, 12)  # source lengths searched for the default slip (fits on a slide)
-WRONG_SAMPLE = 120  # held-out sentences in the "one wrong step" statistic
-WRONG_POSITIONS = (0, 1, 2, 4, 8)  # output positions where a wrong token is forced
-WRONG_LENGTHS = (8, 16)  # source lengths of the sampled sentences
 
 
 @st.cache_resource(show_spinner=False)
@@ -68,35 +66,44 @@ def translate(name: str, tokens: tuple[str, ...], forced: tuple[int, ...] = ()) 
 
 # --- one wrong step ----------------------------------------------------------------------------
 
+SLIP_MODEL = "gru_plain_256"  # the default example's model: the tested search finds its slip
+# The study's models, from "nothing pulls it back" to "re-reads the source at every step".
+SLIP_LMS = ("lm_gru",)
+SLIP_TRANSLATORS = ("rnn_plain_256", "gru_plain_256", "cnn_s2s", "transformer", "gru_attention")
+SLIP_SAMPLE = 90  # grammatical test sentences (150 in the zoo test; the ordering holds at 60)
+SLIP_POS = 1  # 0-based output step of the forced word: the second word written
+SLIP_LENGTHS = (6, 12)  # English words of the sentences searched for the default example
 
-@cache.data(max_entries=4)
-def slip(name: str, seed: int) -> tuple[str, int, str, float, int] | None:
-    """The default of "one wrong step", searched once from the model (see analysis.find_slip):
-    (English sentence, 1-based step, forced Chinese word, its probability, later edits)."""
+
+def _slip_rows(translation: dict, lms: dict, src_vocab, pairs: list) -> list[dict]:
+    return slips.slip_table(translation, lms, src_vocab, pairs, pos=SLIP_POS)
+
+
+@st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy
+def slip_table_job(seed: int) -> Future:
+    """The forced-slip study on every model, once per server, in a thread of its own."""
+    sv, _ = get_vocabs()  # models and vocabularies here, in the script thread
+    translation = {n: get_model(n) for n in SLIP_TRANSLATORS}
+    lms = {n: get_model(n) for n in SLIP_LMS}
+    pairs = slips.sample_sentences(splits(seed).test, SLIP_SAMPLE, seed=0)
+    return jobs.in_thread("autoregressive-slips", _slip_rows, translation, lms, sv, pairs)
+
+
+@st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy
+def default_slip_job(seed: int) -> Future:
+    """The default example (:func:`core.analysis.slips.derailing_slip` on the plain GRU)."""
     sv, tv = get_vocabs()
+    model = get_model(SLIP_MODEL)
+    test = splits(seed).test
     lo, hi = SLIP_LENGTHS
-    pool = [p for p in splits(seed).test if lo <= len(p.src) <= hi]
-    found = analysis.find_slip(
-        get_model(name),
-        [sv.encode(p.src, eos=True) for p in pool],
-        [tv.encode(p.tgt) for p in pool],
-    )
-    if found is None:
-        return None
-    src = " ".join(pool[found.index].src)
-    return src, found.pos + 1, tv.tokens[found.token], found.prob, found.edits
+    return jobs.in_thread("autoregressive-slip", slips.derailing_slip, model, sv, tv, test, lo, hi)
 
 
-@cache.data(max_entries=8)
-def wrong_stats(name: str, seed: int) -> analysis.WrongStepResult:
-    """How often the rest survives one forced wrong word, on sampled held-out sentences."""
-    sv, tv = get_vocabs()
-    lo, hi = WRONG_LENGTHS
-    pool = [p for p in splits(seed).test if lo <= len(p.src) <= hi]
-    sample = random.Random(0).sample(pool, min(WRONG_SAMPLE, len(pool)))
-    return analysis.wrong_step_effect(
-        get_model(name),
-        [sv.encode(p.src, eos=True) for p in sample],
-        [tv.encode(p.tgt) for p in sample],
-        WRONG_POSITIONS,
-    )
+def slip_table(seed: int) -> dict[str, dict]:
+    """{model: summary} of the study (waits for its job)."""
+    return {row["model"]: row for row in jobs.result_of(slip_table_job, seed)}
+
+
+def default_slip(seed: int) -> slips.DefaultSlip | None:
+    """The searched default example (waits for its job)."""
+    return jobs.result_of(default_slip_job, seed)

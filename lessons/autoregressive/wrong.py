@@ -1,65 +1,79 @@
 """Part ``wrong``: force one plausible wrong word and watch the rest ("一步错步步错"), beside
-how often the model recovers from one forced wrong word on held-out sentences.
+how many later words one forced slip changes, per model, on grammatical test sentences.
 
-The part's controls and display are all here; its cached computations (the searched default
-slip, the statistic) are the "one wrong step" section of ``lessons.autoregressive.data``.
+The part's controls and display are all here; its computations (the searched default slip,
+the forced-slip study) are background jobs in the "one wrong step" section of
+``lessons.autoregressive.data``, started when the part opens.
 """
 
 from __future__ import annotations
+
+import inspect
 
 import streamlit as st
 
 import ui
 from core.analysis import autoregressive as analysis
+from core.analysis import slips
 from core.evaluate import max_output_len
 from core.figures import autoregressive as figures
 from lessons.autoregressive import data
-from lessons.autoregressive.common import (
-    DEFAULT_SOURCE,
-    k,
-    part_end,
-    pick_translator,
-    read_source,
-    zh,
-)
+from lessons.autoregressive.common import k, part_end, read_source, zh
 from ui.models import get_vocabs, require
 
 t = ui.t
+PICKABLE = ("gru_plain_256", "gru_attention", "transformer")  # the sentence view's models
+STUDY = (*data.SLIP_LMS, *data.SLIP_TRANSLATORS)  # the chart's models, in its legend order
+ATTENTION = "gru_attention"  # the model the words compare the plain GRU with
 
 
 @ui.fragment  # its controls rerun only this part
 def show() -> None:
     s = ui.slide(t(k("wrong.lead")))
-    with s.more:
-        name = pick_translator()
-    if not require(name, "gru_attention"):
+    if not require(*STUDY):
         return
     seed = data.corpus_seed()
+    data.slip_table_job(seed)  # both jobs start now, beside the page
+    data.default_slip_job(seed)
+    with s.more:
+        name = pick_model()
     with s.chart, st.spinner(t(k("wrong.searching"))):
-        slip = data.slip("gru_attention", seed)  # the default model's clearest plausible slip
-    default = (slip[0], slip[1], slip[2]) if slip else (DEFAULT_SOURCE, 2, "")
-    source = read_source(s, "wsrc", default[0], "ar_wsrc", ("fpos", "ftok"))
+        slip = data.default_slip(seed)  # the plain GRU's clearest plausible slip
+    if slip is None:  # the shipped plain GRU always has one (zoo test); a retrain may not
+        st.warning(t(k("wrong.noslip"), model=ui.model_name(data.SLIP_MODEL)))
+        return
+    source = read_source(s, "wsrc", slip.text, "ar_wsrc", ("fpos", "ftok"))
     if source is None:
         return
     base = data.translate(name, tuple(source))
-    fpos, forced, probs = pick_wrong_step(s.control, base, source, default)
+    fpos, forced, probs = pick_wrong_step(s.control, base, source, slip)
     new = data.translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
-    with st.spinner(t(k("wrong.stat.spinner"), n=data.WRONG_SAMPLE)):
-        res = data.wrong_stats(name, seed)
-    model = ui.model_name(name)
     with s.chart:
-        left, right = st.columns([5, 4])
+        left, right = st.columns([2, 3])
         with left:
-            show_sentences(base, new, fpos, forced, probs[forced], model)
-        with right:
-            show_statistic(res, model)
+            show_sentences(base, new, fpos, forced, probs[forced], ui.model_name(name))
+        with right, st.spinner(t(k("wrong.stat.spinner"), n=data.SLIP_SAMPLE)):
+            table = data.slip_table(seed)
+            show_distribution(table)
     with s.words:
-        if res.n_correct:
-            lo, hi = min(res.rest_exact), max(res.rest_exact)
-            ui.mixed(t(k("wrong.mixed"), model=model, lo=f"{lo:.0%}", hi=f"{hi:.0%}"))
+        say_where_it_carries(table)
     part_end("wrong")
     with ui.curious():
-        show_method(slip, res, model)
+        show_method(slip, table)
+
+
+def pick_model() -> str:
+    """The model whose output is shown, tied to the URL parameter ``wmodel``."""
+    name = ui.params.get_choice("wmodel", PICKABLE, data.SLIP_MODEL)
+    name = st.segmented_control(
+        t(k("tr.model")),
+        PICKABLE,
+        format_func=ui.model_name,
+        required=True,
+        **ui.params.bound("wmodel", name, key="ar_wmodel"),
+    )
+    ui.params.set_params(wmodel=name)
+    return name
 
 
 def show_sentences(
@@ -68,7 +82,7 @@ def show_sentences(
     """The model's own output, the output after the forced word (the words that changed
     later marked), and how many later words changed."""
     edits, fresh = analysis.later_changes(base.ids, new.ids, fpos - 1)
-    later = max(len(base.ids), len(new.ids)) - fpos
+    later = len(analysis.strip_eos(base.ids)) - fpos  # its own words after the forced one
     st.markdown(t(k("wrong.before")))
     st.markdown(figures.sentence_row(zh(base.ids), None))
     st.markdown(t(k("wrong.after")))
@@ -86,53 +100,75 @@ def show_sentences(
     )
 
 
-def show_statistic(res: analysis.WrongStepResult, model: str) -> None:
-    """How often the rest stays right after one forced wrong word, by position."""
-    if res.n_correct == 0:
-        st.warning(t(k("wrong.stat.none"), model=model))
-        return
-    fig = figures.wrong_step_chart(
-        res.positions,
-        {
-            t(k("wrong.stat.exact")): res.rest_exact,
-            t(k("wrong.stat.edit")): res.rest_edit,
-        },
-        title=t(k("wrong.stat.title"), model=model, n=res.n_correct),
+def show_distribution(table: dict[str, dict]) -> None:
+    """How many later words one forced slip changed: one line per model."""
+    names = {ui.model_name(m): m for m in STUDY}
+    fig = figures.slip_distribution(
+        {n: table[m]["histogram"] for n, m in names.items()},
+        names,
+        title=t(k("wrong.stat.title")),
         x_title=t(k("wrong.stat.x")),
         y_title=t(k("wrong.stat.y")),
         presenter=ui.presenter(),
     )
-    ui.chart(fig, key="ar_wrong_chart", width=0.45)
+    ui.chart(fig, key="ar_wrong_chart", width=0.6)
 
 
-def show_method(slip: tuple | None, res: analysis.WrongStepResult, model: str) -> None:
-    """For the curious: how the default slip was searched and what the statistic sampled."""
-    if slip:
-        st.markdown(
-            t(
-                k("wrong.search"),
-                threshold=f"{analysis.SLIP_THRESHOLD:.0%}",
-                lo=data.SLIP_LENGTHS[0],
-                hi=data.SLIP_LENGTHS[1],
-                model=ui.model_name("gru_attention"),
-                src=slip[0],
-                pos=slip[1],
-                token=slip[2],
-                p=f"{slip[3]:.1%}",
-                edits=slip[4],
-            )
-        )
-    st.markdown(
+def say_where_it_carries(table: dict[str, dict]) -> None:
+    """The chart in words, from the study's numbers: where a slip carries, where models
+    recover, and why (the mixed evidence said as such)."""
+    lm, plain, att = table[data.SLIP_LMS[0]], table[data.SLIP_MODEL], table[ATTENTION]
+    ui.mixed(
         t(
-            k("wrong.stat.caption"),
-            sampled=res.n_sentences,
-            lo=data.WRONG_LENGTHS[0],
-            hi=data.WRONG_LENGTHS[1],
-            correct=res.n_correct,
-            model=model,
-            counts=", ".join(f"{p + 1}: {c}" for p, c in zip(res.positions, res.n)),
+            k("wrong.mixed"),
+            lm=ui.model_name(data.SLIP_LMS[0]),
+            lm_derailed=f"{lm['derailed']:.0%}",
+            plain=ui.model_name(data.SLIP_MODEL),
+            plain_recovered=f"{plain['recovered']:.0%}",
+            plain_derailed=f"{plain['derailed']:.0%}",
+            att=ui.model_name(ATTENTION),
+            att_recovered=f"{att['recovered']:.0%}",
+            att_derailed=f"{att['derailed']:.0%}",
         )
     )
+
+
+def show_method(slip: slips.DefaultSlip, table: dict[str, dict]) -> None:
+    """For the curious: how the default slip was searched, what the study sampled, and the
+    study's numbers per model."""
+    st.markdown(
+        t(
+            k("wrong.search"),
+            threshold=f"{analysis.SLIP_THRESHOLD:.0%}",
+            lo=data.SLIP_LENGTHS[0],
+            hi=data.SLIP_LENGTHS[1],
+            model=ui.model_name(data.SLIP_MODEL),
+            src=slip.text,
+            pos=slip.pos + 1,
+            token=slip.word,
+            p=f"{slip.prob:.1%}",
+            edits=slip.edits,
+            rest=slip.rest,
+        )
+    )
+    lo, hi = (inspect.signature(slips.grammatical).parameters[p].default for p in ("lo", "hi"))
+    lm = ui.model_name(data.SLIP_LMS[0])
+    st.markdown(
+        t(k("wrong.stat.caption"), n=data.SLIP_SAMPLE, pos=data.SLIP_POS + 1, lo=lo, hi=hi, lm=lm)
+    )
+    head = [t(k(f"wrong.table.{c}")) for c in ("model", "n", "recovered", "derailed", "mean")]
+    rows = [
+        [
+            ui.model_name(m),
+            str(table[m]["n"]),
+            f"{table[m]['recovered']:.0%}",
+            f"{table[m]['derailed']:.0%}",
+            f"{table[m]['mean_edits']:.1f}",
+        ]
+        for m in STUDY
+    ]
+    lines = ["| " + " | ".join(r) + " |" for r in [head, ["---"] * len(head), *rows]]
+    st.markdown("\n".join(lines))
 
 
 # --- where to force a wrong word, and which one --------------------------------------------------
@@ -148,13 +184,13 @@ def _on_ftok() -> None:
 
 
 def _linked_step(
-    base: analysis.Decoded, source: list[str], default: tuple[str, int, str]
+    base: analysis.Decoded, source: list[str], default: slips.DefaultSlip
 ) -> tuple[int, int]:
     """The step and forced word the link asks for (``fpos``, ``ftok``; a bad word falls back
     with a notice), else the searched slip while the sentence is its own, else the first
     alternative: (1-based step, forced id)."""
     _, tv = get_vocabs()
-    default_src, default_pos, default_tok = default
+    default_src, default_pos, default_tok = default.text, default.pos + 1, default.word
     own_default = " ".join(source) == default_src
     fpos = ui.params.get_int(
         "fpos",
@@ -174,11 +210,11 @@ def _linked_step(
 
 
 def pick_wrong_step(
-    control, base: analysis.Decoded, source: list[str], default: tuple[str, int, str]
+    control, base: analysis.Decoded, source: list[str], default: slips.DefaultSlip
 ) -> tuple[int, int, dict[int, float]]:
     """Where to force a wrong word and which one, from the URL (``fpos``, ``ftok``), with two
-    pickers drawn in ``control``. ``default`` is the searched slip (sentence, 1-based step,
-    word): used while the sentence is its own. Returns (1-based step, forced id, the
+    pickers drawn in ``control``. ``default`` is the searched slip: its step and word are
+    used while the sentence is its own. Returns (1-based step, forced id, the
     probabilities the model gave its alternatives at that step)."""
     fpos, forced = _linked_step(base, source, default)
     out = zh(base.ids)

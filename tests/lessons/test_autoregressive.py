@@ -4,6 +4,8 @@ weights (skips until they are trained)."""
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from core import zoo
@@ -125,15 +127,19 @@ def rows(at) -> list[str]:
     return [m.value for m in at.markdown if m.value.startswith("### ")]
 
 
-def test_override_changes_the_rest_and_the_statistic_is_shown():
-    _need("gru_attention")
+STUDY = ("lm_gru", "rnn_plain_256", "gru_plain_256", "cnn_s2s", "transformer", "gru_attention")
+
+
+def test_override_changes_the_rest_and_the_distribution_is_shown():
+    _need(*STUDY)
     at = run(part="wrong", fpos="1")
     before, after = rows(at)
     assert before != after
     assert ":orange-background" in after  # the forced word is marked
     assert at.query_params["fpos"] == "1" and at.query_params["ftok"]
+    assert at.query_params["wmodel"] == "gru_plain_256"
     chart = at.get("plotly_chart")
-    assert len(chart) == 1  # the measured "one wrong step" chart
+    assert len(chart) == 1  # the forced-slip distribution, one line per model
     box = at.selectbox(key="ar_ftok")
     other = box.options[-1]
     box.select_index(len(box.options) - 1).run()
@@ -141,43 +147,102 @@ def test_override_changes_the_rest_and_the_statistic_is_shown():
     assert at.query_params["ftok"] == other.split(" (")[0]
     at.selectbox(key="ar_fpos").select_index(2).run()
     assert at.query_params["fpos"] == "3"
+    at.segmented_control(key="ar_wmodel").set_value("gru_attention").run()
+    assert not at.exception and at.query_params["wmodel"] == "gru_attention"
+    assert len(rows(at)) == 2 and len(at.get("plotly_chart")) == 1
     bad = run(part="wrong", fpos="2", ftok="不是词")
     assert any("不是词" in w.value for w in bad.warning)
 
 
-SLIP_MIN_EDITS = 2  # as in tests/core/analysis/test_autoregressive.py
-
-
-def test_wrong_default_is_a_plausible_slip_that_changes_the_rest():
-    """The default view proves its example: the forced word is one the model itself gave at
-    least ar.SLIP_THRESHOLD, and the later-word edits the page reports are the measured
-    ones (>= SLIP_MIN_EDITS); the "mixed evidence" note carries the chart's own numbers."""
+def test_wrong_default_is_the_searched_slip_that_derails_the_plain_gru():
+    """The default view is the tested search's example, recomputed here from the model:
+    the plain GRU's sentence, step and forced word, the edits the page reports (at least
+    half of the later words: it visibly derails), and the red words."""
     import re
 
+    from core import corpus
     from core.analysis import autoregressive as ar
+    from core.analysis import slips
     from core.evaluate import max_output_len
-    from core.translate import prepare
+    from lessons.autoregressive import data
 
-    _need("gru_attention")
-    at = run(part="wrong")
-    src, fpos, ftok = (at.query_params[n] for n in ("wsrc", "fpos", "ftok"))
-    said = next(m.value for m in at.markdown if "word edits separate" in m.value)
-    p, edits = re.search(r"gave “.+” ([\d.]+)% at step \d+\. .*?(\d+) word edits", said).groups()
-    assert float(p) / 100 >= ar.SLIP_THRESHOLD and int(edits) >= SLIP_MIN_EDITS
-    # recompute from the model, outside the page
-    model = zoo.load_model("gru_attention")
+    _need(*STUDY)
+    model = zoo.load_model("gru_plain_256")
     sv, tv = zoo.load_vocabs()
-    src_ids = sv.encode(prepare(src, sv), eos=True)
-    own = ar.continue_greedy(model, src_ids, [], max_output_len(len(src_ids)))
-    pos = int(fpos) - 1
-    forced = ar.continue_greedy(
-        model, src_ids, [*own[:pos], tv.tokens.index(ftok)], max_output_len(len(src_ids))
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    slip = slips.derailing_slip(model, sv, tv, test, *data.SLIP_LENGTHS)
+    assert slip is not None and slip.edits >= slip.rest / 2
+    at = run(part="wrong")
+    assert at.query_params["wsrc"] == slip.text and at.query_params["ftok"] == slip.word
+    assert at.query_params["fpos"] == str(slip.pos + 1)
+    said = next(m.value for m in at.markdown if "word edits away" in m.value)
+    word, p, pos, edits, later = re.search(
+        r"gave “(.+)” ([\d.]+)% at step (\d+)\. .*?(\d+) word edits .*? the (\d+) words", said
+    ).groups()
+    assert (word, int(pos), int(edits), int(later)) == (
+        slip.word,
+        slip.pos + 1,
+        slip.edits,
+        slip.rest,
     )
-    assert ar.later_changes(own, forced, pos)[0] == int(edits)
+    assert float(p) == pytest.approx(100 * slip.prob, abs=0.05)
     before, after = rows(at)
-    assert after.count(":red[") == len(ar.later_changes(own, forced, pos)[1]) > 0
+    src_ids = sv.encode(slip.text.split(), eos=True)
+    own = ar.continue_greedy(model, src_ids, [], max_output_len(len(src_ids)))
+    assert tv.decode(own)[: len(slip.own)] == list(slip.own)
+    token = tv.tokens.index(slip.word)
+    forced = ar.continue_greedy(
+        model, src_ids, [*own[: slip.pos], token], max_output_len(len(src_ids))
+    )
+    assert after.count(":red[") == len(ar.later_changes(own, forced, slip.pos)[1]) > 0
+
+
+def test_wrong_states_the_studys_numbers_per_model():
+    """The "mixed evidence" box states the study's own numbers (recomputed here with
+    slip_table on the page's sample), and the chart draws one line per model in its look."""
+    from core import corpus, lexicon
+    from core.analysis import slips
+    from lessons.autoregressive import data
+
+    _need(*STUDY)
+    sv, _ = zoo.load_vocabs()
+    test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    pairs = slips.sample_sentences(test, data.SLIP_SAMPLE, seed=0)
+    table = {
+        r["model"]: r
+        for r in slips.slip_table(
+            {n: zoo.load_model(n) for n in data.SLIP_TRANSLATORS},
+            {n: zoo.load_model(n) for n in data.SLIP_LMS},
+            sv,
+            pairs,
+            pos=data.SLIP_POS,
+        )
+    }
+    # the claim the words make holds on the page's sample
+    assert table["lm_gru"]["derailed"] >= 0.5
+    assert table["gru_attention"]["recovered"] >= table["gru_plain_256"]["recovered"] + 0.2
+    assert table["gru_plain_256"]["derailed"] > table["gru_attention"]["derailed"]
+    at = run(part="wrong")
     mixed = " ".join(w.value for w in at.warning)
-    assert "Mixed evidence" in mixed and "%" in mixed
+    assert "can carry" in mixed
+    for shown in (
+        f"after {table['lm_gru']['derailed']:.0%} of the slips",
+        f"own words after {table['gru_plain_256']['recovered']:.0%}",
+        f"came back after {table['gru_attention']['recovered']:.0%}",
+    ):
+        assert shown in mixed, shown
+    traces = json.loads(at.get("plotly_chart")[0].proto.spec)["data"]
+    assert [tr["line"]["color"] for tr in traces] == [lexicon.look(m).color for m in STUDY]
+    assert [tr["marker"]["symbol"] for tr in traces] == [lexicon.look(m).marker for m in STUDY]
+    # the plain GRU's line starts at its share of slips with no later change: "recovered"
+    y = traces[STUDY.index("gru_plain_256")]["y"]
+    if isinstance(y, dict):  # plotly's typed array
+        import base64
+
+        import numpy as np
+
+        y = np.frombuffer(base64.b64decode(y["bdata"]), dtype=y["dtype"])
+    assert y[0] == pytest.approx(table["gru_plain_256"]["recovered"], abs=1e-3)
 
 
 def test_serial_cost_renders():
@@ -188,7 +253,7 @@ def test_serial_cost_renders():
 
 @pytest.mark.parametrize("part", ["lm", "translate", "wrong", "cost"])
 def test_every_screen_in_chinese(part):
-    _need("lm_gru", "gru_attention")
+    _need(*STUDY)
     at = run(part=part, lang="zh", present="1")
     assert cjk_share(main_text(at)) > 0.6
 

@@ -1,0 +1,36 @@
+"""The forced-slip distribution: shares per bin, the last bin open, one look per model."""
+
+from __future__ import annotations
+
+import pytest
+
+from core import lexicon
+from core.figures import autoregressive as figures
+
+
+def test_slip_shares_bin_and_sum_to_one():
+    shares = figures.slip_shares({0: 2, 1: 1, 9: 1, 20: 4}, bins=8)
+    assert len(shares) == 9 and sum(shares) == pytest.approx(1.0)
+    assert shares[0] == pytest.approx(0.25) and shares[1] == pytest.approx(0.125)
+    assert shares[-1] == pytest.approx(5 / 8)  # 9 and 20 edits both in "8+"
+    with pytest.raises(ValueError, match="empty"):
+        figures.slip_shares({})
+    with pytest.raises(ValueError, match=">= 0"):
+        figures.slip_shares({-1: 2})
+
+
+def test_slip_distribution_draws_each_model_in_its_look():
+    fig = figures.slip_distribution(
+        {"A": {0: 3, 2: 1}, "B": {8: 4}},
+        {"A": "gru_attention", "B": "lm_gru"},
+        title="t",
+        x_title="x",
+        y_title="y",
+    )
+    assert [tr.name for tr in fig.data] == ["A", "B"]
+    assert fig.data[0].line.color == lexicon.look("gru_attention").color
+    assert fig.data[1].marker.symbol == lexicon.look("lm_gru").marker
+    assert list(fig.data[1].y) == [0.0] * 8 + [1.0]
+    assert fig.layout.xaxis.ticktext[-1] == f"{figures.SLIP_BINS}+"
+    with pytest.raises(ValueError, match="no look"):
+        figures.slip_distribution({"A": {0: 1}}, {}, title="t", x_title="x", y_title="y")
