@@ -47,6 +47,7 @@ def show() -> None:
     with s.words:
         st.caption(t(R + "fade.caption", **sentence_numbers(rnn, gru)))
     ui.takeaway(t(R + "fade.takeaway"))
+    ui.try_this(t(R + "try.fade"))
     evidence_section(evidence, looks)
     with ui.curious():
         st.markdown(t(R + "fade.curious", **choice_numbers(cmp)))
@@ -57,10 +58,8 @@ def sentence_numbers(rnn: dict, gru: dict) -> dict:
     return {
         "rnn": ui.model_name(data.FADING),
         "gru": ui.model_name(data.GATED),
-        "first": f"{rnn['influence'][0]:.2f}",
         "rnn_ratio": f"{rnn['ratio']:.2f}",
         "gru_ratio": f"{gru['ratio']:.2f}",
-        "gru_first": f"{gru['influence'][0]:.2f}",
     }
 
 

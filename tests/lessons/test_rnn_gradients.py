@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import pytest
 import streamlit as st
 
-from core import probes_data
+from core import probes_data, zoo
 from core.i18n import translate
 from tests.conftest import fragment_rerun, make_app
 
@@ -572,12 +572,13 @@ def test_on_a_phone_the_decay_comes_first_and_full_width(fake_zoo, monkeypatch):
     monkeypatch.setattr(ui, "on_a_phone", lambda: True)
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
-    titles = chart_titles(at)
-    assert len(titles) == 2 and "Untrained cells" in titles[0], titles
-    assert "Eigenvalues of W_hh" in titles[1]
+    assert len(charts(at)) == 2
+    # on a phone the titles stand above their charts, where they wrap: the decay's first
+    above = [m.value for m in at.main.markdown]
+    first = next(i for i, m in enumerate(above) if "Untrained cells" in m)
+    assert first < next(i for i, m in enumerate(above) if "Eigenvalues of" in m)
     at = make_app(PAGE, lang="en", present="1", part="fresh").run(timeout=300)
-    assert at.query_params["present"] == "0"
-    assert "Untrained cells" in chart_titles(at)[0]
+    assert at.query_params["present"] == "0" and len(charts(at)) == 2
 
 
 # --- what a click resends: a click on ρ reruns only the radius section (its slider, the
@@ -693,3 +694,56 @@ def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent): 
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "ρ = 1.3" in spec["layout"]["title"]["text"]
     assert len(arr(spec["data"][0]["y"])) == 40
+
+
+def test_one_part_only_says_the_trained_gru_does_not_fade():
+    """The comparison of part 1 is the one place that says it; the bottleneck's gradient part
+    and part 5 say something of their own (in both languages)."""
+    import re
+
+    pages = ("rnn_gradients", "bottleneck")
+    said = {
+        "en": re.compile(r"GRU (does not|doesn't) (fade|show vanishing)|gates keep the gradient"),
+        "zh": re.compile(r"GRU (没有这种衰减|并没有出现梯度消失)|梯度本身并不衰减"),
+    }
+    for lang, pattern in said.items():
+        keys = []
+        for page in pages:
+            with open(f"assets/i18n/pages/{page}.{lang}.json", encoding="utf-8") as f:
+                keys += [k for k, v in json.load(f).items() if pattern.search(v)]
+        assert keys == ["rnn_gradients.fade.takeaway"], (lang, keys)
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="the shipped zoo is not built")
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("lang", ["en"])
+def test_part_1_states_the_numbers_of_the_shipped_models(lang):
+    """With the shipped weights, part 1's captions state what the analysis computes, and the
+    claims the zoo tests assert hold on what is shown."""
+    from core import corpus
+    from core.analysis import influence
+
+    st.cache_resource.clear()
+    src = zoo.load_vocabs()[0]
+    names = ("rnn_plain_256", "gru_plain_256")
+    models = {n: zoo.load_model(n) for n in names}
+    cmp = influence.compare_fade(models, src)
+    pairs = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    rows = [src.encode(p.src, eos=True) for p in influence.long_sentences(pairs, 20, 40)]
+    ev = {n: influence.fade_evidence(m, rows) for n, m in models.items()}
+    assert ev["rnn_plain_256"].median_fade >= 3.0 and ev["gru_plain_256"].median_fade <= 1.5
+    assert cmp.curves["rnn_plain_256"]["verdict"] == "fade"
+    assert cmp.curves["gru_plain_256"]["verdict"] == "even"
+
+    at = make_app(PAGE, lang=lang, part="fade").run(timeout=1500)
+    assert not at.exception, [e.value for e in at.exception]
+    captions = "\n".join(c.value for c in at.caption)
+    rnn, gru = cmp.curves["rnn_plain_256"], cmp.curves["gru_plain_256"]
+    for number in (rnn["ratio"], gru["ratio"]):
+        assert f"{number:.2f}" in captions, (number, captions)
+    for name in names:
+        assert f"{ev[name].median_fade:.1f} times" in captions
+    assert f"at most {float(ev['rnn_plain_256'].curve[30:].max()):.2f}" in captions
+    words = chart(at, "How much each word can move C")
+    assert [len(arr(tr["y"])) for tr in words["data"]] == [len(cmp.text.split())] * 2
+    st.cache_resource.clear()
