@@ -43,7 +43,10 @@ def _layout_dict(presenter: bool, title: str, x_title: str, y_title: str, **extr
     """:func:`core.figures.base.layout` with this page's legend, in a row between the title
     and the plot, and the template's fonts."""
     extra = {"legend": dict(orientation="h", yanchor="bottom", y=1.02, x=0), **extra}
-    return base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
+    out = base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
+    if "<br>" in title and "margin" not in extra:  # two title lines above the legend's row
+        out["margin"] = dict(t=150 if presenter else 115)
+    return out
 
 
 def _x_of(d: np.ndarray) -> dict:
