@@ -37,12 +37,19 @@ for stop in LESSON_MAP:
 st.header(t("home.zoo.header"))
 st.caption(t("home.zoo.caption"))
 
-TASKS = ("all", "translation", "lm", "probe")
-ATTENTION_MODELS = ("gru_attention", "cnn_s2s", "transformer", "probe_attention")  # highlighted
+TASKS = ("all", "translation", "lm", "probe", "encoder")
+ATTENTION_MODELS = (
+    "gru_attention",
+    "cnn_s2s",
+    "transformer",
+    "probe_attention",
+    "coref_encoder",
+)  # highlighted
 MODELS_BY_TASK = {
     "translation": zoo.TRANSLATION_MODELS,
     "lm": zoo.LM_MODELS,
     "probe": zoo.PROBE_MODELS,
+    "encoder": zoo.ENCODER_MODELS,
 }
 
 
@@ -70,6 +77,13 @@ def _score(name: str, entry: dict) -> str:
                 near=f"{dist[d_near]:.0%}",
                 d_far=d_far,
                 far=f"{dist[d_far]:.0%}",
+            )
+        if name in zoo.ENCODER_MODELS:
+            return t(
+                "home.zoo.score.encoder",
+                named=f"{m['named_acc']:.0%}",
+                n=m["held_out_n"],
+                margin=f"{m['min_margin']:.2f}",
             )
         return t("home.zoo.score.lm", ppl=f"{m['test_ppl']:.2f}", cont=" ".join(m["you_should"]))
     except (KeyError, TypeError, ValueError):

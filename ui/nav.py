@@ -39,7 +39,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("bottleneck", ("latent", "read", "side", "length", "stretch", "probe", "grad")),
     PageSpec("compression", ("markov", "priors")),
     PageSpec("cnn_receptive_field", ("theory", "measured", "probes")),
-    PageSpec("rnn_gradients", ("fresh", "trained", "learn", "words", "explode")),
+    PageSpec("rnn_gradients", ("fade", "fresh", "trained", "learn", "words", "explode")),
     PageSpec("path_length", ("table", "pair", "probes", "problems")),
     PageSpec("attention", ("align", "pairs", "self", "score", "buys")),
     PageSpec("arena", ("sentence", "evidence")),

@@ -264,3 +264,37 @@ def fade_by_distance(model, rows) -> np.ndarray:
     n = min(len(c) for c in curves)
     g = rnn_gradients.geometric_mean(np.array([c[:n] for c in curves]))
     return g / g[0]
+
+
+def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> list:
+    """``n`` seeded declarative pairs (no questions) of ``min_words`` source words or more:
+    the sentences the by-distance evidence is measured on."""
+    import random
+
+    pool = [p for p in pairs if p.kind != "question" and len(p.src) >= min_words]
+    if len(pool) < n:
+        raise ValueError(f"only {len(pool)} sentences of {min_words}+ words; ask for fewer")
+    return random.Random(seed).sample(pool, n)
+
+
+@dataclass(frozen=True)
+class FadeEvidence:
+    """How one encoder's influence falls with distance over many sentences."""
+
+    curve: np.ndarray  # fade_by_distance: geometric mean by distance, 1 at distance 0
+    median_fade: float  # median_fade: last three words over first three, median
+    n: int  # sentences measured
+
+
+def fade_evidence(model, rows) -> FadeEvidence:
+    """:func:`fade_by_distance` and :func:`median_fade` from one backward pass per sentence."""
+    if not rows:
+        raise ValueError("rows is empty; pass source id lists ending with EOS")
+    influences = [context_influence(model, r) for r in rows]
+    curves = [by_distance(i) for i in influences]
+    n = min(len(c) for c in curves)
+    g = rnn_gradients.geometric_mean(np.array([c[:n] for c in curves]))
+    factors = [f for f in (fade_factor(i) for i in influences) if np.isfinite(f)]
+    if not factors:
+        raise ValueError("no sentence has 6 words or more")
+    return FadeEvidence(g / g[0], float(np.median(factors)), len(rows))

@@ -43,7 +43,10 @@ def _layout_dict(presenter: bool, title: str, x_title: str, y_title: str, **extr
     """:func:`core.figures.base.layout` with this page's legend, in a row between the title
     and the plot, and the template's fonts."""
     extra = {"legend": dict(orientation="h", yanchor="bottom", y=1.02, x=0), **extra}
-    return base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
+    out = base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
+    if "<br>" in title and "margin" not in extra:  # two title lines above the legend's row
+        out["margin"] = dict(t=150 if presenter else 115)
+    return out
 
 
 def _x_of(d: np.ndarray) -> dict:
@@ -606,5 +609,55 @@ def step_figure(
                 base.hline_label(chance, labels["chance"], side="left", anchor="bottom"),
             ],
             legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),
+        ),
+    )
+
+
+def fade_words_figure(
+    words: Sequence[str],
+    series: Mapping[str, Sequence[float] | np.ndarray],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+    looks: Mapping[str, str] | None = None,
+) -> go.Figure:
+    """How much each word of one sentence moves C, one line per model (values already
+    divided by the model's largest, so 1 = its strongest word), words along x in order."""
+    labels = base.unique_labels(words)  # repeated words stay separate points
+    if not series:
+        raise ValueError("series is empty; pass {model name: influence per word}")
+    s = base.scale(presenter)
+    traces = []
+    for i, (name, values) in enumerate(series.items()):
+        ys = _positive(f"series[{name!r}]", values)
+        if ys.size != len(labels):
+            raise ValueError(f"series[{name!r}] has {ys.size} values for {len(labels)} words")
+        traces.append(
+            dict(
+                type="scatter",
+                x=labels,
+                y=ys,
+                name=str(name),
+                mode="lines+markers",
+                line=_line(name, i, looks, s),
+                marker=(
+                    lexicon.marker(looks[name], s.marker)
+                    if looks and name in looks
+                    else dict(size=s.marker)
+                ),
+                hovertemplate="%{x}<br>%{y:.2f}<extra>" + str(name) + "</extra>",
+            )
+        )
+    return go.Figure(
+        data=traces,
+        layout=_layout_dict(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(type="category", tickangle=-60, automargin=True),
+            yaxis=dict(range=[0, 1.05], rangemode="tozero"),
         ),
     )

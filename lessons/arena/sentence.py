@@ -36,13 +36,14 @@ WHY: dict[str, tuple[str, ...]] = {
     "gru_plain_32": ("bottleneck", "rnn_gradients"),
     "gru_plain_128": ("bottleneck", "rnn_gradients"),
     "gru_plain_256": ("bottleneck", "rnn_gradients"),
+    "rnn_plain_256": ("rnn_gradients",),
     "gru_attention": ("attention",),
     "cnn_s2s": ("cnn_receptive_field", "attention"),
     "transformer": ("attention",),
 }
 # The part of a linked page that shows the evidence for these models (other pages open at
 # their first part): the trained encoders' word influence, the trained CNN's gradients.
-WHY_PART: dict[str, str] = {"rnn_gradients": "words", "cnn_receptive_field": "measured"}
+WHY_PART: dict[str, str] = {"rnn_gradients": "fade", "cnn_receptive_field": "measured"}
 # Non-colour marks (projector, print-outs, colour-blind viewers).
 SYMBOLS = {analysis.OK: " ✓", analysis.WRONG: " ✗", analysis.EXTRA: " +"}
 LESSON_LABELS = tuple(" ".join(p.src) for p in corpus.LESSON_PAIRS)

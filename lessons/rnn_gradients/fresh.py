@@ -1,7 +1,7 @@
-"""Part 1, decay with distance in freshly initialised cells: the gradient norm of a vanilla
-RNN, an LSTM and a GRU against distance, with the bound ρ^(T−t) and the eigenvalues of the
-vanilla RNN's W_hh. Quantity, length, drive and seed rerun the part; the radius only its
-section."""
+"""Part 2, decay with distance in freshly initialised cells: the gradient norm of a vanilla
+RNN, an LSTM and a GRU against distance, with the bound ρ^(T−t); the eigenvalues of the
+vanilla RNN's W_hh and σ₁ for the curious. Quantity, length, drive and seed rerun the part;
+the radius only its section."""
 
 from __future__ import annotations
 
@@ -49,8 +49,6 @@ def show() -> None:
     with s.chart:
         radius_section(int(length), str(drive), int(seed), quantity)
     ui.try_this(t(R + "try.radius") + " " + t(R + "try.drive"))
-    with ui.curious():
-        st.markdown(t(R + "fresh.intro"))
 
 
 @ui.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
@@ -87,7 +85,9 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     ui.takeaway(
         t(R + ("fresh.takeaway_vanish" if radius < 1 else "fresh.takeaway_grow"), radius=radius)
     )
-    if ui.presenter():  # on the projector the eigenvalues come after the decay, on their own
+    with ui.curious():  # the spectral view: the mechanism, the bound, the eigenvalues
+        st.markdown(t(R + "fresh.intro"))
+        st.markdown(t(R + "fresh.curious_bound", sigma=f"{fresh['sigma1']:.2f}"))
         eigen_chart(fresh, radius)
 
 
@@ -96,46 +96,24 @@ def _eig_labels(radius: float) -> tuple[str, str, str]:
 
 
 def fresh_chart(fresh: dict, radius: float, length: int, quantity: str) -> None:
-    """The decay of each fresh cell with the bound ρ^(T−t): on the projector alone, one
-    chart that fills the slide; in the browser beside the eigenvalues in one figure (one
-    chart for the browser to redraw per step of ρ), on a phone above them."""
+    """The decay of each fresh cell with the bound ρ^(T−t), one chart (the eigenvalues wait
+    in "for the curious")."""
     distance = np.arange(length)
-    series = {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS}
-    looks = names(data.PROBES.values())
-    bound = (t(R + "bound", radius=radius), radius ** distance.astype(float))
-    title = t(R + "fresh.chart", radius=radius, hidden=data.HIDDEN, length=length)
-    decay_axes = (t(R + "distance_axis"), t(R + f"q.{quantity}.axis"))
-    if ui.presenter():
-        figure = figures.decay_figure(
-            distance,
-            series,
-            title=title,
-            x_title=decay_axes[0],
-            y_title=decay_axes[1],
-            bound=bound,
-            presenter=True,
-            looks=looks,
-        )
-        ui.chart(figure, key="rnng_decay")
-        return
-    figure = figures.fresh_figure(
+    figure = figures.decay_figure(
         distance,
-        series,
-        fresh["eig"],
-        radius=radius,
-        bound=bound,
-        titles=(title, t(R + "eig.chart", hidden=data.HIDDEN)),
-        decay_axes=decay_axes,
-        eig_axes=(t(R + "eig.re"), t(R + "eig.im")),
-        eig_labels=_eig_labels(radius),
-        looks=looks,
-        stacked=ui.on_a_phone(),  # side by side, both panels would be too narrow to read
+        {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS},
+        title=t(R + "fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
+        x_title=t(R + "distance_axis"),
+        y_title=t(R + f"q.{quantity}.axis"),
+        bound=(t(R + "bound", radius=radius), radius ** distance.astype(float)),
+        presenter=ui.presenter(),
+        looks=names(data.PROBES.values()),
     )
-    ui.chart(figure, key="rnng_fresh")
+    ui.chart(figure, key="rnng_decay")
 
 
 def eigen_chart(fresh: dict, radius: float) -> None:
-    """The vanilla RNN's eigenvalues as a chart of their own (the projector's second chart)."""
+    """The vanilla RNN's eigenvalues, with the unit circle and the circle |λ| = ρ."""
     eig, unit, rad = _eig_labels(radius)
     figure = figures.eigen_figure(
         fresh["eig"],
@@ -146,6 +124,6 @@ def eigen_chart(fresh: dict, radius: float) -> None:
         eig_label=eig,
         unit_label=unit,
         radius_label=rad,
-        presenter=True,
+        presenter=ui.presenter(),
     )
     ui.chart(figure, key="rnng_eig")

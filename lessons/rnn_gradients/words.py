@@ -1,6 +1,6 @@
-"""Part 4, which words still reach the end: ‖∂C/∂e_j‖ of a plain GRU encoder for every word
-of a sentence (the example the model usually reads like, or the visitor's own), and what
-the first third against the last third says."""
+"""Part 5, the visitor's sentence: ‖∂C/∂e_j‖ of an encoder without attention (the plain tanh
+RNN or a GRU) for every word of a sentence (by default the lesson's, or the visitor's own),
+and what the first third against the last third says."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from ui.models import get_vocabs, require, show_zoo_error
 from ui.params import safe_value
 
 t = ui.t
-ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
+ENCODERS = ("rnn_plain_256", "gru_plain_32", "gru_plain_128", "gru_plain_256")
 MAX_CHARS = 300  # of a typed sentence (box and URL)
 
 
@@ -27,7 +27,7 @@ MAX_CHARS = 300  # of a typed sentence (box and URL)
 def show() -> None:
     st.header(t(R + "words.header"))
     s = ui.slide(t(R + "words.lead"))
-    if not require(*ENCODERS[-1:], vocabs=True):
+    if not require(data.FADING, vocabs=True):
         return
     with st.spinner(t(R + "computing")):
         example = data.words_default()
@@ -91,7 +91,7 @@ def words_controls(s, example: str) -> tuple[str, str]:
             t(R + "words.model"),
             ENCODERS,
             param="model",
-            default="gru_plain_256",
+            default=data.FADING,
             key="rnng_model",
             format_func=ui.model_name,
         )

@@ -53,3 +53,26 @@ def test_the_cell_must_be_known_and_attention_needs_a_gru():
         RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=5, tgt_vocab=5, cell="lstm"))
     with pytest.raises(ValueError, match="attention"):
         RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=5, tgt_vocab=5, cell="rnn", attention=True))
+
+
+def test_fade_evidence_is_fade_by_distance_and_median_fade_in_one_pass():
+    torch.manual_seed(0)
+    model = RNNSeq2Seq(RNNSeq2SeqConfig(src_vocab=20, tgt_vocab=10, hidden=8, cell="rnn")).eval()
+    rows = [[5, 6, 7, 8, 9, 10, 11, 2], [4, 5, 6, 7, 8, 9, 10, 12, 13, 2]]
+    ev = influence.fade_evidence(model, rows)
+    assert ev.n == 2
+    assert np.allclose(ev.curve, influence.fade_by_distance(model, rows))
+    assert ev.median_fade == pytest.approx(influence.median_fade(model, rows))
+    with pytest.raises(ValueError, match="empty"):
+        influence.fade_evidence(model, [])
+
+
+def test_long_sentences_are_seeded_declaratives_of_enough_words():
+    from core import corpus
+
+    pairs = corpus.generate(400, seed=3)
+    got = influence.long_sentences(pairs, n=3, min_words=20, seed=1)
+    assert got == influence.long_sentences(pairs, n=3, min_words=20, seed=1)
+    assert all(len(p.src) >= 20 and p.kind != "question" for p in got)
+    with pytest.raises(ValueError, match="ask for fewer"):
+        influence.long_sentences(pairs, n=10_000, min_words=20)

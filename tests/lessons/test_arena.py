@@ -199,9 +199,10 @@ def test_predict_then_reveal_one_model_at_a_time(dev_zoo):
 
 
 def test_reveal_deep_link_and_bad_values(dev_zoo):
-    at = make_app(ARENA, lang="en", mode="predict", reveal="6").run()
-    assert "?" not in list(_table(at)["Exact"]) and len(_conf(at)) == 6
-    at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal="6").run()
+    n = len(zoo.TRANSLATION_MODELS)
+    at = make_app(ARENA, lang="en", mode="predict", reveal=str(n)).run()
+    assert "?" not in list(_table(at)["Exact"]) and len(_conf(at)) == n
+    at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal=str(n)).run()
     assert _charts(at) == 2
     at = make_app(ARENA, lang="en", part="evidence", mode="predict", reveal="5").run()
     assert _charts(at) == 0 and any("give the answer away" in i.value for i in at.info)
@@ -331,7 +332,8 @@ def test_cards_show_every_model_its_size_and_the_page_that_explains_it(dev_zoo):
     assert sorted(links) == sorted(why)
     # the RNN and CNN links open the part with the trained models' evidence
     assert "part=measured" in links["CNN receptive field"]
-    assert "part=words" in links["RNN gradients"]
+    assert "part=fade" in links["RNN gradients"]
+    assert "Why: a plain tanh RNN has no gates" in cards
     assert all("lang=en" in q for q in links.values())
     at = make_app(ARENA, lang="zh", mode="predict").run()
     assert _cards(at, "zh").count("<b>？ 尚未揭晓") == len(zoo.TRANSLATION_MODELS)
@@ -353,7 +355,7 @@ def test_each_part_renders_alone_with_only_its_own_charts(dev_zoo, part, charts,
         ">Model</th>" in h.proto.body or ">模型</th>" in h.proto.body for h in at.get("html")
     )
     if part == "sentence":
-        assert has_table and _conf(at) is not None and len(_bars(at)) == 6
+        assert has_table and _conf(at) is not None and len(_bars(at)) == len(zoo.TRANSLATION_MODELS)
     else:
         assert not has_table and _conf(at) is None
         assert "arena_input" not in [c.key for c in at.segmented_control]
@@ -367,7 +369,8 @@ def test_each_part_renders_alone_with_only_its_own_charts(dev_zoo, part, charts,
 
 
 def test_part_selector_switches_and_writes_the_url(dev_zoo):
-    at = make_app(ARENA, lang="en", input="lesson", mode="predict", reveal="6").run()
+    n = str(len(zoo.TRANSLATION_MODELS))
+    at = make_app(ARENA, lang="en", input="lesson", mode="predict", reveal=n).run()
     assert at.segmented_control(key="arena_part").value == "sentence"
     at.segmented_control(key="arena_part").set_value("evidence").run()
     assert not at.exception and at.query_params["part"] == "evidence"

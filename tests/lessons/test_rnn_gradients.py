@@ -14,30 +14,32 @@ from dataclasses import dataclass
 import pytest
 import streamlit as st
 
-from core import probes_data
+from core import probes_data, zoo
 from core.i18n import translate
 from tests.conftest import fragment_rerun, make_app
 
 PAGE = "pages/rnn_gradients.py"
 PROBES = ("probe_rnn", "probe_lstm", "probe_gru")
-ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
-PARTS = ("fresh", "trained", "learn", "words", "explode")
-# the charts each part draws, by words of their titles (presenter mode: decay and
-# eigenvalues are two charts instead of one figure with two panels)
+ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "rnn_plain_256")
+PARTS = ("fade", "fresh", "trained", "learn", "words", "explode")
+# the charts each part draws, by words of their titles (part 2's eigenvalues wait in "for
+# the curious", a chart of their own)
 CHARTS = {
-    "fresh": ("Untrained cells",),
+    "fade": ("How much each word can move C", "Influence on C by distance"),
+    "fresh": ("Untrained cells", "Eigenvalues of W_hh"),
     "trained": ("Trained probes",),
     "learn": ("Training of the three probes", "accuracy against distance"),
     "words": ("Influence of each word",),
     "explode": ("One gradient step",),
 }
-PRESENTER_CHARTS = {**CHARTS, "fresh": ("Untrained cells", "Eigenvalues of W_hh")}
+PRESENTER_CHARTS = CHARTS
 HEADERS = {
-    "fresh": "1 · The signal fades",
-    "trained": "2 · Inside trained models",
-    "learn": "3 · What it does to learning",
-    "words": "4 · Which words still reach the end",
-    "explode": "5 · Exploding gradients",
+    "fade": "1 · In a plain RNN, early words fade",
+    "fresh": "2 · The signal fades",
+    "trained": "3 · Inside trained models",
+    "learn": "4 · What it does to learning",
+    "words": "5 · Which words of your sentence",
+    "explode": "6 · Exploding gradients",
 }
 # one valid value of every parameter of the page (a deep link may carry them all)
 ALL_PARAMS = {
@@ -74,9 +76,10 @@ def fake_zoo(monkeypatch):
     configs.update(
         {
             n: {"src_vocab": len(src), "tgt_vocab": len(tgt), "emb_dim": 16, "hidden": h}
-            for n, h in zip(ENCODERS, (32, 48, 64), strict=True)
+            for n, h in zip(ENCODERS, (32, 48, 64, 64), strict=True)
         }
     )
+    configs["rnn_plain_256"]["cell"] = "rnn"  # the plain tanh RNN
     models = {}
     for i, name in enumerate(PROBES):
         acc = {
@@ -93,7 +96,7 @@ def fake_zoo(monkeypatch):
         }
     for name in ENCODERS:
         models[name] = {"family": "rnn_seq2seq", "task": "translation", "config": configs[name]}
-    manifest = {"models": models}
+    manifest = {"models": models, "corpus": {"seed": 1234}}
 
     def load_model(name, *_a, **_k):
         torch.manual_seed(0)
@@ -208,8 +211,27 @@ def test_no_code_identifiers_or_commands_in_student_text(fake_zoo):
 def test_default_part_is_the_first(fake_zoo):
     at = make_app(PAGE, lang="en").run(timeout=300)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
+    shows_only(at, "fade")
+    assert at.query_params["part"] == "fade"
+    from core import lexicon
+
+    words = chart(at, "How much each word can move C")
+    assert [tr["name"] for tr in words["data"]] == ["Plain RNN, C = 256", "GRU, C = 256"]
+    assert [tr["line"]["color"] for tr in words["data"]] == [
+        lexicon.look(m).color for m in ("rnn_plain_256", "gru_plain_256")
+    ]
+    assert chart(at, "Influence on C by distance")["layout"]["yaxis"]["type"] == "log"
+    # the one part that says it: the plain RNN fades, the trained GRU does not
+    assert "The trained GRU does not fade" in takeaways(at)[0]
+    # no spectral quantities on the first screen: they wait in "for the curious"
+    first = " ".join([*(c.value for c in at.caption), *takeaways(at), at.markdown[0].value])
+    assert not any(w in first for w in ("spectral", "eigen", "σ₁", "ρ"))
+
+
+def test_part_2_decay_and_its_eigenvalues_for_the_curious(fake_zoo):
+    at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
+    assert not at.exception and not at.warning, [w.value for w in at.warning]
     shows_only(at, "fresh")
-    assert at.query_params["part"] == "fresh"
     decay = chart(at, "Untrained cells")
     assert decay["layout"]["yaxis"]["type"] == "log"
     # the lexicon's names and colours: the same cell looks the same on every chart
@@ -219,11 +241,13 @@ def test_default_part_is_the_first(fake_zoo):
     assert [tr["line"]["color"] for tr in decay["data"][:3]] == [
         lexicon.look(p).color for p in PROBES
     ]
-    eig = [tr for tr in decay["data"] if tr.get("xaxis") == "x2"]
+    eig = chart(at, "Eigenvalues of W_hh")["data"]
     assert [tr["name"] for tr in eig] == ["unit circle |λ| = 1", "|λ| = ρ = 0.9", "eigenvalues λ"]
-    assert decay["layout"]["yaxis2"]["scaleanchor"] == "x2"
     assert len(arr(eig[-1]["x"])) == 64
-    assert any("(part 2)" in c.value for c in at.caption)
+    assert any("(part 3)" in c.value for c in at.caption)
+    assert not any("σ₁" in c.value for c in at.caption)  # the bound waits for the curious
+    curious = next(e for e in at.main.expander if e.label.startswith("For the curious"))
+    assert any("σ₁" in m.value for m in curious.markdown)
     assert "vanishing gradients" in " ".join(m.value for m in at.markdown)
     assert "the gradient vanishes" in takeaways(at)[0]
 
@@ -241,7 +265,7 @@ def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo)
     assert at.text_area(key="rnng_text").value in WORDS_CANDIDATES
     assert len(words["data"][0]["x"]) == len(at.text_area(key="rnng_text").value.split()) + 1
     assert words["data"][0]["x"][-1] == "⟨eos⟩"
-    assert "GRU, C = 256" in "\n".join(c.value for c in at.caption)
+    assert "Plain RNN, C = 256" in "\n".join(c.value for c in at.caption)
     at = make_app(PAGE, lang="en", part="learn").run(timeout=300)
     acc = chart(at, "accuracy against distance")
     assert [tr["name"] for tr in acc["data"]] == ["Vanilla RNN", "LSTM", "GRU"]
@@ -257,7 +281,7 @@ def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo)
 
 def test_part_selector_switches_the_part_and_writes_the_url(fake_zoo):
     at = make_app(PAGE, lang="en").run(timeout=300)
-    for part in ("explode", "trained", "words", "learn", "fresh"):
+    for part in ("explode", "trained", "words", "learn", "fresh", "fade"):
         at.segmented_control(key="rnn_gradients_part").set_value(part).run(timeout=300)
         assert not at.exception, [e.value for e in at.exception]
         assert at.query_params["part"] == part
@@ -269,20 +293,20 @@ def test_invalid_part_falls_back_to_the_first_with_a_notice(fake_zoo, value):
     at = make_app(PAGE, lang="en", part=value).run(timeout=300)
     assert not at.exception
     assert any("`part`" in w.value for w in at.warning), [w.value for w in at.warning]
-    shows_only(at, "fresh")
-    assert at.query_params["part"] == "fresh"
+    shows_only(at, "fade")
+    assert at.query_params["part"] == "fade"
 
 
 def test_link_with_another_parts_parameter_shows_the_default_part(fake_zoo):
     at = make_app(PAGE, lang="en", lr="0.1").run(timeout=300)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
-    shows_only(at, "fresh")
+    shows_only(at, "fade")
     at.segmented_control(key="rnn_gradients_part").set_value("explode").run(timeout=300)
     assert at.select_slider(key="rnng_lr").value == 0.1
 
 
 def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=300)
+    at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     before = chart(at, "Untrained cells")
     at.slider(key="rnng_rho").set_value(1.4).run(timeout=300)
     assert not at.exception
@@ -291,16 +315,17 @@ def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     assert "ρ = 1.4" in after["layout"]["title"]["text"]
     bound = next(tr for tr in after["data"] if tr["name"].startswith("ρ^"))
     assert arr(bound["y"])[10] == pytest.approx(1.4**10)
-    ring = next(tr for tr in after["data"] if tr["name"] == "|λ| = ρ = 1.4")
+    eig = chart(at, "Eigenvalues of W_hh")["data"]
+    ring = next(tr for tr in eig if tr["name"] == "|λ| = ρ = 1.4")
     assert max(arr(ring["x"])) == pytest.approx(1.4)
-    ev = next(tr for tr in after["data"] if tr["name"] == "eigenvalues λ")
+    ev = next(tr for tr in eig if tr["name"] == "eigenvalues λ")
     assert max(arr(ev["customdata"])) == pytest.approx(1.4)  # spectral radius ρ
     assert arr(before["data"][0]["y"]) != arr(after["data"][0]["y"])
     assert any("≥ 1" in s for s in takeaways(at))
 
 
-def test_quantity_switch_changes_axis_in_parts_1_and_2(fake_zoo):
-    at = make_app(PAGE, lang="en").run(timeout=300)
+def test_quantity_switch_changes_axis_in_parts_2_and_3(fake_zoo):
+    at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
     assert at.query_params["q"] == "input"
     assert "∂L/∂x_t" in chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
@@ -337,6 +362,8 @@ def test_deep_link_restores_state(fake_zoo, part):
         assert chart(at, "训练过程")["layout"]["yaxis"]["title"]["text"] == translate(
             "rnn_gradients.learn.curve.loss.axis", "zh"
         )
+    elif part == "fade":
+        assert len(chart_titles(at)) == 2 and "普通 RNN（C = 256 维）" in at.caption[0].value
     elif part == "words":
         assert at.segmented_control(key="rnng_model").value == "gru_plain_32"
         words = chart(at, "每个词对最终状态")
@@ -412,11 +439,11 @@ def test_missing_zoo_shows_the_error_and_keeps_the_fresh_part(no_zoo, lang):
             part,
             [e.value for e in at.error],
         )
-        assert len(chart_titles(at)) == (1 if part == "fresh" else 0), part
+        assert len(chart_titles(at)) == (2 if part == "fresh" else 0), part
 
 
 def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
-    at = make_app(PAGE, lang="en", present="1").run(timeout=300)
+    at = make_app(PAGE, lang="en", present="1", part="fresh").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     titles = chart_titles(at)
     assert len(titles) == 2, titles
@@ -427,7 +454,7 @@ def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
 
 # --- part 1: the radius and the secondary controls (a click reruns what it changes)
 
-LINK_1 = {"rho": "0.6", "T": "30", "drive": "1.0", "seed": "5", "q": "input"}
+LINK_1 = {"part": "fresh", "rho": "0.6", "T": "30", "drive": "1.0", "seed": "5", "q": "input"}
 
 
 def part_1_state(at) -> dict:
@@ -497,7 +524,7 @@ def test_secondary_controls_keep_the_radius(fake_zoo):
 
 @pytest.mark.parametrize("present", ["0", "1"])
 def test_part_1_parameters_round_trip_through_the_url(fake_zoo, present):
-    at = make_app(PAGE, lang="zh", present=present).run(timeout=300)
+    at = make_app(PAGE, lang="zh", present=present, part="fresh").run(timeout=300)
     at.slider(key="rnng_rho").set_value(1.15).run(timeout=300)
     at.slider(key="rnng_T").set_value(45).run(timeout=300)
     at.segmented_control(key="rnng_drive").set_value("0.3").run(timeout=300)
@@ -523,7 +550,7 @@ def test_part_1_parameters_round_trip_through_the_url(fake_zoo, present):
 def test_the_chart_comes_first_then_the_radius_then_the_secondary_controls(fake_zoo, present):
     """The slide order: the picture, its one main knob (the radius, the first slider), the
     takeaway, then length, drive and seed (folded into "More controls" on the projector)."""
-    at = make_app(PAGE, lang="en", present=present).run(timeout=300)
+    at = make_app(PAGE, lang="en", present=present, part="fresh").run(timeout=300)
     assert [s.key for s in at.main.slider] == ["rnng_rho", "rnng_T"]
     keys = ("rnng_rho", "rnng_T", "rnng_drive", "rnng_seed")
     order = [
@@ -531,34 +558,27 @@ def test_the_chart_comes_first_then_the_radius_then_the_secondary_controls(fake_
         for e in at.main
         if getattr(e, "key", None) in keys or e.type in ("plotly_chart", "success")
     ]
-    eig = ["chart"] if present == "1" else []
-    assert order == ["chart", "rnng_rho", "success", *eig, *keys[1:]], order
+    assert order == ["chart", "rnng_rho", "success", "chart", *keys[1:]], order  # eig: curious
     expanders = [e.label for e in at.main.expander]
     assert ("More controls" in expanders) == (present == "1")
 
 
-def test_on_a_phone_the_decay_stands_above_the_eigenvalues(fake_zoo, monkeypatch):
-    """A phone (``ui.on_a_phone``: its User-Agent, which AppTest cannot send) gets part 1's
-    two panels one above the other, each full width, the decay's title above the chart;
-    a presenter-mode link (the projector's QR code) opens the same phone layout there."""
+def test_on_a_phone_the_decay_comes_first_and_full_width(fake_zoo, monkeypatch):
+    """A phone (``ui.on_a_phone``: its User-Agent, which AppTest cannot send) gets part 2's
+    decay as the slide's picture and the eigenvalues, folded, after it; a presenter-mode
+    link (the projector's QR code) opens the same phone layout there."""
     import ui
 
     monkeypatch.setattr(ui, "on_a_phone", lambda: True)
-    at = make_app(PAGE, lang="en").run(timeout=300)
+    at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
-    (fig,) = charts(at)
-    lay = fig["layout"]
-    assert lay["xaxis"]["domain"] == [0, 1] and lay["xaxis2"]["domain"] == [0, 1]
-    assert lay["yaxis2"]["domain"][1] < lay["yaxis"]["domain"][0]  # eigenvalues below
-    (eig,) = lay["annotations"]
-    assert "Eigenvalues of W_hh" in eig["text"]
-    assert lay["yaxis2"]["domain"][1] <= eig["y"] < lay["yaxis"]["domain"][0]
-    assert not lay["title"].get("text")  # taken above the chart, where it wraps
-    assert any("Untrained cells" in m.value for m in at.main.markdown)
-    at = make_app(PAGE, lang="en", present="1").run(timeout=300)
-    assert at.query_params["present"] == "0"
-    (same,) = charts(at)
-    assert same["layout"]["xaxis2"]["domain"] == [0, 1]  # stacked, as above
+    assert len(charts(at)) == 2
+    # on a phone the titles stand above their charts, where they wrap: the decay's first
+    above = [m.value for m in at.main.markdown]
+    first = next(i for i, m in enumerate(above) if "Untrained cells" in m)
+    assert first < next(i for i, m in enumerate(above) if "Eigenvalues of" in m)
+    at = make_app(PAGE, lang="en", present="1", part="fresh").run(timeout=300)
+    assert at.query_params["present"] == "0" and len(charts(at)) == 2
 
 
 # --- what a click resends: a click on ρ reruns only the radius section (its slider, the
@@ -621,7 +641,7 @@ def test_a_radius_click_reruns_only_its_slider_figure_caption_and_takeaway(
     sent,
     present,
 ):
-    link = {"rho": "0.6", "T": "30", "drive": "1.0", "seed": "5"}
+    link = {"part": "fresh", "rho": "0.6", "T": "30", "drive": "1.0", "seed": "5"}
     at = make_app(PAGE, lang="en", present=present, **link).run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     inner = fragment_of(sent, "rnng_rho")
@@ -637,10 +657,11 @@ def test_a_radius_click_reruns_only_its_slider_figure_caption_and_takeaway(
     with fragment_rerun(inner):
         at.slider(key="rnng_rho").set_value(1.2).run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
-    eig = ["rnng_eig"] if present == "1" else []
-    chart = "rnng_decay" if present == "1" else "rnng_fresh"
+    chart = "rnng_decay"
     # sent in the order the code runs (the radius first: the chart needs its value) ...
-    assert what(sent) == ["rnng_rho", chart, "markdown", "alert", *eig], what(sent)
+    sent_now = what(sent)
+    assert sent_now[:4] == ["rnng_rho", chart, "markdown", "alert"], sent_now
+    assert "rnng_eig" in sent_now  # the eigenvalues (for the curious) follow the radius
     # ... and placed in the slide's order: the chart above the radius
     place = {s.key: s.path for s in sent if s.key}
     assert place[chart] < place["rnng_rho"]
@@ -656,7 +677,7 @@ def test_a_radius_click_reruns_only_its_slider_figure_caption_and_takeaway(
 
 
 def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent):  # noqa: F811
-    at = make_app(PAGE, lang="en", rho="1.3").run(timeout=300)
+    at = make_app(PAGE, lang="en", part="fresh", rho="1.3").run(timeout=300)
     outer = fragment_of(sent, "rnng_T")
     sent.clear()
     with fragment_rerun(outer):
@@ -666,10 +687,63 @@ def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent): 
     # the part reruns (its one fragment: the quantity and the secondary controls), the radius
     # section inside it: on screen the chart, then the radius, then the secondary controls
     place = {s.key: s.path for s in sent if s.key}
-    assert place["rnng_fresh"] < place["rnng_rho"] < place["rnng_T"]
+    assert place["rnng_decay"] < place["rnng_rho"] < place["rnng_T"]
     assert all(k in shown for k in ("rnng_q", *SECONDARY))
     assert at.session_state["rnng_rho"] == pytest.approx(1.3)
     assert at.query_params["rho"] == "1.3" and at.query_params["T"] == "40"
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert "ρ = 1.3" in spec["layout"]["title"]["text"]
     assert len(arr(spec["data"][0]["y"])) == 40
+
+
+def test_one_part_only_says_the_trained_gru_does_not_fade():
+    """The comparison of part 1 is the one place that says it; the bottleneck's gradient part
+    and part 5 say something of their own (in both languages)."""
+    import re
+
+    pages = ("rnn_gradients", "bottleneck")
+    said = {
+        "en": re.compile(r"GRU (does not|doesn't) (fade|show vanishing)|gates keep the gradient"),
+        "zh": re.compile(r"GRU (没有这种衰减|并没有出现梯度消失)|梯度本身并不衰减"),
+    }
+    for lang, pattern in said.items():
+        keys = []
+        for page in pages:
+            with open(f"assets/i18n/pages/{page}.{lang}.json", encoding="utf-8") as f:
+                keys += [k for k, v in json.load(f).items() if pattern.search(v)]
+        assert keys == ["rnn_gradients.fade.takeaway"], (lang, keys)
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="the shipped zoo is not built")
+@pytest.mark.timeout(1800)
+@pytest.mark.parametrize("lang", ["en"])
+def test_part_1_states_the_numbers_of_the_shipped_models(lang):
+    """With the shipped weights, part 1's captions state what the analysis computes, and the
+    claims the zoo tests assert hold on what is shown."""
+    from core import corpus
+    from core.analysis import influence
+
+    st.cache_resource.clear()
+    src = zoo.load_vocabs()[0]
+    names = ("rnn_plain_256", "gru_plain_256")
+    models = {n: zoo.load_model(n) for n in names}
+    cmp = influence.compare_fade(models, src)
+    pairs = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
+    rows = [src.encode(p.src, eos=True) for p in influence.long_sentences(pairs, 20, 40)]
+    ev = {n: influence.fade_evidence(m, rows) for n, m in models.items()}
+    assert ev["rnn_plain_256"].median_fade >= 3.0 and ev["gru_plain_256"].median_fade <= 1.5
+    assert cmp.curves["rnn_plain_256"]["verdict"] == "fade"
+    assert cmp.curves["gru_plain_256"]["verdict"] == "even"
+
+    at = make_app(PAGE, lang=lang, part="fade").run(timeout=1500)
+    assert not at.exception, [e.value for e in at.exception]
+    captions = "\n".join(c.value for c in at.caption)
+    rnn, gru = cmp.curves["rnn_plain_256"], cmp.curves["gru_plain_256"]
+    for number in (rnn["ratio"], gru["ratio"]):
+        assert f"{number:.2f}" in captions, (number, captions)
+    for name in names:
+        assert f"{ev[name].median_fade:.1f} times" in captions
+    assert f"at most {float(ev['rnn_plain_256'].curve[30:].max()):.2f}" in captions
+    words = chart(at, "How much each word can move C")
+    assert [len(arr(tr["y"])) for tr in words["data"]] == [len(cmp.text.split())] * 2
+    st.cache_resource.clear()

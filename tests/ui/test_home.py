@@ -59,7 +59,7 @@ def test_zoo_table_sizes_from_manifest(fake_manifest):
     for (p1, b1), (p2, b2) in zip(sorted(zip(params, bars)), sorted(zip(params, bars))[1:]):
         assert b1 <= b2, (p1, b1, p2, b2)
     # attention models in orange, the rest in blue
-    orange = {"gru_attention", "cnn_s2s", "transformer", "probe_attention"}
+    orange = {"gru_attention", "cnn_s2s", "transformer", "probe_attention", "coref_encoder"}
     assert {n for n, c in zip(MODEL_NAMES, cells) if c.startswith(":orange[")} == orange
     assert not at.get("plotly_chart")  # home needs no chart bundle (cold start)
 
@@ -86,6 +86,24 @@ def test_task_filter_changes_table_and_url(no_manifest):
     assert not at.exception
     assert _rows(at) == len(PROBE_MODELS)
     assert at.query_params["task"] == "probe"
+
+
+def test_encoder_task_lists_the_coreference_encoder_with_its_score(fake_manifest, monkeypatch):
+    """The self-attention encoder has a task of its own and a score read from its metrics."""
+    import core.zoo as zoo
+
+    man = dict(fake_manifest)
+    man["models"] = dict(fake_manifest["models"])
+    metrics = {"named_acc": 0.97, "held_out_n": 321, "min_margin": 0.2345}
+    man["models"]["coref_encoder"] = {**man["models"]["coref_encoder"], "metrics": metrics}
+    monkeypatch.setattr(zoo, "load_manifest", lambda: man)
+    at = make_app(HOME, lang="en", task="encoder").run()
+    assert not at.exception and _rows(at) == len(zoo.ENCODER_MODELS)
+    row = " ".join(_table(at)[0])
+    assert md.escape(lexicon.name("coref_encoder", "en")) in row
+    assert "97%" in row and "321" in row and md.escape("0.23") in row
+    at = make_app(HOME, lang="zh", task="encoder").run()
+    assert not at.exception and "97%" in " ".join(_table(at)[0])
 
 
 def test_task_deep_link_and_bad_value(no_manifest):

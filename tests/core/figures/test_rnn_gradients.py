@@ -148,3 +148,21 @@ def test_the_figure_keeps_its_panels_legend_and_hover():
     assert f.layout.yaxis2.scaleanchor == "x2" and f.layout.yaxis.type == "log"
     lim = 1.1 * max(1.2, float(np.max(np.abs(f.data[6].x + 1j * np.asarray(f.data[6].y)))))
     assert tuple(f.layout.xaxis2.range) == pytest.approx((-lim, lim))
+
+
+def test_fade_words_figure_draws_one_line_per_model_over_the_words():
+    words = ["the", "cat", "the", "end"]  # a repeated word keeps its own point
+    fig = figures.fade_words_figure(
+        words,
+        {"Plain RNN": [0.2, 0.3, 0.5, 1.0], "GRU": [0.9, 0.4, 1.0, 0.7]},
+        title="t",
+        x_title="x",
+        y_title="y",
+        looks={"Plain RNN": "rnn_plain_256", "GRU": "gru_plain_256"},
+    )
+    assert [tr.name for tr in fig.data] == ["Plain RNN", "GRU"]
+    assert len(set(fig.data[0].x)) == 4 and fig.layout.yaxis.range == (0, 1.05)
+    with pytest.raises(ValueError, match="values for 4 words"):
+        figures.fade_words_figure(words, {"A": [1.0, 1.0]}, title="", x_title="", y_title="")
+    with pytest.raises(ValueError, match="empty"):
+        figures.fade_words_figure(words, {}, title="", x_title="", y_title="")
