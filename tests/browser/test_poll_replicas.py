@@ -86,7 +86,7 @@ def cluster():
             proxy.wait(timeout=15)
         for proc in apps.values():
             if proc.poll() is None:
-                procs.stop_server_proc(proc)
+                procs.stop_proc(proc)
         if server is not None:
             server.stop()
         shutil.rmtree(folder, ignore_errors=True)

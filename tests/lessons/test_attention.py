@@ -28,6 +28,7 @@ CONFIGS = {
     "gru_plain_32": ("rnn_seq2seq", {"hidden": 16, "emb_dim": 8}),
     "gru_plain_128": ("rnn_seq2seq", {"hidden": 16, "emb_dim": 8}),
     "gru_plain_256": ("rnn_seq2seq", {"hidden": 16, "emb_dim": 8}),
+    "rnn_plain_256": ("rnn_seq2seq", {"hidden": 16, "emb_dim": 8, "cell": "rnn"}),
     "gru_attention": (
         "rnn_seq2seq",
         {"hidden": 16, "emb_dim": 8, "attention": True, "bidirectional": True, "attn_dim": 8},
