@@ -165,20 +165,16 @@ def _profile_parser(sub) -> None:
 
 
 def _abuser_parser(sub) -> None:
+    import dataclasses
+
     from bench.scaleout import Abuse
 
     p = _sub(sub, "abuser", "(internal) the abusive client of class --abuser")
     p.add_argument("base")
     p.add_argument("--page", default="")
     p.add_argument("--query", default="")
-    d = Abuse()
-    p.add_argument("--attempts", type=int, default=d.attempts)
-    p.add_argument("--open-seconds", type=float, default=d.open_seconds)
-    p.add_argument("--seconds", type=float, default=d.seconds)
-    p.add_argument("--rerun-sessions", type=int, default=d.rerun_sessions)
-    p.add_argument("--openers", type=int, default=d.openers)
-    p.add_argument("--timeout", type=float, default=d.timeout)
-    p.add_argument("--source", default=d.source)
+    for f in dataclasses.fields(Abuse):  # as Abuse.argv writes them
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
 
 
 def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -17,7 +17,7 @@ import functools
 import random
 import time
 import urllib.parse
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -208,9 +208,7 @@ class Student:
     def options(self, key: str) -> list[str]:
         """The option labels of a select / radio / segmented control / select slider."""
         kind, proto, _ = self.widget(key)
-        if kind == "button_group":
-            return [o.content for o in proto.options]
-        return list(getattr(proto, "options", []))
+        return _labels(kind, proto)
 
     def page_links(self) -> list[Any]:
         """Every ``st.page_link`` on screen (the deck's links, the page list)."""
@@ -518,32 +516,28 @@ class _Block:
 _BLOCK = _Block()
 
 
+def _labels(kind: str, proto: Any) -> list[str]:
+    if kind == "button_group":
+        return [o.content for o in proto.options]
+    return list(getattr(proto, "options", []))
+
+
 def _state_for(kind: str, proto: Any, value: Any) -> WidgetState:
     """The ``WidgetState`` a browser sends for ``value`` in this widget (value types from
     ``streamlit/elements/widgets/*.py``: ``register_widget(value_type=...)``)."""
     state = WidgetState(id=proto.id)
-    if kind == "slider":
-        if len(proto.options):  # select_slider: option labels
-            values = value if isinstance(value, list | tuple) else [value]
-            missing = [v for v in values if str(v) not in proto.options]
-            if missing:
-                raise ValueError(f"{missing} not among the options {list(proto.options)}")
-            state.string_array_value.data.extend(str(v) for v in values)
-        else:
-            values = value if isinstance(value, list | tuple) else [value]
-            state.double_array_value.data.extend(float(v) for v in values)
-    elif kind in ("button_group", "multiselect"):
-        values = value if isinstance(value, list | tuple) else [value]
-        labels = (
-            [o.content for o in proto.options] if kind == "button_group" else list(proto.options)
-        )
-        missing = [v for v in values if str(v) not in labels]
-        if missing:
+    values = value if isinstance(value, list | tuple) else [value]
+    labels = _labels(kind, proto)
+    missing = [v for v in values if str(v) not in labels]
+    if kind in ("button_group", "multiselect") or (kind == "slider" and len(labels)):
+        if missing:  # a select slider's options are labels too
             raise ValueError(f"{missing} not among the options {labels}")
         state.string_array_value.data.extend(str(v) for v in values)
+    elif kind == "slider":
+        state.double_array_value.data.extend(float(v) for v in values)
     elif kind in ("selectbox", "radio"):
-        if str(value) not in proto.options:
-            raise ValueError(f"{value!r} is not among the options {list(proto.options)}")
+        if missing:
+            raise ValueError(f"{value!r} is not among the options {labels}")
         state.string_value = str(value)
     elif kind == "checkbox":
         state.bool_value = bool(value)
@@ -626,21 +620,31 @@ def choose_click(s: Student, rng: random.Random) -> tuple[str, Any] | None:
         now = proto.value if proto.set_value else proto.default
         return "set", (key, not now)
     if kind == "slider" and not len(proto.options):
-        vals = list(proto.value) if proto.set_value else list(proto.default)
-        now = vals[0] if vals else proto.min
-        step = proto.step or 1
-        up = now + step <= proto.max and (now - step < proto.min or rng.random() < 0.5)
-        value = now + step if up else now - step
-        return "set", (key, [value] + vals[1:2] if len(vals) == 2 else value)
+        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
     labels = s.options(key)
     if len(labels) < 2:
         return None
+    if kind == "slider":
+        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
     i = _current_index(kind, proto)
-    if kind == "slider":  # a select slider moves one notch, like an arrow key
-        j = i + 1 if i + 1 < len(labels) and (i == 0 or rng.random() < 0.5) else i - 1
-    else:
-        j = rng.choice([k for k in range(len(labels)) if k != i])
-    return "set", (key, labels[j])
+    return "set", (key, labels[rng.choice([k for k in range(len(labels)) if k != i])])
+
+
+def notch(s: Student, key: str, want_up: Callable[[], bool]) -> Any:
+    """The value one notch from a slider's (or select slider's) current one, as an arrow
+    key moves it: up when there is room and (at the bottom or ``want_up()``), else down."""
+    kind, proto, _ = s.widget(key)
+    if len(proto.options):  # a select slider: value / default are option indices
+        labels = s.options(key)
+        return labels[_step(_current_index(kind, proto), 0, len(labels) - 1, 1, want_up)]
+    vals = list(proto.value) if proto.set_value else list(proto.default)
+    value = _step(vals[0] if vals else proto.min, proto.min, proto.max, proto.step or 1, want_up)
+    return [value] + vals[1:2] if len(vals) == 2 else value
+
+
+def _step(now, lo, hi, step, want_up: Callable[[], bool]):
+    up = now + step <= hi and (now - step < lo or want_up())
+    return now + step if up else now - step
 
 
 async def do_click(s: Student, rng: random.Random) -> Action:
@@ -788,6 +792,48 @@ async def run_class(
     }
     cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
     return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.get("peak"), extra=extra)
+
+
+@dataclass
+class ClassPlan:
+    """A class to play (:func:`run_class`'s settings), and through nginx its port, the
+    replicas' warm-up bound and where the logs go."""
+
+    sizes: list[int]
+    page: tuple[str, str] = TEACHER_PAGE
+    scenario: str = "page"
+    arrive_within: float = 10.0
+    duration: float = 120.0
+    click_every: tuple[float, float] = (5.0, 10.0)
+    seed: int = 0
+    timeout: float = 60.0
+    port: int | None = None
+    warm_timeout: float = 300.0
+    keep_logs: Any = None  # a Path
+
+    @classmethod
+    def from_args(cls, args, **more) -> ClassPlan:
+        """The plan of ``python -m bench class`` (its parsed arguments)."""
+        page = TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+        return cls(
+            args.klass, page, args.scenario, args.class_arrive, args.class_duration,
+            seed=args.seed, timeout=args.class_timeout, port=args.port, **more,
+        )  # fmt: skip
+
+    def class_args(self) -> dict:
+        """The keyword arguments of :func:`run_class` besides the base, ``n`` and the server."""
+        names = ("page", "scenario", "arrive_within", "duration", "click_every", "seed", "timeout")
+        return {k: getattr(self, k) for k in names}
+
+    def meta(self) -> dict:
+        return {
+            "scenario": self.scenario,
+            "class_sizes": self.sizes,
+            "arrive_within_s": self.arrive_within,
+            "duration_s": self.duration,
+            "click_every_s": list(self.click_every),
+            "seed": self.seed,
+        }
 
 
 def class_stats(

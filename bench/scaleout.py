@@ -296,28 +296,20 @@ async def _close_all(tasks: list[asyncio.Task], sessions: list) -> None:
 
 
 def _abuse_report(cfg: Abuse, counts: Counter, refused: Counter, rerun_s, t0, cpu0) -> dict:
+    def of(*keys: str) -> dict:
+        return {k: counts[k] for k in keys}
+
+    limits = ("attempts", "open_seconds", "seconds", "openers")
     return {
         "source": cfg.source,
-        "attempts": counts["attempts"],
-        "opened": counts["opened"],
+        **of("attempts", "opened"),
         "refused": dict(sorted(refused.items())),
-        "closed": counts["closed"],
-        "timed_out": counts["timed_out"],
-        "open_phase_s": counts["open_phase_s"],
-        "rerun_sessions": counts["rerun_sessions"],
-        "connected_at_stop": counts["connected_at_stop"],
-        "sessions_dropped": counts["sessions_dropped"],
-        "reruns_ok": counts["reruns_ok"],
-        "reruns_failed": counts["reruns_failed"],
+        **of("closed", "timed_out", "open_phase_s", "rerun_sessions", "connected_at_stop"),
+        **of("sessions_dropped", "reruns_ok", "reruns_failed"),
         "rerun_s": rerun_s,
         "wall_s": round(time.monotonic() - t0, 1),
         "cpu_s": round(own_cpu_s() - cpu0, 2),
-        "limits": {
-            "attempts": cfg.attempts,
-            "open_seconds": cfg.open_seconds,
-            "seconds": cfg.seconds,
-            "openers": cfg.openers,
-        },
+        "limits": {k: getattr(cfg, k) for k in limits},
     }
 
 
@@ -501,38 +493,14 @@ def ratio_of(a: dict | None, b: dict | None) -> dict:
     return out
 
 
-@dataclass
-class ClassPlan:
-    sizes: list[int]
-    page: tuple[str, str]
-    scenario: str = "page"
-    arrive_within: float = 10.0
-    duration: float = 120.0
-    click_every: tuple[float, float] = (5.0, 10.0)
-    seed: int = 0
-    timeout: float = 60.0
-    port: int = NGINX_PORT
-    warm_timeout: float = 300.0
-    keep_logs: Path | None = None
-
-
-def _one(plan: ClassPlan, replicas: int, n: int, label: str, abuser: Abuse | None):
+def _one(plan, replicas: int, n: int, label: str, abuser: Abuse | None):
     """A fresh cluster, warmed, then one class (with the abuser when given)."""
 
     async def go(cl: Cluster):
         warm, errors = await warm_replicas(cl, plan.page, plan.warm_timeout)
+        log = (plan.keep_logs or LOGS) / f"{label}_abuser.log"
         figs, class_errors = await measure_class(
-            cl,
-            n,
-            page=plan.page,
-            scenario=plan.scenario,
-            arrive_within=plan.arrive_within,
-            duration=plan.duration,
-            click_every=plan.click_every,
-            seed=plan.seed,
-            timeout=plan.timeout,
-            abuser=abuser,
-            abuser_log=(plan.keep_logs or LOGS) / f"{label}_abuser.log",
+            cl, n, abuser=abuser, abuser_log=log, **plan.class_args()
         )
         for u, w in warm.items():
             figs["replicas"].setdefault(u, {}).update(w)
@@ -542,26 +510,32 @@ def _one(plan: ClassPlan, replicas: int, n: int, label: str, abuser: Abuse | Non
         return asyncio.run(go(cl))
 
 
-def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
+def _attempt(plan, replicas: int, n: int, label: str, what: str, abuser=None):
+    """:func:`_one`, its errors prefixed with ``what``; a cluster that failed: no figures."""
+    procs.log(f"class of {n} through nginx, {what}")
+    try:
+        figs, errs = _one(plan, replicas, n, label, abuser)
+    except (RuntimeError, OSError) as exc:
+        figs, errs = None, [f"class {n}: {exc}"]
+    if figs:
+        sessions = {u: v["sessions"] for u, v in figs["replicas"].items()}
+        procs.log(
+            f"{what}, class {n}: arrive {figs['arrive_s']}, click {figs['click_s']}, "
+            f"cpu {figs['cpu_s']}, sessions {sessions}"
+        )
+    return figs, [f"{what}: {e}" for e in errs]
+
+
+def run_replicas(plan, replicas: list[int]) -> dict:
     """The same class (same N, seed, scenario) through nginx with each number of replicas,
     each on a fresh cluster; ``replica_ratio`` = first R / second R per class size."""
     out: dict = {"replicas": {str(r): {"class": {}} for r in replicas}, "replica_ratio": {}}
     errors: list[str] = []
     for n in plan.sizes:
         for r in replicas:
-            procs.log(f"class of {n} through nginx, {r} replica(s)")
-            try:
-                figs, errs = _one(plan, r, n, f"replicas{r}_class{n}", None)
-            except (RuntimeError, OSError) as exc:
-                figs, errs = None, [f"class {n}, {r} replica(s): {exc}"]
-            errors += [f"{r} replica(s): {e}" for e in errs]
+            figs, errs = _attempt(plan, r, n, f"replicas{r}_class{n}", f"{r} replica(s)")
+            errors += errs
             out["replicas"][str(r)]["class"][str(n)] = figs
-            if figs:
-                procs.log(
-                    f"{r} replica(s), class {n}: arrive {figs['arrive_s']}, click "
-                    f"{figs['click_s']}, cpu {figs['cpu_s']}, sessions "
-                    f"{ {u: v['sessions'] for u, v in figs['replicas'].items()} }"
-                )
         if len(replicas) >= 2:
             a, b = (out["replicas"][str(r)]["class"][str(n)] for r in replicas[:2])
             out["replica_ratio"][str(n)] = ratio_of(a, b)
@@ -570,7 +544,7 @@ def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
     return out
 
 
-def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
+def run_abuse(plan, replicas: int, cfg: Abuse) -> dict:
     """The class without and then with the abusive client, each on a fresh cluster of
     ``replicas``: the students' figures side by side, what the abuser got."""
     out: dict = {"abuse": {}}
@@ -578,15 +552,9 @@ def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
     for n in plan.sizes:
         entry: dict = {}
         for label, who in (("without", None), ("with", cfg)):
-            procs.log(f"class of {n}, {replicas} replica(s), {label} the abuser")
-            try:
-                figs, errs = _one(plan, replicas, n, f"abuse_{label}_class{n}", who)
-            except (RuntimeError, OSError) as exc:
-                figs, errs = None, [f"class {n} {label} the abuser: {exc}"]
-            errors += [f"{label} the abuser: {e}" for e in errs]
-            entry[label] = figs
-            if figs:
-                procs.log(f"{label}: arrive {figs['arrive_s']}, click {figs['click_s']}")
+            what = f"{replicas} replica(s), {label} the abuser"
+            entry[label], errs = _attempt(plan, replicas, n, f"abuse_{label}_class{n}", what, who)
+            errors += errs
         if entry.get("with"):
             entry["abuser"] = entry["with"].pop("abuser", None)
         entry["with_over_without"] = ratio_of(entry.get("with"), entry.get("without"))
