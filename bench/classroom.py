@@ -12,8 +12,6 @@ values by key (:meth:`Student.set`, :meth:`Student.press`). :func:`run_class` pl
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import functools
 import random
 import time
 import urllib.parse
@@ -168,6 +166,7 @@ class Student:
 
     async def __aexit__(self, *exc) -> None:
         await self.close()
+        self.close_http()
 
     # ---- what a test or a load test reads --------------------------------------------
 
@@ -674,47 +673,23 @@ def walk_stops(lang: str = "zh") -> list[tuple[str, str]]:
 # ---- a class -----------------------------------------------------------------------------
 
 
-async def sample_peaks(pids: dict, stop: asyncio.Event, peaks: dict, every: float = 0.5):
-    """Peak RSS (VmRSS, the process alone) of each ``{key: pid}`` into ``peaks[key]``,
-    sampled every ``every`` s until ``stop`` is set."""
-    while not stop.is_set():
-        for key, pid in pids.items():
-            rss = procs.rss_now_mb(pid)
-            if rss is not None:
-                peaks[key] = max(peaks.get(key, 0.0), rss)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every)
-
-
-async def _student(
-    i: int,
-    base_url: str,
-    start: float,
-    duration: float,
-    scenario: str,
-    rng: random.Random,
-    click_every: tuple[float, float],
-    timeout: float,
-    stops: list[tuple[str, str]],
-    source_address: str | None = None,
-) -> Student:
-    s = Student(base_url, timeout=timeout, name=f"student{i}", source_address=source_address)
+async def _student(s: Student, start: float, rng: random.Random, plan: ClassPlan, stops) -> None:
+    """One student: arrives at ``start`` (time.monotonic()), then clicks until its
+    ``plan.duration`` s after arriving have passed."""
     await asyncio.sleep(max(0.0, start - time.monotonic()))
-    page, query = stops[0]
-    arrival = await s.arrive(page, query)
-    end = time.monotonic() + duration  # each student clicks for `duration` s once in
+    arrival = await s.arrive(*stops[0])
+    end = time.monotonic() + plan.duration  # each student clicks for `duration` s once in
     k = 0
     while arrival.ok and s.connected:
-        wait = rng.uniform(*click_every)
+        wait = rng.uniform(*plan.click_every)
         if time.monotonic() + wait >= end:
             break
         await asyncio.sleep(wait)
-        if scenario == "walk":
+        if plan.scenario == "walk":
             k = (k + 1) % len(stops)
             await s.click(stops[k][1], page=stops[k][0] or "home")
         else:
             await do_click(s, rng)
-    return s
 
 
 async def run_class(
@@ -746,38 +721,25 @@ async def run_class(
     if not 0 < lo <= hi:
         raise ValueError(f"click_every must be (low, high) with 0 < low <= high, got {click_every}")
     stops = walk_stops(_lang_of(page[1])) if scenario == "walk" else [page]
+    plan = ClassPlan([n], page, scenario, arrive_within, duration, click_every, seed, timeout)
     master = random.Random(seed)
     offsets = sorted(master.uniform(0, arrive_within) for _ in range(n))
     rngs = [random.Random(master.random()) for _ in range(n)]
     load_start = procs.load_average()
     cpu0 = procs.cpu_seconds(server_pid) if server_pid else None
-    rss: dict = {}
-    stop = asyncio.Event()
-    sampler = asyncio.create_task(
-        sample_peaks({"peak": server_pid} if server_pid else {}, stop, rss)
-    )
-    play = functools.partial(
-        _student,
-        base_url=base_url,
-        duration=duration,
-        scenario=scenario,
-        click_every=click_every,
-        timeout=timeout,
-        stops=stops,
-        source_address=source_address,
-    )
-    t0 = time.monotonic()
-    students = await asyncio.gather(
-        *(play(i, start=t0 + off, rng=rngs[i]) for i, off in enumerate(offsets))
-    )
-    wall = time.monotonic() - t0
-    connected = sum(s.connected for s in students)
-    stop.set()
-    await sampler
+    students = [
+        Student(base_url, timeout=timeout, name=f"student{i}", source_address=source_address)
+        for i in range(n)
+    ]
+    with procs.RssSampler({"peak": server_pid} if server_pid else {}) as rss:
+        t0 = time.monotonic()
+        await asyncio.gather(
+            *(_student(s, t0 + off, r, plan, stops) for s, off, r in zip(students, offsets, rngs))
+        )
+        wall = time.monotonic() - t0
+        connected = sum(s.connected for s in students)
     cpu1 = procs.cpu_seconds(server_pid) if server_pid else None
-    await asyncio.gather(*(s.close() for s in students))
-    for s in students:
-        s.close_http()
+    await asyncio.gather(*(s.__aexit__() for s in students))
     extra = {
         "scenario": scenario,
         "page": stops[0][0] or "home",
@@ -791,7 +753,7 @@ async def run_class(
         "load_end": procs.load_average(),
     }
     cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
-    return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.get("peak"), extra=extra)
+    return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.peak("peak"), extra=extra)
 
 
 @dataclass

@@ -374,7 +374,7 @@ async def measure_class(
     ``run_class`` (scenario, arrive_within, duration, click_every, seed, timeout). Returns
     the class's figures (``run_class``'s, with ``cpu_s`` / ``rss_mb`` over the replicas and
     the details of :func:`_cluster_figures`) and the errors."""
-    from bench.classroom import Student, run_class, sample_peaks
+    from bench.classroom import Student, run_class
 
     errors: list[str] = []
     mark = cl.log_mark()
@@ -383,28 +383,22 @@ async def measure_class(
     if not t.ok:
         errors.append(f"class {n}: the teacher's page: {t.error}")
     before = Snapshot.take(cl)
-    peaks: dict = {}
-    stop = asyncio.Event()
-    pids = {s.upstream: s.pid for s in cl.replicas}
-    sampler = asyncio.create_task(sample_peaks(pids, stop, peaks))
-    proc = None
-    abused: dict | None = None
-    try:
-        if abuser is not None:
-            proc = AbuserProcess(cl.base, page, abuser, abuser_log or LOGS / "abuser.log")
-            await proc.start()
-            await asyncio.sleep(1.0)  # it has begun opening sessions when the class arrives
-        figs = await run_class(
-            cl.base, n, server_pid=None, page=page, source_address=CLASS_ADDR, **class_args
-        )
-    finally:
-        if proc is not None:
-            abused = await proc.stop(timeout=abuser.open_seconds + 90)
-        stop.set()
-        await sampler
+    proc, abused = None, None
+    with procs.RssSampler({s.upstream: s.pid for s in cl.replicas}) as sampler:
+        try:
+            if abuser is not None:
+                proc = AbuserProcess(cl.base, page, abuser, abuser_log or LOGS / "abuser.log")
+                await proc.start()
+                await asyncio.sleep(1.0)  # it has begun opening sessions when the class arrives
+            figs = await run_class(
+                cl.base, n, server_pid=None, page=page, source_address=CLASS_ADDR, **class_args
+            )
+        finally:
+            if proc is not None:
+                abused = await proc.stop(timeout=abuser.open_seconds + 90)
+    peaks = sampler.peaks()
     after = Snapshot.take(cl)
-    await teacher.close()
-    teacher.close_http()
+    await teacher.__aexit__()
     await asyncio.sleep(1.0)  # nginx logs a websocket as it closes
     entries = cl.access_log(mark)
     figs["teacher_s"] = t.seconds
