@@ -64,16 +64,12 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
     on an otherwise idle server: first render and reruns of the same control. The browser's
     figure ends at the last DOM change (it includes loading the frontend, drawing and the
     charts), the simulator's at ``script_finished``."""
-    from playwright.sync_api import sync_playwright
-
     url = server.url(f"/{page}?{query}")
     browser_arrive, browser_rerun, student_arrive, student_rerun = [], [], [], []
     label = ""
-    with sync_playwright() as pw:
-        browser = B.launch(pw)
-        try:
-            for _ in range(pairs):
-                tab = B.new_tab(browser, errors)
+    with B.chromium() as browser:
+        for _ in range(pairs):
+            with B.tab(browser, errors) as tab:
                 try:
                     browser_arrive.append(B.render(tab, url))
                     control = B.pick_control(tab, ("slider", 0))
@@ -82,17 +78,13 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
                         browser_rerun.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
                 except B.BenchTimeout as exc:
                     errors.append(f"browser check (Chromium): {exc}")
-                finally:
-                    tab.context.close()
-                if not label:
-                    continue
-                visit = _in_thread(_student_visit, server.base, page, query, label, 2)
-                errors.extend(f"browser check (simulated): {e}" for e in visit["errors"])
-                if visit["arrive_s"] is not None:
-                    student_arrive.append(visit["arrive_s"])
-                student_rerun += [x for x in visit["rerun_s"] if x is not None]
-        finally:
-            browser.close()
+            if not label:
+                continue
+            visit = _in_thread(_student_visit, server.base, page, query, label, 2)
+            errors.extend(f"browser check (simulated): {e}" for e in visit["errors"])
+            if visit["arrive_s"] is not None:
+                student_arrive.append(visit["arrive_s"])
+            student_rerun += [x for x in visit["rerun_s"] if x is not None]
 
     def med(xs):
         return round(median(xs), 3) if xs else None

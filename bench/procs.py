@@ -285,6 +285,12 @@ class Proxy:
     def stop(self) -> None:
         stop_proc(self.proc)  # SIGTERM: nginx's fast shutdown cuts open websockets
 
+    def __enter__(self) -> Proxy:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
 
 def spawn_nginx(
     prefix: Path, port: int, upstreams: list[str], static_dir: Path | None = None
