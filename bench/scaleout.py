@@ -252,17 +252,12 @@ async def abuse(base: str, page: tuple[str, str], cfg: Abuse, ready=None) -> dic
             s = Student(base, timeout=cfg.timeout, name=f"abuser{i}", source_address=cfg.source)
             try:
                 await asyncio.wait_for(s._connect(), cfg.timeout)
-            except InvalidStatus as exc:
-                refused[str(exc.response.status_code)] += 1
+            except Exception as exc:  # noqa: BLE001 - refused, timed out, reset: no session
                 s.close_http()
-                continue
-            except TimeoutError:
-                counts["timed_out"] += 1
-                s.close_http()
-                continue
-            except Exception:  # noqa: BLE001 - reset, closed, refused: the socket is gone
-                counts["closed"] += 1
-                s.close_http()
+                if isinstance(exc, InvalidStatus):
+                    refused[str(exc.response.status_code)] += 1
+                else:
+                    counts["timed_out" if isinstance(exc, TimeoutError) else "closed"] += 1
                 continue
             counts["opened"] += 1
             sessions.append(s)
