@@ -12,6 +12,7 @@ values by key (:meth:`Student.set`, :meth:`Student.press`). :func:`run_class` pl
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 import urllib.parse
@@ -185,12 +186,8 @@ class Student:
 
     def widgets(self) -> dict[str, tuple[str, Any]]:
         """Widgets on screen by element id: ``{id: (element type, proto)}``."""
-        out = {}
-        for el, _, _ in self.elements.values():
-            w = _widget(el)
-            if w is not None:
-                out[w[1].id] = w
-        return out
+        found = (_widget(el) for el, _, _ in self.elements.values())
+        return {w[1].id: w for w in found if w is not None}
 
     def widget(self, key: str) -> tuple[str, Any, str]:
         """``(type, proto, fragment id)`` of the widget made with ``key=key``."""
@@ -211,11 +208,8 @@ class Student:
 
     def page_links(self) -> list[Any]:
         """Every ``st.page_link`` on screen (the deck's links, the page list)."""
-        out = []
-        for _, (el, _, _) in sorted(self.elements.items()):
-            if el.WhichOneof("type") == "page_link":
-                out.append(el.page_link)
-        return out
+        on_screen = [el for _, (el, _, _) in sorted(self.elements.items())]
+        return [el.page_link for el in on_screen if el.WhichOneof("type") == "page_link"]
 
     # ---- actions -------------------------------------------------------------------------
 
@@ -270,12 +264,8 @@ class Student:
 
     async def open_link(self, link) -> Action:
         """Click an ``st.page_link`` element (its page and query string)."""
-        return await self._rerun(
-            "click",
-            time.monotonic(),
-            query=link.query_string,
-            page_script_hash=link.page_script_hash,
-        )
+        query, page_hash = link.query_string, link.page_script_hash
+        return await self._rerun("click", time.monotonic(), query=query, page_script_hash=page_hash)
 
     async def press(self, key: str) -> Action:
         """Press the button made with ``key=key``."""
@@ -283,12 +273,9 @@ class Student:
             kind, proto, frag = self.widget(key)
         except StudentError as exc:
             return self._record("press", None, str(exc))
-        state = WidgetState(id=proto.id)
-        if kind in ("button", "download_button"):
-            state.trigger_value = True
-        else:
+        if kind not in ("button", "download_button"):
             return self._record("press", None, f"{key!r} is a {kind}, not a button")
-        return await self._widget_rerun("press", state, frag)
+        return await self._widget_rerun("press", WidgetState(id=proto.id, trigger_value=True), frag)
 
     async def set(self, key: str, value: Any) -> Action:
         """Give the widget made with ``key=key`` a new value, as its user would: a slider a
@@ -304,17 +291,13 @@ class Student:
     async def close(self) -> None:
         """Close the tab (the websocket; the server then ends the session)."""
         ws, self.ws = self.ws, None
-        if ws is not None:
-            try:
+        if ws is not None:  # closing a dead socket may fail any way
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(), 5)
-            except Exception:  # noqa: BLE001 - closing a dead socket may fail any way
-                pass
         if self._reader is not None:
             self._reader.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
-                pass
             self._reader = None
 
     def close_http(self) -> None:

@@ -15,7 +15,7 @@ from pathlib import Path
 from bench import browser as B
 from bench import procs
 from bench.procs import BARE_APP, LOGS, ROOT, log
-from bench.schema import RERUN_KEYS, budget, ratio_budget, validate
+from bench.schema import RERUN_KEYS, ratio_budget, validate
 from bench.stats import median, summary_ms
 
 RERUN_TIMEOUT_S = 30.0  # a rerun slower than this is reported as lost
@@ -324,7 +324,6 @@ def run(args) -> dict:
     result["meta"]["load_end"] = procs.load_average()
     result["errors"] = errors
     if not args.dry_run:
-        result["budget"] = budget(result)
         result["ratio_budget"] = ratio_budget(result)
         pages = page_slugs(args.pages)
     else:

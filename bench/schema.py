@@ -1,4 +1,4 @@
-"""The JSON the benchmarks print: its checks, the pages bench's two budgets, the tables."""
+"""The JSON the benchmarks print: its checks, the pages bench's ratio budget, the tables."""
 
 from __future__ import annotations
 
@@ -206,7 +206,7 @@ def validate_abuse(result: dict, sizes: Iterable[int]) -> list[str]:
     return list(p)
 
 
-# ---- the pages bench's two budgets -------------------------------------------------------
+# ---- the pages bench's ratio budget -------------------------------------------------------
 
 
 def _check(value: float | None, limit: float) -> dict:
@@ -230,45 +230,8 @@ def bare_first_base(result: dict, slug: str) -> float | None:
     return _paired(result, slug, "bare_first_render_s", "first_render_s")
 
 
-def _cold_line(result: dict, limit: float) -> dict:
-    c = result.get("cold_start_s") or {}
-    return {"cold_start.home_over_hello": _check(ratio(c.get("app_home"), c.get("hello")), limit)}
-
-
-def _rerun_lines(result: dict, slug: str, median: float, p95: float) -> dict:
-    """A page's rerun median and p95 over the bare median (paired with them)."""
-    figs, base = result["pages"][slug], bare_base(result, slug)
-    return {
-        f"pages.{slug}.rerun_median_over_bare": _check(
-            ratio(figs.get("rerun_ms_median"), base), median
-        ),
-        f"pages.{slug}.rerun_p95_over_bare_median": _check(
-            ratio(figs.get("rerun_ms_p95"), base), p95
-        ),
-    }
-
-
-def budget(result: dict) -> dict[str, dict]:
-    """The first budget (limits and ratios), each line ``{"value", "limit", "ok"}``; ratios
-    use baselines measured in the same run, a page's reruns against the bare reruns paired
-    with them (``ok`` is ``None`` when a figure is missing)."""
-    out = _cold_line(result, 1.5)
-    for slug, figs in (result.get("pages") or {}).items():
-        out.update(_rerun_lines(result, slug, 1.5, 2.0))
-        out[f"pages.{slug}.first_render_s"] = _check(figs.get("first_render_s"), 3.0)
-    rss = result.get("rss_mb") or {}
-    out["rss.after_all_pages_mb"] = _check(rss.get("after_all_pages"), 600.0)
-    added = None
-    if rss.get("sessions_20") is not None and rss.get("after_all_pages") is not None:
-        added = round(rss["sessions_20"] - rss["after_all_pages"], 1)
-    out["rss.sessions_20_added_mb"] = _check(added, 150.0)
-    for name, by_len in (result.get("model_ms") or {}).items():
-        out[f"model_ms.{name}.30"] = _check(by_len.get("30"), 30.0)
-    return out
-
-
-# The ratio budget: every line a ratio to a baseline measured in the same run (so it holds on any
-# machine), plus the models' one absolute line on the bench machine.
+# The budget: every line a ratio to a baseline measured in the same run (so it holds on any
+# machine; absolute limits, once a first budget, do not), plus the models' one absolute line.
 RATIO_LIMITS = {
     "cold_start": 1.0,  # home's cold start / `streamlit hello`'s
     "rerun_median": 1.0,  # a page's rerun median / the bare reruns paired with it
@@ -284,11 +247,20 @@ def ratio_budget(result: dict) -> dict:
     """The ratio budget: ``{"lines": {name: {"value", "limit", "ok"}}, "met": bool,
     "failed": [names]}``. A page measured without reruns (no control of its own, e.g. the
     poll room) has its first-render line only; a line whose figure is missing is not met."""
-    lim = RATIO_LIMITS
-    lines = _cold_line(result, lim["cold_start"])
+    lim, lines = RATIO_LIMITS, {}
+    cold = result.get("cold_start_s") or {}
+    lines["cold_start.home_over_hello"] = _check(
+        ratio(cold.get("app_home"), cold.get("hello")), lim["cold_start"]
+    )
     for slug, figs in (result.get("pages") or {}).items():
+        base = bare_base(result, slug)
         if figs.get("reruns") != 0:
-            lines.update(_rerun_lines(result, slug, lim["rerun_median"], lim["rerun_p95"]))
+            lines[f"pages.{slug}.rerun_median_over_bare"] = _check(
+                ratio(figs.get("rerun_ms_median"), base), lim["rerun_median"]
+            )
+            lines[f"pages.{slug}.rerun_p95_over_bare_median"] = _check(
+                ratio(figs.get("rerun_ms_p95"), base), lim["rerun_p95"]
+            )
         lines[f"pages.{slug}.first_render_over_bare"] = _check(
             ratio(figs.get("first_render_s"), bare_first_base(result, slug)), lim["first_render"]
         )
