@@ -13,9 +13,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import random
 import time
 import urllib.parse
+from collections import Counter
 from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -47,16 +49,13 @@ CONTEXT = {  # what a browser in a classroom reports (frontend: sendRerunBackMsg
     "color_scheme": "light",
 }
 MAX_MESSAGE = 256 * 2**20  # a page with many charts sends several MB in one delta
-_HTTP_POOL: ThreadPoolExecutor | None = None
 
 
+@functools.cache
 def _http_pool() -> ThreadPoolExecutor:
     """Threads for the blocking HTTP GETs (requests keeps the cookie jar); one per student
     of the largest class, so a wave of arrivals is not queued on the client side."""
-    global _HTTP_POOL
-    if _HTTP_POOL is None:
-        _HTTP_POOL = ThreadPoolExecutor(max_workers=128, thread_name_prefix="student-http")
-    return _HTTP_POOL
+    return ThreadPoolExecutor(max_workers=128, thread_name_prefix="student-http")
 
 
 @dataclass
@@ -795,10 +794,7 @@ def class_stats(
     arrivals = [a for a in actions if a.kind == "arrive"]
     clicks = [a for a in actions if a.kind != "arrive"]
     failed = [a for a in actions if not a.ok]
-    samples: dict[str, int] = {}
-    for a in failed:
-        head = f"{a.kind}: {(a.error or '?')[:160]}"
-        samples[head] = samples.get(head, 0) + 1
+    samples = Counter(f"{a.kind}: {(a.error or '?')[:160]}" for a in failed)
     phases = {
         name: summary_s([a.phases[name] for a in arrivals if a.ok and name in a.phases])
         for name in ("http", "connect", "run")
@@ -816,7 +812,7 @@ def class_stats(
         "arrive_phases_s": phases,
         "wall_s": round(wall, 1),
         "cpu_cores_busy": None if cpu is None or wall <= 0 else round(cpu / wall, 2),
-        "error_samples": dict(sorted(samples.items(), key=lambda kv: -kv[1])[:8]),
+        "error_samples": dict(samples.most_common(8)),
     }
     out.update(extra or {})
     return out

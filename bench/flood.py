@@ -16,6 +16,7 @@ import re
 import time
 import urllib.parse
 import urllib.request
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -225,11 +226,10 @@ async def flood_page(
     }
     for t, _ in items:
         per_part[t.part]["params"] = sorted(set(per_part[t.part]["params"]) | set(t.params))
-    samples: dict[str, int] = {}
+    samples: Counter = Counter()
 
     def tally(kind: str, text: str) -> None:
-        head = f"{kind}: {text[:200]}"
-        samples[head] = samples.get(head, 0) + 1
+        samples[f"{kind}: {text[:200]}"] += 1
 
     async def one(k: int) -> None:
         nonlocal done
@@ -262,8 +262,7 @@ async def flood_page(
                         at[str(q)] = procs.rss_now_mb(sampler.pids["app"])
         finally:
             if s is not None:
-                await s.close()
-                s.close_http()
+                await s.__aexit__()
 
     t0 = time.monotonic()
     start_rss = procs.rss_now_mb(sampler.pids["app"])
@@ -293,7 +292,7 @@ def _page_report(items, per_part: dict, rss: dict, wall: float, samples: dict) -
         "second_half_growth_mb": growth,
         "wall_s": round(wall, 1),
         "inputs_per_s": round(len(items) / wall, 2) if wall > 0 else None,
-        "error_samples": dict(sorted(samples.items(), key=lambda kv: -kv[1])[:6]),
+        "error_samples": dict(samples.most_common(6)),
     }
 
 

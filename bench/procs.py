@@ -99,21 +99,19 @@ def hosted_env(folder: Path, **extra: str) -> dict[str, str]:
 def streamlit_command(target: str, port: int) -> list[str]:
     """``streamlit run <target>`` (or ``streamlit hello`` when target is "hello") on loopback."""
     head = ["hello"] if target == "hello" else ["run", target]
+    flags = {
+        "server.headless": "true",
+        "server.port": str(port),
+        "server.address": "127.0.0.1",
+        "server.fileWatcherType": "none",
+        "browser.gatherUsageStats": "false",
+    }
     return [
         sys.executable,
         "-m",
         "streamlit",
         *head,
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.fileWatcherType",
-        "none",
-        "--browser.gatherUsageStats",
-        "false",
+        *(x for k, v in flags.items() for x in (f"--{k}", v)),
     ]
 
 

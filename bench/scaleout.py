@@ -402,10 +402,8 @@ async def measure_class(
     if abuser is not None:
         abused = dict(abused or {})
         abused["nginx_statuses"] = statuses(entries, abuser.source, sessions_only=True)
-        upstreams = [s.upstream for s in cl.replicas]
-        abused["nginx_sessions"] = sessions_by_replica(entries, abuser.source, upstreams)[
-            "sessions"
-        ]
+        ups = [s.upstream for s in cl.replicas]
+        abused["nginx_sessions"] = sessions_by_replica(entries, abuser.source, ups)["sessions"]
         figs["abuser"] = abused
         if "error" in abused:
             errors.append(f"class {n}: abuser: {abused['error']}")
@@ -424,12 +422,9 @@ def _cluster_figures(figs, cl, entries, before, after, peaks, teacher_route) -> 
     figs["cpu_s"] = round(sum(known), 2) if known else None
     figs["rss_mb"] = max(peaks.values()) if peaks else None
     figs["cpu_cores_busy"] = round(sum(known) / wall, 2) if known and wall > 0 else None
+    sessions = by["sessions"]
     figs["replicas"] = {
-        u: {
-            "cpu_s": rep_cpu[u],
-            "rss_peak_mb": peaks.get(u),
-            "sessions": by["sessions"].get(u, 0),
-        }
+        u: {"cpu_s": rep_cpu[u], "rss_peak_mb": peaks.get(u), "sessions": sessions.get(u, 0)}
         for u in upstreams
     }
     figs["stickiness"] = {k: by[k] for k in ("routes", "routes_on_two_replicas")}
