@@ -695,15 +695,8 @@ async def run_class(
     each action (and each HTTP request of an arrival) is bounded by ``timeout``: the whole
     class ends within ``arrive_within + duration`` plus a few ``timeout``s. With
     ``source_address`` every student connects from that local address (one school NAT)."""
-    if scenario not in ("page", "walk"):
-        raise ValueError(f"scenario must be 'page' or 'walk', got {scenario!r}")
-    if n < 1:
-        raise ValueError("a class needs at least one student")
-    lo, hi = click_every
-    if not 0 < lo <= hi:
-        raise ValueError(f"click_every must be (low, high) with 0 < low <= high, got {click_every}")
-    stops = walk_stops(_lang_of(page[1])) if scenario == "walk" else [page]
     plan = ClassPlan([n], page, scenario, arrive_within, duration, click_every, seed, timeout)
+    stops = walk_stops(_lang_of(page[1])) if scenario == "walk" else [page]
     master = random.Random(seed)
     offsets = sorted(master.uniform(0, arrive_within) for _ in range(n))
     rngs = [random.Random(master.random()) for _ in range(n)]
@@ -722,14 +715,9 @@ async def run_class(
         connected = sum(s.connected for s in students)
     cpu1 = procs.cpu_seconds(server_pid) if server_pid else None
     await asyncio.gather(*(s.__aexit__() for s in students))
-    extra = {
-        "scenario": scenario,
-        "page": stops[0][0] or "home",
-        "query": stops[0][1],
-        "arrive_within_s": arrive_within,
-        "duration_s": duration,
-        "click_every_s": [lo, hi],
-        "seed": seed,
+    extra = {"scenario": scenario, "page": stops[0][0] or "home", "query": stops[0][1]}
+    extra |= {k: v for k, v in plan.meta().items() if k not in ("scenario", "class_sizes")}
+    extra |= {
         "connected_at_end": connected,
         "load_start": load_start,
         "load_end": procs.load_average(),
@@ -754,6 +742,15 @@ class ClassPlan:
     port: int | None = None
     warm_timeout: float = 300.0
     keep_logs: Any = None  # a Path
+
+    def __post_init__(self) -> None:
+        if self.scenario not in ("page", "walk"):
+            raise ValueError(f"scenario must be 'page' or 'walk', got {self.scenario!r}")
+        if not self.sizes or min(self.sizes) < 1:
+            raise ValueError("a class needs at least one student")
+        lo, hi = self.click_every
+        if not 0 < lo <= hi:
+            raise ValueError(f"click_every must be (low, high), 0 < low <= high: {lo, hi}")
 
     @classmethod
     def from_args(cls, args, **more) -> ClassPlan:
