@@ -1,16 +1,12 @@
 """The benchmarks, one JSON result each: python -m bench pages|class|flood|phone|profile.
 
     python -m bench pages --json                   # every page against the bare page
-    python -m bench pages --dry-run --json         # the bare page only (the tests run it)
     python -m bench class 10,30,60,100 --json      # simulated students on one server
     python -m bench class 30 --replicas 1,2 --json # through nginx: 1 replica against 2
     python -m bench class 30 --abuser --json       # with and without an abusive client
-    python -m bench flood --json                   # bounded memory under distinct inputs
-    python -m bench phone --json                   # a phone through the deploy proxy
-    python -m bench profile --pages bottleneck     # where a page's browser time goes
 
 ``--out auto`` writes ``bench/results/<scenario>.json``; ``--table FILE`` prints a saved
-result's tables. What each measures and the latest figures: bench/README.md.
+result's tables. Every subcommand, what it measures and the latest figures: bench/README.md.
 """
 
 from __future__ import annotations
@@ -60,23 +56,18 @@ def _sub(sub, name: str, text: str) -> argparse.ArgumentParser:
 
 def _pages_parser(sub) -> None:
     p = _sub(sub, "pages", "cold start, every page's renders and reruns, memory")
-    p.add_argument("--reps", type=int, default=10, help="reruns per page (default 10)")
-    p.add_argument(
-        "--again", type=int, default=3, help="later first renders per page, median (default 3)"
-    )
-    p.add_argument("--cold-reps", type=int, default=3, help="cold starts of each (default 3)")
-    p.add_argument("--sessions", type=int, default=20, help="concurrent sessions (default 20)")
-    p.add_argument("--session-timeout", type=float, default=300.0, help="s per page round")
-    p.add_argument("--model-reps", type=int, default=10, help="timed translations per cell")
-    p.add_argument("--skip-models", action="store_true", help="no model_ms / zoo_load_s")
-    p.add_argument("--dry-run", action="store_true", help="the bare page only")
-    p.add_argument(
-        "--no-paired",
-        dest="paired",
-        action="store_false",
-        help="no bare rerun after each page rerun (ratios against the bare run at the start)",
-    )
-    p.add_argument("--pages", help="comma-separated slugs to measure (default: every page)")
+    add = p.add_argument
+    add("--reps", type=int, default=10, help="reruns per page (default 10)")
+    add("--again", type=int, default=3, help="later first renders per page (3)")
+    add("--cold-reps", type=int, default=3, help="cold starts of each (default 3)")
+    add("--sessions", type=int, default=20, help="concurrent sessions (default 20)")
+    add("--session-timeout", type=float, default=300.0, help="s per page round")
+    add("--model-reps", type=int, default=10, help="timed translations per cell")
+    add("--skip-models", action="store_true", help="no model_ms / zoo_load_s")
+    add("--dry-run", action="store_true", help="the bare page only")
+    no_pair = "no bare rerun after each page rerun (ratios against the bare run at the start)"
+    add("--no-paired", dest="paired", action="store_false", help=no_pair)
+    add("--pages", help="comma-separated slugs to measure (default: every page)")
     _output(p)
 
 
@@ -84,32 +75,20 @@ def _class_parser(sub) -> None:
     from bench.scaleout import NGINX_PORT
 
     c = _sub(sub, "class", "a class of simulated students (one server or nginx)")
-    c.add_argument(
-        "klass", nargs="?", type=class_sizes, metavar="N[,N...]", help="class sizes: 10,30,60"
-    )
-    c.add_argument("--scenario", choices=("page", "walk"), default="page")
-    c.add_argument("--class-duration", type=float, default=120.0, help="s of clicks (120)")
-    c.add_argument("--class-arrive", type=float, default=10.0, help="arrival window, s (10)")
-    c.add_argument("--class-timeout", type=float, default=60.0, help="s before an action is lost")
-    c.add_argument("--browser-check", type=int, default=2, help="Chromium sessions to compare")
-    c.add_argument("--seed", type=int, default=0, help="arrival times and clicks")
-    c.add_argument("--merge", type=Path, help="add the class figures to this pages JSON")
-    c.add_argument(
-        "--replicas",
-        type=replica_counts,
-        metavar="R[,R...]",
-        help="run the class through the repo's nginx with R app replicas, e.g. 1,2",
-    )
-    c.add_argument(
-        "--abuser", action="store_true", help="with and without one abusive client (nginx)"
-    )
-    c.add_argument("--abuse-attempts", type=int, default=400, help="its new sessions, at most")
-    c.add_argument(
-        "--abuse-seconds", type=float, default=60.0, help="it opens sessions for this long, at most"
-    )
-    c.add_argument(
-        "--port", type=int, default=NGINX_PORT, help="nginx's port; replicas take the next"
-    )
+    add = c.add_argument
+    add("klass", nargs="?", type=class_sizes, metavar="N[,N...]", help="class sizes: 10,30,60")
+    add("--scenario", choices=("page", "walk"), default="page")
+    add("--class-duration", type=float, default=120.0, help="s of clicks (120)")
+    add("--class-arrive", type=float, default=10.0, help="arrival window, s (10)")
+    add("--class-timeout", type=float, default=60.0, help="s before an action is lost")
+    add("--browser-check", type=int, default=2, help="Chromium sessions to compare")
+    add("--seed", type=int, default=0, help="arrival times and clicks")
+    add("--merge", type=Path, help="add the class figures to this pages JSON")
+    add("--replicas", type=replica_counts, metavar="R[,R...]", help="through nginx: 1,2 replicas")
+    add("--abuser", action="store_true", help="with and without one abusive client (nginx)")
+    add("--abuse-attempts", type=int, default=400, help="its new sessions, at most")
+    add("--abuse-seconds", type=float, default=60.0, help="it opens sessions this long at most")
+    add("--port", type=int, default=NGINX_PORT, help="nginx's port; replicas take the next")
     _output(c)
 
 
@@ -117,20 +96,13 @@ def _flood_parser(sub) -> None:
     from bench import flood
 
     p = _sub(sub, "flood", "bounded memory under distinct valid inputs")
-    p.add_argument(
-        "--inputs", type=int, default=flood.DEFAULT_INPUTS, help="distinct inputs per page"
-    )
-    p.add_argument("--students", type=int, default=4, help="students in parallel (default 4)")
-    p.add_argument(
-        "--session-inputs", type=int, default=50, help="inputs per session before a new one"
-    )
-    p.add_argument(
-        "--pages", type=flood.page_list, default=list(flood.PAGES), help="comma-separated slugs"
-    )
-    p.add_argument(
-        "--ceiling-mb", type=float, help="check the peak against this (default: derived)"
-    )
-    p.add_argument("--port", type=int, default=flood.PORT, help="the app's port")
+    add = p.add_argument
+    add("--inputs", type=int, default=flood.DEFAULT_INPUTS, help="distinct inputs per page")
+    add("--students", type=int, default=4, help="students in parallel (default 4)")
+    add("--session-inputs", type=int, default=50, help="inputs per session before a new one")
+    add("--pages", type=flood.page_list, default=list(flood.PAGES), help="comma-separated slugs")
+    add("--ceiling-mb", type=float, help="check the peak against this (default: derived)")
+    add("--port", type=int, default=flood.PORT, help="the app's port")
     _output(p)
 
 
@@ -138,47 +110,37 @@ def _phone_parser(sub) -> None:
     from bench import phone
 
     p = _sub(sub, "phone", "a phone through the deploy proxy: bytes, first chart")
-    p.add_argument("--pages", type=lambda s: s.split(","), default=None)
-    p.add_argument(
-        "--runs",
-        type=lambda s: s.split(","),
-        default=["direct/none", "proxy/none", "proxy/phone"],
-        help="target/emulation pairs",
-    )
-    p.add_argument("--all", action="store_true", help="every target with every emulation")
-    p.add_argument("--timeout", type=float, default=180.0, help="seconds a visit may take")
-    p.add_argument(
-        "--reps",
-        type=int,
-        default=3,
-        help=f"paired page/bare first visits per lesson page under {phone.PAIRED_RUN} (0: none)",
-    )
+    add = p.add_argument
+    runs = ["direct/none", "proxy/none", "proxy/phone"]
+    add("--pages", type=lambda s: s.split(","), default=None)
+    add("--runs", type=lambda s: s.split(","), default=runs, help="target/emulation pairs")
+    add("--all", action="store_true", help="every target with every emulation")
+    add("--timeout", type=float, default=180.0, help="seconds a visit may take")
+    reps = f"paired page/bare first visits per lesson page under {phone.PAIRED_RUN} (0: none)"
+    add("--reps", type=int, default=3, help=reps)
     _output(p)
 
 
 def _profile_parser(sub) -> None:
     p = _sub(sub, "profile", "main-thread work and the server/browser split")
-    p.add_argument("--pages", default="bottleneck,attention", help="comma-separated slugs")
-    p.add_argument("--reps", type=int, default=4, help="first renders per page (and bare)")
-    p.add_argument("--reruns", type=int, default=10, help="reruns per page (and bare)")
-    p.add_argument("--out", type=Path, help="also write the JSON here ('auto': results/)")
+    add = p.add_argument
+    add("--pages", default="bottleneck,attention", help="comma-separated slugs")
+    add("--reps", type=int, default=4, help="first renders per page (and bare)")
+    add("--reruns", type=int, default=10, help="reruns per page (and bare)")
+    add("--out", type=Path, help="also write the JSON here ('auto': results/)")
 
 
 def _abuser_parser(sub) -> None:
+    import dataclasses
+
     from bench.scaleout import Abuse
 
     p = _sub(sub, "abuser", "(internal) the abusive client of class --abuser")
     p.add_argument("base")
     p.add_argument("--page", default="")
     p.add_argument("--query", default="")
-    d = Abuse()
-    p.add_argument("--attempts", type=int, default=d.attempts)
-    p.add_argument("--open-seconds", type=float, default=d.open_seconds)
-    p.add_argument("--seconds", type=float, default=d.seconds)
-    p.add_argument("--rerun-sessions", type=int, default=d.rerun_sessions)
-    p.add_argument("--openers", type=int, default=d.openers)
-    p.add_argument("--timeout", type=float, default=d.timeout)
-    p.add_argument("--source", default=d.source)
+    for f in dataclasses.fields(Abuse):  # as Abuse.argv writes them
+        p.add_argument("--" + f.name.replace("_", "-"), type=type(f.default), default=f.default)
 
 
 def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -277,19 +239,13 @@ def run(args) -> tuple[dict, str]:
 
 def table(command: str, result: dict) -> str:
     """The tables of a result, as the docs show them."""
-    if command == "flood":
-        from bench.flood import summary
-
-        return summary(result)
-    if command == "phone":
-        from bench.phone import table as phone_table
-
-        return phone_table(result)
     if command == "profile":
         return json.dumps(result, indent=1)
-    from bench.schema import markdown_table
+    from bench import flood, phone, schema
 
-    return markdown_table(result)
+    return {"flood": flood.summary, "phone": phone.table}.get(command, schema.markdown_table)(
+        result
+    )
 
 
 def ok(command: str, result: dict) -> bool:

@@ -10,6 +10,7 @@ the last mutation before that quiet spell (so the quiet wait itself is not count
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -97,6 +98,40 @@ def new_tab(browser, errors: list[str] | None = None):
     if errors is not None:
         page.on("pageerror", lambda exc: errors.append(f"pageerror {exc}"))
     return page
+
+
+@contextlib.contextmanager
+def chromium():
+    """:func:`launch` through Playwright's sync API, closed on the way out."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = launch(pw)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@contextlib.contextmanager
+def tab(browser, errors: list[str] | None = None):
+    """:func:`new_tab`, its context closed on the way out."""
+    page = new_tab(browser, errors)
+    try:
+        yield page
+    finally:
+        page.context.close()
+
+
+def warm_app(browser, server, url: str) -> float | None:
+    """The app's one-time work done, as when a teacher opened the lesson before the class:
+    ``url`` (home) rendered once (st.navigation has run), then its background warm-up
+    (serve/warmup.py) waited for; seconds since launch until it was done, or None."""
+    from bench import procs
+
+    with tab(browser) as warm:
+        render(warm, url, timeout_s=180)
+    return procs.wait_warm(server, 300.0)
 
 
 def wait_settled(

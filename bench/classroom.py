@@ -17,7 +17,8 @@ import functools
 import random
 import time
 import urllib.parse
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -48,16 +49,13 @@ CONTEXT = {  # what a browser in a classroom reports (frontend: sendRerunBackMsg
     "color_scheme": "light",
 }
 MAX_MESSAGE = 256 * 2**20  # a page with many charts sends several MB in one delta
-_HTTP_POOL: ThreadPoolExecutor | None = None
 
 
+@functools.cache
 def _http_pool() -> ThreadPoolExecutor:
     """Threads for the blocking HTTP GETs (requests keeps the cookie jar); one per student
     of the largest class, so a wave of arrivals is not queued on the client side."""
-    global _HTTP_POOL
-    if _HTTP_POOL is None:
-        _HTTP_POOL = ThreadPoolExecutor(max_workers=128, thread_name_prefix="student-http")
-    return _HTTP_POOL
+    return ThreadPoolExecutor(max_workers=128, thread_name_prefix="student-http")
 
 
 @dataclass
@@ -168,6 +166,7 @@ class Student:
 
     async def __aexit__(self, *exc) -> None:
         await self.close()
+        self.close_http()
 
     # ---- what a test or a load test reads --------------------------------------------
 
@@ -186,12 +185,8 @@ class Student:
 
     def widgets(self) -> dict[str, tuple[str, Any]]:
         """Widgets on screen by element id: ``{id: (element type, proto)}``."""
-        out = {}
-        for el, _, _ in self.elements.values():
-            w = _widget(el)
-            if w is not None:
-                out[w[1].id] = w
-        return out
+        found = (_widget(el) for el, _, _ in self.elements.values())
+        return {w[1].id: w for w in found if w is not None}
 
     def widget(self, key: str) -> tuple[str, Any, str]:
         """``(type, proto, fragment id)`` of the widget made with ``key=key``."""
@@ -208,17 +203,12 @@ class Student:
     def options(self, key: str) -> list[str]:
         """The option labels of a select / radio / segmented control / select slider."""
         kind, proto, _ = self.widget(key)
-        if kind == "button_group":
-            return [o.content for o in proto.options]
-        return list(getattr(proto, "options", []))
+        return _labels(kind, proto)
 
     def page_links(self) -> list[Any]:
         """Every ``st.page_link`` on screen (the deck's links, the page list)."""
-        out = []
-        for _, (el, _, _) in sorted(self.elements.items()):
-            if el.WhichOneof("type") == "page_link":
-                out.append(el.page_link)
-        return out
+        on_screen = [el for _, (el, _, _) in sorted(self.elements.items())]
+        return [el.page_link for el in on_screen if el.WhichOneof("type") == "page_link"]
 
     # ---- actions -------------------------------------------------------------------------
 
@@ -273,12 +263,8 @@ class Student:
 
     async def open_link(self, link) -> Action:
         """Click an ``st.page_link`` element (its page and query string)."""
-        return await self._rerun(
-            "click",
-            time.monotonic(),
-            query=link.query_string,
-            page_script_hash=link.page_script_hash,
-        )
+        query, page_hash = link.query_string, link.page_script_hash
+        return await self._rerun("click", time.monotonic(), query=query, page_script_hash=page_hash)
 
     async def press(self, key: str) -> Action:
         """Press the button made with ``key=key``."""
@@ -286,12 +272,9 @@ class Student:
             kind, proto, frag = self.widget(key)
         except StudentError as exc:
             return self._record("press", None, str(exc))
-        state = WidgetState(id=proto.id)
-        if kind in ("button", "download_button"):
-            state.trigger_value = True
-        else:
+        if kind not in ("button", "download_button"):
             return self._record("press", None, f"{key!r} is a {kind}, not a button")
-        return await self._widget_rerun("press", state, frag)
+        return await self._widget_rerun("press", WidgetState(id=proto.id, trigger_value=True), frag)
 
     async def set(self, key: str, value: Any) -> Action:
         """Give the widget made with ``key=key`` a new value, as its user would: a slider a
@@ -307,17 +290,13 @@ class Student:
     async def close(self) -> None:
         """Close the tab (the websocket; the server then ends the session)."""
         ws, self.ws = self.ws, None
-        if ws is not None:
-            try:
+        if ws is not None:  # closing a dead socket may fail any way
+            with contextlib.suppress(Exception):
                 await asyncio.wait_for(ws.close(), 5)
-            except Exception:  # noqa: BLE001 - closing a dead socket may fail any way
-                pass
         if self._reader is not None:
             self._reader.cancel()
-            try:
+            with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._reader
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
-                pass
             self._reader = None
 
     def close_http(self) -> None:
@@ -518,32 +497,28 @@ class _Block:
 _BLOCK = _Block()
 
 
+def _labels(kind: str, proto: Any) -> list[str]:
+    if kind == "button_group":
+        return [o.content for o in proto.options]
+    return list(getattr(proto, "options", []))
+
+
 def _state_for(kind: str, proto: Any, value: Any) -> WidgetState:
     """The ``WidgetState`` a browser sends for ``value`` in this widget (value types from
     ``streamlit/elements/widgets/*.py``: ``register_widget(value_type=...)``)."""
     state = WidgetState(id=proto.id)
-    if kind == "slider":
-        if len(proto.options):  # select_slider: option labels
-            values = value if isinstance(value, list | tuple) else [value]
-            missing = [v for v in values if str(v) not in proto.options]
-            if missing:
-                raise ValueError(f"{missing} not among the options {list(proto.options)}")
-            state.string_array_value.data.extend(str(v) for v in values)
-        else:
-            values = value if isinstance(value, list | tuple) else [value]
-            state.double_array_value.data.extend(float(v) for v in values)
-    elif kind in ("button_group", "multiselect"):
-        values = value if isinstance(value, list | tuple) else [value]
-        labels = (
-            [o.content for o in proto.options] if kind == "button_group" else list(proto.options)
-        )
-        missing = [v for v in values if str(v) not in labels]
-        if missing:
+    values = value if isinstance(value, list | tuple) else [value]
+    labels = _labels(kind, proto)
+    missing = [v for v in values if str(v) not in labels]
+    if kind in ("button_group", "multiselect") or (kind == "slider" and len(labels)):
+        if missing:  # a select slider's options are labels too
             raise ValueError(f"{missing} not among the options {labels}")
         state.string_array_value.data.extend(str(v) for v in values)
+    elif kind == "slider":
+        state.double_array_value.data.extend(float(v) for v in values)
     elif kind in ("selectbox", "radio"):
-        if str(value) not in proto.options:
-            raise ValueError(f"{value!r} is not among the options {list(proto.options)}")
+        if missing:
+            raise ValueError(f"{value!r} is not among the options {labels}")
         state.string_value = str(value)
     elif kind == "checkbox":
         state.bool_value = bool(value)
@@ -626,21 +601,31 @@ def choose_click(s: Student, rng: random.Random) -> tuple[str, Any] | None:
         now = proto.value if proto.set_value else proto.default
         return "set", (key, not now)
     if kind == "slider" and not len(proto.options):
-        vals = list(proto.value) if proto.set_value else list(proto.default)
-        now = vals[0] if vals else proto.min
-        step = proto.step or 1
-        up = now + step <= proto.max and (now - step < proto.min or rng.random() < 0.5)
-        value = now + step if up else now - step
-        return "set", (key, [value] + vals[1:2] if len(vals) == 2 else value)
+        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
     labels = s.options(key)
     if len(labels) < 2:
         return None
+    if kind == "slider":
+        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
     i = _current_index(kind, proto)
-    if kind == "slider":  # a select slider moves one notch, like an arrow key
-        j = i + 1 if i + 1 < len(labels) and (i == 0 or rng.random() < 0.5) else i - 1
-    else:
-        j = rng.choice([k for k in range(len(labels)) if k != i])
-    return "set", (key, labels[j])
+    return "set", (key, labels[rng.choice([k for k in range(len(labels)) if k != i])])
+
+
+def notch(s: Student, key: str, want_up: Callable[[], bool]) -> Any:
+    """The value one notch from a slider's (or select slider's) current one, as an arrow
+    key moves it: up when there is room and (at the bottom or ``want_up()``), else down."""
+    kind, proto, _ = s.widget(key)
+    if len(proto.options):  # a select slider: value / default are option indices
+        labels = s.options(key)
+        return labels[_step(_current_index(kind, proto), 0, len(labels) - 1, 1, want_up)]
+    vals = list(proto.value) if proto.set_value else list(proto.default)
+    value = _step(vals[0] if vals else proto.min, proto.min, proto.max, proto.step or 1, want_up)
+    return [value] + vals[1:2] if len(vals) == 2 else value
+
+
+def _step(now, lo, hi, step, want_up: Callable[[], bool]):
+    up = now + step <= hi and (now - step < lo or want_up())
+    return now + step if up else now - step
 
 
 async def do_click(s: Student, rng: random.Random) -> Action:
@@ -670,47 +655,23 @@ def walk_stops(lang: str = "zh") -> list[tuple[str, str]]:
 # ---- a class -----------------------------------------------------------------------------
 
 
-async def sample_peaks(pids: dict, stop: asyncio.Event, peaks: dict, every: float = 0.5):
-    """Peak RSS (VmRSS, the process alone) of each ``{key: pid}`` into ``peaks[key]``,
-    sampled every ``every`` s until ``stop`` is set."""
-    while not stop.is_set():
-        for key, pid in pids.items():
-            rss = procs.rss_now_mb(pid)
-            if rss is not None:
-                peaks[key] = max(peaks.get(key, 0.0), rss)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(stop.wait(), every)
-
-
-async def _student(
-    i: int,
-    base_url: str,
-    start: float,
-    duration: float,
-    scenario: str,
-    rng: random.Random,
-    click_every: tuple[float, float],
-    timeout: float,
-    stops: list[tuple[str, str]],
-    source_address: str | None = None,
-) -> Student:
-    s = Student(base_url, timeout=timeout, name=f"student{i}", source_address=source_address)
+async def _student(s: Student, start: float, rng: random.Random, plan: ClassPlan, stops) -> None:
+    """One student: arrives at ``start`` (time.monotonic()), then clicks until its
+    ``plan.duration`` s after arriving have passed."""
     await asyncio.sleep(max(0.0, start - time.monotonic()))
-    page, query = stops[0]
-    arrival = await s.arrive(page, query)
-    end = time.monotonic() + duration  # each student clicks for `duration` s once in
+    arrival = await s.arrive(*stops[0])
+    end = time.monotonic() + plan.duration  # each student clicks for `duration` s once in
     k = 0
     while arrival.ok and s.connected:
-        wait = rng.uniform(*click_every)
+        wait = rng.uniform(*plan.click_every)
         if time.monotonic() + wait >= end:
             break
         await asyncio.sleep(wait)
-        if scenario == "walk":
+        if plan.scenario == "walk":
             k = (k + 1) % len(stops)
             await s.click(stops[k][1], page=stops[k][0] or "home")
         else:
             await do_click(s, rng)
-    return s
 
 
 async def run_class(
@@ -734,60 +695,86 @@ async def run_class(
     each action (and each HTTP request of an arrival) is bounded by ``timeout``: the whole
     class ends within ``arrive_within + duration`` plus a few ``timeout``s. With
     ``source_address`` every student connects from that local address (one school NAT)."""
-    if scenario not in ("page", "walk"):
-        raise ValueError(f"scenario must be 'page' or 'walk', got {scenario!r}")
-    if n < 1:
-        raise ValueError("a class needs at least one student")
-    lo, hi = click_every
-    if not 0 < lo <= hi:
-        raise ValueError(f"click_every must be (low, high) with 0 < low <= high, got {click_every}")
+    plan = ClassPlan([n], page, scenario, arrive_within, duration, click_every, seed, timeout)
     stops = walk_stops(_lang_of(page[1])) if scenario == "walk" else [page]
     master = random.Random(seed)
     offsets = sorted(master.uniform(0, arrive_within) for _ in range(n))
     rngs = [random.Random(master.random()) for _ in range(n)]
     load_start = procs.load_average()
     cpu0 = procs.cpu_seconds(server_pid) if server_pid else None
-    rss: dict = {}
-    stop = asyncio.Event()
-    sampler = asyncio.create_task(
-        sample_peaks({"peak": server_pid} if server_pid else {}, stop, rss)
-    )
-    play = functools.partial(
-        _student,
-        base_url=base_url,
-        duration=duration,
-        scenario=scenario,
-        click_every=click_every,
-        timeout=timeout,
-        stops=stops,
-        source_address=source_address,
-    )
-    t0 = time.monotonic()
-    students = await asyncio.gather(
-        *(play(i, start=t0 + off, rng=rngs[i]) for i, off in enumerate(offsets))
-    )
-    wall = time.monotonic() - t0
-    connected = sum(s.connected for s in students)
-    stop.set()
-    await sampler
+    students = [
+        Student(base_url, timeout=timeout, name=f"student{i}", source_address=source_address)
+        for i in range(n)
+    ]
+    with procs.RssSampler({"peak": server_pid} if server_pid else {}) as rss:
+        t0 = time.monotonic()
+        await asyncio.gather(
+            *(_student(s, t0 + off, r, plan, stops) for s, off, r in zip(students, offsets, rngs))
+        )
+        wall = time.monotonic() - t0
+        connected = sum(s.connected for s in students)
     cpu1 = procs.cpu_seconds(server_pid) if server_pid else None
-    await asyncio.gather(*(s.close() for s in students))
-    for s in students:
-        s.close_http()
-    extra = {
-        "scenario": scenario,
-        "page": stops[0][0] or "home",
-        "query": stops[0][1],
-        "arrive_within_s": arrive_within,
-        "duration_s": duration,
-        "click_every_s": [lo, hi],
-        "seed": seed,
+    await asyncio.gather(*(s.__aexit__() for s in students))
+    extra = {"scenario": scenario, "page": stops[0][0] or "home", "query": stops[0][1]}
+    extra |= {k: v for k, v in plan.meta().items() if k not in ("scenario", "class_sizes")}
+    extra |= {
         "connected_at_end": connected,
         "load_start": load_start,
         "load_end": procs.load_average(),
     }
     cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
-    return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.get("peak"), extra=extra)
+    return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.peak("peak"), extra=extra)
+
+
+@dataclass
+class ClassPlan:
+    """A class to play (:func:`run_class`'s settings), and through nginx its port, the
+    replicas' warm-up bound and where the logs go."""
+
+    sizes: list[int]
+    page: tuple[str, str] = TEACHER_PAGE
+    scenario: str = "page"
+    arrive_within: float = 10.0
+    duration: float = 120.0
+    click_every: tuple[float, float] = (5.0, 10.0)
+    seed: int = 0
+    timeout: float = 60.0
+    port: int | None = None
+    warm_timeout: float = 300.0
+    keep_logs: Any = None  # a Path
+
+    def __post_init__(self) -> None:
+        if self.scenario not in ("page", "walk"):
+            raise ValueError(f"scenario must be 'page' or 'walk', got {self.scenario!r}")
+        if not self.sizes or min(self.sizes) < 1:
+            raise ValueError("a class needs at least one student")
+        lo, hi = self.click_every
+        if not 0 < lo <= hi:
+            raise ValueError(f"click_every must be (low, high), 0 < low <= high: {lo, hi}")
+
+    @classmethod
+    def from_args(cls, args, **more) -> ClassPlan:
+        """The plan of ``python -m bench class`` (its parsed arguments)."""
+        page = TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+        return cls(
+            args.klass, page, args.scenario, args.class_arrive, args.class_duration,
+            seed=args.seed, timeout=args.class_timeout, port=args.port, **more,
+        )  # fmt: skip
+
+    def class_args(self) -> dict:
+        """The keyword arguments of :func:`run_class` besides the base, ``n`` and the server."""
+        names = ("page", "scenario", "arrive_within", "duration", "click_every", "seed", "timeout")
+        return {k: getattr(self, k) for k in names}
+
+    def meta(self) -> dict:
+        return {
+            "scenario": self.scenario,
+            "class_sizes": self.sizes,
+            "arrive_within_s": self.arrive_within,
+            "duration_s": self.duration,
+            "click_every_s": list(self.click_every),
+            "seed": self.seed,
+        }
 
 
 def class_stats(
@@ -804,10 +791,7 @@ def class_stats(
     arrivals = [a for a in actions if a.kind == "arrive"]
     clicks = [a for a in actions if a.kind != "arrive"]
     failed = [a for a in actions if not a.ok]
-    samples: dict[str, int] = {}
-    for a in failed:
-        head = f"{a.kind}: {(a.error or '?')[:160]}"
-        samples[head] = samples.get(head, 0) + 1
+    samples = Counter(f"{a.kind}: {(a.error or '?')[:160]}" for a in failed)
     phases = {
         name: summary_s([a.phases[name] for a in arrivals if a.ok and name in a.phases])
         for name in ("http", "connect", "run")
@@ -825,7 +809,7 @@ def class_stats(
         "arrive_phases_s": phases,
         "wall_s": round(wall, 1),
         "cpu_cores_busy": None if cpu is None or wall <= 0 else round(cpu / wall, 2),
-        "error_samples": dict(sorted(samples.items(), key=lambda kv: -kv[1])[:8]),
+        "error_samples": dict(samples.most_common(8)),
     }
     out.update(extra or {})
     return out

@@ -47,20 +47,11 @@ async def _student_visit(base: str, page: str, query: str, label: str, reruns: i
             out["errors"].append(f"no control labelled {label!r} for the simulated student")
             return out
         key, kind, _ = match[0]
-        for i in range(reruns):
-            _, proto, _ = s.widget(key)
-            if kind == "slider" and len(proto.options):
-                labels = s.options(key)
-                now = C._current_index(kind, proto)
-                nxt = now + 1 if (i % 2 == 0 and now + 1 < len(labels)) or now == 0 else now - 1
-                r = await s.set(key, labels[nxt])
-            elif kind == "slider":
-                now = (list(proto.value) if proto.set_value else list(proto.default))[0]
-                step = proto.step or 1
-                r = await s.set(key, now + step if now + step <= proto.max else now - step)
+        for i in range(reruns):  # one notch each way, like the browser's arrow keys
+            if kind == "slider":
+                r = await s.set(key, C.notch(s, key, lambda: i % 2 == 0))
             else:
-                labels = s.options(key)
-                now = C._current_index(kind, proto)
+                labels, now = s.options(key), C._current_index(kind, s.widget(key)[1])
                 r = await s.set(key, labels[(now + 1) % len(labels)])
             out["rerun_s"].append(r.seconds)
             if not r.ok:
@@ -73,16 +64,12 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
     on an otherwise idle server: first render and reruns of the same control. The browser's
     figure ends at the last DOM change (it includes loading the frontend, drawing and the
     charts), the simulator's at ``script_finished``."""
-    from playwright.sync_api import sync_playwright
-
     url = server.url(f"/{page}?{query}")
     browser_arrive, browser_rerun, student_arrive, student_rerun = [], [], [], []
     label = ""
-    with sync_playwright() as pw:
-        browser = B.launch(pw)
-        try:
-            for _ in range(pairs):
-                tab = B.new_tab(browser, errors)
+    with B.chromium() as browser:
+        for _ in range(pairs):
+            with B.tab(browser, errors) as tab:
                 try:
                     browser_arrive.append(B.render(tab, url))
                     control = B.pick_control(tab, ("slider", 0))
@@ -91,17 +78,13 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
                         browser_rerun.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
                 except B.BenchTimeout as exc:
                     errors.append(f"browser check (Chromium): {exc}")
-                finally:
-                    tab.context.close()
-                if not label:
-                    continue
-                visit = _in_thread(_student_visit, server.base, page, query, label, 2)
-                errors.extend(f"browser check (simulated): {e}" for e in visit["errors"])
-                if visit["arrive_s"] is not None:
-                    student_arrive.append(visit["arrive_s"])
-                student_rerun += [x for x in visit["rerun_s"] if x is not None]
-        finally:
-            browser.close()
+            if not label:
+                continue
+            visit = _in_thread(_student_visit, server.base, page, query, label, 2)
+            errors.extend(f"browser check (simulated): {e}" for e in visit["errors"])
+            if visit["arrive_s"] is not None:
+                student_arrive.append(visit["arrive_s"])
+            student_rerun += [x for x in visit["rerun_s"] if x is not None]
 
     def med(xs):
         return round(median(xs), 3) if xs else None
@@ -129,10 +112,10 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
     }
 
 
-async def _one_class(server: procs.Server, n: int, args) -> tuple[dict, list[str]]:
+async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str]]:
     from bench import classroom as C
 
-    page, query = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+    page, query = plan.page
     class_errors: list[str] = []
     # the teacher's browser is on the page before the class arrives (on the projector),
     # and the server has finished its one-time warm-up by then (a lesson starts minutes
@@ -144,17 +127,7 @@ async def _one_class(server: procs.Server, n: int, args) -> tuple[dict, list[str
         warm_s = await asyncio.to_thread(procs.wait_warm, server, 300.0)
         if warm_s is None:
             class_errors.append(f"class {n}: no warm-up line in the server log after 300 s")
-        figs = await C.run_class(
-            server.base,
-            n,
-            scenario=args.scenario,
-            arrive_within=args.class_arrive,
-            duration=args.class_duration,
-            seed=args.seed,
-            server_pid=server.pid,
-            timeout=args.class_timeout,
-            page=(page, query),
-        )
+        figs = await C.run_class(server.base, n, server_pid=server.pid, **plan.class_args())
     figs["teacher_s"] = t.seconds
     figs["warm_up_s"] = warm_s
     if figs["errors"]:
@@ -166,20 +139,9 @@ def run_classes(args) -> dict:
     from bench import classroom as C
 
     LOGS.mkdir(parents=True, exist_ok=True)
+    plan = C.ClassPlan.from_args(args)
     errors: list[str] = []
-    result: dict = {
-        "meta": {
-            **procs.run_meta(),
-            "scenario": args.scenario,
-            "class_sizes": args.klass,
-            "arrive_within_s": args.class_arrive,
-            "duration_s": args.class_duration,
-            "click_every_s": [5, 10],
-            "seed": args.seed,
-        },
-        "class": {},
-        "browser_check": None,
-    }
+    result: dict = {"meta": {**procs.run_meta(), **plan.meta()}, "class": {}, "browser_check": None}
     for i, n in enumerate(args.klass):
         try:
             server = procs.start_server("app.py", ROOT, LOGS / f"class_{n}.log")
@@ -202,7 +164,7 @@ def run_classes(args) -> dict:
                     errors.append(f"browser check: {exc}")
                 log(f"browser check: {result['browser_check']}")
             log(f"class of {n} ({args.scenario}), {args.class_duration:g} s of clicks")
-            figs, class_errors = _in_thread(_one_class, server, n, args)
+            figs, class_errors = _in_thread(_one_class, server, n, plan)
             errors += class_errors
             result["class"][str(n)] = figs
             log(f"class {n}: " + json.dumps({k: figs[k] for k in list(figs)[:8]}))
@@ -221,19 +183,14 @@ def run_scaleout(args) -> dict:
     from bench.schema import validate_abuse, validate_scaleout
 
     LOGS.mkdir(parents=True, exist_ok=True)
-    page = C.TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+    plan = C.ClassPlan.from_args(args, keep_logs=LOGS)
     replicas = args.replicas or [1]
     result: dict = {
         "meta": {
             **procs.run_meta(),
-            "scenario": args.scenario,
-            "page": f"/{page[0]}?{page[1]}",
-            "class_sizes": args.klass,
+            **plan.meta(),
+            "page": f"/{plan.page[0]}?{plan.page[1]}",
             "replicas": replicas,
-            "arrive_within_s": args.class_arrive,
-            "duration_s": args.class_duration,
-            "click_every_s": [5, 10],
-            "seed": args.seed,
             "through": "nginx from deploy/nginx/ (fresh replicas for every class, warm first)",
             "class_address": S.CLASS_ADDR,
             "clients": "the simulated students run on this machine too (see clients.cpu_s)",
@@ -244,17 +201,6 @@ def run_scaleout(args) -> dict:
         result["errors"] = lacks
         result["schema_problems"] = [f"not run: {m}" for m in lacks]
         return result
-    plan = S.ClassPlan(
-        sizes=args.klass,
-        page=page,
-        scenario=args.scenario,
-        arrive_within=args.class_arrive,
-        duration=args.class_duration,
-        seed=args.seed,
-        timeout=args.class_timeout,
-        port=args.port,
-        keep_logs=LOGS,
-    )
     if args.abuser:
         cfg = S.Abuse(
             attempts=args.abuse_attempts,

@@ -12,14 +12,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import contextlib
 import re
-import shutil
-import tempfile
-import threading
 import time
 import urllib.parse
 import urllib.request
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,67 +198,6 @@ def rejections(student, baseline: frozenset[str] = frozenset()) -> list[str]:
     return [a for a in alerts(student) if a not in baseline]
 
 
-# ---- the server -------------------------------------------------------------------------
-
-
-@dataclass
-class Running:
-    server: procs.Server
-    folder: Path
-
-
-@contextlib.contextmanager
-def app_server(port: int, startup_timeout: float = 180.0):
-    """``streamlit run app.py`` on 127.0.0.1:``port`` with the hosted settings and its own
-    data folder; stopped (and the folder removed) on the way out."""
-    if not procs.port_free(port):
-        raise RuntimeError(f"port {port} is taken: stop whatever listens there")
-    folder = Path(tempfile.mkdtemp(prefix="road-flood-"))
-    try:
-        env = procs.hosted_env(folder)
-        server = procs.start_server(
-            "app.py", ROOT, folder / "app.log", startup_timeout, port=port, env=env
-        )
-        try:
-            yield Running(server, folder)
-        finally:
-            procs.stop_server(server)
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-class Sampler:
-    """The server's RSS every ``every`` s in a thread of its own: ``(t, MB)`` samples."""
-
-    def __init__(self, pid: int, every: float = SAMPLE_EVERY) -> None:
-        self.pid, self.every = pid, every
-        self.samples: list[tuple[float, float]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name="flood-rss", daemon=True)
-
-    def now(self) -> float | None:
-        return procs.rss_now_mb(self.pid)
-
-    def _run(self) -> None:
-        while not self._stop.is_set():
-            rss = self.now()
-            if rss is not None:
-                self.samples.append((time.monotonic(), rss))
-            self._stop.wait(self.every)
-
-    def __enter__(self) -> Sampler:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join(5)
-
-    def peak(self, since: float, until: float | None = None) -> float | None:
-        vals = [r for t, r in self.samples if t >= since and (until is None or t <= until)]
-        return max(vals) if vals else None
-
-
 # ---- one page ---------------------------------------------------------------------------
 
 
@@ -269,7 +205,7 @@ async def flood_page(
     base: str,
     page: str,
     items: list[tuple[Target, str]],
-    sampler: Sampler,
+    sampler: procs.RssSampler,
     *,
     students: int,
     session_inputs: int,
@@ -290,11 +226,10 @@ async def flood_page(
     }
     for t, _ in items:
         per_part[t.part]["params"] = sorted(set(per_part[t.part]["params"]) | set(t.params))
-    samples: dict[str, int] = {}
+    samples: Counter = Counter()
 
     def tally(kind: str, text: str) -> None:
-        head = f"{kind}: {text[:200]}"
-        samples[head] = samples.get(head, 0) + 1
+        samples[f"{kind}: {text[:200]}"] += 1
 
     async def one(k: int) -> None:
         nonlocal done
@@ -304,8 +239,7 @@ async def flood_page(
             for j, (t, query) in enumerate(mine):
                 if s is None or j % session_inputs == 0:
                     if s is not None:
-                        await s.close()
-                        s.close_http()
+                        await s.__aexit__()
                     s = Student(base, timeout=timeout, name=f"flood{k}")
                     a = await s.arrive(page, f"lang=en&part={t.part}")
                     if not a.ok:
@@ -325,18 +259,17 @@ async def flood_page(
                 done += 1
                 for q, mark in marks.items():
                     if done == mark:
-                        at[str(q)] = sampler.now()
+                        at[str(q)] = procs.rss_now_mb(sampler.pids["app"])
         finally:
             if s is not None:
-                await s.close()
-                s.close_http()
+                await s.__aexit__()
 
     t0 = time.monotonic()
-    start_rss = sampler.now()
+    start_rss = procs.rss_now_mb(sampler.pids["app"])
     await asyncio.gather(*(one(k) for k in range(min(students, n))))
     wall = time.monotonic() - t0
     rss = {"start": start_rss, **{f"at_{q}": at.get(str(q)) for q in QUARTERS}}
-    rss["peak"] = sampler.peak(t0)
+    rss["peak"] = sampler.peak("app", t0)
     return _page_report(items, per_part, rss, wall, samples)
 
 
@@ -359,28 +292,8 @@ def _page_report(items, per_part: dict, rss: dict, wall: float, samples: dict) -
         "second_half_growth_mb": growth,
         "wall_s": round(wall, 1),
         "inputs_per_s": round(len(items) / wall, 2) if wall > 0 else None,
-        "error_samples": dict(sorted(samples.items(), key=lambda kv: -kv[1])[:6]),
+        "error_samples": dict(samples.most_common(6)),
     }
-
-
-async def warm_pass(
-    base: str, pages: list[str], timeout: float = 300.0
-) -> tuple[dict[tuple[str, str], frozenset[str]], list[str]]:
-    """Each measured part once with its default view (one-time work: models, corpus,
-    searches), one student: the alerts each default view shows, and the problems met."""
-    from bench.classroom import Student
-
-    problems = []
-    baseline = {}
-    for page in pages:
-        for part in dict.fromkeys(t.part for t in TARGETS if t.page == page):
-            async with Student(base, timeout=timeout, name="warm") as s:
-                a = await s.arrive(page, f"lang=en&part={part}")
-                baseline[(page, part)] = frozenset(alerts(s))
-            s.close_http()
-            if not a.ok:
-                problems.append(f"warm pass {page}/{part}: {a.error}")
-    return baseline, problems
 
 
 # ---- the ceiling ------------------------------------------------------------------------
@@ -499,28 +412,29 @@ def judge(result: dict, ceiling_mb: float | None = None) -> dict:
 
 def validate(result: dict, pages: list[str]) -> list[str]:
     """Problems with a result's shape (an empty list when every figure is there)."""
-    problems = []
-    for k in ("meta", "pages", "rss_mb", "ceiling", "ceiling_mb", "under_ceiling"):
-        if k not in result:
-            problems.append(f"missing top-level key {k}")
-    for k in ("date", "machine", "load_start", "load_end"):
-        if k not in result.get("meta", {}):
-            problems.append(f"meta.{k} is missing")
-    for k in ("warm", "peak", "end"):
-        if not isinstance(result.get("rss_mb", {}).get(k), int | float):
-            problems.append(f"rss_mb.{k} should be a number")
+    top = ("meta", "pages", "rss_mb", "ceiling", "ceiling_mb", "under_ceiling")
+    out = [f"missing top-level key {k}" for k in top if k not in result]
+    meta = ("date", "machine", "load_start", "load_end")
+    out += [f"meta.{k} is missing" for k in meta if k not in result.get("meta", {})]
+
+    def numbers(where: str, figs: dict, keys: tuple[str, ...]) -> None:
+        out.extend(f"{where}{k} should be a number" for k in keys if not _number(figs.get(k)))
+
+    numbers("rss_mb.", result.get("rss_mb", {}), ("warm", "peak", "end"))
     for page in pages:
         figs = result.get("pages", {}).get(page)
         if not isinstance(figs, dict):
-            problems.append(f"pages.{page} is missing")
+            out.append(f"pages.{page} is missing")
             continue
-        for k in ("inputs", "errors", "rejected", "distinct", "second_half_growth_mb"):
-            if not isinstance(figs.get(k), int | float):
-                problems.append(f"pages.{page}.{k} should be a number")
-        for k in ("start", "at_25", "at_50", "at_75", "at_100", "peak"):
-            if not isinstance(figs.get("rss_mb", {}).get(k), int | float):
-                problems.append(f"pages.{page}.rss_mb.{k} should be a number")
-    return problems
+        numbers(f"pages.{page}.", figs, ("inputs", "errors", "rejected", "distinct"))
+        numbers(f"pages.{page}.", figs, ("second_half_growth_mb",))
+        rss = ("start", "at_25", "at_50", "at_75", "at_100", "peak")
+        numbers(f"pages.{page}.rss_mb.", figs.get("rss_mb", {}), rss)
+    return out
+
+
+def _number(x) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool)
 
 
 # ---- the run ----------------------------------------------------------------------------
@@ -550,13 +464,13 @@ def _meta(args) -> dict:
 
 
 async def _warm_up(server: procs.Server, pages: list[str], meta: dict, errors: list[str]):
-    """Home once (it starts the app's warm-up), the warm-up waited for, then every measured
-    part's default view: the alerts each default view shows."""
+    """Home once (it starts the app's warm-up), the warm-up waited for, then each measured
+    part once with its default view (one-time work: models, corpus, searches): the alerts
+    each default view shows, whatever the input."""
     from bench.classroom import Student
 
     async with Student(server.base, timeout=300, name="first") as s:
         a = await s.arrive("", "lang=en")
-    s.close_http()
     if not a.ok:
         errors.append(f"home: {a.error}")
     warm_s = await asyncio.to_thread(procs.wait_warm, server, 300.0)
@@ -564,22 +478,27 @@ async def _warm_up(server: procs.Server, pages: list[str], meta: dict, errors: l
         errors.append("no warm-up line in the server log after 300 s")
     meta["warm_up_s"] = warm_s
     log(f"warm-up done ({warm_s} s); a default visit of every part")
-    baseline, problems = await warm_pass(server.base, pages)
-    errors += problems
+    baseline = {}
+    for page in pages:
+        for part in dict.fromkeys(t.part for t in TARGETS if t.page == page):
+            async with Student(server.base, timeout=300, name="warm") as s:
+                a = await s.arrive(page, f"lang=en&part={part}")
+                baseline[(page, part)] = frozenset(alerts(s))
+            if not a.ok:
+                errors.append(f"warm pass {page}/{part}: {a.error}")
     meta["default_view_alerts"] = {f"{p}/{q}": sorted(b) for (p, q), b in baseline.items() if b}
     return baseline
 
 
-async def _flood(args, running: Running) -> dict:
-    server = running.server
+async def _flood(args, server: procs.Server) -> dict:
     errors: list[str] = []
     pool = sentences(args.inputs)
     result: dict = {"meta": _meta(args), "pages": {}}
     t_start = time.monotonic()
     baseline = await _warm_up(server, args.pages, result["meta"], errors)
     await asyncio.sleep(2.0)
-    with Sampler(server.pid) as sampler:
-        warm = sampler.now()
+    with procs.RssSampler({"app": server.pid}) as sampler:
+        warm = procs.rss_now_mb(server.pid)
         log(f"warm RSS {warm} MB; {args.inputs} inputs per page, {args.students} students")
         for page in args.pages:
             figs = await flood_page(
@@ -600,10 +519,10 @@ async def _flood(args, running: Running) -> dict:
             if figs["errors"] or figs["rejected"] or figs["duplicates"]:
                 errors.append(f"{page}: {figs['error_samples']}")
         await asyncio.sleep(2.0)
-        end = sampler.now()
+        end = procs.rss_now_mb(server.pid)
         result["rss_mb"] = {
             "warm": warm,
-            "peak": sampler.peak(0.0),
+            "peak": sampler.peak("app"),
             "end": end,
             "samples": len(sampler.samples),
             "growth_mb": None if warm is None or end is None else round(end - warm, 1),
@@ -621,8 +540,8 @@ async def _flood(args, running: Running) -> dict:
 
 
 def run(args) -> dict:
-    with app_server(args.port) as running:
-        result = asyncio.run(_flood(args, running))
+    with procs.hosted_app(args.port, prefix="road-flood-") as server:
+        result = asyncio.run(_flood(args, server))
     judge(result, args.ceiling_mb)
     result["schema_problems"] = validate(result, args.pages)
     return result

@@ -15,7 +15,7 @@ from pathlib import Path
 from bench import browser as B
 from bench import procs
 from bench.procs import BARE_APP, LOGS, ROOT, log
-from bench.schema import budget, ratio_budget, validate
+from bench.schema import RERUN_KEYS, ratio_budget, validate
 from bench.stats import median, summary_ms
 
 RERUN_TIMEOUT_S = 30.0  # a rerun slower than this is reported as lost
@@ -68,14 +68,12 @@ def render_again(browser, url: str, n: int, errors: list[str] | None = None) -> 
     work is cached on the server: what a later visitor waits (information, not a budget)."""
     times = []
     for _ in range(n):
-        tab = B.new_tab(browser, errors)
-        try:
-            times.append(B.render(tab, url))
-        except B.BenchTimeout as exc:
-            if errors is not None:
-                errors.append(f"render again {url}: {exc}")
-        finally:
-            tab.context.close()
+        with B.tab(browser, errors) as tab:
+            try:
+                times.append(B.render(tab, url))
+            except B.BenchTimeout as exc:
+                if errors is not None:
+                    errors.append(f"render again {url}: {exc}")
     return round(median(times), 3) if times else None
 
 
@@ -104,23 +102,7 @@ def measure_interactive(
     followed by one rerun of the bare page with ``paired``; on ``rerun_url``, opened in the
     same session, when given), then (with ``again``) the median first render of ``again``
     more new sessions."""
-    out = _first_and_reruns(browser, url, reps, prefer, errors, paired, rerun_url)
-    if again:
-        out["first_render_again_s"] = render_again(browser, url, again, errors)
-    return out
-
-
-def _first_and_reruns(
-    browser,
-    url: str,
-    reps: int,
-    prefer,
-    errors: list[str] | None,
-    paired: Paired | None,
-    rerun_url: str | None = None,
-) -> dict:
-    tab = B.new_tab(browser, errors)
-    try:
+    with B.tab(browser, errors) as tab:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
         if paired is not None and paired.url:
             # the bare page's first render right after (a new session): a page's first
@@ -132,52 +114,51 @@ def _first_and_reruns(
         if prefer is None and not [c for c in B.list_controls(tab) if not c.disabled]:
             # a page with no control of its own (the poll room): its first render only
             out.update(control=None, reruns=0, rerun_ms_median=None, rerun_ms_p95=None)
-            return out
-        control = B.pick_control(tab, prefer)
-        out["control"] = control.describe()
-        times, bare, lost = [], [], 0
-        for i in range(reps):
+        else:
+            out.update(_reruns(tab, B.pick_control(tab, prefer), reps, url, errors, paired))
+    if again:
+        out["first_render_again_s"] = render_again(browser, url, again, errors)
+    return out
+
+
+def _reruns(tab, control, reps: int, url: str, errors: list | None, paired) -> dict:
+    """``reps`` reruns of ``control`` (each followed by the paired bare rerun)."""
+    out: dict = {"control": control.describe()}
+    times, bare, lost = [], [], 0
+    for i in range(reps):
+        try:
+            times.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
+            lost = 0
+        except B.BenchTimeout as exc:  # one lost interaction must not end the run
+            if errors is not None:
+                errors.append(f"rerun {i + 1} of {control.describe()} on {url}: {exc}")
+            lost += 1
+            if lost >= 2:  # twice in a row: this control does not rerun the page
+                break
+        if paired is not None:
             try:
-                times.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
-                lost = 0
-            except B.BenchTimeout as exc:  # one lost interaction must not end the run
+                bare.append(B.rerun(paired.tab, paired.control, RERUN_TIMEOUT_S))
+            except B.BenchTimeout as exc:
                 if errors is not None:
-                    errors.append(f"rerun {i + 1} of {control.describe()} on {url}: {exc}")
-                lost += 1
-                if lost >= 2:  # twice in a row: this control does not rerun the page
-                    break
-            if paired is not None:
-                try:
-                    bare.append(B.rerun(paired.tab, paired.control, RERUN_TIMEOUT_S))
-                except B.BenchTimeout as exc:
-                    if errors is not None:
-                        errors.append(f"paired bare rerun {i + 1} for {url}: {exc}")
-        if not times:
-            raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
-        out.update(summary_ms(times))
-        out["reruns"] = len(times)
-        if bare:
-            paired_figs = summary_ms(bare)
-            out["bare_rerun_ms_median"] = paired_figs["rerun_ms_median"]
-            out["bare_rerun_ms_p95"] = paired_figs["rerun_ms_p95"]
-        return out
-    finally:
-        tab.context.close()
+                    errors.append(f"paired bare rerun {i + 1} for {url}: {exc}")
+    if not times:
+        raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
+    out.update(summary_ms(times))
+    out["reruns"] = len(times)
+    if bare:
+        paired_figs = summary_ms(bare)
+        out["bare_rerun_ms_median"] = paired_figs["rerun_ms_median"]
+        out["bare_rerun_ms_p95"] = paired_figs["rerun_ms_p95"]
+    return out
 
 
 def cold_start(browser, target: str, cwd: Path, need_title: bool = True) -> float:
     """Seconds from spawning the server to its home page rendered in a fresh session."""
-    server = procs.start_server(target, cwd, LOGS / f"cold_{Path(target).stem}.log")
-    try:
-        tab = B.new_tab(browser)
-        try:
+    with procs.serving(target, cwd, LOGS / f"cold_{Path(target).stem}.log") as server:
+        with B.tab(browser) as tab:
             goto = time.monotonic()
             rendered = B.render(tab, server.url("/"), need_title=need_title)
             return round(goto - server.launched + rendered, 3)
-        finally:
-            tab.context.close()
-    finally:
-        procs.stop_server(server)
 
 
 def run_cold(browser, reps: int, errors: list[str]) -> dict:
@@ -200,13 +181,10 @@ def run_cold(browser, reps: int, errors: list[str]) -> dict:
 
 
 def run_bare(browser, reps: int, errors: list[str], again: int = 0) -> dict:
-    server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare.log")
-    try:
+    with procs.serving(str(BARE_APP), LOGS, LOGS / "bare.log") as server:
         out = measure_interactive(browser, server.url("/"), reps, errors=errors, again=again)
         out["rss_mb"] = procs.rss_mb(server.pid)
         return out
-    finally:
-        procs.stop_server(server)
 
 
 def _visit(tab, server, slug: str) -> None:
@@ -266,44 +244,13 @@ def start_paired(browser, errors: list[str]) -> tuple[procs.Server | None, Paire
 
 
 def run_app(browser, args, errors) -> tuple:
-    server = procs.start_server("app.py", ROOT, LOGS / "app.log")
-    pages: dict[str, dict] = {}
-    rss: dict = {}
-    bare_server, paired = start_paired(browser, errors) if args.paired else (None, None)
-    try:
-        rss["after_start"] = procs.rss_mb(server.pid)
-        warm = B.new_tab(browser)  # the server is warm: home has run once (st.navigation)
-        B.render(warm, page_url(server, "home"))
-        warm.context.close()
-        # ... and its background warm-up has finished (serve/warmup.py: imports, corpus, the
-        # compression page's counts), as when a teacher opened the lesson before the class
-        warm_s = procs.wait_warm(server, 300.0)
+    with procs.serving("app.py", ROOT, LOGS / "app.log") as server:
+        rss: dict = {"after_start": procs.rss_mb(server.pid)}
+        warm_s = B.warm_app(browser, server, page_url(server, "home"))
         log(f"warm-up done {warm_s} s after launch" if warm_s is not None else "no warm-up line")
         rss["after_home"] = procs.rss_mb(server.pid)
         slugs = page_slugs(args.pages)
-        for slug in slugs:
-            try:
-                pages[slug] = measure_interactive(
-                    browser,
-                    page_url(server, slug),
-                    args.reps,
-                    CONTROLS.get(slug),
-                    errors,
-                    again=args.again,
-                    paired=paired,
-                    rerun_url=page_url(server, slug, RERUN_PART[slug])
-                    if slug in RERUN_PART
-                    else None,
-                )
-                log(f"page {slug}: {pages[slug]}")
-            except (B.BenchTimeout, RuntimeError) as exc:
-                errors.append(f"page {slug}: {exc}")
-                pages[slug] = {k: None for k in ("first_render_s", "rerun_ms_median")}
-                pages[slug]["rerun_ms_p95"] = None
-        if paired is not None:
-            paired.tab.context.close()
-            procs.stop_server(bare_server)
-            paired = None
+        pages = measure_pages(browser, server, slugs, args, errors)
         rss["after_all_pages"] = procs.rss_mb(server.pid)
         log(f"RSS after all pages: {rss['after_all_pages']} MB")
         rss.update(
@@ -312,16 +259,33 @@ def run_app(browser, args, errors) -> tuple:
         rss["after_close"] = procs.rss_mb(server.pid)
         rss["sessions"] = args.sessions
         log(f"RSS: {rss}")
-    finally:
-        if paired is not None:
-            procs.stop_server(bare_server)
-        procs.stop_server(server)
     return pages, rss
 
 
-def run(args) -> dict:
-    from playwright.sync_api import sync_playwright
+def measure_pages(browser, server, slugs: list[str], args, errors) -> dict[str, dict]:
+    """Every page's renders and reruns (paired with the bare page's unless --no-paired)."""
+    bare_server, paired = start_paired(browser, errors) if args.paired else (None, None)
+    pages: dict[str, dict] = {}
+    try:
+        for slug in slugs:
+            rerun_url = page_url(server, slug, RERUN_PART[slug]) if slug in RERUN_PART else None
+            try:
+                pages[slug] = measure_interactive(
+                    browser, page_url(server, slug), args.reps, CONTROLS.get(slug), errors,
+                    again=args.again, paired=paired, rerun_url=rerun_url,
+                )  # fmt: skip
+                log(f"page {slug}: {pages[slug]}")
+            except (B.BenchTimeout, RuntimeError) as exc:
+                errors.append(f"page {slug}: {exc}")
+                pages[slug] = dict.fromkeys(RERUN_KEYS)
+    finally:
+        if paired is not None:
+            paired.tab.context.close()
+            procs.stop_server(bare_server)
+    return pages
 
+
+def run(args) -> dict:
     LOGS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
     result: dict = {
@@ -346,26 +310,20 @@ def run(args) -> dict:
     elif not args.dry_run:
         result["zoo_load_s"], result["model_ms"] = None, {}
         errors.append("model_ms, zoo_load_s: not measured (--skip-models)")
-    with sync_playwright() as pw:
-        browser = B.launch(pw)
+    with B.chromium() as browser:
+        log("bare page")
         try:
-            log("bare page")
-            try:
-                result["bare"] = run_bare(browser, args.reps, errors, args.again)
-            except (B.BenchTimeout, RuntimeError) as exc:
-                errors.append(f"bare page: {exc}")
-                result["bare"] = {"first_render_s": None, "rerun_ms_median": None}
-                result["bare"]["rerun_ms_p95"] = None
-            log(f"bare: {result['bare']}")
-            if not args.dry_run:
-                result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)
-                result["pages"], result["rss_mb"] = run_app(browser, args, errors)
-        finally:
-            browser.close()
+            result["bare"] = run_bare(browser, args.reps, errors, args.again)
+        except (B.BenchTimeout, RuntimeError) as exc:
+            errors.append(f"bare page: {exc}")
+            result["bare"] = dict.fromkeys(RERUN_KEYS)
+        log(f"bare: {result['bare']}")
+        if not args.dry_run:
+            result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)
+            result["pages"], result["rss_mb"] = run_app(browser, args, errors)
     result["meta"]["load_end"] = procs.load_average()
     result["errors"] = errors
     if not args.dry_run:
-        result["budget"] = budget(result)
         result["ratio_budget"] = ratio_budget(result)
         pages = page_slugs(args.pages)
     else:

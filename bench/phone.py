@@ -12,9 +12,9 @@ visit with the bare page's (:func:`paired_visits`). The method and figures: benc
 from __future__ import annotations
 
 import base64
+import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -298,52 +298,39 @@ def _result_head() -> dict:
 
 def run(args) -> dict:
     """Every page under every run of ``args.runs``, then the paired visits."""
-    from playwright.sync_api import sync_playwright
-
     pages = args.pages or lesson_slugs()
-    folder = Path(tempfile.mkdtemp(prefix="road-phone-"))
-    folder.chmod(0o755)
-    servers: dict[str, procs.Server] = {}
-    proxies: dict[str, procs.Proxy] = {}
     result = _result_head()
-    try:
+    with (
+        tempfile.TemporaryDirectory(prefix="road-phone-", ignore_cleanup_errors=True) as tmp,
+        contextlib.ExitStack() as stack,
+    ):
+        folder = Path(tmp)
+        folder.chmod(0o755)  # nginx's workers (nobody, when run as root) traverse it
         static_dir, result["precompress"] = static_mirror()
         env = dict(os.environ, **image_streamlit_env())
-        servers["app"] = procs.start_server("app.py", ROOT, folder / "app.log", env=env)
-        servers[BARE] = procs.start_server(str(procs.BARE_APP), ROOT, folder / "bare.log", env=env)
-        for name, srv in servers.items():
-            proxies[name] = procs.start_nginx(
-                folder / f"nginx-{name}", procs.free_port(), [srv.upstream], static_dir
+        servers = {
+            name: stack.enter_context(procs.serving(target, ROOT, folder / f"{name}.log", env=env))
+            for name, target in (("app", "app.py"), (BARE, str(procs.BARE_APP)))
+        }
+        proxies = {
+            name: stack.enter_context(
+                procs.start_nginx(
+                    folder / f"nginx-{name}", procs.free_port(), [srv.upstream], static_dir
+                )
             )
-        with sync_playwright() as pw:
-            browser = B.launch(pw)
-            try:
-                _warm(browser, servers["app"], pages)
-                for slug in [*pages, BARE]:
-                    _visit_runs(browser, slug, servers, proxies, args, result)
-                if args.reps and PAIRED_RUN in args.runs:
-                    paired_visits(browser, servers, proxies, pages, args, result)
-            finally:
-                browser.close()
-    finally:
-        for proxy in proxies.values():
-            proxy.stop()
-        for srv in servers.values():
-            procs.stop_server(srv)
-        shutil.rmtree(folder, ignore_errors=True)
+            for name, srv in servers.items()
+        }
+        with B.chromium() as browser:
+            B.warm_app(browser, servers["app"], servers["app"].url("/?lang=en"))
+            with B.tab(browser) as warm:  # every page's server-side caches, untimed
+                for slug in pages:
+                    B.render(warm, servers["app"].url(page_path(slug)), timeout_s=300)
+            for slug in [*pages, BARE]:
+                _visit_runs(browser, slug, servers, proxies, args, result)
+            if args.reps and PAIRED_RUN in args.runs:
+                paired_visits(browser, servers, proxies, pages, args, result)
     result["machine"]["loadavg_end"] = procs.load_average()
     return result
-
-
-def _warm(browser, app: procs.Server, pages: list[str]) -> None:
-    """The app's one-time warm-up (a teacher opened the lesson before the class), then
-    every page's server-side caches, untimed."""
-    warm = B.new_tab(browser)
-    B.render(warm, app.url("/?lang=en"), timeout_s=180)
-    procs.wait_warm(app, 300.0)
-    for slug in pages:
-        B.render(warm, app.url(page_path(slug)), timeout_s=300)
-    warm.context.close()
 
 
 def _visit_runs(browser, slug: str, servers, proxies, args, result: dict) -> None:

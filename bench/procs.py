@@ -18,6 +18,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator, Sequence
@@ -98,21 +99,19 @@ def hosted_env(folder: Path, **extra: str) -> dict[str, str]:
 def streamlit_command(target: str, port: int) -> list[str]:
     """``streamlit run <target>`` (or ``streamlit hello`` when target is "hello") on loopback."""
     head = ["hello"] if target == "hello" else ["run", target]
+    flags = {
+        "server.headless": "true",
+        "server.port": str(port),
+        "server.address": "127.0.0.1",
+        "server.fileWatcherType": "none",
+        "browser.gatherUsageStats": "false",
+    }
     return [
         sys.executable,
         "-m",
         "streamlit",
         *head,
-        "--server.headless",
-        "true",
-        "--server.port",
-        str(port),
-        "--server.address",
-        "127.0.0.1",
-        "--server.fileWatcherType",
-        "none",
-        "--browser.gatherUsageStats",
-        "false",
+        *(x for k, v in flags.items() for x in (f"--{k}", v)),
     ]
 
 
@@ -201,6 +200,31 @@ def stop_server(server: Server) -> None:
     stop_proc(server.proc)
 
 
+@contextlib.contextmanager
+def serving(target: str, cwd: Path, log: Path, timeout: float = 120.0, **spawn) -> Iterator[Server]:
+    """:func:`start_server`, stopped on the way out."""
+    server = start_server(target, cwd, log, timeout, **spawn)
+    try:
+        yield server
+    finally:
+        stop_server(server)
+
+
+@contextlib.contextmanager
+def hosted_app(port: int, timeout: float = 180.0, prefix: str = "road-") -> Iterator[Server]:
+    """``streamlit run app.py`` on 127.0.0.1:``port`` with the hosted settings and a data
+    folder of its own (``server.log.parent``), both gone on the way out."""
+    if not port_free(port):
+        raise RuntimeError(f"port {port} is taken: stop whatever listens there")
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    try:
+        env = hosted_env(folder)
+        with serving("app.py", ROOT, folder / "app.log", timeout, port=port, env=env) as server:
+            yield server
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def wait_log(server: Server, text: str, timeout: float) -> float | None:
     """Seconds since launch until ``text`` is in the server's log (bounded), else None."""
     deadline = time.monotonic() + timeout
@@ -258,6 +282,12 @@ class Proxy:
 
     def stop(self) -> None:
         stop_proc(self.proc)  # SIGTERM: nginx's fast shutdown cuts open websockets
+
+    def __enter__(self) -> Proxy:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
 
 
 def spawn_nginx(
@@ -449,6 +479,41 @@ def rss_mb(pid: int, include_children: bool = True) -> float:
     """Resident memory of ``pid`` (and its descendants) in MB (1 MB = 2**20 bytes)."""
     pids = [pid] + (descendants(pid) if include_children else [])
     return round(sum(_rss_kb(p) or 0 for p in pids) / 1024.0, 1)
+
+
+class RssSampler:
+    """VmRSS of each process of ``{key: pid}`` (alone) every ``every`` s, in a thread of its
+    own while the ``with`` block runs: ``(time.monotonic(), key, MB)`` samples."""
+
+    def __init__(self, pids: dict[str, int], every: float = 0.5) -> None:
+        self.pids, self.every = pids, every
+        self.samples: list[tuple[float, str, float]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="rss-sampler", daemon=True)
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            for key, pid in self.pids.items():
+                rss = rss_now_mb(pid)
+                if rss is not None:
+                    self.samples.append((time.monotonic(), key, rss))
+            self._stop.wait(self.every)
+
+    def __enter__(self) -> RssSampler:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(5)
+
+    def peak(self, key: str, since: float = 0.0) -> float | None:
+        vals = [mb for t, k, mb in self.samples if k == key and t >= since]
+        return max(vals) if vals else None
+
+    def peaks(self) -> dict[str, float]:
+        """Each key's peak (keys never sampled left out)."""
+        return {k: p for k in self.pids if (p := self.peak(k)) is not None}
 
 
 def machine() -> dict:

@@ -93,25 +93,21 @@ def median(xs: list[float]) -> float | None:
 
 
 def first_render(browser, url: str) -> dict:
-    tab = B.new_tab(browser)
-    try:
+    with B.tab(browser) as tab:
         cdp = tab.context.new_cdp_session(tab)
         cdp.send("Profiler.enable")
         cdp.send("Profiler.setSamplingInterval", {"interval": SAMPLING_US})
         cdp.send("Profiler.start")
         done = B.render(tab, url)
         profile = cdp.send("Profiler.stop")["profile"]
-    finally:
-        tab.context.close()
     scripts = by_script(profile)  # once: the busy time is its sum
     return {"done_s": done, "busy_ms": _busy(scripts), "scripts": scripts}
 
 
 def reruns(browser, url: str, reps: int, prefer: tuple[str, int] | None = None) -> list[dict]:
-    tab = B.new_tab(browser)
-    tab.context.add_init_script(WS_JS)
     out = []
-    try:
+    with B.tab(browser) as tab:
+        tab.context.add_init_script(WS_JS)
         B.render(tab, url)
         control = B.pick_control(tab, prefer)
         for _ in range(reps):
@@ -119,16 +115,13 @@ def reruns(browser, url: str, reps: int, prefer: tuple[str, int] | None = None) 
             tab.evaluate("() => { window.__ws.sent = []; window.__ws.received = []; }")
             done = B.rerun(tab, control)
             state = tab.evaluate("() => ({...window.__bench, ...window.__ws})")
+            split = split_rerun(state["input"], state["last"], state["sent"], state["received"])
             row = {
                 "done_s": done,
                 "messages": len(state["received"]),
                 "control": control.describe(),
             }
-            split = split_rerun(state["input"], state["last"], state["sent"], state["received"])
-            row.update(split or {})
-            out.append(row)
-    finally:
-        tab.context.close()
+            out.append(row | (split or {}))
     return out
 
 
@@ -154,33 +147,24 @@ def summary(first: list[dict], again: list[dict]) -> dict:
 def run(args) -> dict:
     """``args.reps`` first renders of every page of ``args.pages`` and of the bare page,
     alternating, then ``args.reruns`` reruns of each."""
-    from playwright.sync_api import sync_playwright
-
     from bench.pages import CONTROLS, RERUN_PART, page_slugs, page_url
 
     slugs = page_slugs(args.pages)
-    app = procs.start_server("app.py", ROOT, LOGS / "profile_app.log")
-    bare = procs.start_server(str(BARE_APP), LOGS, LOGS / "profile_bare.log")
-    try:
-        with sync_playwright() as p:
-            browser = B.launch(p)
-            warm = B.new_tab(browser)
-            B.render(warm, page_url(app, "home"))  # st.navigation has run
-            warm.context.close()
-            procs.wait_warm(app, 300.0)
-            first = collections.defaultdict(list)
-            for _ in range(args.reps):
-                for slug in slugs:
-                    first[slug].append(first_render(browser, page_url(app, slug)))
-                    first["bare"].append(first_render(browser, bare.url("/")))
-            result = {"meta": procs.run_meta(), "pages": {}}
-            for slug in ["bare", *slugs]:
-                url = bare.url("/") if slug == "bare" else page_url(app, slug, RERUN_PART.get(slug))
-                again = reruns(browser, url, args.reruns, CONTROLS.get(slug))
-                result["pages"][slug] = summary(first[slug], again)
-                print(f"{slug:20s} {json.dumps(result['pages'][slug])}", file=sys.stderr)
-            browser.close()
-    finally:
-        procs.stop_server(app)
-        procs.stop_server(bare)
+    with (
+        procs.serving("app.py", ROOT, LOGS / "profile_app.log") as app,
+        procs.serving(str(BARE_APP), LOGS, LOGS / "profile_bare.log") as bare,
+        B.chromium() as browser,
+    ):
+        B.warm_app(browser, app, page_url(app, "home"))
+        first = collections.defaultdict(list)
+        for _ in range(args.reps):
+            for slug in slugs:
+                first[slug].append(first_render(browser, page_url(app, slug)))
+                first["bare"].append(first_render(browser, bare.url("/")))
+        result = {"meta": procs.run_meta(), "pages": {}}
+        for slug in ["bare", *slugs]:
+            url = bare.url("/") if slug == "bare" else page_url(app, slug, RERUN_PART.get(slug))
+            again = reruns(browser, url, args.reruns, CONTROLS.get(slug))
+            result["pages"][slug] = summary(first[slug], again)
+            print(f"{slug:20s} {json.dumps(result['pages'][slug])}", file=sys.stderr)
     return result

@@ -252,17 +252,12 @@ async def abuse(base: str, page: tuple[str, str], cfg: Abuse, ready=None) -> dic
             s = Student(base, timeout=cfg.timeout, name=f"abuser{i}", source_address=cfg.source)
             try:
                 await asyncio.wait_for(s._connect(), cfg.timeout)
-            except InvalidStatus as exc:
-                refused[str(exc.response.status_code)] += 1
+            except Exception as exc:  # noqa: BLE001 - refused, timed out, reset: no session
                 s.close_http()
-                continue
-            except TimeoutError:
-                counts["timed_out"] += 1
-                s.close_http()
-                continue
-            except Exception:  # noqa: BLE001 - reset, closed, refused: the socket is gone
-                counts["closed"] += 1
-                s.close_http()
+                if isinstance(exc, InvalidStatus):
+                    refused[str(exc.response.status_code)] += 1
+                else:
+                    counts["timed_out" if isinstance(exc, TimeoutError) else "closed"] += 1
                 continue
             counts["opened"] += 1
             sessions.append(s)
@@ -296,28 +291,20 @@ async def _close_all(tasks: list[asyncio.Task], sessions: list) -> None:
 
 
 def _abuse_report(cfg: Abuse, counts: Counter, refused: Counter, rerun_s, t0, cpu0) -> dict:
+    def of(*keys: str) -> dict:
+        return {k: counts[k] for k in keys}
+
+    limits = ("attempts", "open_seconds", "seconds", "openers")
     return {
         "source": cfg.source,
-        "attempts": counts["attempts"],
-        "opened": counts["opened"],
+        **of("attempts", "opened"),
         "refused": dict(sorted(refused.items())),
-        "closed": counts["closed"],
-        "timed_out": counts["timed_out"],
-        "open_phase_s": counts["open_phase_s"],
-        "rerun_sessions": counts["rerun_sessions"],
-        "connected_at_stop": counts["connected_at_stop"],
-        "sessions_dropped": counts["sessions_dropped"],
-        "reruns_ok": counts["reruns_ok"],
-        "reruns_failed": counts["reruns_failed"],
+        **of("closed", "timed_out", "open_phase_s", "rerun_sessions", "connected_at_stop"),
+        **of("sessions_dropped", "reruns_ok", "reruns_failed"),
         "rerun_s": rerun_s,
         "wall_s": round(time.monotonic() - t0, 1),
         "cpu_s": round(own_cpu_s() - cpu0, 2),
-        "limits": {
-            "attempts": cfg.attempts,
-            "open_seconds": cfg.open_seconds,
-            "seconds": cfg.seconds,
-            "openers": cfg.openers,
-        },
+        "limits": {k: getattr(cfg, k) for k in limits},
     }
 
 
@@ -382,7 +369,7 @@ async def measure_class(
     ``run_class`` (scenario, arrive_within, duration, click_every, seed, timeout). Returns
     the class's figures (``run_class``'s, with ``cpu_s`` / ``rss_mb`` over the replicas and
     the details of :func:`_cluster_figures`) and the errors."""
-    from bench.classroom import Student, run_class, sample_peaks
+    from bench.classroom import Student, run_class
 
     errors: list[str] = []
     mark = cl.log_mark()
@@ -391,28 +378,22 @@ async def measure_class(
     if not t.ok:
         errors.append(f"class {n}: the teacher's page: {t.error}")
     before = Snapshot.take(cl)
-    peaks: dict = {}
-    stop = asyncio.Event()
-    pids = {s.upstream: s.pid for s in cl.replicas}
-    sampler = asyncio.create_task(sample_peaks(pids, stop, peaks))
-    proc = None
-    abused: dict | None = None
-    try:
-        if abuser is not None:
-            proc = AbuserProcess(cl.base, page, abuser, abuser_log or LOGS / "abuser.log")
-            await proc.start()
-            await asyncio.sleep(1.0)  # it has begun opening sessions when the class arrives
-        figs = await run_class(
-            cl.base, n, server_pid=None, page=page, source_address=CLASS_ADDR, **class_args
-        )
-    finally:
-        if proc is not None:
-            abused = await proc.stop(timeout=abuser.open_seconds + 90)
-        stop.set()
-        await sampler
+    proc, abused = None, None
+    with procs.RssSampler({s.upstream: s.pid for s in cl.replicas}) as sampler:
+        try:
+            if abuser is not None:
+                proc = AbuserProcess(cl.base, page, abuser, abuser_log or LOGS / "abuser.log")
+                await proc.start()
+                await asyncio.sleep(1.0)  # it has begun opening sessions when the class arrives
+            figs = await run_class(
+                cl.base, n, server_pid=None, page=page, source_address=CLASS_ADDR, **class_args
+            )
+        finally:
+            if proc is not None:
+                abused = await proc.stop(timeout=abuser.open_seconds + 90)
+    peaks = sampler.peaks()
     after = Snapshot.take(cl)
-    await teacher.close()
-    teacher.close_http()
+    await teacher.__aexit__()
     await asyncio.sleep(1.0)  # nginx logs a websocket as it closes
     entries = cl.access_log(mark)
     figs["teacher_s"] = t.seconds
@@ -421,10 +402,8 @@ async def measure_class(
     if abuser is not None:
         abused = dict(abused or {})
         abused["nginx_statuses"] = statuses(entries, abuser.source, sessions_only=True)
-        upstreams = [s.upstream for s in cl.replicas]
-        abused["nginx_sessions"] = sessions_by_replica(entries, abuser.source, upstreams)[
-            "sessions"
-        ]
+        ups = [s.upstream for s in cl.replicas]
+        abused["nginx_sessions"] = sessions_by_replica(entries, abuser.source, ups)["sessions"]
         figs["abuser"] = abused
         if "error" in abused:
             errors.append(f"class {n}: abuser: {abused['error']}")
@@ -443,12 +422,9 @@ def _cluster_figures(figs, cl, entries, before, after, peaks, teacher_route) -> 
     figs["cpu_s"] = round(sum(known), 2) if known else None
     figs["rss_mb"] = max(peaks.values()) if peaks else None
     figs["cpu_cores_busy"] = round(sum(known) / wall, 2) if known and wall > 0 else None
+    sessions = by["sessions"]
     figs["replicas"] = {
-        u: {
-            "cpu_s": rep_cpu[u],
-            "rss_peak_mb": peaks.get(u),
-            "sessions": by["sessions"].get(u, 0),
-        }
+        u: {"cpu_s": rep_cpu[u], "rss_peak_mb": peaks.get(u), "sessions": sessions.get(u, 0)}
         for u in upstreams
     }
     figs["stickiness"] = {k: by[k] for k in ("routes", "routes_on_two_replicas")}
@@ -501,38 +477,14 @@ def ratio_of(a: dict | None, b: dict | None) -> dict:
     return out
 
 
-@dataclass
-class ClassPlan:
-    sizes: list[int]
-    page: tuple[str, str]
-    scenario: str = "page"
-    arrive_within: float = 10.0
-    duration: float = 120.0
-    click_every: tuple[float, float] = (5.0, 10.0)
-    seed: int = 0
-    timeout: float = 60.0
-    port: int = NGINX_PORT
-    warm_timeout: float = 300.0
-    keep_logs: Path | None = None
-
-
-def _one(plan: ClassPlan, replicas: int, n: int, label: str, abuser: Abuse | None):
+def _one(plan, replicas: int, n: int, label: str, abuser: Abuse | None):
     """A fresh cluster, warmed, then one class (with the abuser when given)."""
 
     async def go(cl: Cluster):
         warm, errors = await warm_replicas(cl, plan.page, plan.warm_timeout)
+        log = (plan.keep_logs or LOGS) / f"{label}_abuser.log"
         figs, class_errors = await measure_class(
-            cl,
-            n,
-            page=plan.page,
-            scenario=plan.scenario,
-            arrive_within=plan.arrive_within,
-            duration=plan.duration,
-            click_every=plan.click_every,
-            seed=plan.seed,
-            timeout=plan.timeout,
-            abuser=abuser,
-            abuser_log=(plan.keep_logs or LOGS) / f"{label}_abuser.log",
+            cl, n, abuser=abuser, abuser_log=log, **plan.class_args()
         )
         for u, w in warm.items():
             figs["replicas"].setdefault(u, {}).update(w)
@@ -542,26 +494,32 @@ def _one(plan: ClassPlan, replicas: int, n: int, label: str, abuser: Abuse | Non
         return asyncio.run(go(cl))
 
 
-def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
+def _attempt(plan, replicas: int, n: int, label: str, what: str, abuser=None):
+    """:func:`_one`, its errors prefixed with ``what``; a cluster that failed: no figures."""
+    procs.log(f"class of {n} through nginx, {what}")
+    try:
+        figs, errs = _one(plan, replicas, n, label, abuser)
+    except (RuntimeError, OSError) as exc:
+        figs, errs = None, [f"class {n}: {exc}"]
+    if figs:
+        sessions = {u: v["sessions"] for u, v in figs["replicas"].items()}
+        procs.log(
+            f"{what}, class {n}: arrive {figs['arrive_s']}, click {figs['click_s']}, "
+            f"cpu {figs['cpu_s']}, sessions {sessions}"
+        )
+    return figs, [f"{what}: {e}" for e in errs]
+
+
+def run_replicas(plan, replicas: list[int]) -> dict:
     """The same class (same N, seed, scenario) through nginx with each number of replicas,
     each on a fresh cluster; ``replica_ratio`` = first R / second R per class size."""
     out: dict = {"replicas": {str(r): {"class": {}} for r in replicas}, "replica_ratio": {}}
     errors: list[str] = []
     for n in plan.sizes:
         for r in replicas:
-            procs.log(f"class of {n} through nginx, {r} replica(s)")
-            try:
-                figs, errs = _one(plan, r, n, f"replicas{r}_class{n}", None)
-            except (RuntimeError, OSError) as exc:
-                figs, errs = None, [f"class {n}, {r} replica(s): {exc}"]
-            errors += [f"{r} replica(s): {e}" for e in errs]
+            figs, errs = _attempt(plan, r, n, f"replicas{r}_class{n}", f"{r} replica(s)")
+            errors += errs
             out["replicas"][str(r)]["class"][str(n)] = figs
-            if figs:
-                procs.log(
-                    f"{r} replica(s), class {n}: arrive {figs['arrive_s']}, click "
-                    f"{figs['click_s']}, cpu {figs['cpu_s']}, sessions "
-                    f"{ {u: v['sessions'] for u, v in figs['replicas'].items()} }"
-                )
         if len(replicas) >= 2:
             a, b = (out["replicas"][str(r)]["class"][str(n)] for r in replicas[:2])
             out["replica_ratio"][str(n)] = ratio_of(a, b)
@@ -570,7 +528,7 @@ def run_replicas(plan: ClassPlan, replicas: list[int]) -> dict:
     return out
 
 
-def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
+def run_abuse(plan, replicas: int, cfg: Abuse) -> dict:
     """The class without and then with the abusive client, each on a fresh cluster of
     ``replicas``: the students' figures side by side, what the abuser got."""
     out: dict = {"abuse": {}}
@@ -578,15 +536,9 @@ def run_abuse(plan: ClassPlan, replicas: int, cfg: Abuse) -> dict:
     for n in plan.sizes:
         entry: dict = {}
         for label, who in (("without", None), ("with", cfg)):
-            procs.log(f"class of {n}, {replicas} replica(s), {label} the abuser")
-            try:
-                figs, errs = _one(plan, replicas, n, f"abuse_{label}_class{n}", who)
-            except (RuntimeError, OSError) as exc:
-                figs, errs = None, [f"class {n} {label} the abuser: {exc}"]
-            errors += [f"{label} the abuser: {e}" for e in errs]
-            entry[label] = figs
-            if figs:
-                procs.log(f"{label}: arrive {figs['arrive_s']}, click {figs['click_s']}")
+            what = f"{replicas} replica(s), {label} the abuser"
+            entry[label], errs = _attempt(plan, replicas, n, f"abuse_{label}_class{n}", what, who)
+            errors += errs
         if entry.get("with"):
             entry["abuser"] = entry["with"].pop("abuser", None)
         entry["with_over_without"] = ratio_of(entry.get("with"), entry.get("without"))

@@ -1,23 +1,13 @@
 """Attention weights a decoder really used, and how a score becomes a weight.
 
-Three jobs, all pure (no streamlit), all returning numpy:
+:func:`run_attention` translates greedily, then reruns the model teacher-forced on its own
+output, so each plotted row is the one used to write the token shown; the ``replay_*``
+functions rebuild the logits from those weights (context = weights @ values) to prove it.
+:func:`scores`, :func:`softmax`, :func:`saturation_curve` and :func:`worked_example` explain
+lesson 3.2: dot, scaled dot and additive scores, temperature, why sqrt(d) keeps softmax soft.
 
-* :func:`run_attention` translates one sentence greedily, then runs the model again
-  teacher-forced on its *own* greedy output, so every plotted row is the row the decoder
-  used when it wrote the token shown (not the row it would use for a reference
-  translation). It checks that the teacher-forced pass picks the same tokens.
-* :func:`replay_gru_logits` / :func:`replay_transformer_logits` rebuild the decoder's
-  output from the plotted weights and the encoder states (context = weights @ values):
-  if they reproduce the model's own logits, the heatmap shows the weights the model used.
-* :func:`transformer_qk`, :func:`additive_energy`, :func:`scores`, :func:`softmax`,
-  :func:`entropy_bits` and :func:`saturation_curve` explain lesson 3.2: dot, scaled dot and
-  additive (Bahdanau) scores, softmax with a temperature, and why dividing by sqrt(d)
-  keeps softmax from saturating. :func:`worked_example` does one step by hand on small
-  vectors a student can edit (:func:`parse_vectors` / :func:`format_vectors` put them in
-  a link).
-
-Shapes: S source length (EOS included), T output length (EOS included when the model
-wrote it), L layers, h heads, d = d_model / h, H hidden, V target vocabulary.
+Shapes: S source (EOS included), T output, L layers, h heads, d = d_model / h, H hidden,
+V target vocabulary.
 """
 
 from __future__ import annotations

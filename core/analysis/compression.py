@@ -1,29 +1,12 @@
 """How to compress the past (lesson 1.6): the Markov window, and architectures as priors.
 
-Two questions, answered with counts and formulas, never with typed-in numbers:
-
-1. **The Markov window.** An n-gram model reads only the last n−1 words, and only contexts
-   it has counted. :func:`window_example` searches the held-out sentences for a prompt
-   whose last n−1 words never occur together in training, so the count table has to fall
-   back to a shorter context (the counting itself is :mod:`core.analysis.ngram`).
-2. **Priors on an MLP.** The weights one layer needs to let a word read a context of ``n``
-   words of width ``d`` (hidden width ``h``), with the exact bias terms PyTorch adds:
-
-   ================  ======================  =======================================
-   layer             weights                 what it assumes (the prior)
-   ================  ======================  =======================================
-   MLP               n·d·h + h               nothing: one weight per (position, unit)
-   CNN layer         k·d·h + h               only the k nearest words matter; the
-                                             same filter at every position
-   RNN cell          (d+h)·h + 2h            one state carried forward; the same cell
-                                             at every step
-   self-attention    4·d² + 4d               every pair may matter; the same
-                                             projections at every position
-   ================  ======================  =======================================
-
-   :func:`torch_params` counts the same layers built from real ``torch.nn`` modules
-   (``nn.Linear``, ``nn.Conv1d``, ``nn.RNN``, ``nn.MultiheadAttention``) on the ``meta``
-   device (no memory), so the formulas can be checked at any size.
+1. The Markov window: :func:`window_example` finds a held-out prompt whose last n−1 words
+   never occur together in training, so the n-gram table must back off (counting:
+   :mod:`core.analysis.ngram`).
+2. Priors on an MLP: :func:`weights` gives the exact parameters (biases included) one layer
+   needs to read ``n`` words of width ``d`` (MLP, CNN, RNN, self-attention: ``FORMULAS``);
+   :func:`torch_params` counts the same layers built from ``torch.nn`` on the ``meta`` device.
+Counts and formulas only, never typed-in numbers.
 """
 
 from __future__ import annotations

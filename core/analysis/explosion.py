@@ -1,15 +1,11 @@
 """Exploding gradients in a trained model: one unclipped step can break it, a clipped one not.
 
-The trained vanilla-RNN distance probe answers short-distance questions almost perfectly,
-but its loss surface has cliffs (Pascanu, Mikolov & Bengio 2013): on some training batches
-the gradient norm is tens of times larger than on others. :func:`exploding_batch` finds
-the batch with the largest gradient among a few fixed, seeded training batches;
-:func:`explosion_sweep` takes ONE plain-SGD step on it, over a range of learning rates, once
-with the raw gradient and once with the gradient-norm clipping every model of the app was
-trained with, and measures held-out accuracy (and loss) before and after.
-
-Everything runs on a private copy of the model (``copy.deepcopy``): the shared, cached
-model is never modified. Deterministic: fixed batch seeds, fixed held-out sets.
+The vanilla-RNN distance probe's loss surface has cliffs (Pascanu, Mikolov & Bengio 2013).
+:func:`exploding_batch` finds the seeded training batch with the largest gradient;
+:func:`explosion_sweep` takes ONE plain-SGD step on it over a range of learning rates, raw
+and with the norm clipping every shipped model was trained with, and measures held-out
+accuracy and loss before and after. It works on a ``copy.deepcopy`` of the model (the
+shared one is never modified); deterministic.
 """
 
 from __future__ import annotations

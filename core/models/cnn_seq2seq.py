@@ -1,14 +1,10 @@
 """A convolutional encoder-decoder in the style of ConvS2S (Gehring et al. 2017,
 "Convolutional Sequence to Sequence Learning").
 
-The encoder is a stack of 1-D convolutions with gated linear units (GLU) and residual
-connections: each layer sees ``kernel`` neighbours, so a word's view of the sentence, its
-receptive field, is ``1 + layers * (kernel - 1)`` words wide and grows only with depth.
-Every encoder layer's states are returned, so a page can measure that field.
-
-The decoder stacks causal convolutions (each output sees only earlier target words) and,
-as in ConvS2S, every decoder layer attends to the encoder output with dot-product
-attention ("multi-step attention"). The attention maps are returned per layer.
+Encoder: 1-D convolutions with GLU and residuals; a word's receptive field is
+``1 + layers * (kernel - 1)`` words and grows only with depth (every layer's states are
+returned, so a page can measure it). Decoder: causal convolutions, each layer attending to
+the encoder output with dot-product attention ("multi-step attention"; maps returned).
 
 Shapes: B batch, S source, T target, E embedding, C channels.
 """

@@ -1,14 +1,10 @@
 """A small self-attention encoder that learns which noun "it" names.
 
-The encoder half of the Transformer (Vaswani et al. 2017, "Attention Is All You Need"),
-pre-norm, with one change of objective: at the position of "it" the final representation
-must name its antecedent (a softmax over the vocabulary), as in "the cat drank the milk
-because it was hungry" → cat, "… because it was sweet" → milk. Nothing else is trained,
-so the only way to succeed is the one the lesson draws: layer 1 lets "it" read the
-predicate after it, and the last layer, which has ONE head, must put its weight on the
-right noun to copy that noun's identity. With several heads in that layer the two nouns
-can be split across heads and no head has to choose (measured once with 4 heads: a 0.1
-margin in only 52-59 % of held-out cases).
+The Transformer's encoder (Vaswani et al. 2017), pre-norm, trained only to name the
+antecedent at "it" ("the cat drank the milk because it was hungry" → cat, "… sweet" →
+milk). Layer 1 lets "it" read the predicate; the last layer has ONE head, so that head must
+choose the right noun (with 4 heads the nouns split across heads: a 0.1 margin in only
+52-59 % of held-out cases, measured once).
 
 Shapes: B batch, S sentence length, D d_model, h heads, d = D/h, V vocabulary.
 """

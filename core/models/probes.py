@@ -1,16 +1,10 @@
 """Distance probes: how far back can each architecture reach?
 
-The task (``core.probes_data``): a sequence of values in which exactly one position is
-flagged as the *key*, ``d`` places before the last (query) position; the answer, read at
-the query position, is the key's value. Noise positions carry values too, through the same
-embedding, so they cannot simply be ignored. Only the distance ``d`` changes, so accuracy
-against ``d`` is a direct measure of how far information travels in each architecture:
-
-* ``rnn`` / ``lstm`` / ``gru``: the key must survive ``d`` recurrent steps (Pascanu et al.
-  2013: a vanilla tanh RNN's gradient fades exponentially; gates let LSTM/GRU keep it).
-* ``cnn``: causal convolutions; the query position sees ``1 + layers * (kernel - 1)``
-  symbols (its receptive field). Beyond that the key is invisible, whatever the training.
-* ``attention``: one self-attention layer: the query looks at every position in one step.
+The task (``core.probes_data``): one position, ``d`` places before the query, is flagged as
+the key; the answer at the query is the key's value (noise positions carry values too).
+Only ``d`` changes, so accuracy against ``d`` measures how far information travels:
+``rnn`` / ``lstm`` / ``gru`` through ``d`` recurrent steps (Pascanu et al. 2013), ``cnn``
+only within its receptive field ``1 + layers * (kernel - 1)``, ``attention`` in one step.
 
 Shapes: B batch, L sequence length, E embedding, H hidden.
 """

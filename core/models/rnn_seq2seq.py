@@ -1,21 +1,11 @@
 """GRU (or plain tanh-RNN) encoder-decoder, with or without attention.
 
-Two papers, one file, because the second is the first plus one idea:
-
-* **RNN Encoder-Decoder** (Cho et al. 2014, "Learning Phrase Representations using RNN
-  Encoder-Decoder for Statistical Machine Translation"; Sutskever et al. 2014). The encoder
-  reads the source and keeps only its final hidden state, the fixed-length context vector
-  ``C``. The decoder starts from ``C`` and sees ``C`` again at every step (Cho's variant,
-  the stronger of the two), but nothing else of the source: ``C`` is the only bridge.
-* **RNNsearch** (Bahdanau, Cho & Bengio 2015, "Neural Machine Translation by Jointly
-  Learning to Align and Translate"). A bidirectional encoder keeps one annotation ``h_j``
-  per source word; before writing word ``i`` the decoder scores every annotation against
-  its previous state, ``energy_ij = v^T tanh(W s_{i-1} + U h_j)``, turns the scores into
-  weights with a softmax, and reads the weighted sum ``context_i``. The weights are
-  returned, never stored on the module.
-
-``cell="rnn"`` swaps both GRUs for the plain Elman recurrence ``h_t = tanh(W x_t + U h_{t-1})``
-(no gates), the RNN whose gradients vanish with distance (Bengio et al. 1994).
+* RNN Encoder-Decoder (Cho et al. 2014; Sutskever et al. 2014): the final encoder state,
+  the context vector ``C``, is the decoder's only bridge to the source (seen every step).
+* RNNsearch (Bahdanau, Cho & Bengio 2015): a bidirectional encoder keeps one annotation per
+  word; the decoder scores them, ``energy_ij = v^T tanh(W s_{i-1} + U h_j)``, softmaxes and
+  reads ``context_i``. The weights are returned, never stored on the module.
+``cell="rnn"``: the ungated Elman recurrence whose gradients vanish (Bengio et al. 1994).
 
 Shapes: B batch, S source length, T target length, E embedding, H hidden, A attention.
 """

@@ -1,15 +1,12 @@
 """A small Transformer encoder-decoder (Vaswani et al. 2017, "Attention Is All You Need").
 
-Read top to bottom like the paper: scaled dot-product attention, multi-head attention,
-the position-wise feed-forward net, sinusoidal positions, then the encoder and decoder
-stacks. Layers are pre-norm (LayerNorm before each sub-layer), which trains more reliably
-at this size than the paper's post-norm. Embeddings are scaled by sqrt(d_model), so they are
-initialised with std d_model^-0.5: with the default N(0, 1) they would be sqrt(d_model)
-times larger than the positions and drown them.
+Top to bottom like the paper: scaled dot-product attention, multi-head attention, the
+feed-forward net, sinusoidal positions, the encoder and decoder stacks. Pre-norm (trains
+more reliably at this size); embeddings scaled by sqrt(d_model) and initialised with std
+d_model^-0.5, or they would drown the positions. Every attention map is returned, never
+stored on a module.
 
-Every attention map is returned (encoder self-, decoder self-, cross-attention; per layer
-and head), never stored on a module. Shapes: B batch, S source, T target, D d_model,
-h heads, d = D/h.
+Shapes: B batch, S source, T target, D d_model, h heads, d = D/h.
 """
 
 from __future__ import annotations

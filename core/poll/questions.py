@@ -1,16 +1,10 @@
 """The class-poll questions: a fixed list of answers, and the answer computed at reveal time.
 
-Every question belongs to a part of the lesson (``slug``, ``part``: where the teacher asks
-it and where students go after the reveal). Its texts are catalogue keys
-(``poll.q.<id>.text`` for the question, ``poll.q.<id>.why`` for the explanation shown with
-the answer, filled with the solution's ``values``); answers are either catalogue keys
-(``poll.q.<id>.a<i>``) or literal labels (numbers, English words, model names by
-``core.lexicon``). ``solve()`` computes the answer from the shipped models or from the
-formula the page draws -- never a typed-in result -- and returns the numbers behind it
-(``evidence``: one bar per answer or per model, drawn next to the class's histogram; its
-labels are answers of the question, model names of ``core.lexicon``, or words and numbers
-that read the same in both languages).
-No streamlit here: the UI caches ``solve`` per question.
+Each question belongs to a part (``slug``, ``part``); its texts are catalogue keys
+(``poll.q.<id>.text``, ``.why``, answers ``.a<i>`` or literal labels that read the same in
+both languages). ``solve()`` computes the answer from the shipped models or the page's
+formula, never typed in, with its ``evidence`` (one bar per answer or model, drawn beside
+the class's histogram). No streamlit here: the UI caches ``solve`` per question.
 """
 
 from __future__ import annotations
