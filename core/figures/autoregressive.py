@@ -181,6 +181,26 @@ def slip_distribution(
     return fig
 
 
+def calls_chart(
+    lengths: Sequence[int],
+    series: dict[str, Sequence[int]],
+    *,
+    title: str,
+    x_title: str,
+    y_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """Model calls counted against the number of tokens, one line per way of computing:
+    exact numbers, the same on every machine and every run."""
+    if any(c < 0 for calls in series.values() for c in calls):
+        raise ValueError("model calls are counts: pass numbers >= 0")
+    fig = _lines(
+        lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
+    )
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
 def timing_chart(
     lengths: Sequence[int],
     series: dict[str, Sequence[float]],
