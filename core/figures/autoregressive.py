@@ -181,27 +181,7 @@ def slip_distribution(
     return fig
 
 
-def calls_chart(
-    lengths: Sequence[int],
-    series: dict[str, Sequence[int]],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
-) -> go.Figure:
-    """Model calls counted against the number of tokens, one line per way of computing:
-    exact numbers, the same on every machine and every run."""
-    if any(c < 0 for calls in series.values() for c in calls):
-        raise ValueError("model calls are counts: pass numbers >= 0")
-    fig = _lines(
-        lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
-    )
-    fig.update_yaxes(rangemode="tozero")
-    return fig
-
-
-def timing_chart(
+def cost_chart(
     lengths: Sequence[int],
     series: dict[str, Sequence[float]],
     *,
@@ -210,7 +190,10 @@ def timing_chart(
     y_title: str,
     presenter: bool = False,
 ) -> go.Figure:
-    """Measured time (ms) against the number of tokens, one line per way of computing."""
+    """The serial cost against the number of tokens, one line per way of computing: model
+    calls (counted, exact) or time (ms, measured); from zero up, never negative."""
+    if any(v < 0 for values in series.values() for v in values):
+        raise ValueError("calls and times are never negative: pass values >= 0")
     fig = _lines(
         lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )

@@ -26,19 +26,8 @@ def show() -> None:
         st.button(t(k("cost.again")), icon=":material/timer:", key="ar_cost_again")
     with s.chart, st.spinner(t(k("cost.spinner"))):
         timing = analysis.time_generation(get_model(data.LM), TIMING_LENGTHS, repeats=5)
-    write, read = t(k("cost.write")), t(k("cost.read"))
     with s.chart:  # first: the model calls, counted (exact, the same on every run)
-        ui.chart(
-            figures.calls_chart(
-                timing.lengths,
-                {write: timing.generate_calls, read: timing.read_calls},
-                title=t(k("cost.calls_title"), model=model),
-                x_title=t(k("cost.x")),
-                y_title=t(k("cost.calls_y")),
-                presenter=ui.presenter(),
-            ),
-            key="ar_cost_calls",
-        )
+        chart(timing.lengths, timing.generate_calls, timing.read_calls, "calls", model)
     n_half, n_full = timing.lengths[-2], timing.lengths[-1]
     with s.words:
         c1, c2, c3 = st.columns(3)
@@ -46,17 +35,7 @@ def show() -> None:
         c2.metric(t(k("cost.calls_read"), n=n_full), timing.read_calls[-1])
         c3.metric(t(k("cost.per_token")), f"{timing.generate_ms[-1] / n_full:.2f} ms")
         # second: the milliseconds, measured just now (they move from run to run)
-        ui.chart(
-            figures.timing_chart(
-                timing.lengths,
-                {write: timing.generate_ms, read: timing.read_ms},
-                title=t(k("cost.title"), model=model),
-                x_title=t(k("cost.x")),
-                y_title=t(k("cost.y")),
-                presenter=ui.presenter(),
-            ),
-            key="ar_cost_chart",
-        )
+        chart(timing.lengths, timing.generate_ms, timing.read_ms, "ms", model)
         st.caption(
             t(
                 k("cost.noise"),
@@ -71,3 +50,20 @@ def show() -> None:
     part_end("cost")
     with ui.curious():
         st.markdown(t(k("cost.caption"), model=model, repeats=timing.repeats))
+
+
+def chart(lengths, write, read, unit: str, model: str) -> None:
+    """The cost of writing against reading N words, in model calls (``unit`` "calls") or in
+    milliseconds ("ms")."""
+    calls = unit == "calls"
+    ui.chart(
+        figures.cost_chart(
+            lengths,
+            {t(k("cost.write")): write, t(k("cost.read")): read},
+            title=t(k("cost.calls_title" if calls else "cost.title"), model=model),
+            x_title=t(k("cost.x")),
+            y_title=t(k("cost.calls_y" if calls else "cost.y")),
+            presenter=ui.presenter(),
+        ),
+        key="ar_cost_calls" if calls else "ar_cost_chart",
+    )
