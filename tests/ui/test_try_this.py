@@ -14,7 +14,8 @@ from core import i18n
 from tests.conftest import make_app
 from ui import nav
 
-# (page, part): the parts whose "Try this" names controls
+# (page, part): the parts whose "Try this" names controls (the others quote sentences and
+# words of the lesson, not controls)
 PARTS = (
     ("bottleneck", "read"),
     ("bottleneck", "stretch"),
@@ -22,6 +23,7 @@ PARTS = (
     ("rnn_gradients", "fresh"),
     ("rnn_gradients", "words"),
     ("arena", "sentence"),
+    ("autoregressive", "cost"),
     ("path_length", "pair"),
     ("path_length", "table"),
     ("compression", "priors"),
