@@ -78,7 +78,9 @@ def takeaway(text: str) -> None:
 
 
 def try_this(text: str) -> None:
-    """What to try next with the controls: the one "try this" style of the app."""
+    """What to try next with the controls: the one "try this" style of the app. Name a
+    control by its own label in quotes (“Input strength”), never by the projector's fold
+    ("More controls" exists only there); ``tests/ui/test_try_this.py`` finds each one."""
     st.info(f"**{t('shell.try')}** {text}", icon=":material/touch_app:")
 
 

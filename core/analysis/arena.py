@@ -273,15 +273,20 @@ def length_claim(
     """The numbers behind the evidence part's sentence, from held-out exact match per
     bucket (:func:`exact_by_length`): in the longest bucket, the best plain GRU
     (``plain``), the worse of the two all-attention models (GRU + attention and the
-    Transformer: ``attention``) and the CNN with attention (``cnn``), as percentages.
+    Transformer: ``attention``) and the CNN with attention (``cnn``), as percentages, and
+    ``lead``: the sentence's key, ``"evidence.lead_none"`` when no plain GRU gets a single
+    long sentence right ("at most 0%" would read oddly), else ``"evidence.lead"``.
     ``None`` when a model is missing."""
     need = PLAIN_MODELS + ("gru_attention", "transformer", "cnn_s2s")
     if not all(m in by_length and by_length[m][-1] is not None for m in need):
         return None
     longest = {m: float(by_length[m][-1]) for m in need}
+    best_plain = max(longest[m] for m in PLAIN_MODELS)
     return {
+        "lead": "evidence.lead_none" if best_plain == 0 else "evidence.lead",
         "bucket": corpus.BUCKETS[-1],
-        "plain": f"{max(longest[m] for m in PLAIN_MODELS):.0%}",
+        # a share above 0 never reads as "0%"
+        "plain": f"{best_plain:.0%}" if best_plain == 0 or best_plain >= 0.005 else "<1%",
         "attention": f"{min(longest['gru_attention'], longest['transformer']):.0%}",
         "cnn": f"{longest['cnn_s2s']:.0%}",
     }

@@ -317,13 +317,16 @@ def wrong_step_effect(
 
 @dataclass(frozen=True)
 class Timing:
-    """Measured wall-clock times (fastest of the repetitions: the least disturbed by other
-    work on a shared machine), in milliseconds."""
+    """Model calls counted, and measured wall-clock times (fastest of the repetitions: the
+    least disturbed by other work on a shared machine) in milliseconds. The calls are exact;
+    the milliseconds vary from run to run."""
 
     lengths: tuple[int, ...]  # numbers of tokens
     generate_ms: tuple[float, ...]  # writing N tokens, one model call per token
     read_ms: tuple[float, ...]  # reading N given tokens in one model call
     repeats: int
+    generate_calls: tuple[int, ...] = ()  # model calls made to write N tokens (counted)
+    read_calls: tuple[int, ...] = ()  # model calls made to read N tokens (counted)
 
 
 @torch.inference_mode()
@@ -335,20 +338,23 @@ def time_generation(
     Writing: N calls ``lm(one token, state)``, each waiting for the previous token (the
     recurrent state is carried, so every call does the same work); the next token is the
     argmax, EOS or not, so exactly N tokens are produced. Reading: one call on N tokens
-    (teacher forcing, as in training). ``time.perf_counter``; fastest of ``repeats``.
+    (teacher forcing, as in training). ``time.perf_counter``; fastest of ``repeats``. The
+    model calls of the last repetition are counted as they are made.
     """
     if repeats < 1 or not lengths or min(lengths) < 1:
         raise ValueError("need repeats >= 1 and lengths >= 1")
-    gen_ms, read_ms = [], []
+    gen_ms, read_ms, gen_calls, read_calls = [], [], [], []
     for n in lengths:
         g, r = [], []
         for _ in range(repeats):
             tok = torch.tensor([[start]])  # (1, 1)
             state = None
+            calls = 0
             t0 = time.perf_counter()
             written = []
             for _ in range(n):
                 logits, _, state = lm(tok, state)  # (1, 1, V)
+                calls += 1
                 tok = logits[:, -1].argmax(-1, keepdim=True)  # (1, 1)
                 written.append(tok)
             g.append((time.perf_counter() - t0) * 1000)
@@ -358,7 +364,11 @@ def time_generation(
             r.append((time.perf_counter() - t0) * 1000)
         gen_ms.append(round(min(g), 4))
         read_ms.append(round(min(r), 4))
-    return Timing(tuple(lengths), tuple(gen_ms), tuple(read_ms), repeats)
+        gen_calls.append(calls)
+        read_calls.append(1)  # the one call on the whole sequence above
+    return Timing(
+        tuple(lengths), tuple(gen_ms), tuple(read_ms), repeats, tuple(gen_calls), tuple(read_calls)
+    )
 
 
 # --- the clearest single slip: the default of the "one wrong step" screen --------------------

@@ -104,3 +104,35 @@ def reach(distances: Sequence[int], accs: Sequence[float], solved: float = SOLVE
             break
         up_to = d
     return Reach(float(accs[0]), float(accs[-1]), float(min(accs)), up_to)
+
+
+@dataclass(frozen=True)
+class Wall:
+    """Where one CNN probe stops recalling, as the chart samples it."""
+
+    solved_up_to: int | None  # farthest sampled d solved, every nearer one solved too
+    at_chance_from: int | None  # first sampled d beyond that at chance, or None
+    sees_up_to: int  # farthest d the stack can see (receptive field - 1: the dashed line)
+    blind_at_chance: bool  # every sampled d beyond sees_up_to is at chance
+
+
+def wall(
+    distances: Sequence[int],
+    accs: Sequence[float],
+    field: int,
+    chance: float,
+    solved: float = SOLVED,
+) -> Wall:
+    """Where a CNN probe of receptive field ``field`` stops recalling. A distance is "at
+    chance" below ``2 * chance`` (held-out sets of 400 leave a few points of noise around
+    chance; solved is ``solved`` and above). The chart samples ``distances`` only, so the
+    wall lies somewhere between ``solved_up_to`` and ``at_chance_from``."""
+    if field < 1:
+        raise ValueError(f"a receptive field is at least 1 symbol, got {field}")
+    up_to = reach(distances, accs, solved).solved_up_to
+    start = distances.index(up_to) + 1 if up_to is not None else 0
+    lost = next(
+        (d for d, a in zip(distances[start:], accs[start:], strict=True) if a < 2 * chance), None
+    )
+    beyond = [a for d, a in zip(distances, accs, strict=True) if d > field - 1]
+    return Wall(up_to, lost, field - 1, all(a < 2 * chance for a in beyond))

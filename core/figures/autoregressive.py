@@ -181,7 +181,7 @@ def slip_distribution(
     return fig
 
 
-def timing_chart(
+def cost_chart(
     lengths: Sequence[int],
     series: dict[str, Sequence[float]],
     *,
@@ -190,7 +190,10 @@ def timing_chart(
     y_title: str,
     presenter: bool = False,
 ) -> go.Figure:
-    """Measured time (ms) against the number of tokens, one line per way of computing."""
+    """The serial cost against the number of tokens, one line per way of computing: model
+    calls (counted, exact) or time (ms, measured); from zero up, never negative."""
+    if any(v < 0 for values in series.values() for v in values):
+        raise ValueError("calls and times are never negative: pass values >= 0")
     fig = _lines(
         lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
     )

@@ -44,7 +44,7 @@ def section(manifest: dict[str, Any]) -> None:
     """Accuracy against length (the slide), then memory against distance."""
     t, names = ui.t, common.names()
     claim = analysis.length_claim(analysis.exact_by_length(manifest, common.MODELS))
-    s = ui.slide(t(P + "evidence.lead", **claim) if claim else t(P + "evidence.lead_plain"))
+    s = ui.slide(t(P + claim["lead"], **claim) if claim else t(P + "evidence.lead_plain"))
     with s.control:
         metric = common.choice("metric", METRICS, "exact", "arena_metric")
     by_length = analysis.exact_by_length(manifest, common.MODELS, metric=metric)

@@ -45,10 +45,12 @@ def show() -> None:
 @ui.fragment  # the folded controls rerun this part (and the formula)
 def window_section() -> None:
     """The slide of part 1: the lead, the formula (inner fragment), the folded controls."""
-    s = ui.slide(t(P + "theory.lead"))
+    lead = st.empty()  # the lead names the pair of the sentence below: filled once it is known
+    s = ui.slide()
     with s.more:
         kind, text = sentence_controls()
         tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
+    lead.markdown(theory_lead(kind))
     kernel, dilated = kernel_in_link()
     a, b, pos = pair_and_position(tokens, pair, kernel, dilated)
     with s.more:
@@ -62,6 +64,20 @@ def window_section() -> None:
     ui.params.set_params(a=a, b=b, pos=pos, dil=dilated)
     with s.chart:
         formula_section(tokens, a, b, pos, dilated)
+
+
+def theory_lead(kind: str) -> str:
+    """The lesson's long dependency in the sentence on screen (the lesson's own Chinese
+    sentence for a sentence of the visitor's own): its two words and their distance, the
+    same numbers the "distance between the pair" metric shows for the default pair; for
+    the English counterpart, the lesson's own pair and distance beside them."""
+    lesson = word_pair.sentence("zh", "")
+    tokens, (a, b), _ = word_pair.sentence(kind, "") if kind == "en" else lesson
+    note = ""
+    if kind == "en":
+        z_tokens, (za, zb), _ = lesson
+        note = t(P + "theory.lead_lesson", early=z_tokens[za], late=z_tokens[zb], gap=zb - za)
+    return t(P + "theory.lead", early=tokens[a], late=tokens[b], gap=abs(b - a), note=note)
 
 
 @ui.fragment  # kernel and depth rerun only the chart, their controls and the words under it

@@ -43,9 +43,50 @@ def show() -> None:
     if gated and "probe_rnn" in by_model:
         mixed_evidence(gated, by_model, far)
     ui.takeaway(t(P + "probes.takeaway"))
-    ui.try_this(t(P + "probes.try"))
+    ui.try_this(probes_try(probes, 1 / N_KEYS))
     with ui.curious():
         st.markdown(t(P + "probes.curious"))
+
+
+def probes_try(probes, chance: float) -> str:
+    """What to follow on the chart: where each CNN stops recalling, as sampled (computed from
+    the manifest: the chart samples every few symbols, so a wall is only placed between two
+    samples), whether any of them fails before its dashed line, then the rest."""
+    from core.analysis import distance_probes
+
+    ds = probes.distances
+    walls, early, blind = [], [], True
+    for label, field in probes.fields.items():
+        w = distance_probes.wall(ds, probes.series[label], field, chance)
+        blind = blind and w.blind_at_chance
+        if w.solved_up_to is None or w.at_chance_from is None:
+            walls.append(t(P + "probes.wall_open", name=label, far=ds[-1]))
+            continue
+        right = probes.series[label][: ds.index(w.solved_up_to) + 1]
+        walls.append(
+            t(
+                P + "probes.wall",
+                name=label,
+                acc=f"{min(right):.0%}",
+                solved=w.solved_up_to,
+                lost=w.at_chance_from,
+                sees=w.sees_up_to,
+            )
+        )
+        if w.at_chance_from <= w.sees_up_to:
+            early.append(label)
+    zh = ui.current_lang() == "zh"
+    return t(
+        P + "probes.try",
+        walls=("；" if zh else "; ").join(walls),
+        blind=t(P + "probes.blind") if walls and blind else "",
+        early=t(P + "probes.early", names=_names_of(early, zh)) if early else "",
+        step=min(b - a for a, b in zip(ds, ds[1:], strict=False)) if len(ds) > 1 else 1,
+    )
+
+
+def _names_of(labels: list[str], zh: bool) -> str:
+    return ("、" if zh else " and ").join(labels)
 
 
 def _names(models) -> str:

@@ -30,6 +30,17 @@ def run(**params):
     return at
 
 
+def _ys(values):
+    """A plotly JSON array: a list, or numpy's bytes as {"dtype", "bdata"}."""
+    if isinstance(values, dict):
+        import base64
+
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).tolist()
+    return values
+
+
 def headline(at) -> str:
     """The big "Step i of n · sentence" line."""
     return next(m.value for m in at.markdown if m.value.startswith("### "))
@@ -245,10 +256,35 @@ def test_wrong_states_the_studys_numbers_per_model():
     assert y[0] == pytest.approx(table["gru_plain_256"]["recovered"], abs=1e-3)
 
 
-def test_serial_cost_renders():
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_serial_cost_shows_model_calls_first_and_milliseconds_second(lang):
+    """The serial cost in model calls (counted: n to write n words, 1 to read them) comes
+    first; the milliseconds second, with words that expect noise; the takeaway claims
+    nothing about the milliseconds that a busy machine can break."""
+    from core.i18n import translate
+    from lessons.autoregressive.cost import TIMING_LENGTHS
+
     _need("lm_gru")
-    cost = run(part="cost")
-    assert len(cost.get("plotly_chart")) == 1 and cost.metric[0].value.endswith("ms")
+    cost = run(part="cost", lang=lang)
+    charts = [json.loads(c.proto.spec) for c in cost.get("plotly_chart")]
+    assert len(charts) == 2
+    calls, ms = charts
+    n = TIMING_LENGTHS[-1]
+    write, read = (calls["data"][i]["y"] for i in (0, 1))
+    ys = [_ys(v) for v in (write, read)]
+    assert list(ys[0]) == list(TIMING_LENGTHS) and list(ys[1]) == [1] * len(TIMING_LENGTHS)
+    assert (
+        "ms" in ms["layout"]["yaxis"]["title"]["text"]
+        or "毫秒" in ms["layout"]["yaxis"]["title"]["text"]
+    )
+    assert [m.value for m in cost.metric[:2]] == [str(n), "1"]
+    assert cost.metric[2].value.endswith("ms")
+    takeaway = cost.success[0].value
+    assert translate("autoregressive.cost.takeaway", lang) == takeaway
+    for claim in ("roughly doubles", "does not move", "大约翻倍", "不会动", "翻一倍"):
+        assert claim not in takeaway
+    noise = [c.value for c in cost.caption if str(n) in c.value]
+    assert noise, "the milliseconds' caption (with its numbers) is missing"
 
 
 @pytest.mark.parametrize("part", ["lm", "translate", "wrong", "cost"])

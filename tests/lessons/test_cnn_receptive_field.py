@@ -18,6 +18,7 @@ import streamlit.testing.v1.local_script_runner as lsr
 
 from core import lexicon
 from core.analysis import receptive_field as analysis
+from core.i18n import translate
 from tests.conftest import ROOT, fragment_rerun, main_text, make_app
 from tests.lessons.parts import chart_keys, runs_alone
 
@@ -763,3 +764,28 @@ def test_a_click_in_a_fragment_passes_the_fair_gate(wire, monkeypatch):
     sent = _click(at, wire, at.select_slider(key="cnn_rf_k"), 5)
     assert _widgets(sent) == FRAGMENTS["formula_section"]  # the fragment alone ran
     assert gate.granted == 2 and gate.running() == 0 and not admission.holding()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_lead_and_the_metric_give_the_same_distance(lang):
+    """The lead names the lesson's pair in the sentence on screen and its distance, the
+    number the "distance between the pair" metric shows (computed, never typed)."""
+    at = make_app(PAGE, lang=lang).run(timeout=120)
+    assert not at.exception
+    gap = at.main.metric[2].value  # "20 words" / "26 个词"
+    n = int(gap.split()[0])
+    kind = "zh" if lang == "zh" else "en"
+    tokens, (a, b), _ = analysis.choose_sentence(kind, "")
+    assert n == b - a
+    (lead,) = [
+        m.value
+        for m in at.main.markdown
+        if translate("cnn_receptive_field.theory.lead", lang, early="", late="", gap="", note="")[
+            :8
+        ]
+        in m.value
+    ]
+    assert f"“{tokens[b]}”" in lead and f"“{tokens[a]}”" in lead and f" {n} " in lead
+    if lang == "en":  # and the lesson's own pair, its distance computed too
+        zt, (za, zb), _ = analysis.choose_sentence("zh", "")
+        assert f"{zt[zb]} refers to {zt[za]}, {zb - za} words back" in lead

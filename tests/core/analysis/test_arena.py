@@ -338,3 +338,28 @@ def test_evidence_default_numbers_match_its_words():
         assert acc[m][0] >= 0.9 and acc[m][-1] <= 2 * chance, m
     assert min(acc["probe_attention"]) >= 0.99
     assert ["probe_lstm", "probe_gru", "probe_attention"] in A.identical_series(acc)
+
+
+@pytest.mark.parametrize(
+    ("plain", "lead", "shown"),
+    [
+        (0.0, "evidence.lead_none", None),
+        (0.002, "evidence.lead", "<1%"),
+        (0.25, "evidence.lead", "25%"),
+    ],
+)
+def test_evidence_lead_reads_well_when_no_plain_gru_gets_one_right(plain, lead, shown):
+    """No "at most 0%": with no long sentence right the lead says so in words, and a small
+    share above 0 never shows as "0%"."""
+    from core.i18n import translate
+
+    by = {m: [1.0, plain] for m in A.PLAIN_MODELS}
+    by |= {"gru_attention": [1.0, 0.9], "transformer": [1.0, 0.8], "cnn_s2s": [1.0, 0.3]}
+    claim = A.length_claim(by)
+    assert claim is not None and claim["lead"] == lead
+    for lang in ("en", "zh"):
+        text = translate("arena." + claim["lead"], lang, **claim)
+        assert "0%" not in text.replace("80%", ""), text  # the attention models' 80% aside
+        assert "80%" in text
+        if shown is not None:
+            assert shown in text

@@ -192,6 +192,20 @@ def test_time_generation_writes_n_tokens_and_grows_with_n():
     assert timing.lengths == (2, 64) and timing.repeats == 3
     assert all(v > 0 for v in timing.generate_ms + timing.read_ms)
     assert timing.generate_ms[1] > timing.generate_ms[0]  # 64 calls take longer than 2
+    # the calls are counted as they are made: N to write N tokens, one to read them
+    assert timing.generate_calls == (2, 64) and timing.read_calls == (1, 1)
+
+    class Tally(CountingLM):
+        calls = 0
+
+        def forward(self, ids, state=None):
+            Tally.calls += 1
+            return super().forward(ids, state)
+
+    counted = ar.time_generation(Tally(), lengths=(3, 5), repeats=2)
+    # per repetition and length: N writing calls and one reading call
+    assert Tally.calls == 2 * (3 + 1) + 2 * (5 + 1)
+    assert counted.generate_calls == (3, 5) and counted.read_calls == (1, 1)
     with pytest.raises(ValueError):
         ar.time_generation(CountingLM(), lengths=(), repeats=1)
 

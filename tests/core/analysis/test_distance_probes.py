@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from core import zoo
-from core.analysis.distance_probes import SOLVED, overlaps, probe_curves, reach
+from core.analysis.distance_probes import SOLVED, overlaps, probe_curves, reach, wall
 from core.models.probes import ProbeConfig
 from core.probes_data import N_KEYS
 
@@ -98,3 +98,61 @@ def test_measured_reach_default_shows_its_takeaway_and_its_mixed_evidence(shippe
     groups = overlaps(s)
     assert ["probe_lstm", "probe_gru", "probe_attention"] in groups
     assert ProbeConfig(**zoo.load_manifest()["models"]["probe_cnn2"]["config"]).receptive_field
+
+
+def test_wall_is_placed_between_two_samples():
+    d = [5, 10, 15, 20, 25]
+    w = wall(d, [1.0, 1.0, 0.6, 0.1, 0.12], field=17, chance=0.1)
+    # solved up to 10; 15 is neither solved nor at chance; at chance from 20 (< 2 x chance)
+    assert (w.solved_up_to, w.at_chance_from, w.sees_up_to, w.blind_at_chance) == (
+        10,
+        20,
+        16,
+        True,
+    )
+    assert not wall(d, [1.0, 1.0, 1.0, 0.3, 0.1], field=17, chance=0.1).blind_at_chance
+    assert wall(d, [1.0] * 5, field=33, chance=0.1).at_chance_from is None
+    assert wall(d, [0.1] * 5, field=9, chance=0.1).solved_up_to is None
+    with pytest.raises(ValueError, match="receptive field"):
+        wall(d, [1.0] * 5, field=0, chance=0.1)
+
+
+@needs_manifest
+def test_the_probes_try_this_is_true_of_the_chart(shipped):
+    """The page's "Try this" on the probes (path_length) says, per CNN, where it is right and
+    where at chance, as sampled; that none recalls beyond its dashed line; and names the
+    stacks that fail before it. Checked here on the shipped curves, and on the page."""
+    from core import lexicon
+    from core.i18n import translate
+    from tests.conftest import make_app
+
+    d, s, chance = shipped.distances, shipped.series, 1 / N_KEYS
+    walls = {m: wall(d, s[m], shipped.fields[m], chance) for m in shipped.fields}
+    assert set(walls) == {"probe_cnn2", "probe_cnn4", "probe_cnn8"}
+    for m, w in walls.items():
+        assert w.blind_at_chance, m  # "no CNN recalls anything beyond its dashed line"
+        # the drop happens between two neighbouring samples: nothing in between to see
+        assert d.index(w.at_chance_from) == d.index(w.solved_up_to) + 1, m
+    early = [m for m, w in walls.items() if w.at_chance_from <= w.sees_up_to]
+    assert early  # the text the chart contradicted ("exactly where its field ends")
+    for lang in ("en", "zh"):
+        at = make_app("pages/path_length.py", lang=lang, part="probes").run(timeout=120)
+        assert not at.exception
+        start = f"**{translate('shell.try', lang)}**"
+        (text,) = [str(i.value) for i in at.info if str(i.value).startswith(start)]
+        assert translate("path_length.probes.blind", lang) in text
+        for m, w in walls.items():
+            item = translate(
+                "path_length.probes.wall",
+                lang,
+                name=lexicon.name(m, lang),
+                acc=f"{min(s[m][: d.index(w.solved_up_to) + 1]):.0%}",
+                solved=w.solved_up_to,
+                lost=w.at_chance_from,
+                sees=w.sees_up_to,
+            )
+            assert item in text, (item, text)
+        joiner = "、" if lang == "zh" else " and "
+        names = joiner.join(lexicon.name(m, lang) for m in early)
+        assert translate("path_length.probes.early", lang, names=names) in text
+        assert "exactly where" not in text and "恰好" not in text

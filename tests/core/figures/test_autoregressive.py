@@ -34,3 +34,13 @@ def test_slip_distribution_draws_each_model_in_its_look():
     assert fig.layout.xaxis.ticktext[-1] == f"{figures.SLIP_BINS}+"
     with pytest.raises(ValueError, match="no look"):
         figures.slip_distribution({"A": {0: 1}}, {}, title="t", x_title="x", y_title="y")
+
+
+def test_cost_chart_draws_calls_or_milliseconds_from_zero():
+    fig = figures.cost_chart(
+        [4, 8], {"write": [4, 8], "read": [1, 1]}, title="t", x_title="N", y_title="calls"
+    )
+    assert [list(tr.y) for tr in fig.data] == [[4, 8], [1, 1]]
+    assert fig.layout.yaxis.rangemode == "tozero"
+    with pytest.raises(ValueError, match="never negative"):
+        figures.cost_chart([4], {"write": [-1.0]}, title="t", x_title="N", y_title="ms")
