@@ -325,7 +325,12 @@ class _FakeApp:
             def log_message(self, *args):
                 pass
 
-        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        class Server(http.server.ThreadingHTTPServer):
+            # a class's first visits reach it ~240 at once: the default backlog of 5 drops
+            # connections, and nginx's 5 s connect timeout then answers 504 on a busy machine
+            request_queue_size = 512
+
+        self.server = Server(("127.0.0.1", port), Handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
         self.thread.start()
 
