@@ -5,7 +5,6 @@ the pick was right; nothing reaches the poll store; a missing model is said, not
 from __future__ import annotations
 
 import pytest
-import streamlit as st
 
 import ui.poll
 from core import zoo
