@@ -88,12 +88,34 @@ def test_a_right_and_a_wrong_pick_get_the_models_answer(no_store, qid, slug, par
     ]
 
 
+def _in_order(node, out: list | None = None) -> list:
+    """Every element of the main area, in screen order."""
+    out = [] if out is None else out
+    for child in getattr(node, "children", {}).values():
+        out.append(child)
+        _in_order(child, out)
+    return out
+
+
+def test_it_comes_after_the_parts_chart_and_takeaway():
+    at = _page("path_longest", "path_length", "table", "en")
+    order = _in_order(at.main)
+    title = f"**{translate('poll.predict.title', 'en')}**"
+    block = next(i for i, el in enumerate(order) if getattr(el, "value", None) == title)
+    last_chart = max(i for i, el in enumerate(order) if el.type == "plotly_chart")
+    takeaway = max(i for i, el in enumerate(order) if el.type == "success")
+    assert last_chart < takeaway < block
+
+
 def test_on_the_projector_it_is_folded_after_ask_the_class(no_store):
     at = _page("cnn_layers", "cnn_receptive_field", "theory", "zh", present="1")
     title = translate("poll.predict.title", "zh")
-    folds = [e for e in at.main.expander if e.label == title]
+    order = _in_order(at.main)
+    folds = [i for i, el in enumerate(order) if el.type == "expander" and el.label == title]
     assert len(folds) == 1
-    assert folds[0].radio(key=_key("cnn_layers", "pick")) is not None
+    ask = translate("poll.ask_button", "zh")
+    assert any(el.type == "page_link" and el.label == ask for el in order[: folds[0]])
+    assert order[folds[0]].radio(key=_key("cnn_layers", "pick")) is not None
 
 
 def test_a_part_without_a_question_offers_none(no_store):
