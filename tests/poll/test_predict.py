@@ -13,11 +13,12 @@ from core.poll import questions as pq
 from core.poll import store as ps
 from tests.conftest import make_app
 
-# (question, page, part, language): three pages, both languages
+# (question, page, part, language): four pages, both languages, formulas and a shipped model
 CASES = (
     ("cnn_layers", "cnn_receptive_field", "theory", "en"),
     ("path_longest", "path_length", "table", "zh"),
     ("rnn_fade", "rnn_gradients", "fresh", "en"),
+    ("attention_cat", "attention", "align", "zh"),
 )
 
 
