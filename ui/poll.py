@@ -220,11 +220,32 @@ def _part(q: pq.Question) -> dict:
     return {"part": q.part} if q.part else {}
 
 
-def answer_box(room: Room) -> pq.Solution:
+def computed(q: pq.Question) -> pq.Solution:
+    """The model's answer to ``q``, with a spinner the first time it is computed (raises
+    ``zoo.ZooError`` when a model it needs is missing)."""
     with st.spinner(t("poll.computing")):
-        sol = solution(room.q.id)
-    answer = labels(room.q)[sol.correct]
-    st.success(t("poll.answer", answer=answer), icon=":material/check_circle:")
+        return solution(q.id)
+
+
+def say_answer(q: pq.Question, sol: pq.Solution) -> None:
+    """The revealed answer, in the one style of a reveal (the room's, a phone's, a visitor's)."""
+    st.success(t("poll.answer", answer=labels(q)[sol.correct]), icon=":material/check_circle:")
+
+
+def why(q: pq.Question, sol: pq.Solution) -> None:
+    """The words under a revealed answer, with the numbers the models computed."""
+    st.markdown(t(f"poll.q.{q.id}.why", **sol.values))
+
+
+def proof(q: pq.Question, sol: pq.Solution, *, key: str = "poll_evidence") -> None:
+    """What proves a revealed answer: the evidence chart, then why."""
+    chart(evidence_chart(q, sol), key=key)
+    why(q, sol)
+
+
+def answer_box(room: Room) -> pq.Solution:
+    sol = computed(room.q)
+    say_answer(room.q, sol)
     return sol
 
 
@@ -337,7 +358,7 @@ def teacher_view(room: Room) -> None:
         else:
             join_panel(room)
     if room.poll.state == "revealed":
-        st.markdown(t(f"poll.q.{room.q.id}.why", **solution(room.q.id).values))
+        why(room.q, solution(room.q.id))
 
 
 def _teacher(room: Room, action: str) -> None:
@@ -453,7 +474,6 @@ def student_reveal(room: Room) -> None:
     sol = solution(room.q.id)
     counts = store().tally(room.code).counts
     chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
-    chart(evidence_chart(room.q, sol), key="poll_evidence")
-    st.markdown(t(f"poll.q.{room.q.id}.why", **sol.values))
+    proof(room.q, sol)
     back = {"lang": current_lang(), "present": 0} | _part(room.q)
     page_link(f"pages/{room.q.slug}.py", label=t("poll.see_part"), query_params=back)

@@ -234,14 +234,19 @@ def deck_links(slug: str, part: str | None) -> None:
             )
 
 
+def part_questions(slug: str, part: str | None) -> list:
+    """The class poll's questions of this part (none for a part the page does not have)."""
+    from core.poll.questions import for_part  # no model code: answers are computed later
+
+    return for_part(slug, part if part in page_parts(slug) else None)
+
+
 def ask_links(slug: str, part: str | None) -> None:
     """On the projector, "Ask the class" for each poll question of this part: opens the
     poll room for this browser (the teacher), with the question's room code and QR."""
     if not presenter():
         return
-    from core.poll.questions import for_part  # no model code: answers are computed later
-
-    for q in for_part(slug, part if part in page_parts(slug) else None):
+    for q in part_questions(slug, part):
         st.page_link(
             str(ROOT / "pages/poll.py"),
             label=t("poll.ask_button"),
@@ -253,11 +258,18 @@ def ask_links(slug: str, part: str | None) -> None:
 
 def finish(page: StreamlitPage | None = None) -> None:
     """Everything after the page (which has written its state to the URL): "Ask the class"
-    on the projector, the deck's previous/next links, sharing, and (once per process) the
-    background import of what the lesson pages need."""
+    on the projector, "Predict, then check" for a visitor alone (after the whole part, so it
+    never pushes a chart down), the deck's previous/next links, sharing, and (once per
+    process) the background import of what the lesson pages need."""
     if page is not None:
-        ask_links(_slug(page), st.query_params.get("part"))
-        deck_links(_slug(page), st.query_params.get("part"))
+        slug, part = _slug(page), st.query_params.get("part")
+        ask_links(slug, part)
+        questions = part_questions(slug, part)
+        if questions:
+            from ui import predict  # imports ui.poll, which imports this package
+
+            predict.offer(questions)
+        deck_links(slug, part)
     # Write the address bar once per full run, changed or not: a deck link to another part
     # of the same page sets the query string on the server, and the browser's address
     # would otherwise keep the old part whenever the new part writes nothing new.
