@@ -1,15 +1,11 @@
 """Predict, then check: the class poll's questions for a visitor alone.
 
-Under a part that has a poll question, a visitor picks an answer and presses "Check"; the
-models' answer then appears with the evidence a poll's reveal shows (the same code:
-:func:`ui.poll.say_answer`, :func:`ui.poll.proof`), and whether the pick was right. The
-pick and the check live in this session only (``st.session_state``): nothing goes to the
-poll store, to a file or to the URL, and a reload starts over.
-
-Placed by :func:`ui.shell.finish` after the whole part (chart, control, words, takeaway), so
-it never pushes a chart down. On the projector it is folded and closed: "Ask the class"
-is the room's way to predict, and an open answer would spoil the vote; folded, it stays at
-hand for a room without phones (a show of hands, then "Check").
+Under a part with a poll question a visitor picks an answer and presses "Check"; the
+models' answer appears with the evidence a poll's reveal shows (the same code:
+:func:`ui.poll.say_answer`, :func:`ui.poll.proof`) and whether the pick was right. The pick
+lives in this session only: nothing goes to the poll store, a file or the URL. Placed by
+:func:`ui.shell.finish` after the whole part; on the projector folded and closed ("Ask the
+class" is the room's way to predict; an open answer would spoil the vote).
 """
 
 from __future__ import annotations
