@@ -18,8 +18,8 @@ import streamlit.testing.v1.local_script_runner as lsr
 
 from core import lexicon
 from core.analysis import receptive_field as analysis
-from tests.conftest import ROOT, fragment_rerun, main_text, make_app
 from core.i18n import translate
+from tests.conftest import ROOT, fragment_rerun, main_text, make_app
 from tests.lessons.parts import chart_keys, runs_alone
 
 PAGE = "pages/cnn_receptive_field.py"
