@@ -52,8 +52,9 @@ def caption(series: dict[str, list[float]]) -> str:
 
 def cnn_note(manifest: dict, series: dict[str, list[float]]) -> str | None:
     """Why the convolutional model falls with length although it attends: its budget (steps
-    against the other attention models', from the manifest) and how much its loss still
-    fell over the last fifth of its training; ``None`` without its curve or figures."""
+    against the other attention models', from the manifest), how much its loss still fell
+    over the last fifth of its training, and how far its convolutions see (from its config);
+    ``None`` without its curve or figures."""
     entries = manifest.get("models", {})
     cnn = entries.get(CNN, {})
     if CNN not in series or len(cnn.get("curve") or ()) < 6 or "steps" not in cnn:
@@ -61,15 +62,22 @@ def cnn_note(manifest: dict, series: dict[str, list[float]]) -> str | None:
     steps = sorted({entries[m]["steps"] for m in ATTENTION_MODELS if m != CNN and m in entries})
     if not steps:
         return None
-    others = " / ".join(f"{n:,}" for n in steps)
+    cfg = models.get_model(CNN).cfg
     return t(
         "attention.buys.cnn",
         a=f"{series[CNN][0]:.0%}",
         b=f"{series[CNN][-1]:.0%}",
         steps=f"{cnn['steps']:,}",
-        others=others,
+        others=" / ".join(f"{n:,}" for n in steps),
         fall=f"{analysis.loss_fall(cnn['curve']):.0%}",
+        enc=field(cfg.enc_layers, cfg.kernel),
+        dec=field(cfg.dec_layers, cfg.kernel),
     )
+
+
+def field(layers: int, kernel: int) -> int:
+    """Words a stack of ``layers`` convolutions of width ``kernel`` sees: 1 + layers(kernel-1)."""
+    return 1 + layers * (kernel - 1)
 
 
 @ui.fragment  # the sentence reruns only the table: the curves above do not depend on it

@@ -683,6 +683,13 @@ def test_what_attention_buys_explains_the_cnn_from_the_manifest(tiny_zoo, lang):
     for name in ("gru_attention", "transformer"):
         assert f"{models[name]['steps']:,}" in text
     assert f"{analysis.loss_fall(cnn['curve']):.0%}" in text
+    cfg = zoo.build_model("cnn_seq2seq", cnn["config"]).cfg  # the tiny zoo's: 2 and 1 layers
+    enc, dec = (1 + n * (cfg.kernel - 1) for n in (cfg.enc_layers, cfg.dec_layers))
+    said = {
+        "en": (f"only {enc} neighbouring", f"last {dec} words"),
+        "zh": (f"相邻的 {enc} 个词", f"刚写下的 {dec} 个词"),
+    }
+    assert all(s in text for s in said[lang]), said[lang]
     assert "stays high" not in text
 
 
