@@ -24,3 +24,22 @@ def test_the_view_draws_the_recorded_figures(view):
     assert oracle.same(got, WANT[oracle.view_id(*view)]), (
         "a chart changed; if on purpose, re-record: python -m tests.lessons.figure_oracle --write"
     )
+
+
+def test_fingerprints_forgive_last_bits_and_catch_real_changes():
+    """A float array that moved by 1e-6 (another CPU) still agrees; by 1e-3, or a changed
+    title, it does not."""
+    import base64
+
+    import numpy as np
+
+    def chart(z, title="t"):
+        data = {"bdata": base64.b64encode(np.asarray(z, "f4").tobytes()).decode(), "dtype": "f4"}
+        return oracle.fingerprint({"spec": {"data": [{"z": data}], "layout": {"title": title}}})
+
+    z = np.linspace(0.1, 0.9, 50)
+    want = [chart(z)]
+    assert oracle.same([chart(z * (1 + 1e-6))], want)  # a few float32 ulps
+    assert not oracle.same([chart(z * (1 + 1e-3))], want)
+    assert not oracle.same([chart(z, title="other")], want)
+    assert not oracle.same([chart(z), chart(z)], want)
