@@ -1,5 +1,5 @@
 """One term per concept in each language: every catalogue uses the glossary's term, never a
-variant spelling (``assets/i18n/glossary.json``)."""
+variant spelling (``assets/glossary.json``)."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import pytest
 
 from core import i18n
 
-GLOSSARY = i18n.I18N_DIR / "glossary.json"
+GLOSSARY = i18n.I18N_DIR.parent / "glossary.json"  # beside the catalogues, not one of them
 
 
 def _glossary() -> dict[str, dict]:
