@@ -1,0 +1,1 @@
+"""Home: the lesson as a map (``map``) and the model zoo (``zoo``); pages/home.py lays them out."""
