@@ -11,11 +11,11 @@ Without nginx or PostgreSQL the test skips (with ``CI`` set it fails).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
 import shutil
-import signal
 import subprocess
 import tempfile
 import time
@@ -81,15 +81,13 @@ def cluster():
         _healthy(front, proxy, deadline)
         yield front, apps, server.url, prefix / "logs" / "access.log"
     finally:
-        if proxy is not None and proxy.poll() is None:
-            proxy.send_signal(signal.SIGTERM)
-            proxy.wait(timeout=15)
-        for proc in apps.values():
-            if proc.poll() is None:
-                procs.stop_proc(proc)
-        if server is not None:
-            server.stop()
-        shutil.rmtree(folder, ignore_errors=True)
+        # every stop runs even if one before it raises (ExitStack calls them all, last first)
+        with contextlib.ExitStack() as stops:
+            stops.callback(shutil.rmtree, folder, ignore_errors=True)
+            if server is not None:
+                stops.callback(server.stop)
+            for proc in (*apps.values(), *([proxy] if proxy is not None else [])):
+                stops.callback(procs.stop_proc, proc)
 
 
 def _routes_on_one_replica(front: int, access_log: Path, want: int) -> tuple[int, list[str]]:
