@@ -67,7 +67,7 @@ SPECS: dict[str, TrainSpec] = {
         oversample={"longrange": 3, "sense": 2},
     ),
     "cnn_s2s": TrainSpec(
-        "cnn_seq2seq", "translation", {"channels": 128, "dropout": 0.0}, 1000, lr=2e-3
+        "cnn_seq2seq", "translation", {"channels": 128, "dropout": 0.0}, 3500, lr=2e-3
     ),
     "transformer": TrainSpec(
         "transformer",

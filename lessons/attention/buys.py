@@ -17,7 +17,7 @@ from ui import models
 t = ui.t  # reads the visitor's language on every call
 
 MODELS = ("gru_plain_256", "gru_attention", "cnn_s2s", "transformer")  # the curves
-CNN = "cnn_s2s"  # attends at every decoder layer, and got the smallest budget
+CNN = "cnn_s2s"  # attends at every decoder layer, and still falls with length
 ATTENTION_MODELS = ("gru_attention", "cnn_s2s", "transformer")  # the ones that attend
 
 
