@@ -38,15 +38,17 @@ CLICKER_JS = (
     "(()=>{if(window.roadClicker)return;window.roadClicker=1;"
     "const K={PageDown:'next',ArrowRight:'next',' ':'next',PageUp:'prev',ArrowLeft:'prev',"
     "Home:'first',End:'last'};"
-    # typing: no key turns the deck
-    "const TYPE='input,textarea,select,[contenteditable]:not([contenteditable=false]),"
-    "[role=textbox],[role=combobox],[role=searchbox]';"
+    # typing: no key turns the deck (a slider and a radio button are inputs too)
+    "const TYPE='input:not([type=range]):not([type=radio]):not([type=checkbox])"
+    ":not([type=button]):not([type=submit]),textarea,select,"
+    "[contenteditable]:not([contenteditable=false]),[role=textbox],[role=combobox],"
+    "[role=searchbox]';"
     # controls with arrow, Home and End keys of their own
-    "const OWN='[role=slider],[role=radio],[role=radiogroup],[role=tab],[role=tablist],"
+    "const OWN='input,[role=slider],[role=radio],[role=radiogroup],[role=tab],[role=tablist],"
     "[role=menu],[role=menuitem],[role=listbox],[role=option],[role=grid],[role=spinbutton],"
     "[role=tree],[role=scrollbar],.js-plotly-plot,[data-testid=stDataFrame]';"
     # controls that Space activates
-    "const SPACE='button,[role=button],summary,[role=checkbox],[role=switch],label';"
+    "const SPACE='button,[role=button],summary,[role=checkbox],[role=switch]';"
     "let queue=[],timer=null,since=0,wait=null;"
     "const stop=u=>{const x=new URL(u,location.href);"
     "return x.pathname.replace(/\\/+$/,'')+'|'+(x.searchParams.get('part')||'')};"

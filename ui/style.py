@@ -5,17 +5,26 @@ from __future__ import annotations
 
 import streamlit as st
 
-FOCUS = "#0b57d0"  # the focus ring: 6.4:1 on white, 5.7:1 on the sidebar's grey (>= 3:1)
+FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/ui/test_clicker.py)
 
 # Every mode. Streamlit's own focus ring is its primary colour at half opacity (about 2.2:1
-# on white), page links and plotly's tool bar have a faint one or none, and a collapsed
+# on white), page links and plotly's tool bar have a faint one or none (a slider's thumb
+# shows the focus of its hidden input: data-focus-visible), and a collapsed
 # sidebar's links stay in the Tab order off screen; reduced motion stops every transition
 # and animation and swaps what moves for what does not (keys ``*_if_motion`` / ``*_if_still``).
 BASE_CSS = f"""
 <style>
-:focus-visible {{ outline: 3px solid {FOCUS} !important; outline-offset: 2px !important; }}
+:focus-visible, [data-focus-visible="true"] {{
+  outline: 3px solid {FOCUS} !important; outline-offset: 2px !important;
+}}
+/* a text box clips its field's ring: the ring goes round the box */
+[data-testid="stTextInputRootElement"]:focus-within,
+[data-testid="stTextAreaRootElement"]:focus-within,
+[data-testid="stNumberInputContainer"]:focus-within,
+[data-baseweb="select"] > div:focus-within {{ outline: 3px solid {FOCUS}; outline-offset: 2px; }}
 [data-testid="stMain"]:focus-visible {{ outline-offset: -3px !important; }}
-[data-testid="stSidebar"][data-collapsed="true"] {{ visibility: hidden; }}
+[data-testid="stSidebar"][data-collapsed="true"],
+[data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}
 @media (prefers-reduced-motion: no-preference) {{
   [class*="_if_still"] {{ display: none !important; }}
