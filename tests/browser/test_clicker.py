@@ -39,10 +39,26 @@ def _press(page, key: str, want: Stop) -> None:
     wait_ready(page)
 
 
+# A key listener behind the clicker's (same window, same capture phase, added later): it
+# sees whether the clicker took the key (default prevented) before any control does.
+_WATCH_JS = """() => {
+  if (!window.roadKeys) {
+    window.roadKeys = [];
+    const seen = e => window.roadKeys.push([e.key, e.defaultPrevented]);
+    window.addEventListener('keydown', seen, true);
+  }
+  window.roadKeys.length = 0;
+}"""
+
+
 def _stays(page, keys: list[str]) -> None:
+    """Press ``keys``: the clicker takes none of them, and the deck stays where it is."""
     here = _where(page)
+    page.evaluate(_WATCH_JS)
     for key in keys:
         page.keyboard.press(key)
+    taken = [k for k, prevented in page.evaluate("() => window.roadKeys") if prevented]
+    assert taken == [], f"the clicker took {taken} at {here}"
     page.wait_for_timeout(SETTLE_MS)
     wait_ready(page)
     assert _where(page) == here, f"{keys} moved the deck from {here} to {page.url}"
