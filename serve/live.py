@@ -31,6 +31,7 @@ def _child(
     run_id: str, url: str, config: dict[str, Any], parent: int, heartbeat_timeout: float
 ) -> None:
     """The training process: race, writing progress to the store; never raises."""
+    runs = RunStore.at(url)
     os.nice(NICE)
     os.environ["OMP_NUM_THREADS"] = "1"
     import torch
@@ -38,7 +39,6 @@ def _child(
     torch.set_num_threads(1)
     from core import live
 
-    runs = RunStore(PollStore(url))
     records: list[dict[str, Any]] = []
     state = {"write": 0.0, "check": 0.0, "stop": False}
 

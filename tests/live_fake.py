@@ -7,11 +7,10 @@ from __future__ import annotations
 import time
 
 from core.poll.runs import RunStore
-from core.poll.store import PollStore
 
 
 def fake_child(run_id: str, url: str, config: dict, parent: int, heartbeat_timeout: float):
-    runs = RunStore(PollStore(url))
+    runs = RunStore.at(url)
     records = []
     for step in range(1, config["steps"] + 1):
         if runs.control(run_id)[0]:

@@ -66,7 +66,21 @@ def bucket_accuracy(
     presenter: bool = False,
     names: Mapping[str, str] | None = None,
 ) -> go.Figure:
-    """Accuracy (fractions 0-1) per length bucket, one line per model."""
+    """Accuracy (fractions 0-1) per length bucket, one line per model; no models yet (no
+    evaluation so far) draws the empty axes."""
+    if not accuracy:
+        fig = base.style(go.Figure(), presenter)
+        fig.update_layout(
+            title_text=title,
+            xaxis=dict(
+                title_text=x_title,
+                tickvals=list(range(len(buckets))),
+                ticktext=list(buckets),
+                range=[-0.3, len(buckets) - 0.7],
+            ),
+            yaxis=dict(title_text=y_title, range=[-0.03, 1.03]),
+        )
+        return fig
     return attention_figures.bucket_lines(
         buckets,
         accuracy,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hmac
 import json
 import secrets
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +45,14 @@ class RunStore:
     def __init__(self, polls: ps.PollStore) -> None:
         self.engine = polls.engine
         self.clock = polls.clock
+
+    @classmethod
+    def at(cls, url: str) -> RunStore:
+        """A store on ``url`` without the schema check (the training process: a low-priority
+        process must not hold the database's write lock while it waits for a core)."""
+        store = cls.__new__(cls)
+        store.engine, store.clock = ps._engine(url), time.time
+        return store
 
     def start(self, browser: str, config: dict[str, Any]) -> str:
         """A new run owned by ``browser`` (status ``starting``); returns its id."""
@@ -117,8 +126,12 @@ class RunStore:
         self._owned(run_id, browser, cancel=1)
 
     def beat(self, run_id: str, browser: str) -> None:
-        """The owner's page is still open: the run may go on."""
-        self._owned(run_id, browser, heartbeat=self.clock())
+        """The owner's page is still open: the run may go on. Best effort: a database busy
+        beyond its timeout skips one beat (a run stops only after a minute without one)."""
+        try:
+            self._owned(run_id, browser, heartbeat=self.clock())
+        except sa.exc.OperationalError:
+            pass
 
     # --- the training process ----------------------------------------------------------
 

@@ -87,7 +87,7 @@ def charts(run: Run | None) -> None:
     with left:
         fig = figures.loss_curves(
             [r["step"] for r in records],
-            {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS},
+            {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS if records},
             total=cfg["steps"],
             title=t(P + "loss.title"),
             x_title=t(P + "loss.x"),
@@ -98,10 +98,8 @@ def charts(run: Run | None) -> None:
         ui.chart(fig, key="live_loss", width=width)
     acc = latest_accuracy(records)
     with right:
-        series = {
-            LOOKS[m]: [acc[m]["token"][b] / 100 if acc else 0.0 for b in buckets]
-            for m in live.MODELS
-        }
+        # no lines before the first evaluation (two flat zeros would lie on each other)
+        series = {LOOKS[m]: [acc[m]["token"][b] / 100 for b in buckets] for m in acc_models(acc)}
         fig = figures.bucket_accuracy(
             buckets,
             series,
@@ -112,6 +110,10 @@ def charts(run: Run | None) -> None:
             names=names(),
         )
         ui.chart(fig, key="live_acc", width=width)
+
+
+def acc_models(acc: dict | None) -> tuple[str, ...]:
+    return live.MODELS if acc else ()
 
 
 def latest_accuracy(records: list[dict]) -> dict | None:
