@@ -55,4 +55,5 @@ def test_a_run_whose_teacher_left_stops_by_itself(manager):
     manager.heartbeat_timeout = 0.5
     run_id = manager.start(TEACHER, SMALL)
     _wait(lambda: not manager.runs.get(run_id).active)
-    assert manager.runs.get(run_id).status == "cancelled" and manager.current() is None
+    assert manager.runs.get(run_id).status == "cancelled"
+    _wait(lambda: manager.current() is None, timeout=30)  # and the process ends
