@@ -51,7 +51,10 @@ def loss_curves(
         title_text=title,
         xaxis=dict(title_text=x_title, range=[0, total]),
         yaxis=dict(title_text=y_title, rangemode="tozero"),
-        legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
+        # inside, top right: a falling loss leaves that corner empty, and it keeps off the title
+        legend=dict(
+            yanchor="top", y=0.98, xanchor="right", x=0.98, bgcolor="rgba(255,255,255,0.8)"
+        ),
     )
     return fig
 
