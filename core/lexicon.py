@@ -34,6 +34,9 @@ LOOKS: dict[str, Look] = {
     "gru_attention": Look("#D55E00", "diamond", "solid"),
     "cnn_s2s": Look("#009E73", "triangle-up", "dashdot"),
     "transformer": Look("#CC79A7", "star", "solid"),
+    # the two small models the live race trains in class (core.live), lighter than the zoo's
+    "live_plain": Look("#4477AA", "circle", "dash"),
+    "live_attention": Look("#EE6677", "diamond", "dash"),
     # the language model
     "lm_gru": Look("#000000", "circle", "solid"),
     # the self-attention encoder that resolves "it"

@@ -121,6 +121,20 @@ handovers = sa.Table(
     sa.Column("code", sa.String(CODE_LEN), nullable=False),
     sa.Column("expires", sa.Float, nullable=False),
 )
+runs = sa.Table(  # live training runs (core.poll.runs): the teacher's, watched by the room
+    "live_runs",
+    metadata,
+    sa.Column("id", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("owner_hash", sa.String(64), nullable=False),  # the starting browser
+    sa.Column("config", sa.Text, nullable=False),  # JSON: core.live.RaceConfig
+    sa.Column("status", sa.String(12), nullable=False),  # core.poll.runs.STATUSES
+    sa.Column("progress", sa.Text, nullable=False),  # JSON list of progress records
+    sa.Column("result", sa.Text, nullable=True),  # JSON, at the end
+    sa.Column("cancel", sa.Integer, nullable=False),  # 1: the teacher asked to stop
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("heartbeat", sa.Float, nullable=False),  # the teacher's page last seen
+    sa.Index("live_runs_by_created", "created"),
+)
 schema = sa.Table(  # one row: the version of the tables above that the database holds
     "poll_schema", metadata, sa.Column("version", sa.Integer, primary_key=True)
 )
@@ -422,13 +436,15 @@ class PollStore:
         return Tally(tuple(counts), sum(counts))
 
     def purge(self) -> int:
-        """Delete polls older than :data:`TTL_S` and their votes; returns how many polls."""
+        """Delete polls older than :data:`TTL_S` and their votes, and training runs as old;
+        returns how many polls."""
         cutoff = self.clock() - TTL_S
         with self.engine.begin() as conn:
             old = sa.select(polls.c.code).where(polls.c.created < cutoff)
             for table in (votes, teachers, handovers):
                 conn.execute(table.delete().where(table.c.code.in_(old)))
             conn.execute(handovers.delete().where(handovers.c.expires < self.clock()))
+            conn.execute(runs.delete().where(runs.c.created < cutoff))
             return conn.execute(polls.delete().where(polls.c.created < cutoff)).rowcount
 
     def dispose(self) -> None:
