@@ -50,6 +50,11 @@ _JS = """export default function ({ data, parentElement }) {
 """
 
 
+# The chart's box, in the page as soon as the element is (before the bundle has loaded): the
+# page and its tests can tell a chart still to draw from a page without charts.
+_BOX = '<div class="stPlotlyChart" data-testid="stPlotlyChart"></div>'
+
+
 @cache
 def urls(base: str = "") -> tuple[str, str]:
     """The bundle's and the drawing code's URLs, each with ``?v=`` its content's hash."""
@@ -65,7 +70,7 @@ def urls(base: str = "") -> tuple[str, str]:
 def _component():
     base = st.get_option("server.baseUrlPath") or ""
     js = _JS % json.dumps(list(urls(base)))
-    return st.components.v2.component(NAME, js=js, isolate_styles=False)
+    return st.components.v2.component(NAME, html=_BOX, js=js, isolate_styles=False)
 
 
 def payload(fig: go.Figure, config: dict) -> bytes:

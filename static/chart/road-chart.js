@@ -223,20 +223,16 @@
    * ``parent``; a second call with new bytes updates the same chart (Plotly.react). */
   function draw(parent, payload) {
     const text = typeof payload === "string" ? payload : new TextDecoder().decode(payload);
-    let box = parent.querySelector(":scope > .stPlotlyChart");
-    if (box && box.roadText === text) return; // the same figure again: nothing to do
+    const box = parent.querySelector(".stPlotlyChart"); // ui/plot.py's html
+    if (box.roadText === text) return; // the same figure again: nothing to do
     const { spec, config } = JSON.parse(text);
     const fig = themed(spec);
     const height = fig.layout.height >= 10 ? fig.layout.height : HEIGHT;
-    if (!box) {
-      box = document.createElement("div");
-      box.className = "stPlotlyChart";
-      box.dataset.testid = "stPlotlyChart";
-      box.style.minHeight = height + "px";
+    if (!box.firstElementChild) {
       box.appendChild(document.createElement("div"));
-      parent.appendChild(box);
       resized.observe(box);
     }
+    box.style.minHeight = height + "px";
     box.roadText = text;
     const gd = box.firstElementChild;
     gd.style.overflow = "hidden";
