@@ -16,7 +16,7 @@ import streamlit as st
 from core import lexicon, mdtable
 from core.figures import base, margins
 from serve.admission import fragment
-from ui import params
+from ui import params, plot
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
@@ -91,7 +91,7 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
         # a screen without hover shows plotly's tool bar all the time, over the chart's top
         # (an attention map's words); a phone zooms with two fingers, resets with a double tap
         config["displayModeBar"] = False
-    st.plotly_chart(fig, width="stretch", key=key, config=config)
+    plot.draw(fig, key=key, config=config)
 
 
 def model_name(model: str) -> str:
