@@ -2,10 +2,10 @@
 finds no violation outside :data:`KNOWN` on every part of every page.
 
 The test: every part in both languages at 1280x800, and every page's first part on a phone
-(390x844, English) and in presenter mode (Chinese). ``python -m tests.browser.test_a11y --all`` sweeps every
-part in every combination (laptop, phone, presenter; en, zh). One server; one tab per page
-and view, a few at once; axe is injected once per tab and the part is switched by its own
-button in the loaded page (a click and a rerun, cheaper than a page load).
+(390x844, English) and in presenter mode (Chinese). ``python -m tests.browser.test_a11y
+--all`` sweeps every part in every combination (laptop, phone, presenter; en, zh). One
+server; one tab per page and view, a few at once; axe is injected once per tab and the part
+is switched by its own button in the loaded page (a click and a rerun, cheaper than a load).
 """
 
 from __future__ import annotations
