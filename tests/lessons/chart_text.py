@@ -35,15 +35,19 @@ def problems(at, lang: str) -> list[str]:
 
 
 def _alike_lines(spec: dict) -> list[str]:
+    """Model lines on the same axes (one panel) drawn with the same dash and the same marker
+    (or both without markers): told apart by colour alone."""
     seen: dict[tuple, str] = {}
     out = []
     for tr in spec.get("data") or []:
         line, marker = tr.get("line") or {}, tr.get("marker") or {}
         color = str(line.get("color") or "").upper()
-        if "lines" not in str(tr.get("mode", "lines")) or color not in _MODEL_COLORS:
+        mode = str(tr.get("mode", "lines"))
+        if "lines" not in mode or color not in _MODEL_COLORS:
             continue
-        look = (line.get("dash") or "solid", marker.get("symbol") or "circle")
+        symbol = (marker.get("symbol") or "circle") if "markers" in mode else None
+        look = (tr.get("xaxis", "x"), tr.get("yaxis", "y"), line.get("dash") or "solid", symbol)
         if look in seen and seen[look] != color:
-            out.append(f"lines {seen[look]} and {color} share dash and marker {look}")
+            out.append(f"lines {seen[look]} and {color} share dash and marker {look[2:]}")
         seen.setdefault(look, color)
     return out
