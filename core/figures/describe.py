@@ -132,7 +132,7 @@ def _heatmap(tr: Mapping, lang: str) -> str:
         best = [(int(np.nanargmax(z[:, j])), j) for j in range(cols) if np.isfinite(z[:, j]).any()]
         key = "per_col"
     cells = [_t("cell", lang, row=ys[i], col=xs[j], v=_num(z[i, j])) for i, j in best]
-    return text + " " + _t(key, lang, cells=_listing(cells, lang))
+    return text + ("" if lang == "zh" else " ") + _t(key, lang, cells=_listing(cells, lang))
 
 
 def _xy(tr: Mapping) -> tuple[list[str], np.ndarray]:
