@@ -48,7 +48,7 @@ LOOKS: dict[str, Look] = {
     "probe_cnn2": Look("#A6DBA0", "x", "dot"),
     "probe_cnn4": Look("#5AAE61", "cross", "dash"),
     "probe_cnn8": Look("#1B7837", "pentagon", "dashdot"),
-    "probe_attention": Look("#B2182B", "diamond", "solid"),
+    "probe_attention": Look("#CC6677", "diamond", "solid"),
 }
 
 # Shown instead of the vocabulary's special tokens, everywhere a student sees tokens.

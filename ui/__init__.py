@@ -16,7 +16,7 @@ import streamlit as st
 from core import lexicon, mdtable
 from core.figures import base, margins
 from serve.admission import fragment
-from ui import params, plot
+from ui import chart_text, params, plot
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
@@ -92,6 +92,7 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
         # (an attention map's words); a phone zooms with two fingers, resets with a double tap
         config["displayModeBar"] = False
     plot.draw(fig, key=key, config=config)
+    chart_text.show(fig)  # what it shows, for a screen reader; its data as a table
 
 
 def model_name(model: str) -> str:
