@@ -1,8 +1,23 @@
-"""Static CSS for presenter mode (no user input ever reaches it)."""
+"""Static CSS: for every screen, and for presenter mode (no user input ever reaches it)."""
 
 from __future__ import annotations
 
 import streamlit as st
+
+# On every screen: no label ends in "…" or runs out of its box. A deck link's label wraps
+# (Streamlit cuts it to one line: "next ▸ Autoregressive generation · 2 · T…"), and the
+# options of a segmented control go on a second row instead of scrolling out of a narrow
+# column ("Cost per layer" hidden beside a slider).
+BASE_CSS = """
+<style>
+[data-testid="stPageLink-NavLink"] span,
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stPageLink-NavLink"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
+[data-testid="stButtonGroup"] > div { flex-wrap: wrap; row-gap: 0.25rem; overflow: visible; }
+</style>
+"""
 
 # Readable from the back of a classroom at 1280x720: bigger text, bolder headings,
 # high-contrast ink, roomier widgets. Charts scale themselves through core.figures.base.
@@ -34,6 +49,5 @@ PRESENTER_CSS = """
 
 
 def apply(presenter: bool) -> None:
-    """Inject the presenter stylesheet when presenter mode is on."""
-    if presenter:
-        st.html(PRESENTER_CSS)
+    """Inject the stylesheet of every screen, and the presenter one when presenter mode is on."""
+    st.html(BASE_CSS + PRESENTER_CSS if presenter else BASE_CSS)

@@ -364,6 +364,10 @@ def vmark(
 # the compact presenter header (measured in Chromium: the header, the part selector and
 # one sentence take ~260 px), so no figure is drawn taller than this in presenter mode.
 SLIDE_HEIGHT = 480
+# A part whose step controls (Back / Next / Play, a step slider) sit under its chart: the
+# chart leaves them room on the first screen (measured: with the line of words between,
+# the buttons end ~115 px under the chart).
+STEP_SLIDE_HEIGHT = SLIDE_HEIGHT - 150
 MIN_PROJECTOR_FONT = 18  # px: no chart text smaller than this on a projector (tests ask >= 16)
 # Width of the main column in presenter mode at 1280 px (sidebar folded), for title wrapping.
 PROJECTOR_WIDTH = 1200

@@ -9,6 +9,7 @@ import ui
 from core import lexicon
 from core.analysis import autoregressive as analysis
 from core.figures import autoregressive as figures
+from core.figures.base import STEP_SLIDE_HEIGHT
 from core.vocab import detokenize_zh
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (
@@ -82,7 +83,7 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             presenter=presenter,
             color=color,
         )
-        ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5)
+        ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5, height=STEP_SLIDE_HEIGHT)
     with right:
         if dec.attention is not None:
             fig = figures.attention_row(
@@ -94,7 +95,7 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
                 presenter=presenter,
                 color=color,
             )
-            ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5)
+            ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5, height=STEP_SLIDE_HEIGHT)
         else:
             st.caption(t(k("tr.no_attention"), model=model))
     big(
