@@ -7,12 +7,15 @@ import streamlit as st
 # On every screen: no label ends in "…" or runs out of its box. A deck link's label wraps
 # (Streamlit cuts it to one line: "next ▸ Autoregressive generation · 2 · T…"), and the
 # options of a segmented control go on a second row instead of scrolling out of a narrow
-# column ("Cost per layer" hidden beside a slider).
+# column ("Cost per layer" hidden beside a slider); a metric's label wraps too.
 BASE_CSS = """
 <style>
 [data-testid="stPageLink-NavLink"] span,
 [data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
 [data-testid="stPageLink-NavLink"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
   white-space: normal; overflow: visible; text-overflow: clip;
 }
 [data-testid="stButtonGroup"] > div { flex-wrap: wrap; row-gap: 0.25rem; overflow: visible; }

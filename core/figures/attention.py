@@ -85,7 +85,7 @@ def _row_frame(row: int, z: np.ndarray, presenter: bool, name: str = "highlight_
         x1=cols - 0.5,
         y0=row - 0.5,
         y1=row + 0.5,
-        line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+        line=dict(color=base.HIGHLIGHT, width=s.line + 1),
     )
 
 
@@ -191,7 +191,7 @@ def _bar_traces(
         top = int(np.argmax(w)) if highlight is None else highlight
         if not 0 <= top < w.size:
             raise ValueError(f"highlight {highlight} is outside 0..{w.size - 1}")
-        colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
+        colors = [base.HIGHLIGHT if i == top else s.palette[2] for i in range(w.size)]
     data: list[dict] = [
         dict(
             type="bar",
@@ -667,7 +667,7 @@ def _weight_lines(
     word, per "its lines or the others'"), a line from left i to right j for each weight
     (i, j) in the bin."""
     n = len(y)
-    accent = s.palette[1] if presenter else "#EE6677"
+    accent = base.HIGHLIGHT
     data: list[dict] = []
     edges = list(_WIDTH_BINS) + [1.01]
     for b in range(len(_WIDTH_BINS)):

@@ -37,6 +37,9 @@ OKABE_ITO: tuple[str, ...] = (
     "#CC79A7",  # reddish purple
     "#F0E442",  # yellow (last: weak on white)
 )
+# The one highlight of every chart (the chosen word, the largest weight, the framed row, a
+# marked bar), on the laptop and the projector alike: Okabe-Ito orange.
+HIGHLIGHT = OKABE_ITO[1]
 # Paul Tol's "bright" scheme: also colour-blind safe, softer for a laptop screen.
 TOL_BRIGHT: tuple[str, ...] = (
     "#4477AA",
@@ -205,7 +208,7 @@ def bar_chart(
         raise ValueError("log_y=True needs positive values; drop zeros or use log_y=False")
     s = scale(presenter)
     marked = {str(h) for h in highlight}
-    colors = [s.palette[1] if lab in marked else s.palette[2] for lab in labels]
+    colors = [HIGHLIGHT if lab in marked else s.palette[2] for lab in labels]
     fig = go.Figure(go.Bar(x=labels, y=vals, marker_color=colors))
     return _dress(fig, presenter, title, x_title, y_title, log_y)
 

@@ -143,7 +143,6 @@ def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -
         x_title=what,
         y_title=t(k("lm.chart.y"), k=len(tokens)),
         presenter=ui.presenter(),
-        color=lexicon.look(data.LM).color,
     )
     ui.chart(fig, key=chart_key("ar_lm_chart", play), height=STEP_SLIDE_HEIGHT)
     big(

@@ -68,7 +68,6 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
     output so far with the new word marked."""
     presenter = ui.presenter()
     model = ui.model_name(name)
-    color = lexicon.look(name).color
     step = dec.steps[n - 1]
     out = zh(dec.ids)
     left, right = st.columns(2)
@@ -81,7 +80,6 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             x_title=t(k("tr.chart.x")),
             y_title=t(k("tr.chart.y"), k=len(step.top_ids)),
             presenter=presenter,
-            color=color,
         )
         ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5, height=STEP_SLIDE_HEIGHT)
     with right:
@@ -93,7 +91,6 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
                 x_title=t(k("tr.attn.x")),
                 y_title=t(k("tr.attn.y")),
                 presenter=presenter,
-                color=color,
             )
             ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5, height=STEP_SLIDE_HEIGHT)
         else:

@@ -65,7 +65,7 @@ def test_heatmap_equals_the_shared_heatmap_with_its_updates(presenter, show_valu
         x1=6.5,
         y0=1.5,
         y1=2.5,
-        line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+        line=dict(color=base.HIGHLIGHT, width=s.line + 1),
     )
     new = F.attention_heatmap(
         z,
@@ -264,8 +264,9 @@ def test_bar_panels_stack_top_to_bottom_each_with_its_title_and_axes():
         assert note["y"] == pytest.approx(hi) and note["yanchor"] == "bottom"
     s = base.scale(False)
     colors = [tr["marker"]["color"] for tr in fig["data"]]
-    assert colors[0] == [s.palette[2], s.palette[1], s.palette[2]]  # largest
-    assert colors[1] == [s.palette[2], s.palette[2], s.palette[1]]  # highlight=2
+    mark = base.HIGHLIGHT  # the one highlight colour of every chart
+    assert colors[0] == [s.palette[2], mark, s.palette[2]]  # largest
+    assert colors[1] == [s.palette[2], s.palette[2], mark]  # highlight=2
     assert colors[2] == [s.palette[2], s.palette[1], s.palette[2]]  # signed: 0.5 > 0
     assert "title" not in lay and lay["margin"]["t"] == 10  # no figure title: no room for one
 
