@@ -54,7 +54,9 @@ def on_a_phone() -> bool:
         return False
 
 
-def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None:
+def chart(
+    fig: go.Figure, *, key: str | None = None, width: float = 1.0, height: int | None = None
+) -> None:
     """Show a figure from ``core.figures.base`` full width, without plotly's logo.
 
     On a phone (:func:`on_a_phone`) the title is text above the chart, which wraps
@@ -66,14 +68,16 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     In presenter mode the figure is first fitted to the projector
     (:func:`core.figures.base.fit_projector`: every text at projector size, the title wrapped to
     ``width`` -- the fraction of the main column the chart gets, 0.5 in one of two
-    columns -- and the height capped so the chart stays on the first screen).
+    columns -- and the height capped so the chart stays on the first screen; ``height``:
+    a lower cap, :data:`core.figures.base.STEP_SLIDE_HEIGHT` for a chart with step
+    controls under it).
 
     Last, the margins are set to what plotly would grow them to
     (:func:`core.figures.margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again."""
     phone = on_a_phone()
     if presenter():  # never on a phone (ui.shell: a phone keeps its own layout)
-        base.fit_projector(fig, width=width)
+        base.fit_projector(fig, width=width, height=height or base.SLIDE_HEIGHT)
         room = base.PRESENTER_WIDTH * width
     elif phone:
         title = base.take_title(fig)

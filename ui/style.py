@@ -40,6 +40,24 @@ BASE_CSS = f"""
 </style>
 """
 
+# On every screen: no label ends in "…" or runs out of its box. A deck link's label wraps
+# (Streamlit cuts it to one line: "next ▸ Autoregressive generation · 2 · T…"), and the
+# options of a segmented control go on a second row instead of scrolling out of a narrow
+# column ("Cost per layer" hidden beside a slider); a metric's label wraps too.
+LABEL_CSS = """
+<style>
+[data-testid="stPageLink-NavLink"] span,
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stPageLink-NavLink"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
+[data-testid="stButtonGroup"] > div { flex-wrap: wrap; row-gap: 0.25rem; overflow: visible; }
+</style>
+"""
+
 # Readable from the back of a classroom at 1280x720: bigger text, bolder headings,
 # high-contrast ink, roomier widgets. Charts scale themselves through core.figures.base.
 PRESENTER_CSS = """
@@ -81,8 +99,8 @@ CONTRAST_CSS = """
 
 
 def apply(presenter: bool) -> None:
-    """Inject the stylesheet of every mode (focus, motion, contrast), and the presenter's
-    when presenter mode is on."""
-    st.html(BASE_CSS + CONTRAST_CSS)
+    """Inject the stylesheet of every mode (focus, motion, contrast, labels that wrap), and
+    the presenter's when presenter mode is on."""
+    st.html(BASE_CSS + CONTRAST_CSS + LABEL_CSS)
     if presenter:
         st.html(PRESENTER_CSS)
