@@ -15,9 +15,9 @@ from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from serve import admission, warmup
-from ui import share, style
+from ui import clicker, share, style
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
-from ui.nav import PAGES, ROOT, Stop, is_built, neighbours, page_parts
+from ui.nav import PAGES, ROOT, Stop, deck, is_built, neighbours, page_parts
 from ui.params import notice
 
 SHELL_RAN_KEY = "ui_shell_running"  # True while app.py's frame is around the page
@@ -195,6 +195,8 @@ def start(bad: list[tuple[str, str, object]]) -> StreamlitPage:
         _nav_links()  # the lesson first, then language, presenter mode and sharing
     _sidebar()
     style.apply(presenter())
+    if presenter():
+        clicker.install()
     for name, raw, default in bad:
         notice(name, raw, default)
     if st.session_state.get(PRESENT_PHONE_KEY):
@@ -213,25 +215,40 @@ def _stop_label(stop: Stop) -> str:
     return t("deck.where", page=title, part=t(f"{stop.slug}.part.{stop.part}"))
 
 
+def _stop_link(stop: Stop, label: str) -> None:
+    """A deep link to a stop of the deck (language and presenter mode kept)."""
+    keep = {"lang": current_lang(), "present": int(presenter())}
+    st.page_link(
+        str(ROOT / f"pages/{stop.slug}.py"),
+        label=label,
+        query_params=dict(keep, part=stop.part) if stop.part else keep,
+    )
+
+
 def deck_links(slug: str, part: str | None) -> None:
     """ "◂ previous" / "next ▸" under the part: the whole lesson as one deck, every step a
-    deep link to a page and part (language and presenter mode kept)."""
+    deep link to a page and part. In presenter mode also the first and the last stop,
+    hidden: the clicker's Home and End (``ui.clicker``; each link sits in the container
+    the clicker looks for)."""
     prev, nxt, _, _ = neighbours(slug, part)
     if prev is None and nxt is None:
         return
-    keep = {"lang": current_lang(), "present": int(presenter())}
     st.divider()
     left, right = st.columns(2)
-    for col, stop, key in ((left, prev, "deck.prev"), (right, nxt, "deck.next")):
-        if stop is None:
-            continue
-        params = dict(keep, part=stop.part) if stop.part else keep
-        with col:
-            st.page_link(
-                str(ROOT / f"pages/{stop.slug}.py"),
-                label=t(key, where=_stop_label(stop)),
-                query_params=params,
-            )
+    for col, stop, key, go in (
+        (left, prev, "deck.prev", "prev"),
+        (right, nxt, "deck.next", "next"),
+    ):
+        if stop is not None:
+            with col, st.container(key=clicker.LINKS[go]):
+                _stop_link(stop, t(key, where=_stop_label(stop)))
+    if presenter():
+        stops, here = deck(), Stop(slug, part if part in page_parts(slug) else None)
+        with st.container(key=clicker.JUMP):
+            for stop, go in ((stops[0], "first"), (stops[-1], "last")):
+                if stop != here:
+                    with st.container(key=clicker.LINKS[go]):
+                        _stop_link(stop, _stop_label(stop))
 
 
 def part_questions(slug: str, part: str | None) -> list:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from contextlib import nullcontext
 
 import streamlit as st
 
@@ -49,29 +50,35 @@ def _play(flag: str) -> None:
 def stepper(param: str, n: int, default: int = 1) -> tuple[int, bool]:
     """Back / Next / Play / Restart over steps 1..n, kept in the URL as ``param``.
 
-    Returns the current step and whether Play was pressed (the caller animates).
+    Returns the current step and whether Play was pressed (the caller animates). A browser
+    that asks for reduced motion sees "Last step" in Play's place (ui.style: the containers
+    ``*_if_motion`` / ``*_if_still``): the same end, without the frames in between.
     """
     t = ui.t
     raw = ui.params.get_int(param, 1, 999, default)
     step = min(max(1, raw), n)  # a run that ends earlier than the link's step: its last step
     flag = f"ar_play_{param}"
-    buttons = (  # name, icon, on_click, args, disabled
-        ("back", "arrow_back", _go, (param, step - 1), step <= 1),
-        ("next", "arrow_forward", _go, (param, step + 1), step >= n),
-        ("play", "play_arrow", _play, (flag,), step >= n),
-        ("restart", "restart_alt", _go, (param, 1), step <= 1),
+    buttons = (  # name, column, icon, on_click, args, disabled (Play and Last share one)
+        ("back", 0, "arrow_back", _go, (param, step - 1), step <= 1),
+        ("next", 1, "arrow_forward", _go, (param, step + 1), step >= n),
+        ("play", 2, "play_arrow", _play, (flag,), step >= n),
+        ("last", 2, "last_page", _go, (param, n), step >= n),
+        ("restart", 3, "restart_alt", _go, (param, 1), step <= 1),
     )
-    for col, (name, icon, on_click, args, disabled) in zip(st.columns(4), buttons):
-        col.button(
-            t(k(f"step.{name}")),
-            key=f"ar_{param}_{name}",
-            icon=f":material/{icon}:",
-            on_click=on_click,
-            args=args,
-            disabled=disabled,
-            width="stretch",
-            type="primary" if name == "next" else "secondary",
-        )
+    cols = st.columns(4)
+    places = {"play": f"ar_{param}_play_if_motion", "last": f"ar_{param}_last_if_still"}
+    for name, col, icon, on_click, args, disabled in buttons:
+        with cols[col], st.container(key=places[name]) if name in places else nullcontext():
+            st.button(
+                t(k(f"step.{name}")),
+                key=f"ar_{param}_{name}",
+                icon=f":material/{icon}:",
+                on_click=on_click,
+                args=args,
+                disabled=disabled,
+                width="stretch",
+                type="primary" if name == "next" else "secondary",
+            )
     ui.params.set_params(**{param: step})
     return step, bool(st.session_state.pop(flag, False))
 
