@@ -38,7 +38,7 @@ LOOKS: dict[str, Look] = {
     "live_plain": Look("#4477AA", "circle", "dash"),
     "live_attention": Look("#EE6677", "diamond", "dash"),
     # the language model
-    "lm_gru": Look("#000000", "circle", "solid"),
+    "lm_gru": Look("#000000", "cross", "dot"),
     # the self-attention encoder that resolves "it"
     "coref_encoder": Look("#AA4499", "star-diamond", "dash"),
     # distance probes
@@ -48,7 +48,7 @@ LOOKS: dict[str, Look] = {
     "probe_cnn2": Look("#A6DBA0", "x", "dot"),
     "probe_cnn4": Look("#5AAE61", "cross", "dash"),
     "probe_cnn8": Look("#1B7837", "pentagon", "dashdot"),
-    "probe_attention": Look("#CC6677", "diamond", "solid"),
+    "probe_attention": Look("#CC6677", "diamond", "longdashdot"),
 }
 
 # Shown instead of the vocabulary's special tokens, everywhere a student sees tokens.

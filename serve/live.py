@@ -112,9 +112,12 @@ class RunManager:
             return run_id
 
     def cancel(self, run_id: str, browser: str) -> Run | None:
-        """The owner stops the run: the flag in the store (any replica's process reads it),
-        and this server's process ended within :data:`JOIN_S` if it is the one."""
-        self.runs.request_cancel(run_id, browser)  # PollError("not_teacher") for others
+        """The owner, or the teacher of the class on now, stops the run: the flag in the store
+        (any replica's process reads it), and this server's process ended within
+        :data:`JOIN_S` if it is the one."""
+        teacher = bool(self.polls.teaches(browser))
+        # PollError("not_teacher") for anyone else
+        self.runs.request_cancel(run_id, browser, teacher=teacher)
         with self._lock:
             proc = self._proc if self._run_id == run_id else None
         if proc is not None:

@@ -63,7 +63,7 @@ def copy_app(dest: Path, models: bool = True) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "app.py", dest / "app.py")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for d in ("core", "serve", "ui", "lessons", "pages", ".streamlit"):
+    for d in ("core", "serve", "ui", "lessons", "pages", "static", ".streamlit"):
         if (ROOT / d).exists():
             shutil.copytree(ROOT / d, dest / d, ignore=ignore)
     (dest / "assets").mkdir()

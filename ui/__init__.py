@@ -14,9 +14,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core import lexicon, mdtable
-from core.figures import base, margins
+from core.figures import base, describe, margins
 from serve.admission import fragment
-from ui import chart_text, params, plot
+from ui import params, plot
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
@@ -95,8 +95,15 @@ def chart(
         # a screen without hover shows plotly's tool bar all the time, over the chart's top
         # (an attention map's words); a phone zooms with two fingers, resets with a double tap
         config["displayModeBar"] = False
-    plot.draw(fig, key=key, config=config)
-    chart_text.show(fig)  # what it shows, for a screen reader; its data as a table
+    # under the chart, what it shows for a screen reader, and its data as a table
+    plot.draw(fig, key=key, config=config, alt=_alternative(fig))
+
+
+def _alternative(fig: go.Figure) -> str:
+    """``fig``'s text alternative and data table in the visitor's language (escaped html)."""
+    # the figure's own property dicts: no copy, no validation (see base.fit_projector)
+    spec = {"data": fig._data, "layout": fig._layout}  # noqa: SLF001
+    return describe.alternative_html(spec, current_lang())
 
 
 def model_name(model: str) -> str:

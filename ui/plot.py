@@ -73,24 +73,30 @@ def _component():
     return st.components.v2.component(NAME, html=_BOX, js=js, isolate_styles=False)
 
 
-def payload(fig: go.Figure, config: dict) -> bytes:
-    """What the browser gets: ``{"spec": <the figure's plotly JSON>, "config": <config>}``,
-    UTF-8. The spec is the JSON ``st.plotly_chart`` sent (``plotly.io.to_json`` without
-    validation: the figure was built, and validated, by plotly's own objects)."""
+def payload(fig: go.Figure, config: dict, alt: str = "") -> bytes:
+    """What the browser gets: ``{"alt": <html>, "spec": <the figure's plotly JSON>, "config":
+    <config>}``, UTF-8. The spec is the JSON ``st.plotly_chart`` sent (``plotly.io.to_json``
+    without validation: the figure was built, and validated, by plotly's own objects);
+    ``alt`` is the chart's text alternative and data table, every text in it escaped
+    (``core.figures.describe.alternative_html``), put by road-chart.js under the chart."""
     spec = pio.to_json(fig, validate=False)
-    return ('{"spec":' + spec + ',"config":' + json.dumps(config) + "}").encode()
+    head = '{"alt":' + json.dumps(alt) + ',"spec":'
+    return (head + spec + ',"config":' + json.dumps(config) + "}").encode()
 
 
-def draw(fig: go.Figure, *, config: dict, key: str | None = None) -> None:
-    """Show ``fig`` full width with plotly's ``config``."""
-    _component()(data=payload(fig, config), key=key, width="stretch")
+def draw(fig: go.Figure, *, config: dict, alt: str = "", key: str | None = None) -> None:
+    """Show ``fig`` full width with plotly's ``config`` and, under it, ``alt``'s html."""
+    _component()(data=payload(fig, config, alt), key=key, width="stretch")
 
 
 def read(proto) -> SimpleNamespace:
     """A drawn chart (the component's message) as ``st.plotly_chart``'s message held it:
-    ``spec`` and ``config`` (the JSON texts sent), ``id``. For tests, which read what each
-    chart shows."""
+    ``spec`` and ``config`` (the JSON texts sent), ``id``, and ``alt`` (its text alternative's
+    html). For tests, which read what each chart shows."""
     text = proto.bytes.decode()
+    # the first ',"spec":' outside a JSON string: a string holds its quotes escaped
+    start = text.index(',"spec":')
     cut = text.rindex(',"config":')
-    spec, config = text[len('{"spec":') : cut], text[cut + len(',"config":') : -1]
-    return SimpleNamespace(spec=spec, config=config, id=proto.id)
+    alt = json.loads(text[len('{"alt":') : start])
+    spec, config = text[start + len(',"spec":') : cut], text[cut + len(',"config":') : -1]
+    return SimpleNamespace(spec=spec, config=config, alt=alt, id=proto.id)

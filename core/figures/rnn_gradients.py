@@ -111,7 +111,7 @@ def _decay_traces(
                 y=ys,
                 name=label,
                 mode="lines",
-                line=dict(color="#000000", dash="dash", width=s.line),
+                line=dict(color="#000000", dash="longdashdot", width=s.line),
                 hovertemplate="T−t=%{x}<br>%{y:.3g}<extra>" + label + "</extra>",
             )
         )

@@ -115,15 +115,17 @@ class RunStore:
             ).first()
         return row is not None and hmac.compare_digest(row.owner_hash, ps._hash("live", browser))
 
-    def _owned(self, run_id: str, browser: object, **values: Any) -> None:
-        if not self.is_owner(run_id, browser):
+    def _owned(self, run_id: str, browser: object, *, teacher: bool = False, **values: Any) -> None:
+        if not (teacher or self.is_owner(run_id, browser)):
             raise ps.PollError("not_teacher")
         with self.engine.begin() as conn:
             conn.execute(ps.runs.update().where(ps.runs.c.id == run_id).values(**values))
 
-    def request_cancel(self, run_id: str, browser: str) -> None:
-        """The owner asks the run to stop (the training process polls this flag)."""
-        self._owned(run_id, browser, cancel=1)
+    def request_cancel(self, run_id: str, browser: str, *, teacher: bool = False) -> None:
+        """The owner, or the class's teacher (``teacher``: checked by the caller with
+        :meth:`core.poll.store.PollStore.teaches`), asks the run to stop (the training
+        process polls this flag)."""
+        self._owned(run_id, browser, teacher=teacher, cancel=1)
 
     def beat(self, run_id: str, browser: str) -> None:
         """The owner's page is still open: the run may go on. Best effort: a database busy

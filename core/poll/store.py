@@ -35,6 +35,7 @@ MAX_VOTERS = 500  # voters one poll counts (a lecture hall)
 MAX_OPEN_POLLS = 200  # polls open at once on one server (or one database)
 STATES = ("open", "closed", "revealed")
 HANDOVER_S = 120  # a hand-over code works once, within two minutes
+CLASS_S = 3 * 3600  # a room opened this recently: a class is on (live training: see teaches)
 MAX_TEACHERS = 4  # teacher browsers of one poll (the projector, a phone, a tablet, ...)
 BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what ui.poll's cookie may hold
 
@@ -319,6 +320,18 @@ class PollStore:
             return False
         with self.engine.connect() as conn:
             return self._is_teacher(conn, code, browser)
+
+    def teaches(self, browser: str | None) -> bool | None:
+        """Whether ``browser`` teaches a class on this server now: ``None`` when no room was
+        opened in the last :data:`CLASS_S` (no class on), else whether it is a teacher of one
+        of those rooms (their opener, or a device added by hand-over)."""
+        since = self.clock() - CLASS_S
+        with self.engine.connect() as conn:
+            codes = conn.execute(sa.select(polls.c.code).where(polls.c.created >= since))
+            codes = [row.code for row in codes]
+            if not codes:
+                return None
+            return any(self._is_teacher(conn, code, browser) for code in codes)
 
     def handover(self, code: str, browser: str) -> tuple[str, float]:
         """A one-time code that lets another device of the teacher join as a teacher:

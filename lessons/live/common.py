@@ -52,10 +52,23 @@ def is_owner(run: Run | None) -> bool:
     return run is not None and manager().runs.is_owner(run.id, poll.browser_id())
 
 
+def teaches() -> bool | None:
+    """Whether this visitor teaches the class on this server (``None``: no class on; see
+    :meth:`core.poll.store.PollStore.teaches`)."""
+    return manager().polls.teaches(poll.browser_id())
+
+
+def may_cancel(run: Run | None) -> bool:
+    """The run's owner, or the class's teacher (a run a student started before class)."""
+    return run is not None and run.active and (is_owner(run) or bool(teaches()))
+
+
 def may_start(run: Run | None) -> bool:
-    """No run in progress, and the last one is the visitor's or a while ago."""
-    if run is None:
-        return True
-    if run.active:
+    """No run in progress; while a class is on (a room opened in the last hours), only its
+    teacher; with no class, anyone whose run was the last one, or after a quiet while."""
+    if run is not None and run.active:
         return False
-    return is_owner(run) or time.time() - run.created > QUIET_S
+    teacher = teaches()
+    if teacher is not None:
+        return teacher
+    return run is None or is_owner(run) or time.time() - run.created > QUIET_S

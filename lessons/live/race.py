@@ -12,6 +12,7 @@ import streamlit as st
 import ui
 from core import live
 from core.figures import live as figures
+from core.figures.base import STEP_SLIDE_HEIGHT
 from core.poll.runs import Run
 from core.poll.store import PollError
 from core.vocab import detokenize_zh
@@ -43,6 +44,7 @@ def _panel(shown: str | None) -> None:
     owner = common.is_owner(run)
     if run is not None and run.active and owner:
         common.manager().runs.beat(run.id, poll.browser_id())  # the teacher is still here
+    owner = owner or common.may_cancel(run)
     s = ui.slide(t(P + "lead"))
     with s.chart:
         charts(run)
@@ -78,7 +80,9 @@ def names() -> dict[str, str]:
 
 
 def charts(run: Run | None) -> None:
-    """Loss against step, and accuracy by length at the latest evaluation, side by side."""
+    """Loss against step, and accuracy by length at the latest evaluation, side by side (on
+    the projector lower than a slide's chart: the progress bar and Start or Cancel stand
+    under them on the first screen)."""
     cfg = run.config if run else common.config(live.DEFAULT.max_len)
     records = run.progress if run else []
     buckets = live.buckets(cfg["max_len"])
@@ -95,7 +99,7 @@ def charts(run: Run | None) -> None:
             presenter=ui.presenter(),
             names=names(),
         )
-        ui.chart(fig, key="live_loss", width=width)
+        ui.chart(fig, key="live_loss", width=width, height=STEP_SLIDE_HEIGHT)
     acc = latest_accuracy(records)
     with right:
         # no lines before the first evaluation (two flat zeros would lie on each other)
@@ -109,7 +113,7 @@ def charts(run: Run | None) -> None:
             presenter=ui.presenter(),
             names=names(),
         )
-        ui.chart(fig, key="live_acc", width=width)
+        ui.chart(fig, key="live_acc", width=width, height=STEP_SLIDE_HEIGHT)
 
 
 def acc_models(acc: dict | None) -> tuple[str, ...]:
@@ -143,8 +147,8 @@ def progress(run: Run | None) -> None:
 
 
 def controls(run: Run | None, owner: bool) -> None:
-    """The knob and Start for who may start; Cancel for the owner of a run in progress;
-    for everyone else, whose run it is."""
+    """The knob and Start for who may start; Cancel for the owner of a run in progress (or
+    the class's teacher); for everyone else, whose run it is."""
     msg = st.session_state.pop("live_message", None)
     if msg:
         st.warning(msg, icon=":material/hourglass_top:")

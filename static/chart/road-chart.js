@@ -219,13 +219,32 @@
     }
   });
 
-  /** Draw ``payload`` (UTF-8 JSON bytes: {"spec": figure, "config": plotly config}) into
-   * ``parent``; a second call with new bytes updates the same chart (Plotly.react). */
+  // The chart's text alternative (a visually hidden description, then its data as a table
+  // in a closed <details>), right after the chart: built and escaped by the server
+  // (core/figures/describe.py alternative_html); replaced only when it changes, so a table a
+  // student opened stays open while the chart redraws the same data.
+  function describe(parent, box, alt) {
+    let holder = parent.querySelector(":scope > .road-chart-alt");
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.className = "road-chart-alt";
+      box.after(holder);
+    }
+    if (holder.roadAlt !== alt) {
+      holder.innerHTML = alt || "";
+      holder.roadAlt = alt;
+    }
+  }
+
+  /** Draw ``payload`` (UTF-8 JSON bytes: {"alt": html, "spec": figure, "config": plotly
+   * config}) into ``parent``; a second call with new bytes updates the same chart
+   * (Plotly.react). */
   function draw(parent, payload) {
     const text = typeof payload === "string" ? payload : new TextDecoder().decode(payload);
     const box = parent.querySelector(".stPlotlyChart"); // ui/plot.py's html
     if (box.roadText === text) return; // the same figure again: nothing to do
-    const { spec, config } = JSON.parse(text);
+    const { alt, spec, config } = JSON.parse(text);
+    describe(box.parentElement, box, alt);
     const fig = themed(spec);
     const height = fig.layout.height >= 10 ? fig.layout.height : HEIGHT;
     if (!box.firstElementChild) {

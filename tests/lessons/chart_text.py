@@ -17,11 +17,12 @@ _MODEL_COLORS = {lk.color.upper() for lk in lexicon.LOOKS.values()}
 
 
 def problems(at, lang: str) -> list[str]:
-    """One line per chart of the run view ``at`` without its text alternative (right after
-    it, equal to :func:`core.figures.describe.describe` of its spec, in ``lang``), and per
-    two model lines in one chart that share both dash and marker."""
-    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
-    alts = [html.unescape(m) for h in at.get("html") for m in _ALT.findall(h.proto.body)]
+    """One line per chart of the run view ``at`` without its text alternative (sent with
+    it, equal to :func:`core.figures.describe.describe` of its spec, in ``lang``), and per two
+    model lines in one chart that share both dash and marker."""
+    charts = at.get("plotly_chart")
+    specs = [json.loads(c.proto.spec) for c in charts]
+    alts = [html.unescape(m) for c in charts for m in _ALT.findall(c.proto.alt)]
     out = []
     if len(alts) != len(specs):
         out.append(f"{len(specs)} charts but {len(alts)} text alternatives")

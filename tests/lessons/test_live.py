@@ -10,9 +10,11 @@ import time
 
 import pytest
 
+from core.poll.store import DATA_DIR_ENV
 from lessons.live import common
 from tests.conftest import main_text, make_app
 from tests.live_fake import fake_child
+from ui import poll
 
 LIVE = "pages/live.py"
 
@@ -31,8 +33,9 @@ def _until(at, pred, timeout: float = 120.0):
 
 
 @pytest.fixture
-def fresh(monkeypatch):
+def fresh(monkeypatch, tmp_path):
     monkeypatch.setenv(common.STEPS_ENV, "400")
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))  # no room or run of another test
     common.manager.clear()
     common.manager().target = fake_child
     yield
@@ -60,3 +63,30 @@ def test_start_progress_busy_student_cancel(fresh):
     teacher.button(key="live_cancel").click().run(timeout=120)
     assert "Stopped at step" in _progress(teacher) and "Cancel" not in _labels(teacher)
     assert common.manager().current() is None
+
+
+TEACHER, STUDENT = "teacher-browser-0001", "student-browser-0001"
+
+
+def _as(browser: str, lang: str = "en"):
+    at = make_app(LIVE, lang=lang)
+    at.session_state[poll.BROWSER] = browser  # as the browser's cookie would say
+    return at.run(timeout=120)
+
+
+def test_with_a_class_on_only_its_teacher_starts_and_cancels(fresh):
+    """No class on: a student alone may race (the test above). A student who started a run
+    before the class began cannot keep the teacher out: once the teacher has opened a room,
+    only the teacher sees Start, and the teacher may cancel the student's run."""
+    early = _as(STUDENT)
+    early.button(key="live_start").click().run(timeout=120)
+    assert "Cancel" in _labels(early)
+    common.manager().polls.open("lm_next", 3, TEACHER)  # the teacher opens the class's room
+    teacher = _as(TEACHER)
+    assert "Cancel" in _labels(teacher)  # not the teacher's run, but the teacher's class
+    teacher.button(key="live_cancel").click().run(timeout=120)
+    assert common.manager().current() is None
+    student = _as(STUDENT).run(timeout=120)
+    assert not {"Start", "Cancel"} & set(_labels(student))
+    assert "The teacher starts the next run" in main_text(student)
+    assert "Start" in _labels(_as(TEACHER))

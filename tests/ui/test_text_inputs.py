@@ -150,14 +150,11 @@ def test_every_text_box_caps_its_length(path):
 # - ui/poll.py: the browser id, which matches core.poll.store.BROWSER_ID ([A-Za-z0-9_-]) before
 #   it is used, and a constant script (tests/poll/test_browser_id.py);
 # - ui/clicker.py: a constant marker and a constant script (tests/ui/test_clicker.py);
-# - ui/chart_text.py: a chart's text alternative and data table, every text html.escape'd
-#   (core.figures.describe.alternative_html; tests/core/test_describe.py).
 HTML_ALLOWED = {
     "ui/style.py",
     "lessons/arena/sentence.py",
     "ui/poll.py",
     "ui/clicker.py",
-    "ui/chart_text.py",
 }
 
 
