@@ -60,36 +60,22 @@ def loss_curves(
 
 
 def bucket_accuracy(
-    buckets: Sequence[str],
-    accuracy: Mapping[str, Sequence[float]],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
-    names: Mapping[str, str] | None = None,
+    buckets: Sequence[str], accuracy: Mapping[str, Sequence[float]], **labels
 ) -> go.Figure:
-    """Accuracy (fractions 0-1) per length bucket, one line per model; no models yet (no
-    evaluation so far) draws the empty axes."""
-    if not accuracy:
-        fig = base.style(go.Figure(), presenter)
-        fig.update_layout(
-            title_text=title,
-            xaxis=dict(
-                title_text=x_title,
-                tickvals=list(range(len(buckets))),
-                ticktext=list(buckets),
-                range=[-0.3, len(buckets) - 0.7],
-            ),
-            yaxis=dict(title_text=y_title, range=[-0.03, 1.03]),
-        )
-        return fig
-    return attention_figures.bucket_lines(
-        buckets,
-        accuracy,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
-        names=names,
+    """Accuracy (fractions 0-1) per length bucket, one line per model
+    (:func:`core.figures.attention.bucket_lines`, same ``labels``: title, axis titles,
+    presenter, names); no models yet (no evaluation so far) draws the empty axes."""
+    if accuracy:
+        return attention_figures.bucket_lines(buckets, accuracy, **labels)
+    fig = base.style(go.Figure(), labels.get("presenter", False))
+    fig.update_layout(
+        title_text=labels["title"],
+        xaxis=dict(
+            title_text=labels["x_title"],
+            tickvals=list(range(len(buckets))),
+            ticktext=list(buckets),
+            range=[-0.3, len(buckets) - 0.7],
+        ),
+        yaxis=dict(title_text=labels["y_title"], range=[-0.03, 1.03]),
     )
+    return fig

@@ -13,13 +13,12 @@ from __future__ import annotations
 import itertools
 import math
 
+import colorspacious
 import numpy as np
 import pytest
 
-from core import lexicon
+from core import lexicon, zoo
 from core.figures import base
-
-colorspacious = pytest.importorskip("colorspacious")
 
 # ΔE00 ≈ 1 is a just-noticeable difference between large patches side by side (Sharma et al.
 # 2005); thin lines and small markers need several times that. 8 keeps every pair drawn
@@ -29,24 +28,9 @@ MIN_DELTA_E = 8.0
 CVD = (None, "protanomaly", "deuteranomaly", "tritanomaly")  # None: normal vision
 # Models drawn in one chart, whose colours must tell them apart.
 GROUPS = {
-    "translation": (
-        "gru_plain_32",
-        "gru_plain_128",
-        "gru_plain_256",
-        "rnn_plain_256",
-        "gru_attention",
-        "cnn_s2s",
-        "transformer",
-    ),
-    "probes": (
-        "probe_rnn",
-        "probe_lstm",
-        "probe_gru",
-        "probe_cnn2",
-        "probe_cnn4",
-        "probe_cnn8",
-        "probe_attention",
-    ),
+    "translation": zoo.TRANSLATION_MODELS,
+    "probes": zoo.PROBE_MODELS,
+    "live": ("live_plain", "live_attention"),
 }
 
 
