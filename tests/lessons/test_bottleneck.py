@@ -458,7 +458,9 @@ def test_stretch_slider_and_new_batch(dev_zoo):
     at.run()
     before = [m.value for m in _sentences(at).markdown]
     assert len(before) == 8  # one block per sentence: source, reference, two outputs
-    assert all(len(v.split("`")[1].split()) == 12 for v in before if v.startswith("**"))
+    # each block's first line: "**i.** " then the 12-word source, as body text
+    sources = [v.split("  \n")[0].split("** ", 1)[1] for v in before if v.startswith("**")]
+    assert len(sources) == 8 and all(len(src.split()) == 12 for src in sources)
     at.button(key="bn_new").click().run()
     assert at.query_params["seed"] == "1"
     assert [m.value for m in _sentences(at).markdown] != before
