@@ -28,11 +28,16 @@ JOIN_S = 1.0  # how long a cancelled process may take before it is killed
 
 
 def _child(
-    run_id: str, url: str, config: dict[str, Any], parent: int, heartbeat_timeout: float
+    run_id: str,
+    url: str,
+    config: dict[str, Any],
+    parent: int,
+    heartbeat_timeout: float,
+    nice: int = NICE,
 ) -> None:
     """The training process: race, writing progress to the store; never raises."""
+    os.nice(nice)
     runs = RunStore.at(url)
-    os.nice(NICE)
     os.environ["OMP_NUM_THREADS"] = "1"
     import torch
 
@@ -78,6 +83,7 @@ class RunManager:
 
     def __init__(self, url: str | None = None, heartbeat_timeout: float = HEARTBEAT_TIMEOUT_S):
         self.heartbeat_timeout = heartbeat_timeout
+        self.nice = NICE  # the training process's niceness (added to the server's)
         self.target = _child  # what the process runs (a test puts a stand-in here)
         self.polls = PollStore(url)
         self.runs = RunStore(self.polls)
@@ -103,7 +109,14 @@ class RunManager:
             ctx = multiprocessing.get_context("spawn")
             proc = ctx.Process(
                 target=self.target,
-                args=(run_id, self.polls.url, config, os.getpid(), self.heartbeat_timeout),
+                args=(
+                    run_id,
+                    self.polls.url,
+                    config,
+                    os.getpid(),
+                    self.heartbeat_timeout,
+                    self.nice,
+                ),
                 name=f"road-live-{run_id}",
                 daemon=True,  # multiprocessing ends it when the server exits
             )

@@ -42,6 +42,17 @@ def _charts_read_as_plotly_charts() -> None:
     element_tree.UnknownElement.__init__ = read_chart
 
 
+def element_kind(element) -> str:
+    """A sent element's type (``Element.WhichOneof("type")``), the app's chart element read as
+    the ``plotly_chart`` it replaces (for tests that read the wire)."""
+    from ui import plot
+
+    kind = element.WhichOneof("type")
+    if kind == "bidi_component" and element.bidi_component.component_name == plot.NAME:
+        return "plotly_chart"
+    return kind
+
+
 # Class polls of the test run (AppTest and the servers the tests start, which inherit the
 # environment) go to a folder of their own, never to the user's data directory.
 os.environ.setdefault("ROAD_DATA_DIR", tempfile.mkdtemp(prefix="road-test-data-"))

@@ -9,7 +9,9 @@ import time
 from core.poll.runs import RunStore
 
 
-def fake_child(run_id: str, url: str, config: dict, parent: int, heartbeat_timeout: float):
+def fake_child(
+    run_id: str, url: str, config: dict, parent: int, heartbeat_timeout: float, nice: int = 0
+):
     runs = RunStore.at(url)
     records = []
     for step in range(1, config["steps"] + 1):

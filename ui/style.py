@@ -23,6 +23,9 @@ BASE_CSS = f"""
 [data-testid="stNumberInputContainer"]:focus-within,
 [data-baseweb="select"] > div:focus-within {{ outline: 3px solid {FOCUS}; outline-offset: 2px; }}
 [data-testid="stMain"]:focus-visible {{ outline-offset: -3px !important; }}
+/* KaTeX's last glyph overhangs its box by ~2 px (the score part's formulas): room for it,
+   so a formula that fits is no scroll box (one a keyboard could not reach) */
+.katex-display {{ padding-right: 4px; }}
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}
@@ -83,6 +86,10 @@ PRESENTER_CSS = """
 [data-testid="stMain"] .block-container { padding-top: 3rem; max-width: 100%; }
 /* the top bar holds only the sidebar and menu buttons: let the slide's title show through */
 [data-testid="stHeader"] { background: transparent; }
+/* a chart's data table is for a reader at a desk, not for the wall: its toggle would push
+   the part's controls off the first screen (the chart's description stays, for a screen
+   reader; ui/plot.py, static/chart/road-chart.js) */
+[data-testid="stMain"] .road-chart-alt details.chart-data { display: none; }
 </style>
 """
 

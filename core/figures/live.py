@@ -50,7 +50,8 @@ def loss_curves(
     fig.update_layout(
         title_text=title,
         xaxis=dict(title_text=x_title, range=[0, total]),
-        yaxis=dict(title_text=y_title, rangemode="tozero"),
+        # no steps yet: a fixed range, so the empty axes are ticked as the margins expect
+        yaxis=dict(title_text=y_title, rangemode="tozero", **({} if steps else {"range": [0, 1]})),
         # inside, top right: a falling loss leaves that corner empty, and it keeps off the title
         legend=dict(
             yanchor="top", y=0.98, xanchor="right", x=0.98, bgcolor="rgba(255,255,255,0.8)"

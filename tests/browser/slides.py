@@ -105,7 +105,8 @@ MEASURE_JS = """() => {
     const node = walker.currentNode, el = node.parentElement;
     if (!node.textContent.trim() || seen.has(el)) continue;
     seen.add(el);
-    if (el.closest('svg, .katex-mathml')) continue;
+    // drawn text only: not a chart's description, hidden on purpose for a screen reader
+    if (el.closest('svg, .katex-mathml, .chart-alt')) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
     const r = range.getBoundingClientRect();
