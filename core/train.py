@@ -40,9 +40,9 @@ class TrainSpec:
 
 
 SPECS: dict[str, TrainSpec] = {
-    # Budgets are optimizer steps, chosen so that `--all` retrains the whole zoo in under
-    # 30 minutes on two cores (measured: README, "Models"); the models of one family share
-    # one budget, so a comparison inside a family is about size or architecture alone.
+    # Budgets are optimizer steps (a whole `--all` retrain: ~51 min on two cores, measured
+    # 2026-12-04, README "Models"); the models of one family share one budget, so a
+    # comparison inside a family is about size or architecture alone.
     # the bottleneck family: C of 32, 128 and 256 numbers (256 = the attention model's state)
     "gru_plain_32": TrainSpec(
         "rnn_seq2seq", "translation", {"hidden": 32, "emb_dim": 64}, 2000, lr=3e-3

@@ -78,6 +78,8 @@ PRESENTER_CSS = """
   padding: 0.2rem 0 0.1rem 0; }
 [data-testid="stMain"] h3 { font-size: 1.5rem; font-weight: 700; color: #000; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.2rem; color: #222; }
+/* a button keeps its own ink (white on the primary red), not the slide text's black */
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"] p { color: inherit; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; font-weight: 600; }
 [data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
 /* a metric's value is a markdown paragraph too: keep it a big number, above the text size */

@@ -26,6 +26,9 @@ P = "live.race."
 LOOKS = {"plain": "live_plain", "attention": "live_attention"}  # race name -> lexicon model
 TIE = 5.0  # points: closer than this on the longest sentences is a tie
 PICKS = ("plain", "attention", "tie")
+# the charts' height on the projector: the progress bar, the knob and Start stand under both
+# on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
+CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
 
 
 def show() -> None:
@@ -99,7 +102,7 @@ def charts(run: Run | None) -> None:
             presenter=ui.presenter(),
             names=names(),
         )
-        ui.chart(fig, key="live_loss", width=width, height=STEP_SLIDE_HEIGHT)
+        ui.chart(fig, key="live_loss", width=width, height=CHART_HEIGHT)
     acc = latest_accuracy(records)
     with right:
         # no lines before the first evaluation (two flat zeros would lie on each other)
@@ -113,7 +116,7 @@ def charts(run: Run | None) -> None:
             presenter=ui.presenter(),
             names=names(),
         )
-        ui.chart(fig, key="live_acc", width=width, height=STEP_SLIDE_HEIGHT)
+        ui.chart(fig, key="live_acc", width=width, height=CHART_HEIGHT)
 
 
 def acc_models(acc: dict | None) -> tuple[str, ...]:

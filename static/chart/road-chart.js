@@ -213,6 +213,11 @@
     for (const e of entries) {
       const box = e.target;
       const gd = box.firstElementChild;
+      // a box out of the page or folded to nothing for a moment (a part replacing another,
+      // the window resized mid-rerun): no redraw at the 150 px floor, where a chart set up
+      // for its real width has no room left between its margins (plotly then computes
+      // -Infinity positions); its next real width redraws it
+      if (!box.isConnected || box.getBoundingClientRect().width < 1) continue;
       const width = widthOf(box);
       if (!gd || !gd._fullLayout || gd._fullLayout.width === width) continue;
       window.Plotly.relayout(gd, { width: width });

@@ -84,7 +84,8 @@ MEASURE_JS = """() => {
       for (const ref of [tr.xaxis || 'x', tr.yaxis || 'y']) {
         const ax = fl && fl[ref[0] + 'axis' + ref.slice(1)];
         if (!ax || ax.type !== 'category') continue;
-        const want = (ax._categories || []).length;
+        // categories with a name (a one-row strip's row, named "" and by the title, is not)
+        const want = (ax._categories || []).filter(c => String(c).trim()).length;
         const shown = a => a && a.showticklabels ?
             (a._vals || []).filter(v => String(v.text || '').trim()).length : 0;
         // a shared axis labels the words once, under the panel it shares them with
@@ -105,8 +106,10 @@ MEASURE_JS = """() => {
     const node = walker.currentNode, el = node.parentElement;
     if (!node.textContent.trim() || seen.has(el)) continue;
     seen.add(el);
-    // drawn text only: not a chart's description, hidden on purpose for a screen reader
+    // drawn text only: not a chart's description (hidden on purpose, for a screen reader),
+    // nor what a closed <details> holds (a chart's data table)
     if (el.closest('svg, .katex-mathml, .chart-alt')) continue;
+    if (el.closest('details:not([open])') && !el.closest('summary')) continue;
     const range = document.createRange();
     range.selectNodeContents(node);
     const r = range.getBoundingClientRect();
