@@ -99,7 +99,8 @@ MEASURE_JS = """() => {
       }
     }
   });
-  // text cut by a box that hides its overflow (an option of a segmented control, a link)
+  // text cut by a box that hides its overflow (an option of a segmented control, a link);
+  // a box that scrolls sideways (the arena's tables, a wide formula on a phone) is not one
   const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
   const seen = new Set();
   while (walker.nextNode()) {
@@ -115,7 +116,8 @@ MEASURE_JS = """() => {
     const r = range.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) continue;
     for (let a = el; a && a !== main; a = a.parentElement) {
-      if (getComputedStyle(a).overflowX === 'visible') continue;
+      // a box that hides what overflows it (not one that scrolls: the rest is a swipe away)
+      if (!['hidden', 'clip'].includes(getComputedStyle(a).overflowX)) continue;
       const b = a.getBoundingClientRect();
       if (r.right > b.right + 1 || r.left < b.left - 1) {
         out.clipped.push(node.textContent.trim().slice(0, 40));
