@@ -827,7 +827,7 @@ def saturation_figure(
             yaxis=_axis(s, y_title),
             legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0, font=dict(size=s.font)),
             # the title's line, then the legend's row above the plot: room for both
-            margin=dict(t=round(2 * s.title + 3 * s.font)),
+            margin=dict(t=round(3 * s.title + 4 * s.font)),
             font=dict(family=base.FONT_FAMILY, size=s.font),
             shapes=shapes,
             annotations=annotations,

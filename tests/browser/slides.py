@@ -116,8 +116,10 @@ MEASURE_JS = """() => {
     const r = range.getBoundingClientRect();
     if (r.width < 2 || r.height < 2) continue;
     for (let a = el; a && a !== main; a = a.parentElement) {
-      // a box that hides what overflows it (not one that scrolls: the rest is a swipe away)
-      if (!['hidden', 'clip'].includes(getComputedStyle(a).overflowX)) continue;
+      // inside a box that scrolls sideways the rest is a swipe away: not cut
+      const overflow = getComputedStyle(a).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll') break;
+      if (overflow === 'visible') continue;
       const b = a.getBoundingClientRect();
       if (r.right > b.right + 1 || r.left < b.left - 1) {
         out.clipped.push(node.textContent.trim().slice(0, 40));
