@@ -58,6 +58,11 @@ LABEL_CSS = """
   white-space: normal; overflow: visible; text-overflow: clip;
 }
 [data-testid="stButtonGroup"] > div { flex-wrap: wrap; row-gap: 0.25rem; overflow: visible; }
+/* a button's label wraps on a narrow screen rather than ending in "…" */
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"],
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
 </style>
 """
 
