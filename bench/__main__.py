@@ -4,6 +4,7 @@
     python -m bench class 10,30,60,100 --json      # simulated students on one server
     python -m bench class 30 --replicas 1,2 --json # through nginx: 1 replica against 2
     python -m bench class 30 --abuser --json       # with and without an abusive client
+    python -m bench class 60 --live 2 --json       # without / with live training, 2 pairs
 
 ``--out auto`` writes ``bench/results/<scenario>.json``; ``--table FILE`` prints a saved
 result's tables. Every subcommand, what it measures and the latest figures: bench/README.md.
@@ -86,6 +87,7 @@ def _class_parser(sub) -> None:
     add("--merge", type=Path, help="add the class figures to this pages JSON")
     add("--replicas", type=replica_counts, metavar="R[,R...]", help="through nginx: 1,2 replicas")
     add("--abuser", action="store_true", help="with and without one abusive client (nginx)")
+    add("--live", type=int, default=0, metavar="P", help="P pairs without/with live training")
     add("--abuse-attempts", type=int, default=400, help="its new sessions, at most")
     add("--abuse-seconds", type=float, default=60.0, help="it opens sessions this long at most")
     add("--port", type=int, default=NGINX_PORT, help="nginx's port; replicas take the next")
@@ -178,6 +180,8 @@ def _check_class(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         p.error("--class-duration and --class-arrive must be >= 0, --class-timeout > 0")
     if args.browser_check < 0:
         p.error("--browser-check must be 0 or more")
+    if args.live and (args.replicas or args.abuser):
+        p.error("--live runs on one server: not with --replicas or --abuser")
     if (args.replicas or args.abuser) and args.merge:
         p.error("--merge does not take --replicas or --abuser results")
     if args.abuser and args.replicas and len(args.replicas) > 1:
@@ -222,7 +226,8 @@ def run(args) -> tuple[dict, str]:
         if args.replicas or args.abuser:
             return classrun.run_scaleout(args), "abuse" if args.abuser else "replicas"
         result = classrun.run_classes(args)
-        return (_merge(result, args.merge) if args.merge else result), "class"
+        name = "class-live" if args.live else "class"
+        return (_merge(result, args.merge) if args.merge else result), name
     if args.command == "flood":
         from bench import flood
 

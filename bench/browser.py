@@ -72,7 +72,11 @@ IDLE_JS = """(needTitle) => {
   if (document.querySelector('[data-stale="true"]')) return false;
   if (document.querySelector('[data-testid="stSkeleton"]')) return false;
   if (needTitle && !document.querySelector('[data-testid="stMain"] h1')) return false;
+  // every chart box holds a drawn figure (the app's chart element shows its box before
+  // plotly.js has loaded)
+  const boxes = document.querySelectorAll('[data-testid="stPlotlyChart"]');
   const plots = document.querySelectorAll('.js-plotly-plot');
+  if (plots.length < boxes.length) return false;
   return [...plots].every(p => p.querySelector('.main-svg'));
 }"""
 

@@ -4,12 +4,16 @@
 opened first, the warm-up waited for, then N students (``bench.classroom.run_class``); the
 first size also compares simulated and Chromium sessions (:func:`browser_check`). With
 ``--replicas`` or ``--abuser`` the class goes through the repo's nginx (``bench.scaleout``).
+With ``--live P`` each class size plays P pairs of classes on its server, without and then
+with a live training run beside it (:class:`LiveRace`), and compares their clicks.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+import threading
+from dataclasses import asdict
 
 from bench import browser as B
 from bench import procs
@@ -135,6 +139,75 @@ async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str
     return figs, class_errors
 
 
+class LiveRace:
+    """Live training beside a class, as the live page's Start makes it: the page's
+    :class:`serve.live.RunManager` spawns ``core.live.race`` (its own process, one thread,
+    nice 10) from this process, which shares the server's session and so its scheduling
+    group, as the server's own child would. A race that ends is started again at once, so
+    the whole class runs beside training. Its own database under ``bench/results/logs``."""
+
+    OWNER = "bench-live-teacher-0001"
+
+    def __init__(self) -> None:
+        from serve.live import RunManager
+
+        self.manager = RunManager(f"sqlite:///{LOGS / 'live-bench.sqlite3'}", heartbeat_timeout=1e9)
+        self.runs: list[str] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._keep_training, daemon=True)
+
+    def _keep_training(self) -> None:
+        from core import live
+
+        while not self._stop.is_set():
+            if self.manager.current() is None:
+                started = self.manager.start(self.OWNER, asdict(live.DEFAULT))
+                if isinstance(started, str):
+                    self.runs.append(started)
+            self._stop.wait(0.5)
+
+    def __enter__(self) -> LiveRace:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join()
+        self.manager.shutdown()
+
+    def summary(self) -> dict:
+        """The races run beside the class: how many, and the steps they trained."""
+        runs = [self.manager.runs.get(r) for r in self.runs]
+        steps = [run.progress[-1]["step"] if run and run.progress else 0 for run in runs]
+        self.manager.polls.dispose()
+        return {"races": len(runs), "steps_trained": sum(steps), "steps_per_race": steps}
+
+
+def _live_pairs(server: procs.Server, n: int, plan, pairs: int, errors: list[str]) -> dict:
+    """``pairs`` classes of ``n`` without and then with live training, back to back on the
+    same warm server: their click and arrival p95 and the ratios with / without."""
+    out = []
+    for i in range(pairs):
+        row: dict = {}
+        for mode in ("without", "with"):
+            log(f"class {n}, pair {i + 1}/{pairs}: {mode} live training")
+            if mode == "with":
+                with LiveRace() as race:
+                    figs, class_errors = _in_thread(_one_class, server, n, plan)
+                row["training"] = race.summary()
+            else:
+                figs, class_errors = _in_thread(_one_class, server, n, plan)
+            errors += class_errors
+            row[mode] = {k: figs[k] for k in ("click_s", "arrive_s", "errors", "cpu_s")}
+        for k in ("click_s", "arrive_s"):
+            base, loaded = row["without"][k]["p95"], row["with"][k]["p95"]
+            row[f"{k}_p95_ratio"] = round(loaded / base, 2) if base and loaded else None
+        log(f"class {n}, pair {i + 1}: " + json.dumps({k: row[k] for k in row if "ratio" in k}))
+        out.append(row)
+    ratios = [r["click_s_p95_ratio"] for r in out if r["click_s_p95_ratio"] is not None]
+    return {"pairs": out, "click_p95_ratio_median": median(ratios) if ratios else None}
+
+
 def run_classes(args) -> dict:
     from bench import classroom as C
 
@@ -167,6 +240,9 @@ def run_classes(args) -> dict:
             figs, class_errors = _in_thread(_one_class, server, n, plan)
             errors += class_errors
             result["class"][str(n)] = figs
+            if getattr(args, "live", 0):
+                live = result.setdefault("live", {})
+                live[str(n)] = _live_pairs(server, n, plan, args.live, errors)
             log(f"class {n}: " + json.dumps({k: figs[k] for k in list(figs)[:8]}))
         finally:
             procs.stop_server(server)

@@ -34,8 +34,11 @@ LOOKS: dict[str, Look] = {
     "gru_attention": Look("#D55E00", "diamond", "solid"),
     "cnn_s2s": Look("#009E73", "triangle-up", "dashdot"),
     "transformer": Look("#CC79A7", "star", "solid"),
+    # the two small models the live race trains in class (core.live), lighter than the zoo's
+    "live_plain": Look("#4477AA", "circle", "dash"),
+    "live_attention": Look("#EE6677", "diamond", "dash"),
     # the language model
-    "lm_gru": Look("#000000", "circle", "solid"),
+    "lm_gru": Look("#000000", "cross", "dot"),
     # the self-attention encoder that resolves "it"
     "coref_encoder": Look("#AA4499", "star-diamond", "dash"),
     # distance probes
@@ -45,7 +48,7 @@ LOOKS: dict[str, Look] = {
     "probe_cnn2": Look("#A6DBA0", "x", "dot"),
     "probe_cnn4": Look("#5AAE61", "cross", "dash"),
     "probe_cnn8": Look("#1B7837", "pentagon", "dashdot"),
-    "probe_attention": Look("#B2182B", "diamond", "solid"),
+    "probe_attention": Look("#CC6677", "diamond", "longdashdot"),
 }
 
 # Shown instead of the vocabulary's special tokens, everywhere a student sees tokens.

@@ -40,9 +40,9 @@ class TrainSpec:
 
 
 SPECS: dict[str, TrainSpec] = {
-    # Budgets are optimizer steps, chosen so that `--all` retrains the whole zoo in under
-    # 30 minutes on two cores (measured: README, "Models"); the models of one family share
-    # one budget, so a comparison inside a family is about size or architecture alone.
+    # Budgets are optimizer steps (a whole `--all` retrain: ~51 min on two cores, measured
+    # 2026-12-04, README "Models"); the models of one family share one budget, so a
+    # comparison inside a family is about size or architecture alone.
     # the bottleneck family: C of 32, 128 and 256 numbers (256 = the attention model's state)
     "gru_plain_32": TrainSpec(
         "rnn_seq2seq", "translation", {"hidden": 32, "emb_dim": 64}, 2000, lr=3e-3
@@ -105,6 +105,35 @@ SPECS: dict[str, TrainSpec] = {
 Callback = Callable[[int, int, float, float], None]  # (step, steps, loss, acc)
 
 
+def optimizer_step(
+    model, loss_fn: Callable, *, steps: int, lr: float, warmup: int = 0, clip: float = 1.0
+) -> Callable[[Any], tuple[Any, float]]:
+    """The loop's body: a function that takes one batch, makes one Adam step (linear
+    warm-up, then linear decay to lr/10 at ``steps``; gradient-norm clipping) and returns
+    (loss tensor, accuracy). Two models stepped in turn share nothing but the batches."""
+    import torch
+
+    opt = torch.optim.Adam(model.parameters(), lr=lr)
+
+    def schedule(step: int) -> float:
+        if warmup and step < warmup:
+            return (step + 1) / warmup
+        return 1.0 - 0.9 * (step - warmup) / max(1, steps - warmup)
+
+    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+
+    def step(batch) -> tuple[Any, float]:
+        loss, acc = loss_fn(model, batch)
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
+        opt.step()
+        sched.step()
+        return loss, acc
+
+    return step
+
+
 def train_loop(
     model,
     batches: Iterator,
@@ -119,26 +148,12 @@ def train_loop(
 ) -> list[list[float]]:
     """Adam with linear warm-up and linear decay; returns the curve [[step, loss, acc], ...]
     (means over the steps since the previous point)."""
-    import torch
-
-    opt = torch.optim.Adam(model.parameters(), lr=lr)
-
-    def schedule(step: int) -> float:
-        if warmup and step < warmup:
-            return (step + 1) / warmup
-        return 1.0 - 0.9 * (step - warmup) / max(1, steps - warmup)
-
-    sched = torch.optim.lr_scheduler.LambdaLR(opt, schedule)
+    one_step = optimizer_step(model, loss_fn, steps=steps, lr=lr, warmup=warmup, clip=clip)
     every = max(1, steps // curve_points)
     curve, sum_loss, sum_acc, k = [], 0.0, 0.0, 0
     model.train()
     for step in range(1, steps + 1):
-        loss, acc = loss_fn(model, next(batches))
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), clip)
-        opt.step()
-        sched.step()
+        loss, acc = one_step(next(batches))
         sum_loss, sum_acc, k = sum_loss + float(loss.detach()), sum_acc + acc, k + 1
         if step % every == 0 or step == steps:
             curve.append([step, round(sum_loss / k, 4), round(sum_acc / k, 4)])

@@ -17,11 +17,48 @@ from streamlit.testing.v1 import AppTest
 import core  # noqa: F401  (caps BLAS/OpenMP threads before any test module imports torch)
 
 ROOT = Path(__file__).resolve().parent.parent
+
+
+def _charts_read_as_plotly_charts() -> None:
+    """The app draws every chart through one components-v2 element (``ui.plot``); AppTest
+    knows no such element and would list it as an unknown ``bidi_component``. Each of ours
+    is read instead as the ``plotly_chart`` it replaces, its ``proto`` holding ``spec`` and
+    ``config`` (the figure's and config's JSON exactly as sent) and ``id``, so that tests
+    (and the figure oracle) read what each chart draws."""
+    from streamlit.testing.v1 import element_tree
+
+    from ui import plot
+
+    init = element_tree.UnknownElement.__init__
+    if getattr(init, "road_chart", False):
+        return
+
+    def read_chart(self, proto, root) -> None:
+        init(self, proto, root)
+        if self.type == "bidi_component" and self.proto.component_name == plot.NAME:
+            self.type, self.proto = "plotly_chart", plot.read(self.proto)
+
+    read_chart.road_chart = True
+    element_tree.UnknownElement.__init__ = read_chart
+
+
+def element_kind(element) -> str:
+    """A sent element's type (``Element.WhichOneof("type")``), the app's chart element read as
+    the ``plotly_chart`` it replaces (for tests that read the wire)."""
+    from ui import plot
+
+    kind = element.WhichOneof("type")
+    if kind == "bidi_component" and element.bidi_component.component_name == plot.NAME:
+        return "plotly_chart"
+    return kind
+
+
 # Class polls of the test run (AppTest and the servers the tests start, which inherit the
 # environment) go to a folder of their own, never to the user's data directory.
 os.environ.setdefault("ROAD_DATA_DIR", tempfile.mkdtemp(prefix="road-test-data-"))
 APP = ROOT / "app.py"
 MAX_WORKERS = 4  # pytest -n auto: one worker per core, at most this many
+_charts_read_as_plotly_charts()
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")

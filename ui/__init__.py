@@ -14,9 +14,9 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from core import lexicon, mdtable
-from core.figures import base, margins
+from core.figures import base, describe, margins
 from serve.admission import fragment
-from ui import params
+from ui import params, plot
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
@@ -54,7 +54,9 @@ def on_a_phone() -> bool:
         return False
 
 
-def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None:
+def chart(
+    fig: go.Figure, *, key: str | None = None, width: float = 1.0, height: int | None = None
+) -> None:
     """Show a figure from ``core.figures.base`` full width, without plotly's logo.
 
     On a phone (:func:`on_a_phone`) the title is text above the chart, which wraps
@@ -66,14 +68,16 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
     In presenter mode the figure is first fitted to the projector
     (:func:`core.figures.base.fit_projector`: every text at projector size, the title wrapped to
     ``width`` -- the fraction of the main column the chart gets, 0.5 in one of two
-    columns -- and the height capped so the chart stays on the first screen).
+    columns -- and the height capped so the chart stays on the first screen; ``height``:
+    a lower cap, :data:`core.figures.base.STEP_SLIDE_HEIGHT` for a chart with step
+    controls under it).
 
     Last, the margins are set to what plotly would grow them to
     (:func:`core.figures.margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again."""
     phone = on_a_phone()
     if presenter():  # never on a phone (ui.shell: a phone keeps its own layout)
-        base.fit_projector(fig, width=width)
+        base.fit_projector(fig, width=width, height=height or base.SLIDE_HEIGHT)
         room = base.PRESENTER_WIDTH * width
     elif phone:
         title = base.take_title(fig)
@@ -91,7 +95,15 @@ def chart(fig: go.Figure, *, key: str | None = None, width: float = 1.0) -> None
         # a screen without hover shows plotly's tool bar all the time, over the chart's top
         # (an attention map's words); a phone zooms with two fingers, resets with a double tap
         config["displayModeBar"] = False
-    st.plotly_chart(fig, width="stretch", key=key, config=config)
+    # under the chart, what it shows for a screen reader, and its data as a table
+    plot.draw(fig, key=key, config=config, alt=_alternative(fig))
+
+
+def _alternative(fig: go.Figure) -> str:
+    """``fig``'s text alternative and data table in the visitor's language (escaped html)."""
+    # the figure's own property dicts: no copy, no validation (see base.fit_projector)
+    spec = {"data": fig._data, "layout": fig._layout}  # noqa: SLF001
+    return describe.alternative_html(spec, current_lang())
 
 
 def model_name(model: str) -> str:

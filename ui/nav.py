@@ -42,6 +42,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("rnn_gradients", ("fade", "fresh", "trained", "learn", "words", "explode")),
     PageSpec("path_length", ("table", "pair", "probes", "problems")),
     PageSpec("attention", ("align", "pairs", "self", "score", "buys")),
+    PageSpec("live", ("race",)),
     PageSpec("arena", ("sentence", "evidence")),
     PageSpec("poll", listed=False),
 )
@@ -62,6 +63,7 @@ LESSON_MAP: tuple[LessonStop, ...] = (
     LessonStop("2.3", "rnn_gradients"),
     LessonStop("2.1, 2.4", "path_length"),
     LessonStop("3.1–3.2", "attention"),
+    LessonStop("1–3", "live"),
     LessonStop("1–3", "arena"),
 )
 

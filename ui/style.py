@@ -1,5 +1,5 @@
-"""Static CSS (no user input ever reaches it): keyboard focus, reduced motion and the
-clicker's hidden links in every mode; the projector's sizes in presenter mode."""
+"""Static CSS (no user input ever reaches it): keyboard focus, reduced motion, contrast and
+the clicker's hidden links in every mode; the projector's sizes in presenter mode."""
 
 from __future__ import annotations
 
@@ -23,6 +23,9 @@ BASE_CSS = f"""
 [data-testid="stNumberInputContainer"]:focus-within,
 [data-baseweb="select"] > div:focus-within {{ outline: 3px solid {FOCUS}; outline-offset: 2px; }}
 [data-testid="stMain"]:focus-visible {{ outline-offset: -3px !important; }}
+/* KaTeX's last glyph overhangs its box by ~2 px (the score part's formulas): room for it,
+   so a formula that fits is no scroll box (one a keyboard could not reach) */
+.katex-display {{ padding-right: 4px; }}
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}
@@ -37,6 +40,29 @@ BASE_CSS = f"""
     scroll-behavior: auto !important;
   }}
 }}
+</style>
+"""
+
+# On every screen: no label ends in "…" or runs out of its box. A deck link's label wraps
+# (Streamlit cuts it to one line: "next ▸ Autoregressive generation · 2 · T…"), and the
+# options of a segmented control go on a second row instead of scrolling out of a narrow
+# column ("Cost per layer" hidden beside a slider); a metric's label wraps too.
+LABEL_CSS = """
+<style>
+[data-testid="stPageLink-NavLink"] span,
+[data-testid="stPageLink-NavLink"] [data-testid="stMarkdownContainer"],
+[data-testid="stPageLink-NavLink"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
+[data-testid="stMetricLabel"], [data-testid="stMetricLabel"] * {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
+[data-testid="stButtonGroup"] > div { flex-wrap: wrap; row-gap: 0.25rem; overflow: visible; }
+/* a button's label wraps on a narrow screen rather than ending in "…" */
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"],
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"] p {
+  white-space: normal; overflow: visible; text-overflow: clip;
+}
 </style>
 """
 
@@ -57,6 +83,8 @@ PRESENTER_CSS = """
   padding: 0.2rem 0 0.1rem 0; }
 [data-testid="stMain"] h3 { font-size: 1.5rem; font-weight: 700; color: #000; }
 [data-testid="stMain"] [data-testid="stCaptionContainer"] { font-size: 1.2rem; color: #222; }
+/* a button keeps its own ink (white on the primary red), not the slide text's black */
+[data-testid="stMain"] button [data-testid="stMarkdownContainer"] p { color: inherit; }
 [data-testid="stMain"] [data-testid="stWidgetLabel"] p { font-size: 1.3rem; font-weight: 600; }
 [data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
 /* a metric's value is a markdown paragraph too: keep it a big number, above the text size */
@@ -65,12 +93,28 @@ PRESENTER_CSS = """
 [data-testid="stMain"] .block-container { padding-top: 3rem; max-width: 100%; }
 /* the top bar holds only the sidebar and menu buttons: let the slide's title show through */
 [data-testid="stHeader"] { background: transparent; }
+/* a chart's data table is for a reader at a desk, not for the wall: its toggle would push
+   the part's controls off the first screen (the chart's description stays, for a screen
+   reader; ui/plot.py, static/chart/road-chart.js) */
+[data-testid="stMain"] .road-chart-alt details.chart-data { display: none; }
+</style>
+"""
+
+
+# WCAG AA contrast (4.5:1) where Streamlit's light theme falls short: a caption is the text
+# colour faded to 60 % (#828180 on white, 3.9:1), and inside columns also at opacity 0.6
+# (#a1a09f, 2.6:1); this ink, opaque, gives 6.2:1 on white and 5.4:1 on #f1f0ee.
+# (Measured with axe-core, tests/browser/test_a11y.py.)
+CONTRAST_CSS = """
+<style>
+[data-testid="stCaptionContainer"] { color: #62615F; opacity: 1; }
 </style>
 """
 
 
 def apply(presenter: bool) -> None:
-    """Inject the stylesheet of every mode, and the presenter's when presenter mode is on."""
-    st.html(BASE_CSS)
+    """Inject the stylesheet of every mode (focus, motion, contrast, labels that wrap), and
+    the presenter's when presenter mode is on."""
+    st.html(BASE_CSS + CONTRAST_CSS + LABEL_CSS)
     if presenter:
         st.html(PRESENTER_CSS)

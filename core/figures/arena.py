@@ -222,9 +222,19 @@ def sentence_bars(
     )
 
 
-def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str]) -> str:
-    """A plain table (for ``st.html``) in its own sideways-scrolling box, so a narrow phone
-    screen scrolls the table, not the page. Every cell is HTML-escaped text."""
+def scroll_box(inner: str, label: str) -> str:
+    """``inner`` HTML in a box that scrolls sideways on a narrow screen: focusable (a
+    keyboard scrolls it too) and named ``label`` (escaped) for a screen reader."""
+    name = f' role="region" aria-label="{html.escape(label)}"' if label else ""
+    return f'<div tabindex="0"{name} style="overflow-x:auto;max-width:100%">{inner}</div>'
+
+
+def table_html(
+    header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str], *, label: str = ""
+) -> str:
+    """A plain table (for ``st.html``) in its own sideways-scrolling box (:func:`scroll_box`,
+    named ``label``), so a narrow phone screen scrolls the table, not the page. Every cell is
+    HTML-escaped text."""
     if any(len(r) != len(header) for r in rows) or len(align) != len(header):
         raise ValueError(f"every row and align need {len(header)} cells, one per column")
     cell = "padding:0.25em 0.6em;border-bottom:1px solid rgba(128,128,128,0.3)"
@@ -239,9 +249,10 @@ def table_html(header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequ
         + "</tr>"
         for r in rows
     )
-    return (
-        '<div style="overflow-x:auto;max-width:100%"><table style="border-collapse:collapse">'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table></div>"
+    return scroll_box(
+        '<table style="border-collapse:collapse">'
+        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+        label,
     )
 
 
@@ -312,6 +323,7 @@ def confidence_html(
     marks: Sequence[Sequence[str]] | None = None,
     *,
     mark_symbols: Mapping[str, str] | None = None,
+    label: str = "",
 ) -> str:
     """The confidence grid as one small HTML table (for ``st.html``): one row per model, one
     column per output position, each word (with its mark) on the colour of its probability
@@ -335,10 +347,11 @@ def confidence_html(
             tds.append(f'<td style="{style}">{html.escape(word)}</td>')
         th = f'<th style="{cell};text-align:left">{html.escape(str(name))}</th>'
         rows.append(f"<tr>{th}{''.join(tds)}</tr>")
-    return (
-        '<div style="overflow-x:auto;max-width:100%"><table style="border-collapse:collapse;'
+    return scroll_box(
+        '<table style="border-collapse:collapse;'
         f'font-size:0.9em"><thead><tr><th style="{cell}"></th>{head}</tr></thead>'
-        f"<tbody>{''.join(rows)}</tbody></table></div>"
+        f"<tbody>{''.join(rows)}</tbody></table>",
+        label,
     )
 
 

@@ -85,7 +85,7 @@ def _row_frame(row: int, z: np.ndarray, presenter: bool, name: str = "highlight_
         x1=cols - 0.5,
         y0=row - 0.5,
         y1=row + 0.5,
-        line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+        line=dict(color=base.HIGHLIGHT, width=s.line + 1),
     )
 
 
@@ -191,7 +191,7 @@ def _bar_traces(
         top = int(np.argmax(w)) if highlight is None else highlight
         if not 0 <= top < w.size:
             raise ValueError(f"highlight {highlight} is outside 0..{w.size - 1}")
-        colors = [s.palette[1] if i == top else s.palette[2] for i in range(w.size)]
+        colors = [base.HIGHLIGHT if i == top else s.palette[2] for i in range(w.size)]
     data: list[dict] = [
         dict(
             type="bar",
@@ -378,7 +378,7 @@ def alignment_figure(
     """The decoder's attention (T, S) as a heatmap with the row of ``step`` framed (top),
     and that row as bars (bottom) on the same source-word axis: each bar under its column,
     so the framed row becomes the bars. One figure, one chart for the browser to redraw
-    when the step moves.
+    when the step moves. On the projector the heatmap alone (:func:`_alignment_slide`).
 
     The heatmap is :func:`attention_heatmap`'s (``hover``, ``show_values`` and its top
     axis, titled ``x_title``); the bars are :func:`weight_bars`' (largest coloured) with
@@ -391,6 +391,9 @@ def alignment_figure(
     yl = base.unique_labels(_labels("y_labels", y_labels, rows))
     s = base.scale(presenter)
     frame = _row_frame(step, z, presenter, name="step")
+    if presenter:
+        heatmap = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
+        return _alignment_slide(heatmap, frame, title, s)
     top, heat, bars, plot_px = _alignment_geometry(rows, xl, s, presenter)
     heatmap = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
     heatmap["colorbar"].update(
@@ -412,6 +415,54 @@ def alignment_figure(
         annotations=[_panel_title(row_title, bars[1], s)],
     )
     return go.Figure(data=[heatmap, *row], layout=layout)
+
+
+def every_category(n: int, room_px: float, s: base.Scale) -> dict:
+    """A projector's category axis of ``n`` words that labels every one (plotly drops every
+    other label when they crowd), at the scale's font or smaller to fit ``room_px``, never
+    under :data:`core.figures.base.MIN_PROJECTOR_FONT`."""
+    size = min(s.font, math.floor(room_px / max(n, 1) / 1.15))
+    size = max(size, base.MIN_PROJECTOR_FONT)
+    return dict(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=size))
+
+
+def _slide_words(xl: Sequence[str], s: base.Scale, width: float) -> tuple[int, int]:
+    """The angle and font size of a slide's source words under a heatmap ``width`` px wide:
+    level at the scale's font when each fits its column (~0.6 font size a character),
+    else slanted at the projector's smallest size (slanted words eat the rows' height)."""
+    longest = max(len(x) for x in xl)
+    if 0.6 * s.font * longest * 1.1 <= width / len(xl):
+        return 0, s.font
+    return -45, base.MIN_PROJECTOR_FONT
+
+
+def _alignment_slide(heatmap: dict, frame: dict, title: str, s: base.Scale) -> go.Figure:
+    """:func:`alignment_figure` on the projector: the heatmap alone, the step's row framed,
+    every row and column labelled at projector size (the step's bars under it left the rows
+    ~13 px, too thin to label), the step controls on the same screen."""
+    xl, yl = heatmap["x"], heatmap["y"]
+    height = base.SLIDE_HEIGHT - 85  # the step slider (~75 px) under it on the first screen
+    top = math.ceil(12 + s.title * 1.3 + 8)
+    angle, size = _slide_words(xl, s, base.PRESENTER_WIDTH * 0.75)
+    heatmap["colorbar"]["tickfont"] = dict(size=s.font)
+    heatmap["colorbar"]["title"]["font"] = dict(size=s.font)
+    words = size * 1.8 + (0.45 * size * max(len(x) for x in xl) if angle else 0)
+    rows_px = height - top - words - 10
+    layout = dict(
+        template=base.template(True),
+        **_fonts(s),
+        title=dict(text=title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)),
+        # the words' own room: plotly's automargin leaves ~60 px more under slanted ones
+        margin=dict(t=top, b=math.ceil(words) + 8),
+        height=height,
+        xaxis=_axis(s, type="category", side="bottom", tickangle=angle, automargin=False),
+        yaxis=_axis(s, type="category", autorange="reversed"),
+        shapes=[frame],
+    )
+    layout["xaxis"].update(every_category(len(xl), base.PRESENTER_WIDTH * 0.75, s))
+    layout["xaxis"]["tickfont"]["size"] = size
+    layout["yaxis"].update(every_category(len(yl), rows_px, s))
+    return go.Figure(data=[heatmap], layout=layout)
 
 
 def _alignment_geometry(
@@ -616,7 +667,7 @@ def _weight_lines(
     word, per "its lines or the others'"), a line from left i to right j for each weight
     (i, j) in the bin."""
     n = len(y)
-    accent = s.palette[1] if presenter else "#EE6677"
+    accent = base.HIGHLIGHT
     data: list[dict] = []
     edges = list(_WIDTH_BINS) + [1.01]
     for b in range(len(_WIDTH_BINS)):
@@ -775,6 +826,8 @@ def saturation_figure(
             ),
             yaxis=_axis(s, y_title),
             legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0, font=dict(size=s.font)),
+            # the title's line, then the legend's row above the plot: room for both
+            margin=dict(t=round(3 * s.title + 4 * s.font)),
             font=dict(family=base.FONT_FAMILY, size=s.font),
             shapes=shapes,
             annotations=annotations,

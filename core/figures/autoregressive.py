@@ -25,13 +25,12 @@ def next_token_bars(
     x_title: str,
     y_title: str,
     presenter: bool = False,
-    color: str | None = None,
 ) -> go.Figure:
     """Horizontal bars of the top-k next-token probabilities, most probable on top.
 
-    ``chosen`` is the index (into ``tokens``) of the token that was appended, drawn in
-    ``color`` (the model's colour from ``core.lexicon``; default the highlight colour);
-    ``None`` if it is not among them. Every bar has its probability written on it.
+    ``chosen`` is the index (into ``tokens``) of the token that was appended, drawn in the
+    highlight colour (:data:`core.figures.base.HIGHLIGHT`); ``None`` if it is not among them.
+    Every bar has its probability written on it.
     """
     p = np.asarray(probs, dtype=float)
     if p.ndim != 1 or p.size == 0:
@@ -44,7 +43,7 @@ def next_token_bars(
         raise ValueError(f"chosen={chosen} is not an index into the {p.size} tokens")
     s = base.scale(presenter)
     labels = base.unique_labels(tokens)  # repeated tokens stay separate
-    colors = [(color or s.palette[1]) if i == chosen else "#BBBBBB" for i in range(p.size)]
+    colors = [base.HIGHLIGHT if i == chosen else "#BBBBBB" for i in range(p.size)]
     text = [f"{v:.0%}" if v >= 0.005 else f"{v:.1%}" for v in p]
     return go.Figure(  # built in one go: every update_* call re-validates (~5 ms each)
         go.Bar(
@@ -54,6 +53,7 @@ def next_token_bars(
             marker_color=colors,
             text=text,
             textposition="outside",
+            constraintext="none",  # each bar's number at full size, however thin the bar
             cliponaxis=False,
             hovertemplate="%{y}: %{x:.3f}<extra></extra>",
         ),
@@ -61,7 +61,14 @@ def next_token_bars(
             template=base.template(presenter),
             title=dict(text=title),
             xaxis=dict(title=dict(text=x_title), range=[0, 1.15], tickformat=".0%"),
-            yaxis=dict(title=dict(text=y_title), type="category", autorange="reversed"),
+            # every candidate named, also on a slide short enough for the step buttons
+            yaxis=dict(
+                title=dict(text=y_title),
+                type="category",
+                autorange="reversed",
+                tickmode="linear",
+                dtick=1,
+            ),
             height=max(s.height - 60, 70 + p.size * (s.font * 2 + 8)),
             showlegend=False,
         ),
@@ -76,10 +83,9 @@ def attention_row(
     x_title: str,
     y_title: str,
     presenter: bool = False,
-    color: str | None = None,
 ) -> go.Figure:
     """One decoder step's attention over the source tokens (bars in sentence order), the
-    largest weight in ``color`` (the model's colour; default the highlight colour)."""
+    largest weight in the highlight colour (:data:`core.figures.base.HIGHLIGHT`)."""
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:
         raise ValueError("weights must be a non-empty 1-D list, one weight per source token")
@@ -87,9 +93,8 @@ def attention_row(
         raise ValueError(f"{len(source)} source tokens but {w.size} weights; pass one each")
     if not np.all(np.isfinite(w)):
         raise ValueError("weights contain NaN or infinity")
-    s = base.scale(presenter)
     top = int(w.argmax())
-    colors = [(color or s.palette[1]) if i == top else "#BBBBBB" for i in range(w.size)]
+    colors = [base.HIGHLIGHT if i == top else "#BBBBBB" for i in range(w.size)]
     return go.Figure(
         go.Bar(
             x=base.unique_labels(source),

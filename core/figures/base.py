@@ -37,6 +37,9 @@ OKABE_ITO: tuple[str, ...] = (
     "#CC79A7",  # reddish purple
     "#F0E442",  # yellow (last: weak on white)
 )
+# The one highlight of every chart (the chosen word, the largest weight, the framed row, a
+# marked bar), on the laptop and the projector alike: Okabe-Ito orange.
+HIGHLIGHT = OKABE_ITO[1]
 # Paul Tol's "bright" scheme: also colour-blind safe, softer for a laptop screen.
 TOL_BRIGHT: tuple[str, ...] = (
     "#4477AA",
@@ -205,7 +208,7 @@ def bar_chart(
         raise ValueError("log_y=True needs positive values; drop zeros or use log_y=False")
     s = scale(presenter)
     marked = {str(h) for h in highlight}
-    colors = [s.palette[1] if lab in marked else s.palette[2] for lab in labels]
+    colors = [HIGHLIGHT if lab in marked else s.palette[2] for lab in labels]
     fig = go.Figure(go.Bar(x=labels, y=vals, marker_color=colors))
     return _dress(fig, presenter, title, x_title, y_title, log_y)
 
@@ -364,6 +367,10 @@ def vmark(
 # the compact presenter header (measured in Chromium: the header, the part selector and
 # one sentence take ~260 px), so no figure is drawn taller than this in presenter mode.
 SLIDE_HEIGHT = 480
+# A part whose step controls (Back / Next / Play, a step slider) sit under its chart: the
+# chart leaves them room on the first screen (measured: with the line of words between,
+# the buttons end ~115 px under the chart).
+STEP_SLIDE_HEIGHT = SLIDE_HEIGHT - 150
 MIN_PROJECTOR_FONT = 18  # px: no chart text smaller than this on a projector (tests ask >= 16)
 # Width of the main column in presenter mode at 1280 px (sidebar folded), for title wrapping.
 PROJECTOR_WIDTH = 1200

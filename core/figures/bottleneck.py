@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core import lexicon
+from core import lexicon, mdtable
 from core.figures import base
 
 GREY = "#9E9E9E"
@@ -22,18 +22,21 @@ GREY = "#9E9E9E"
 
 
 def chip(token: str) -> str:
-    """One token as a markdown code span: shown literally, whatever it contains."""
-    return "`" + token.replace("`", "'") + "`"
+    """One token as body text, shown literally (Markdown escaped), never broken across two
+    lines (a word joiner between its characters: 猴子 stays whole)."""
+    whole = all(base._is_cjk(ch) for ch in token)  # noqa: SLF001 (one CJK test in the app)
+    return mdtable.escape("\u2060".join(token) if whole else token)
 
 
 def chips(tokens: Sequence[str]) -> str:
-    """Tokens as code spans, special tokens in their one display spelling (``⟨eos⟩``)."""
+    """Tokens as body text (:func:`chip`), special tokens in their one display spelling
+    (``⟨eos⟩``)."""
     return " ".join(chip(tok) for tok in lexicon.show_tokens(tokens))
 
 
 def marked(output: Sequence[str], reference: Sequence[str] | None, *, empty: str) -> str:
-    """The output's tokens as chips; with a reference, each run of wrong tokens on a red
-    background (one marker per run keeps the markdown short). ``empty``: the text for an
+    """The output's tokens as chips; with a reference, each run of wrong tokens marked ✗ in
+    bold red (one marker per run keeps the markdown short). ``empty``: the text for an
     empty output."""
     from core.analysis.bottleneck import error_marks
 
@@ -48,12 +51,17 @@ def marked(output: Sequence[str], reference: Sequence[str] | None, *, empty: str
             run.append(tok)
             continue
         if run:
-            parts.append(f":red-background[{chips(run)}]")
+            parts.append(_wrong(run))
             run = []
         parts.append(chip(tok))
     if run:
-        parts.append(f":red-background[{chips(run)}]")
+        parts.append(_wrong(run))
     return " ".join(parts)
+
+
+def _wrong(run: Sequence[str]) -> str:
+    """A run of wrong tokens, as strong as the arena's ✗ cards: a ✗, bold, in red."""
+    return f":red[**✗ {chips(run)}**]"
 
 
 def states_heatmap(

@@ -77,7 +77,8 @@ def window_figure(
         raise ValueError(f"pair {pair} is outside the sentence (0..{n - 1})")
     s = base.scale(presenter)
     both = [lo <= min(a, b) and max(a, b) <= hi for lo, hi in wins]
-    bars = _window_bars(tokens, wins, [s.palette[1] if ok else s.palette[2] for ok in both], hover)
+    colors = [base.HIGHLIGHT if ok else s.palette[2] for ok in both]
+    bars = _window_bars(tokens, wins, colors, hover)
     layout = _window_layout(
         tokens, len(wins), pair, title, (x_title, y_title), pair_label, presenter, phone
     )

@@ -125,6 +125,9 @@ def weights_chart(
     for trace, arch in zip(fig.data, series, strict=True):
         lk = ARCH_LOOKS[arch]
         trace.line = dict(color=lk.color, dash=lk.dash, width=s.line)
+        # a marker too: the RNN's and attention's lines are both solid, colour alone is not enough
+        trace.mode = "lines+markers"
+        trace.marker = dict(color=lk.color, symbol=lk.marker, size=s.marker)
     ticks = [v for v in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if min(ns) <= v <= max(ns)]
     fig.update_xaxes(type="log", tickmode="array", tickvals=ticks)
     fig.update_yaxes(exponentformat="power", dtick=1)  # powers of ten only

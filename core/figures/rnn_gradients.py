@@ -45,7 +45,7 @@ def _layout_dict(presenter: bool, title: str, x_title: str, y_title: str, **extr
     extra = {"legend": dict(orientation="h", yanchor="bottom", y=1.02, x=0), **extra}
     out = base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
     if "<br>" in title and "margin" not in extra:  # two title lines above the legend's row
-        out["margin"] = dict(t=150 if presenter else 115)
+        out["margin"] = dict(t=150 if presenter else 128)
     return out
 
 
@@ -111,7 +111,7 @@ def _decay_traces(
                 y=ys,
                 name=label,
                 mode="lines",
-                line=dict(color="#000000", dash="dash", width=s.line),
+                line=dict(color="#000000", dash="longdashdot", width=s.line),
                 hovertemplate="T−t=%{x}<br>%{y:.3g}<extra>" + label + "</extra>",
             )
         )

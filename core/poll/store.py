@@ -35,6 +35,7 @@ MAX_VOTERS = 500  # voters one poll counts (a lecture hall)
 MAX_OPEN_POLLS = 200  # polls open at once on one server (or one database)
 STATES = ("open", "closed", "revealed")
 HANDOVER_S = 120  # a hand-over code works once, within two minutes
+CLASS_S = 3 * 3600  # a room opened this recently: a class is on (live training: see teaches)
 MAX_TEACHERS = 4  # teacher browsers of one poll (the projector, a phone, a tablet, ...)
 BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what ui.poll's cookie may hold
 
@@ -120,6 +121,20 @@ handovers = sa.Table(
     sa.Column("token_hash", sa.String(64), primary_key=True),
     sa.Column("code", sa.String(CODE_LEN), nullable=False),
     sa.Column("expires", sa.Float, nullable=False),
+)
+runs = sa.Table(  # live training runs (core.poll.runs): the teacher's, watched by the room
+    "live_runs",
+    metadata,
+    sa.Column("id", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("owner_hash", sa.String(64), nullable=False),  # the starting browser
+    sa.Column("config", sa.Text, nullable=False),  # JSON: core.live.RaceConfig
+    sa.Column("status", sa.String(12), nullable=False),  # core.poll.runs.STATUSES
+    sa.Column("progress", sa.Text, nullable=False),  # JSON list of progress records
+    sa.Column("result", sa.Text, nullable=True),  # JSON, at the end
+    sa.Column("cancel", sa.Integer, nullable=False),  # 1: the teacher asked to stop
+    sa.Column("created", sa.Float, nullable=False),
+    sa.Column("heartbeat", sa.Float, nullable=False),  # the teacher's page last seen
+    sa.Index("live_runs_by_created", "created"),
 )
 schema = sa.Table(  # one row: the version of the tables above that the database holds
     "poll_schema", metadata, sa.Column("version", sa.Integer, primary_key=True)
@@ -306,6 +321,18 @@ class PollStore:
         with self.engine.connect() as conn:
             return self._is_teacher(conn, code, browser)
 
+    def teaches(self, browser: str | None) -> bool | None:
+        """Whether ``browser`` teaches a class on this server now: ``None`` when no room was
+        opened in the last :data:`CLASS_S` (no class on), else whether it is a teacher of one
+        of those rooms (their opener, or a device added by hand-over)."""
+        since = self.clock() - CLASS_S
+        with self.engine.connect() as conn:
+            codes = conn.execute(sa.select(polls.c.code).where(polls.c.created >= since))
+            codes = [row.code for row in codes]
+            if not codes:
+                return None
+            return any(self._is_teacher(conn, code, browser) for code in codes)
+
     def handover(self, code: str, browser: str) -> tuple[str, float]:
         """A one-time code that lets another device of the teacher join as a teacher:
         ``(code to type, unix time it expires)``. A new one replaces the room's last one."""
@@ -422,13 +449,15 @@ class PollStore:
         return Tally(tuple(counts), sum(counts))
 
     def purge(self) -> int:
-        """Delete polls older than :data:`TTL_S` and their votes; returns how many polls."""
+        """Delete polls older than :data:`TTL_S` and their votes, and training runs as old;
+        returns how many polls."""
         cutoff = self.clock() - TTL_S
         with self.engine.begin() as conn:
             old = sa.select(polls.c.code).where(polls.c.created < cutoff)
             for table in (votes, teachers, handovers):
                 conn.execute(table.delete().where(table.c.code.in_(old)))
             conn.execute(handovers.delete().where(handovers.c.expires < self.clock()))
+            conn.execute(runs.delete().where(runs.c.created < cutoff))
             return conn.execute(polls.delete().where(polls.c.created < cutoff)).rowcount
 
     def dispose(self) -> None:

@@ -69,7 +69,7 @@ def section(manifest: dict[str, Any]) -> None:
         fig_dist = distance_figure(distances, by_distance, names) if by_distance else None
         if fig_dist is not None:
             ui.chart(fig_dist, key="arena_dist_chart")
-            st.caption(t(P + "dist.caption"))
+            st.caption(dist_caption(manifest, names))
             ui.mixed(t(P + "dist.mixed"))
         else:
             st.info(t(P + "dist.none"), icon=":material/hourglass_empty:")
@@ -97,6 +97,29 @@ def distance_figure(distances, by_distance, names: Mapping[str, str]):
         names=same_names(analysis.identical_series(by_distance), names),
         presenter=ui.presenter(),
     )
+
+
+def dist_caption(manifest: Mapping[str, Any], names: Mapping[str, str]) -> str:
+    """The distance chart's caption, with where each CNN probe reaches chance as the chart
+    samples it (below twice chance from the first distance past its last solved one)."""
+    from core.analysis import distance_probes
+
+    chance = 1 / probes_data.N_KEYS
+    probes = distance_probes.probe_curves(manifest, zoo.PROBE_MODELS, lambda name, cfg: name)
+    walls = []
+    for name, field in probes.fields.items():
+        w = distance_probes.wall(probes.distances, probes.series[name], field, chance)
+        if w.at_chance_from is not None:
+            walls.append(
+                ui.t(
+                    P + "dist.wall",
+                    name=names.get(name, name),
+                    lost=w.at_chance_from,
+                    sees=w.sees_up_to,
+                )
+            )
+    sep = "；" if ui.current_lang() == "zh" else "; "
+    return ui.t(P + "dist.caption", walls=sep.join(walls), twice=f"{2 * chance:.0%}")
 
 
 def download(fig, label: str, file_name: str, key: str) -> None:

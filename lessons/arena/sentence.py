@@ -143,11 +143,14 @@ def results(
         if b.grid[0] and any(b.grid[1]):
             st.markdown(f"**{t(P + 'conf.title')}**")
             marks = b.grid[3] if reference is not None else None
-            st.html(figures.confidence_html(*b.grid[:3], marks, mark_symbols=SYMBOLS))
+            grid = figures.confidence_html(
+                *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
+            )
+            st.html(grid)
             st.caption(t(P + "conf.caption"))
         st.markdown(f"**{t(P + 'table.header')}**")
         header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
-        st.html(figures.table_html(header, b.rows, TABLE_ALIGN))
+        st.html(figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header")))
     with s.more, st.container(horizontal=True):
         st.download_button(
             t(P + "table.csv"),

@@ -10,6 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 import ui
 from core import lexicon
+from core import mdtable as md
 from core.analysis import attention as analysis
 from core.translate import InputError, prepare
 from core.vocab import detokenize_zh
@@ -178,7 +179,8 @@ def numbered(tokens) -> list[str]:
 
 def model_note(name: str, run: analysis.AttentionRun) -> None:
     """What the model wrote."""
-    st.markdown(t("attention.output", model=ui.model_name(name), text=detokenize_zh(run.words)))
+    text = md.escape(detokenize_zh(run.words))  # body text, as the page around it
+    st.markdown(t("attention.output", model=ui.model_name(name), text=text))
 
 
 def reference_note(tokens: tuple[str, ...]) -> None:

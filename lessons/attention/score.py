@@ -134,8 +134,9 @@ def on_toy_reset() -> None:
 
 def size_controls(q: np.ndarray, k: np.ndarray) -> None:
     """How many keys, how long the vectors, and a reset to the lesson's example (each
-    rewrites the link and brings fresh editors)."""
-    c1, c2, c3 = st.columns([2, 2, 1], vertical_alignment="bottom")
+    rewrites the link and brings fresh editors); the reset has room for its whole label on
+    the projector."""
+    c1, c2, c3 = st.columns([3, 3, 2], vertical_alignment="bottom")
     st.session_state["attention_toy_n"] = k.shape[0]
     st.session_state["attention_toy_d"] = q.size
     c1.select_slider(

@@ -9,6 +9,7 @@ from core import lexicon
 from core import mdtable as md
 from core.analysis import autoregressive as analysis
 from core.figures import autoregressive as figures
+from core.figures.base import STEP_SLIDE_HEIGHT
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (
     animate,
@@ -142,9 +143,8 @@ def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -
         x_title=what,
         y_title=t(k("lm.chart.y"), k=len(tokens)),
         presenter=ui.presenter(),
-        color=lexicon.look(data.LM).color,
     )
-    ui.chart(fig, key=chart_key("ar_lm_chart", play))
+    ui.chart(fig, key=chart_key("ar_lm_chart", play), height=STEP_SLIDE_HEIGHT)
     big(
         t(k("lm.step_of"), step=n, total=len(steps))
         + " · "

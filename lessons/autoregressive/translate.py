@@ -9,6 +9,7 @@ import ui
 from core import lexicon
 from core.analysis import autoregressive as analysis
 from core.figures import autoregressive as figures
+from core.figures.base import STEP_SLIDE_HEIGHT
 from core.vocab import detokenize_zh
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (
@@ -67,7 +68,6 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
     output so far with the new word marked."""
     presenter = ui.presenter()
     model = ui.model_name(name)
-    color = lexicon.look(name).color
     step = dec.steps[n - 1]
     out = zh(dec.ids)
     left, right = st.columns(2)
@@ -80,9 +80,8 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             x_title=t(k("tr.chart.x")),
             y_title=t(k("tr.chart.y"), k=len(step.top_ids)),
             presenter=presenter,
-            color=color,
         )
-        ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5)
+        ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5, height=STEP_SLIDE_HEIGHT)
     with right:
         if dec.attention is not None:
             fig = figures.attention_row(
@@ -92,9 +91,8 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
                 x_title=t(k("tr.attn.x")),
                 y_title=t(k("tr.attn.y")),
                 presenter=presenter,
-                color=color,
             )
-            ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5)
+            ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5, height=STEP_SLIDE_HEIGHT)
         else:
             st.caption(t(k("tr.no_attention"), model=model))
     big(

@@ -43,10 +43,11 @@ def show() -> None:
             ),
             key="bn_latent",
         )
-    with s.words:
-        st.caption(t(P + "latent.caption", size=steps.states.shape[1]))
+    with s.words:  # a plain guide for a newcomer; the maths is for the curious
+        st.markdown(t(P + "latent.guide", n=len(read), size=steps.states.shape[1]))
     close_part("latent")
     with ui.curious():
+        st.caption(t(P + "latent.caption", size=steps.states.shape[1]))
         hits = latent.hits(steps, ids)
         st.markdown(
             t(

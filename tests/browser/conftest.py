@@ -159,7 +159,7 @@ def copy_app(dest: Path) -> Path:
     """A copy of the app's files (for tests that need a server of their own)."""
     for name in ("app.py",):
         shutil.copy2(ROOT / name, dest / name)
-    for d in ("core", "serve", "ui", "lessons", "pages", ".streamlit"):
+    for d in ("core", "serve", "ui", "lessons", "pages", "static", ".streamlit"):
         if (ROOT / d).exists():
             shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "assets").mkdir()

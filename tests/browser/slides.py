@@ -2,9 +2,10 @@
 
 For one page and part, in one browser tab: how much of the part's first chart lies inside
 the first screen (no scrolling), the smallest chart text, whether a chart's title box meets
-its legend box, the document's width against the viewport, the smallest heatmap label, each
-chart's plot area as a share of its width, and a screenshot. The browser tests
-(test_slides.py, test_poll.py) call :func:`measure` and :func:`wait_ready`.
+its legend box, the document's width against the viewport, the smallest heatmap label and
+whether every heatmap row and column has one, each chart's plot area as a share of its
+width, page text cut by its box, where the part's step controls end, and a screenshot. The
+browser tests (test_slides.py, test_poll.py) call :func:`measure` and :func:`wait_ready`.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ MEASURE_JS = """() => {
                doc_width: document.documentElement.scrollWidth,
                first_top: null, first_height: null, first_visible: null,
                min_font: null, min_font_text: null, overlaps: [], min_heat_label: null,
-               cut: [], narrow: []};
+               cut: [], narrow: [], heat_unlabelled: [], min_heat_tick: null,
+               clipped: [], control_bottom: null, control_text: null};
   if (charts.length) {
     const r = charts[0].getBoundingClientRect();
     const top = r.top + window.scrollY;
@@ -74,7 +76,67 @@ MEASURE_JS = """() => {
         if (f && (out.min_heat_label === null || f < out.min_heat_label)) out.min_heat_label = f;
       }
     }
+    // every category of a heatmap's axes has its label, here or on the axis it shares
+    // (plotly drops every other one when the rows are too thin for their font), and how big
+    // the smallest is
+    const gd = c.querySelector('.js-plotly-plot');
+    for (const tr of ((gd && gd._fullData) || []).filter(t => t.type === 'heatmap')) {
+      for (const ref of [tr.xaxis || 'x', tr.yaxis || 'y']) {
+        const ax = fl && fl[ref[0] + 'axis' + ref.slice(1)];
+        if (!ax || ax.type !== 'category') continue;
+        // categories with a name (a one-row strip's row, named "" and by the title, is not)
+        const want = (ax._categories || []).filter(c => String(c).trim()).length;
+        const shown = a => a && a.showticklabels ?
+            (a._vals || []).filter(v => String(v.text || '').trim()).length : 0;
+        // a shared axis labels the words once, under the panel it shares them with
+        const twins = Object.keys(fl).filter(k => /^[xy]axis\\d*$/.test(k)).map(k => fl[k])
+            .filter(a => a !== ax && (a.matches === ax._id || ax.matches === a._id));
+        const got = Math.max(shown(ax), ...twins.map(shown));
+        if (got < want) out.heat_unlabelled.push(`chart ${ci} ${ax._id}: ${got} of ${want}`);
+        const size = ax.showticklabels ? ax.tickfont.size : null;
+        if (size && (out.min_heat_tick === null || size < out.min_heat_tick))
+          out.min_heat_tick = size;
+      }
+    }
   });
+  // text cut by a box that hides its overflow (an option of a segmented control, a link);
+  // a box that scrolls sideways (the arena's tables, a wide formula on a phone) is not one
+  const walker = document.createTreeWalker(main, NodeFilter.SHOW_TEXT);
+  const seen = new Set();
+  while (walker.nextNode()) {
+    const node = walker.currentNode, el = node.parentElement;
+    if (!node.textContent.trim() || seen.has(el)) continue;
+    seen.add(el);
+    // drawn text only: not a chart's description (hidden on purpose, for a screen reader),
+    // nor what a closed <details> holds (a chart's data table)
+    if (el.closest('svg, .katex-mathml, .chart-alt')) continue;
+    if (el.closest('details:not([open])') && !el.closest('summary')) continue;
+    const range = document.createRange();
+    range.selectNodeContents(node);
+    const r = range.getBoundingClientRect();
+    if (r.width < 2 || r.height < 2) continue;
+    for (let a = el; a && a !== main; a = a.parentElement) {
+      // inside a box that scrolls sideways the rest is a swipe away: not cut
+      const overflow = getComputedStyle(a).overflowX;
+      if (overflow === 'auto' || overflow === 'scroll') break;
+      if (overflow === 'visible') continue;
+      const b = a.getBoundingClientRect();
+      if (r.right > b.right + 1 || r.left < b.left - 1) {
+        out.clipped.push(node.textContent.trim().slice(0, 40));
+        break;
+      }
+    }
+  }
+  // the part's step controls (widget keys with "step": Back / Next / Play, a step slider),
+  // not folded away: where the lowest ends
+  for (const el of main.querySelectorAll('[class*="st-key-"]')) {
+    if (!/(^|\\s)st-key-\\w*step/.test(el.className) || el.closest('details')) continue;
+    const bottom = el.getBoundingClientRect().bottom + window.scrollY;
+    if (out.control_bottom === null || bottom > out.control_bottom) {
+      out.control_bottom = bottom;
+      out.control_text = el.innerText.trim().slice(0, 30);
+    }
+  }
   return out;
 }"""
 
@@ -99,6 +161,11 @@ class Measure:
     # per chart: its plot area's width (a panel's axis over its share of the width) as a
     # share of the chart's width
     narrow: list[float]
+    heat_unlabelled: list[str]  # heatmap category axes that label fewer than all categories
+    min_heat_tick: float | None  # the smallest tick font of a heatmap's category axes
+    clipped: list[str]  # page text cut by a box that hides its overflow
+    control_bottom: float | None  # where the part's step controls end (keys with "step")
+    control_text: str | None
 
     @property
     def in_view(self) -> float | None:

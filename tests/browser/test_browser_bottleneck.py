@@ -11,6 +11,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from core import zoo
 from core.i18n import translate
 from tests.browser.conftest import DESKTOP, wait_idle
+from tests.conftest import element_kind
 
 pytestmark = pytest.mark.browser
 GROUPS = '[data-testid="stMain"] [data-testid="stButtonGroup"]'
@@ -41,7 +42,7 @@ def _new_elements(frames: dict[str, list], start: int) -> list[str]:
     for raw in frames["got"][start:]:
         msg = ForwardMsg.FromString(raw)
         if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            out.append(msg.delta.new_element.WhichOneof("type"))
+            out.append(element_kind(msg.delta.new_element))
     return out
 
 

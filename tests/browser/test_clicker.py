@@ -123,7 +123,7 @@ def test_typing_and_reduced_motion_in_presenter_mode(server, browser):
         page.emulate_media(reduced_motion="no-preference")
         assert play.is_visible() and not last.is_visible()
         # the prompt sits in the folded controls on the projector
-        page.locator('[data-testid="stMain"] details summary').first.click()
+        page.locator('[data-testid="stMain"] [data-testid="stExpander"] summary').first.click()
         box = page.locator('[data-testid="stMain"] input[type="text"]').first
         box.focus()
         _stays(page, ["PageDown", "ArrowRight", "ArrowLeft", "Home", "End"])

@@ -127,9 +127,17 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
             )
     print("\n" + "\n".join(lines), file=sys.stderr)
     print(f"phone-bytes test: {time.monotonic() - started:.0f} s", file=sys.stderr)
-    # the big scripts came pre-compressed from disk (no upstream), as brotli
-    plotly = [e for e in log if "/static/js/PlotlyChart." in e["request"]]
-    assert plotly, "no page loaded Streamlit's plotly chunk"
-    for e in plotly:
+    # Streamlit's scripts came pre-compressed from disk (no upstream), as brotli
+    scripts = [e for e in log if "/static/js/index." in e["request"]]
+    assert scripts, "no page loaded Streamlit's main script"
+    for e in scripts:
         assert e["upstream"] == "" and e["encoding"] == "br", e
+    # the chart element's bundle (ui/plot.py), never Streamlit's 4.7 MB plotly chunk: once
+    # per first visit of a page with charts (a fresh profile each), never on a second
+    # visit (cached), compressed as brotli
+    assert not [e for e in log if "/static/js/PlotlyChart." in e["request"]]
+    bundle = [e for e in log if "/app/static/vendor/plotly-cartesian-" in e["request"]]
+    charted = [slug for slug, r in results.items() if r["first"]["first_chart_s"] is not None]
+    assert len(bundle) == len(charted), (len(bundle), charted)
+    assert all(e["status"] == 200 and e["encoding"] == "br" for e in bundle), bundle
     assert not problems, "\n".join(problems)

@@ -3,10 +3,14 @@
 - Projector: for every part of every page, in both languages, at 1280x800 and 1920x1080,
   at least 90% of the height of the part's first chart is inside the first screen without
   scrolling; every SVG text of every chart renders at >= 16 px (at 1280x800); no chart's
-  title box meets its legend box. Screenshots of every part at 1280x800 land in
+  title box meets its legend box; every row and column of a heatmap labelled, at >= 16 px;
+  a part's step controls (widget keys with "step") end on the first screen; no text cut.
+  Screenshots of every part at 1280x800 land in
   tests/artifacts/slides/.
   Every part also: the page's title in its language, the language in the URL, no sideways
   scroll, no console error, and at least the charts the part is made of (``MIN_CHARTS``).
+- Laptop (1280x800, presenter off), every part in both languages: no chart text cut at the
+  chart's edge, no page text cut by its box (an option, a deck link), no title under a legend.
 - The deck: from home, "next ▸" reaches every part of every page exactly once and ends on
   the arena; "◂ previous" walks it back. Both walks run on a phone (390x844, presenter
   off), forward in English and back in Chinese, and measure every part in both languages:
@@ -127,6 +131,25 @@ def _projector_problems(m, stop: Stop, size: str, fonts: bool) -> list[str]:
         out.append(f"{_name(stop)}: chart text {m.min_font}px ({m.min_font_text})")
     if m.overlaps:
         out.append(f"{_name(stop)} @{size}: title meets legend in charts {m.overlaps}")
+    if m.heat_unlabelled:
+        out.append(f"{_name(stop)} @{size}: heatmap rows/columns unlabelled {m.heat_unlabelled}")
+    if m.min_heat_tick is not None and m.min_heat_tick < MIN_FONT:
+        out.append(f"{_name(stop)} @{size}: heatmap labels {m.min_heat_tick}px")
+    if m.control_bottom is not None and m.control_bottom > m.viewport_h:
+        out.append(
+            f"{_name(stop)} @{size}: its step control ({m.control_text!r}) ends at "
+            f"{m.control_bottom:.0f}px, below the first screen"
+        )
+    return out + _cut_problems(m, f"{_name(stop)} @{size}")
+
+
+def _cut_problems(m, where: str) -> list[str]:
+    """Text cut at a chart's edge or by the box that holds it, a title under its legend."""
+    out = []
+    if m.cut:
+        out.append(f"{where}: text cut at the chart's edge: {m.cut}")
+    if m.clipped:
+        out.append(f"{where}: text cut by its box: {m.clipped}")
     return out
 
 
@@ -173,6 +196,33 @@ def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
     assert problems == [], "\n".join(problems)
 
 
+@pytest.mark.timeout(900)
+@pytest.mark.parametrize("slug", DECK_PAGES)
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_laptop_every_part_is_whole(server, browser, lang, slug):
+    """Every part on a laptop (1280x800, presenter off): no chart text cut at the chart's
+    edge, no page text cut by its box, no chart title under its legend."""
+    problems: list[str] = []
+    context = browser.new_context(viewport=DESKTOP, locale="zh-CN" if lang == "zh" else "en-US")
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    try:
+        stops = [stop for stop in deck() if stop.slug == slug]
+        for i, stop in enumerate(stops):
+            if i == 0:
+                page.goto(part_url(server.url("/"), stop.slug, stop.part, lang, False))
+                wait_ready(page)
+            else:
+                _follow(page, _next_link(page, "next", lang), stops[:i])
+            m = measure(page, SHOTS / f"laptop_{lang}_{stop.slug}_{stop.part or 'page'}.png")
+            problems += _cut_problems(m, f"{_name(stop)} laptop [{lang}]")
+            if m.overlaps:
+                problems.append(f"{_name(stop)} laptop [{lang}]: title meets legend {m.overlaps}")
+    finally:
+        context.close()
+    assert problems == [], "\n".join(problems)
+
+
 def _next_link(page, direction: str = "next", lang: str = "en"):
     key = "deck.next" if direction == "next" else "deck.prev"
     label = translate(key, lang, where="").strip().rstrip(":：").strip()
@@ -211,8 +261,7 @@ def _phone_problems(page, stop: Stop, lang: str, errors: list[str], first: bool)
         out.append(f"{_name(stop)} [{lang}]: heatmap label {m.min_heat_label}px")
     if m.overlaps:
         out.append(f"{_name(stop)} [{lang}]: title meets legend in charts {m.overlaps}")
-    if m.cut:
-        out.append(f"{_name(stop)} [{lang}]: text cut at the chart's edge: {m.cut}")
+    out += _cut_problems(m, f"{_name(stop)} [{lang}]")
     squeezed = [f"#{i}: {w:.0%}" for i, w in enumerate(m.narrow) if w < MIN_PLOT_SHARE]
     if squeezed:
         out.append(f"{_name(stop)} [{lang}]: plot area of the chart's width {squeezed}")

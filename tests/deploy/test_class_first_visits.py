@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from tests.conftest import ROOT
@@ -24,6 +25,13 @@ from tests.deploy.test_config import NGINX, _FakeApp, _nginx_or_skip
 PHONES, IN_FLIGHT = 60, 25
 NGINX_PORT, APP_PORT = 8712, 8713  # test_config's range: 8700-8729
 APP_PATHS = ("/", "/_stcore/health", "/_stcore/host-config", "/?lang=zh")
+
+
+def _run(coro):
+    """``asyncio.run`` in a thread of its own: a test run earlier in this worker may have
+    left an event loop set as running on the main thread (asyncio then refuses a second)."""
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(asyncio.run, coro).result()
 
 
 def _assets() -> list[str]:
@@ -87,12 +95,12 @@ def _serve_and_visit(folder: Path, mirror: Path) -> list[int]:
         deadline = time.monotonic() + 30
         while True:
             try:
-                asyncio.run(_get("/_stcore/health"))
+                _run(_get("/_stcore/health"))
                 break
             except OSError:
                 assert time.monotonic() < deadline, (folder / f"{prefix.name}.log").read_text()
                 time.sleep(0.1)
-        return asyncio.run(_class([*APP_PATHS, *_assets()]))
+        return _run(_class([*APP_PATHS, *_assets()]))
     finally:
         proxy.terminate()
         proxy.wait(timeout=15)

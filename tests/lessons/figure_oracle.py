@@ -44,12 +44,19 @@ def view_id(page: str, part: str, lang: str, present: str) -> str:
     return f"{page}/{part}/{lang}/present={present}"
 
 
-def figures(page: str, part: str, lang: str, present: str) -> list[dict]:
-    """The fingerprint (:func:`fingerprint`) of each chart the view draws, in page order."""
+def run_view(page: str, part: str, lang: str, present: str):
+    """The view run through ``AppTest`` (raises if the page raised)."""
     at = make_app(f"pages/{page}.py", lang=lang, present=present, part=part)
     at.run(timeout=180)
     if at.exception:
         raise RuntimeError(f"{view_id(page, part, lang, present)}: {at.exception[0].message}")
+    return at
+
+
+def figures(page: str, part: str, lang: str, present: str, at=None) -> list[dict]:
+    """The fingerprint (:func:`fingerprint`) of each chart the view draws, in page order
+    (of ``at``, the view already run, if given)."""
+    at = at or run_view(page, part, lang, present)
     out = [
         fingerprint({"spec": json.loads(chart.proto.spec), "config": chart.proto.config})
         for chart in at.get("plotly_chart")

@@ -410,3 +410,21 @@ def test_why_links_name_real_parts_of_linked_pages():
     assert WHY_PART and set(WHY_PART) <= linked
     for slug, part in WHY_PART.items():
         assert part in page_parts(slug), (slug, part)
+
+
+def test_distance_caption_says_where_each_cnn_reaches_chance():
+    """The caption's distances are the chart's: for each CNN probe of the shipped zoo, the
+    first sampled distance past its solved ones (>= 95 %) where it is under twice chance."""
+    manifest = json.loads(zoo.MANIFEST_PATH.read_text(encoding="utf-8"))
+    at = make_app(ARENA, lang="en", part="evidence").run(timeout=180)
+    text = " ".join(c.value for c in at.caption)
+    cnns = [m for m in zoo.PROBE_MODELS if "cnn" in m]
+    assert cnns
+    for name in cnns:
+        dist = manifest["models"][name]["metrics"]["distance"]
+        ds = sorted(int(d) for d in dist)
+        accs = [dist[str(d)] for d in ds]
+        solved = max((i for i, a in enumerate(accs) if a >= 0.95), default=-1)
+        lost = next(d for d, a in zip(ds[solved + 1 :], accs[solved + 1 :]) if a < 0.2)
+        assert f"{lexicon.name(name, 'en')} from d = {lost} " in text, (name, lost, text)
+    assert "guessing" not in text and "just past its receptive field" not in text

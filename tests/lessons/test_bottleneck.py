@@ -16,6 +16,7 @@ import streamlit as st
 import core.zoo as zoo
 from core import corpus, lexicon
 from core.analysis import bottleneck as bn
+from core.figures.bottleneck import chip
 from core.i18n import translate
 from tests.conftest import dev_zoo_loaded, make_app
 
@@ -135,6 +136,10 @@ def test_shipped_default_view_is_the_latent_state_and_proves_its_takeaway(lang):
     assert _chart_keys(at) == ["bn_latent"]
     heat, bars = _charts(at)[0]["data"]
     assert heat["z"]["shape"].endswith(", 5")  # one column per word read, BOS first
+    # the newcomer's guide says the chart's own numbers: its columns and its rows
+    rows, cols = (int(x) for x in heat["z"]["shape"].split(","))
+    guide = translate("bottleneck.latent.guide", lang, n=cols, size=rows)
+    assert guide in [m.value for m in at.markdown]
     guesses = bars["text"]
     assert guesses[2].startswith("→ wear ") and guesses[3].startswith("→ shoes ")
     MIN_PROB = 0.5
@@ -428,11 +433,11 @@ def test_example_button_and_typed_sentence(dev_zoo):
     # part 2 shows the example's reference, as token chips
     at.segmented_control(key="bottleneck_part").set_value("side").run()
     ref = _example(8).tgt
-    assert any(m.value.startswith("Reference:") and f"`{ref[0]}`" in m.value for m in at.markdown)
+    assert any(m.value.startswith("Reference:") and chip(ref[0]) in m.value for m in at.markdown)
     at.text_input(key="bn_text").input(LESSON).run()
     assert not at.exception and at.query_params["text"] == LESSON
     # a lesson sentence: the grammar's reference translation is known
-    assert any("`猫`" in m.value and m.value.startswith("Reference:") for m in at.markdown)
+    assert any("猫" in m.value and m.value.startswith("Reference:") for m in at.markdown)
     at.text_input(key="bn_text").input("the cat sleeps at home now").run()
     assert translate("bottleneck.side.no_reference", "en") in [c.value for c in at.caption]
 
@@ -440,7 +445,7 @@ def test_example_button_and_typed_sentence(dev_zoo):
 def test_default_example_has_its_reference_in_part_two(dev_zoo):
     at = _run(lang="en", part="side")
     ref = _example(32).tgt
-    assert any(m.value.startswith("Reference:") and f"`{ref[0]}`" in m.value for m in at.markdown)
+    assert any(m.value.startswith("Reference:") and chip(ref[0]) in m.value for m in at.markdown)
 
 
 def test_stretch_slider_and_new_batch(dev_zoo):
@@ -453,7 +458,9 @@ def test_stretch_slider_and_new_batch(dev_zoo):
     at.run()
     before = [m.value for m in _sentences(at).markdown]
     assert len(before) == 8  # one block per sentence: source, reference, two outputs
-    assert all(len(v.split("`")[1].split()) == 12 for v in before if v.startswith("**"))
+    # each block's first line: "**i.** " then the 12-word source, as body text
+    sources = [v.split("  \n")[0].split("** ", 1)[1] for v in before if v.startswith("**")]
+    assert len(sources) == 8 and all(len(src.split()) == 12 for src in sources)
     at.button(key="bn_new").click().run()
     assert at.query_params["seed"] == "1"
     assert [m.value for m in _sentences(at).markdown] != before

@@ -19,7 +19,7 @@ import streamlit.testing.v1.local_script_runner as lsr
 from core import lexicon
 from core.analysis import receptive_field as analysis
 from core.i18n import translate
-from tests.conftest import ROOT, fragment_rerun, main_text, make_app
+from tests.conftest import ROOT, element_kind, fragment_rerun, main_text, make_app
 from tests.lessons.parts import chart_keys, runs_alone
 
 PAGE = "pages/cnn_receptive_field.py"
@@ -572,7 +572,7 @@ def _sent(msgs) -> list[tuple[str, str]]:
         kind = element.WhichOneof("type")
         ident = getattr(getattr(element, kind), "id", "") or ""
         key = ident.rsplit("-", 1)[-1] if ident.startswith("$$ID") else ""
-        out.append((kind, key))
+        out.append((element_kind(element), key))
     return out
 
 

@@ -1,7 +1,8 @@
 """Every part's default view draws the figures the oracle recorded (laptop and projector,
 English and Chinese; floats within 1e-4, as model outputs differ in their last bits from one
 CPU to another): refactoring the lessons changes no chart. A figure changed on purpose is
-re-recorded with ``python -m tests.lessons.figure_oracle --write``."""
+re-recorded with ``python -m tests.lessons.figure_oracle --write``. The same runs check that
+every chart has its text alternative in the view's language (``chart_text.problems``)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import json
 
 import pytest
 
+from tests.lessons import chart_text
 from tests.lessons import figure_oracle as oracle
 
 WANT = json.loads(oracle.ORACLE.read_text(encoding="utf-8"))
@@ -20,10 +22,14 @@ def test_the_oracle_covers_every_view():
 
 @pytest.mark.parametrize("view", oracle.views(), ids=lambda v: oracle.view_id(*v))
 def test_the_view_draws_the_recorded_figures(view):
-    got = oracle.figures(*view)
+    """The view draws the recorded figures, and each chart carries its text alternative
+    (one run of the view checks both)."""
+    at = oracle.run_view(*view)
+    got = oracle.figures(*view, at=at)
     assert oracle.same(got, WANT[oracle.view_id(*view)]), (
         "a chart changed; if on purpose, re-record: python -m tests.lessons.figure_oracle --write"
     )
+    assert chart_text.problems(at, view[2]) == []
 
 
 def test_fingerprints_forgive_last_bits_and_catch_real_changes():

@@ -28,7 +28,10 @@ def test_the_shipped_csp_allows_the_cookie_script_by_its_hash():
     ):
         script_src = next(d for d in _csp(path).split(";") if d.strip().startswith("script-src"))
         assert f"'sha256-{digest}'" in script_src.split(), f"{path.name}: update the poll's hash"
-        assert "blob:" not in script_src and "'unsafe-inline'" not in script_src
+        # blob: is there for the chart element (components v2 import its module from a blob:
+        # URL, which only a script already running on the page can make); inline scripts
+        # are still refused
+        assert "'unsafe-inline'" not in script_src and "'unsafe-eval'" not in script_src
 
 
 def test_the_page_sends_the_hashed_script_with_this_sessions_id():

@@ -47,7 +47,9 @@ def fields(text: str) -> set[str]:
 def test_at_least_ten_questions_one_per_lesson_page():
     assert len(pq.QUESTIONS) >= 10
     assert len(pq.BY_ID) == len(pq.QUESTIONS), "question ids must be unique"
-    lesson = [p.slug for p in PAGES if p.listed and p.parts]
+    # the live race asks its own question, answered by the run the class watches (not a
+    # shipped model): lessons/live/race.py's predict box
+    lesson = [p.slug for p in PAGES if p.listed and p.parts and p.slug != "live"]
     assert len(lesson) == 8
     for slug in lesson:
         assert any(q.slug == slug for q in pq.QUESTIONS), f"no question on the page {slug}"

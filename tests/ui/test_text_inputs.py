@@ -149,8 +149,13 @@ def test_every_text_box_caps_its_length(path):
 #   html.escape'd text (tests/core/analysis/test_arena.py checks the escaping);
 # - ui/poll.py: the browser id, which matches core.poll.store.BROWSER_ID ([A-Za-z0-9_-]) before
 #   it is used, and a constant script (tests/poll/test_browser_id.py);
-# - ui/clicker.py: a constant marker and a constant script (tests/ui/test_clicker.py).
-HTML_ALLOWED = {"ui/style.py", "lessons/arena/sentence.py", "ui/poll.py", "ui/clicker.py"}
+# - ui/clicker.py: a constant marker and a constant script (tests/ui/test_clicker.py);
+HTML_ALLOWED = {
+    "ui/style.py",
+    "lessons/arena/sentence.py",
+    "ui/poll.py",
+    "ui/clicker.py",
+}
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])

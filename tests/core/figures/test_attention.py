@@ -65,7 +65,7 @@ def test_heatmap_equals_the_shared_heatmap_with_its_updates(presenter, show_valu
         x1=6.5,
         y0=1.5,
         y1=2.5,
-        line=dict(color=s.palette[1] if presenter else "#EE6677", width=s.line + 1),
+        line=dict(color=base.HIGHLIGHT, width=s.line + 1),
     )
     new = F.attention_heatmap(
         z,
@@ -126,8 +126,23 @@ def _align(z, step=2, presenter=False, show_values=False, x=None):
     )
 
 
-@pytest.mark.parametrize("presenter", [False, True])
-def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it(presenter):
+def test_alignment_figure_on_a_slide_is_the_heatmap_every_row_and_word_labelled():
+    z = _weights(12, 13)
+    fig = _json(_align(z, step=1, presenter=True, x=[f"word{j}" for j in range(13)]))
+    (heat,) = fig["data"]
+    lay = fig["layout"]
+    assert heat["type"] == "heatmap" and len(lay["shapes"]) == 1  # the step's row framed
+    for axis in (lay["xaxis"], lay["yaxis"]):  # every category labelled, projector size
+        assert (axis["tickmode"], axis["dtick"], axis["type"]) == ("linear", 1, "category")
+        assert axis["tickfont"]["size"] >= base.MIN_PROJECTOR_FONT
+    # the rows are at least as tall as their labels; the step slider fits under the chart
+    rows_px = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    assert rows_px / 12 >= lay["yaxis"]["tickfont"]["size"]
+    assert lay["height"] < base.SLIDE_HEIGHT
+
+
+def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it():
+    presenter = False
     z = _weights(5, 7)
     x = list("abcdefa")  # a repeated word stays its own column, and its own bar
     figure = _align(z, step=2, presenter=presenter, x=x)
@@ -194,8 +209,8 @@ def test_alignment_figure_keeps_the_heatmap_and_grows_with_the_scale():
     assert both["layout"]["shapes"] == alone["layout"]["shapes"]
     assert both["layout"]["height"] > alone["layout"]["height"]  # the bars add their room
     big = _json(_align(z, step=2, presenter=True))
-    # on the projector the figure is one slide: as tall as a slide allows, not taller
-    assert base.SLIDE_HEIGHT - 40 <= big["layout"]["height"] <= base.SLIDE_HEIGHT + 10
+    # on the projector the figure is one slide with its step slider: nearly a slide's height
+    assert base.SLIDE_HEIGHT - 100 <= big["layout"]["height"] <= base.SLIDE_HEIGHT
 
 
 def test_alignment_figure_checks_its_input():
@@ -249,8 +264,9 @@ def test_bar_panels_stack_top_to_bottom_each_with_its_title_and_axes():
         assert note["y"] == pytest.approx(hi) and note["yanchor"] == "bottom"
     s = base.scale(False)
     colors = [tr["marker"]["color"] for tr in fig["data"]]
-    assert colors[0] == [s.palette[2], s.palette[1], s.palette[2]]  # largest
-    assert colors[1] == [s.palette[2], s.palette[2], s.palette[1]]  # highlight=2
+    mark = base.HIGHLIGHT  # the one highlight colour of every chart
+    assert colors[0] == [s.palette[2], mark, s.palette[2]]  # largest
+    assert colors[1] == [s.palette[2], s.palette[2], mark]  # highlight=2
     assert colors[2] == [s.palette[2], s.palette[1], s.palette[2]]  # signed: 0.5 > 0
     assert "title" not in lay and lay["margin"]["t"] == 10  # no figure title: no room for one
 

@@ -1,0 +1,259 @@
+"""Part "race": the teacher presses Start; the server trains a GRU with only C and a GRU with
+attention from scratch on the same batches; every visitor watches both curves grow (read
+from the store each second), and at the end both translate a long sentence and the words
+say what happened in this run. Before it ends, each visitor predicts the winner."""
+
+from __future__ import annotations
+
+import time
+
+import streamlit as st
+
+import ui
+from core import live
+from core.figures import live as figures
+from core.figures.base import STEP_SLIDE_HEIGHT
+from core.poll.runs import Run
+from core.poll.store import PollError
+from core.vocab import detokenize_zh
+from lessons.live import common
+from serve.admission import fragment
+from serve.live import Busy
+from ui import poll
+
+t = ui.t
+P = "live.race."
+LOOKS = {"plain": "live_plain", "attention": "live_attention"}  # race name -> lexicon model
+TIE = 5.0  # points: closer than this on the longest sentences is a tie
+PICKS = ("plain", "attention", "tie")
+# the charts' height on the projector: the progress bar, the knob and Start stand under both
+# on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
+CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
+
+
+def show() -> None:
+    """The panel refreshes every second while a run trains, every 5 s otherwise (to see a
+    run the teacher starts)."""
+    run = common.shown_run()
+    (live_panel if run is not None and run.active else idle_panel)(run.id if run else None)
+    ui.takeaway(t(P + "takeaway"))
+    ui.try_this(t(P + "try"))
+
+
+def _panel(shown: str | None) -> None:
+    run = common.shown_run()
+    if (run.id if run else None) != shown or (run is not None and not run.active and _was_live()):
+        st.rerun()  # a new run, or this one ended: redraw with the other refresh rate
+    owner = common.is_owner(run)
+    if run is not None and run.active and owner:
+        common.manager().runs.beat(run.id, poll.browser_id())  # the teacher is still here
+    owner = owner or common.may_cancel(run)
+    s = ui.slide(t(P + "lead"))
+    with s.chart:
+        charts(run)
+        progress(run)
+    with s.control:
+        controls(run, owner)
+    with s.words:
+        if run is not None and run.result and "records" in run.result:
+            ending(run)
+        predict(run)
+
+
+def _was_live() -> bool:
+    return st.session_state.get("live_panel_rate") == 1
+
+
+def _live(shown: str | None) -> None:
+    st.session_state["live_panel_rate"] = 1
+    _panel(shown)
+
+
+def _idle(shown: str | None) -> None:
+    st.session_state["live_panel_rate"] = 5
+    _panel(shown)
+
+
+live_panel = fragment(run_every=1)(_live)
+idle_panel = fragment(run_every=5)(_idle)
+
+
+def names() -> dict[str, str]:
+    return {look: ui.model_name(look) for look in LOOKS.values()}
+
+
+def charts(run: Run | None) -> None:
+    """Loss against step, and accuracy by length at the latest evaluation, side by side (on
+    the projector lower than a slide's chart: the progress bar and Start or Cancel stand
+    under them on the first screen)."""
+    cfg = run.config if run else common.config(live.DEFAULT.max_len)
+    records = run.progress if run else []
+    buckets = live.buckets(cfg["max_len"])
+    width = 0.5 if ui.presenter() else 1.0
+    left, right = st.columns(2) if ui.presenter() else (st.container(), st.container())
+    with left:
+        fig = figures.loss_curves(
+            [r["step"] for r in records],
+            {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS if records},
+            total=cfg["steps"],
+            title=t(P + "loss.title"),
+            x_title=t(P + "loss.x"),
+            y_title=t(P + "loss.y"),
+            presenter=ui.presenter(),
+            names=names(),
+        )
+        ui.chart(fig, key="live_loss", width=width, height=CHART_HEIGHT)
+    acc = latest_accuracy(records)
+    with right:
+        # no lines before the first evaluation (two flat zeros would lie on each other)
+        series = {LOOKS[m]: [acc[m]["token"][b] / 100 for b in buckets] for m in acc_models(acc)}
+        fig = figures.bucket_accuracy(
+            buckets,
+            series,
+            title=t(P + "acc.title", step=acc["step"] if acc else 0),
+            x_title=t(P + "acc.x"),
+            y_title=t(P + "acc.y"),
+            presenter=ui.presenter(),
+            names=names(),
+        )
+        ui.chart(fig, key="live_acc", width=width, height=CHART_HEIGHT)
+
+
+def acc_models(acc: dict | None) -> tuple[str, ...]:
+    return live.MODELS if acc else ()
+
+
+def latest_accuracy(records: list[dict]) -> dict | None:
+    """The last record's accuracies with its step, or ``None`` before the first evaluation."""
+    for r in reversed(records):
+        if "acc" in r:
+            return {**r["acc"], "step": r["step"]}
+    return None
+
+
+def progress(run: Run | None) -> None:
+    """Bar, steps done of the budget, seconds so far and (while training) seconds left."""
+    if run is None:
+        st.progress(0.0, text=t(P + "none"))
+        return
+    last = run.progress[-1] if run.progress else None
+    steps = run.config["steps"]
+    done = last["step"] if last else 0
+    if last is None:
+        text = t(P + "preparing")
+    elif run.active:
+        left = last["elapsed"] / max(1, done) * (steps - done)
+        text = t(P + "running", done=done, steps=steps, s=round(last["elapsed"]), left=round(left))
+    else:
+        text = t(P + f"status.{run.status}", done=done, steps=steps, s=round(last["elapsed"]))
+    st.progress(min(1.0, done / steps), text=text)
+
+
+def controls(run: Run | None, owner: bool) -> None:
+    """The knob and Start for who may start; Cancel for the owner of a run in progress (or
+    the class's teacher); for everyone else, whose run it is."""
+    msg = st.session_state.pop("live_message", None)
+    if msg:
+        st.warning(msg, icon=":material/hourglass_top:")
+    if run is not None and run.active:
+        if owner:
+            st.button(t(P + "cancel"), key="live_cancel", on_click=_cancel, args=(run.id,))
+        else:
+            ago = round(time.time() - run.created)
+            st.caption(t(P + "watching", ago=ago))
+        return
+    if not common.may_start(run):
+        st.caption(t(P + "teacher_starts"))
+        return
+    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    with left:
+        max_len = st.segmented_control(
+            t(P + "knob"),
+            common.LENGTHS,
+            default=live.DEFAULT.max_len,
+            format_func=lambda n: t(P + "knob.words", n=n),
+            key="live_max_len",
+        )
+    with right:
+        st.button(
+            t(P + "start"),
+            key="live_start",
+            type="primary",
+            on_click=_start,
+            args=(max_len or live.DEFAULT.max_len,),
+        )
+
+
+def _start(max_len: int) -> None:
+    started = common.manager().start(poll.browser_id(), common.config(max_len))
+    if isinstance(started, Busy):
+        ago = round(time.time() - started.started)
+        st.session_state["live_message"] = t(P + "busy", ago=ago)
+        return
+    st.session_state[common.RUN] = started
+    st.session_state.pop("live_pick_checked", None)
+
+
+def _cancel(run_id: str) -> None:
+    try:
+        common.manager().cancel(run_id, poll.browser_id())
+    except PollError:
+        st.session_state["live_message"] = t(P + "not_owner")
+
+
+def verdict(result: dict) -> str:
+    """Who won on the longest bucket: "attention", "plain" or "tie" (within TIE points)."""
+    margin = live.long_margin(result)
+    return "attention" if margin > TIE else "plain" if margin < -TIE else "tie"
+
+
+def ending(run: Run) -> None:
+    """This run's story in numbers, then both translations of the long sentence."""
+    result = run.result
+    if not result.get("final_acc"):
+        return
+    long = result["buckets"][-1]
+    acc = result["final_acc"]
+    values = dict(
+        steps=result["steps_done"],
+        s=round(result["elapsed"]),
+        bucket=long,
+        a=acc["attention"]["token"][long],
+        p=acc["plain"]["token"][long],
+        d=abs(live.long_margin(result)),
+        short=result["buckets"][0],
+        a0=acc["attention"]["token"][result["buckets"][0]],
+        p0=acc["plain"]["token"][result["buckets"][0]],
+    )
+    st.markdown(t(P + f"end.{verdict(result)}", **values))
+    tr = result["translation"]
+    rows = [
+        {t(P + "col.who"): t(P + "col.src"), t(P + "col.text"): " ".join(tr["src"])},
+        {t(P + "col.who"): t(P + "col.ref"), t(P + "col.text"): detokenize_zh(tr["ref"])},
+    ]
+    for m in live.MODELS:
+        rows.append({t(P + "col.who"): names()[LOOKS[m]], t(P + "col.text"): detokenize_zh(tr[m])})
+    st.table(rows)
+
+
+def predict(run: Run | None) -> None:
+    """Predict, then check: the pick before the end; this run's verdict after it."""
+    box = st.container(border=True)
+    box.markdown(t(P + "predict.q", n=(run.config if run else common.config(30))["max_len"]))
+    pick = box.radio(
+        t(P + "predict.pick"),
+        PICKS,
+        format_func=lambda k: t(P + f"predict.{k}"),
+        index=None,
+        horizontal=True,
+        key="live_pick",
+    )
+    if run is None or run.active or not run.result or not run.result.get("final_acc"):
+        box.caption(t(P + "predict.wait"))
+        return
+    won = verdict(run.result)
+    said = t(P + f"predict.{won}")
+    if pick is not None:
+        box.markdown(t(P + ("predict.right" if pick == won else "predict.wrong"), won=said))
+    else:
+        box.markdown(t(P + "predict.answer", won=said))

@@ -1,0 +1,281 @@
+/* Road to Attention: draws the app's plotly figures (ui/plot.py sends them), with
+ * plotly.js's cartesian bundle loaded beside this file (static/vendor/).
+ *
+ * What st.plotly_chart did, kept: Streamlit 1.67's theme merged into each figure's template
+ * (THEME: the values its frontend merges for this app's light theme and fonts, read from a
+ * chart it drew; titles bold), plotly's config with Streamlit's defaults (no logo, no
+ * lasso/box select, no cloud button), the figure's own height (else 450 px) and the
+ * container's width, followed as the container or the window changes.
+ * The figure's margins come pre-computed (core/figures/margins.py) for exactly this. */
+(function () {
+  "use strict";
+  const THEME = {
+    "font": {
+      "color": "#808495",
+      "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+      "size": 12,
+      "weight": 400
+    },
+    "title": {
+      "color": "#2F2D2B",
+      "subtitleColor": "#2F2D2B",
+      "font": {
+        "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+        "size": 16,
+        "color": "#2F2D2B"
+      },
+      "pad": {
+        "l": 4
+      },
+      "xanchor": "left",
+      "x": 0
+    },
+    "legend": {
+      "title": {
+        "font": {
+          "size": 12,
+          "color": "#808495"
+        },
+        "side": "top"
+      },
+      "valign": "top",
+      "bordercolor": "transparent",
+      "borderwidth": 0,
+      "font": {
+        "size": 12,
+        "color": "#262730"
+      }
+    },
+    "paper_bgcolor": "#FFFFFF",
+    "plot_bgcolor": "#FFFFFF",
+    "yaxis": {
+      "ticklabelposition": "outside",
+      "zerolinecolor": "#e6eaf1",
+      "title": {
+        "font": {
+          "color": "#808495",
+          "size": 14
+        },
+        "standoff": 24
+      },
+      "tickcolor": "#e6eaf1",
+      "tickfont": {
+        "color": "#808495",
+        "size": 12
+      },
+      "gridcolor": "#e6eaf1",
+      "minor": {
+        "gridcolor": "#e6eaf1"
+      },
+      "automargin": true
+    },
+    "xaxis": {
+      "zerolinecolor": "#e6eaf1",
+      "gridcolor": "#e6eaf1",
+      "showgrid": false,
+      "tickfont": {
+        "color": "#808495",
+        "size": 12
+      },
+      "tickcolor": "#e6eaf1",
+      "title": {
+        "font": {
+          "color": "#808495",
+          "size": 14
+        },
+        "standoff": 20
+      },
+      "minor": {
+        "gridcolor": "#e6eaf1"
+      },
+      "zeroline": false,
+      "automargin": true,
+      "rangeselector": {
+        "bgcolor": "#FFFFFF",
+        "bordercolor": "#e6eaf1",
+        "borderwidth": 1,
+        "x": 0
+      }
+    },
+    "margin": {
+      "pad": 8,
+      "r": 0,
+      "l": 0
+    },
+    "hoverlabel": {
+      "bgcolor": "#FFFFFF",
+      "bordercolor": "#DCD8D4",
+      "font": {
+        "color": "#808495",
+        "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+        "size": 12
+      }
+    },
+    "coloraxis": {
+      "colorbar": {
+        "thickness": 16,
+        "xpad": 24,
+        "ticklabelposition": "outside",
+        "outlinecolor": "transparent",
+        "outlinewidth": 8,
+        "len": 0.75,
+        "y": 0.5745,
+        "title": {
+          "font": {
+            "color": "#808495",
+            "size": 14
+          }
+        },
+        "tickfont": {
+          "color": "#808495",
+          "size": 12
+        }
+      }
+    },
+    "ternary": {
+      "gridcolor": "#808495",
+      "bgcolor": "#FFFFFF",
+      "title": {
+        "font": {
+          "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+          "size": 14
+        }
+      },
+      "color": "#808495",
+      "aaxis": {
+        "gridcolor": "#808495",
+        "linecolor": "#808495",
+        "tickfont": {
+          "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+          "size": 12
+        }
+      },
+      "baxis": {
+        "linecolor": "#808495",
+        "gridcolor": "#808495",
+        "tickfont": {
+          "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+          "size": 12
+        }
+      },
+      "caxis": {
+        "linecolor": "#808495",
+        "gridcolor": "#808495",
+        "tickfont": {
+          "family": "sans-serif, 'Noto Sans CJK SC', 'Noto Sans SC', 'Source Han Sans SC', 'PingFang SC', 'Microsoft YaHei', 'WenQuanYi Micro Hei', \"Source Sans\", sans-serif",
+          "size": 12
+        }
+      }
+    }
+  };
+  const HEIGHT = 450; // px, Streamlit's height for a figure without one of its own
+  const MIN_WIDTH = 150; // px, Streamlit's narrowest chart
+
+  const isObject = (x) => x !== null && typeof x === "object" && !Array.isArray(x);
+
+  // lodash.merge, as Streamlit applies its theme: objects merge, anything else replaces
+  function merge(into, from) {
+    for (const [k, v] of Object.entries(from)) {
+      if (isObject(v)) {
+        if (!isObject(into[k])) into[k] = {};
+        merge(into[k], v);
+      } else if (v !== undefined) {
+        into[k] = v;
+      }
+    }
+    return into;
+  }
+
+  function themed(fig) {
+    const layout = isObject(fig.layout) ? fig.layout : (fig.layout = {});
+    const template = isObject(layout.template) ? layout.template : (layout.template = {});
+    template.layout = merge(isObject(template.layout) ? template.layout : {}, THEME);
+    if (layout.title !== undefined && layout.title !== null) {
+      const title = typeof layout.title === "string" ? { text: layout.title } : layout.title;
+      const text = typeof title.text === "string" ? title.text : "";
+      layout.title = Object.assign({}, title, { text: "<b>" + text + "</b>" });
+    }
+    return fig;
+  }
+
+  function configured(config) {
+    const out = Object.assign({ displaylogo: false, showSendToCloud: false }, config);
+    const off = Array.isArray(out.modeBarButtonsToRemove) ? [...out.modeBarButtonsToRemove] : [];
+    for (const b of ["lasso2d", "select2d", "sendChartToCloud"]) if (!off.includes(b)) off.push(b);
+    out.modeBarButtonsToRemove = off;
+    return out;
+  }
+
+  const widthOf = (box) => Math.max(Math.floor(box.getBoundingClientRect().width), MIN_WIDTH);
+
+  // one observer for every chart: a new width redraws that chart at it, once per frame
+  const resized = new ResizeObserver((entries) => {
+    for (const e of entries) {
+      const box = e.target;
+      const gd = box.firstElementChild;
+      // a box out of the page or folded to nothing for a moment (a part replacing another,
+      // the window resized mid-rerun): no redraw at the 150 px floor, where a chart set up
+      // for its real width has no room left between its margins (plotly then computes
+      // -Infinity positions); its next real width redraws it
+      if (!box.isConnected || box.getBoundingClientRect().width < 1) continue;
+      const width = widthOf(box);
+      if (!gd || !gd._fullLayout || gd._fullLayout.width === width) continue;
+      window.Plotly.relayout(gd, { width: width });
+    }
+  });
+
+  // The chart's text alternative (a visually hidden description, then its data as a table
+  // in a closed <details>), right after the chart: built and escaped by the server
+  // (core/figures/describe.py alternative_html); replaced only when it changes, so a table a
+  // student opened stays open while the chart redraws the same data.
+  function describe(parent, box, alt) {
+    let holder = parent.querySelector(":scope > .road-chart-alt");
+    if (!holder) {
+      holder = document.createElement("div");
+      holder.className = "road-chart-alt";
+      box.after(holder);
+    }
+    if (holder.roadAlt !== alt) {
+      holder.innerHTML = alt || "";
+      holder.roadAlt = alt;
+    }
+  }
+
+  /** Draw ``payload`` (UTF-8 JSON bytes: {"alt": html, "spec": figure, "config": plotly
+   * config}) into ``parent``; a second call with new bytes updates the same chart
+   * (Plotly.react). */
+  function draw(parent, payload) {
+    const text = typeof payload === "string" ? payload : new TextDecoder().decode(payload);
+    const box = parent.querySelector(".stPlotlyChart"); // ui/plot.py's html
+    if (box.roadText === text) return; // the same figure again: nothing to do
+    const { alt, spec, config } = JSON.parse(text);
+    describe(box.parentElement, box, alt);
+    const fig = themed(spec);
+    const height = fig.layout.height >= 10 ? fig.layout.height : HEIGHT;
+    if (!box.firstElementChild) {
+      box.appendChild(document.createElement("div"));
+      resized.observe(box);
+    }
+    box.style.minHeight = height + "px";
+    box.roadText = text;
+    const gd = box.firstElementChild;
+    gd.style.overflow = "hidden";
+    fig.layout.width = widthOf(box);
+    fig.layout.height = height;
+    return window.Plotly.react(gd, fig.data || [], fig.layout, configured(config || {})).then(
+      (gd) => (gd._fullLayout.title || {}).automargin ? redraw(gd) : gd
+    );
+  }
+
+  // plotly.js 4.1.1 lays out a title that pushes the top margin after it has placed the
+  // traces and the legend, which then stay where the smaller margin put them (plotly.js
+  // #7750; Streamlit's 4.2.0 draws right): one more pass, with the margin known, draws
+  // them where the axes are. Measured on rnn_gradients in presenter mode: pixel-identical
+  // to st.plotly_chart's drawing with it, 30,182 pixels of the screen off without it.
+  function redraw(gd) {
+    const layout = Object.assign({}, gd.layout, { datarevision: (gd.layout.datarevision || 0) + 1 });
+    return window.Plotly.react(gd, gd.data, layout);
+  }
+
+  window.RoadChart = { draw: draw };
+})();

@@ -1,0 +1,69 @@
+"""Live training runs in the poll's store: the owner alone cancels and keeps a run alive,
+everyone reads it, the progress and the result come back as written, a day later it is gone,
+and a database made before runs existed gains their table on start."""
+
+from __future__ import annotations
+
+import pytest
+import sqlalchemy as sa
+
+from core.poll import store as ps
+from core.poll.runs import RunStore
+from tests.poll import test_poll_store as tps
+from tests.poll.test_poll_store import TEACHER, Clock, b
+
+make_store, pg_url = tps.make_store, tps.pg_url  # the store tests' fixtures: SQLite, PostgreSQL
+
+
+def test_the_owner_starts_cancels_and_beats_others_only_read(make_store):
+    clock = Clock()
+    runs = RunStore(make_store(clock))
+    run_id = runs.start(TEACHER, {"steps": 10})
+    run = runs.get(run_id)
+    assert run.status == "starting" and run.active and run.progress == [] and not run.cancel
+    assert runs.latest().id == run_id and runs.is_owner(run_id, TEACHER)
+    assert not runs.is_owner(run_id, b("student-aaaa"))
+    for act in (runs.request_cancel, runs.beat):
+        with pytest.raises(ps.PollError, match="not_teacher"):
+            act(run_id, b("student-aaaa"))
+    clock.now += 5
+    runs.beat(run_id, TEACHER)
+    assert runs.control(run_id) == (False, clock.now)
+    runs.request_cancel(run_id, TEACHER)
+    assert runs.control(run_id)[0] and runs.get(run_id).cancel
+
+
+def test_progress_and_result_round_trip_and_expire(make_store):
+    clock = Clock()
+    polls = make_store(clock)
+    runs = RunStore(polls)
+    run_id = runs.start(TEACHER, {"steps": 10})
+    records = [{"step": 5, "loss": {"plain": 3.2, "attention": 3.1}}]
+    runs.write(run_id, "running", records)
+    assert runs.get(run_id).progress == records and runs.get(run_id).status == "running"
+    runs.write(run_id, "done", records, {"translation": {"ref": ["猫"]}})
+    run = runs.get(run_id)
+    assert run.result == {"translation": {"ref": ["猫"]}} and not run.active
+    with pytest.raises(ValueError):
+        runs.write(run_id, "exploded", records)
+    clock.now += ps.TTL_S + 1
+    assert runs.get(run_id) is None and runs.latest() is None
+    polls.purge()
+    with polls.engine.connect() as conn:
+        assert conn.execute(sa.select(sa.func.count()).select_from(ps.runs)).scalar_one() == 0
+
+
+def test_a_database_made_before_runs_gains_their_table(tmp_path):
+    url = f"sqlite:///{tmp_path / 'polls.sqlite3'}"
+    ps.PollStore(url).dispose()
+    engine = sa.create_engine(url)
+    ps.runs.drop(engine)  # as the schema was before runs
+    engine.dispose()
+    store = ps.PollStore(url)
+    try:
+        assert (
+            RunStore(store).start(TEACHER, {})
+            and "live_runs" in sa.inspect(store.engine).get_table_names()
+        )
+    finally:
+        store.dispose()

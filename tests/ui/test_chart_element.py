@@ -1,0 +1,82 @@
+"""The one chart element (ui.plot): no page draws through st.plotly_chart, the vendored
+plotly.js is the one the pinned plotly expects and holds every trace type the app draws,
+and the browser gets each figure's JSON exactly as built."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from types import SimpleNamespace
+
+import plotly
+import plotly.graph_objects as go
+import plotly.io as pio
+
+from ui import plot
+
+ROOT = Path(__file__).resolve().parents[2]
+# What the app runs (bench/bare_app.py, the bare baseline, keeps st.plotly_chart on purpose)
+APP_CODE = ["app.py", "pages", "lessons", "ui", "core", "serve"]
+
+
+def _sources() -> list[Path]:
+    out = []
+    for name in APP_CODE:
+        path = ROOT / name
+        out += [path] if path.is_file() else sorted(path.rglob("*.py"))
+    return out
+
+
+def test_no_page_or_module_draws_through_st_plotly_chart():
+    users = [
+        str(p.relative_to(ROOT))
+        for p in _sources()
+        if re.search(r"\.plotly_chart\s*\(", p.read_text(encoding="utf-8"))
+    ]
+    assert len(_sources()) > 50, "the app's sources were not found"
+    assert not users, f"draw charts with ui.chart (one element, the cartesian bundle): {users}"
+
+
+def _version(js: Path) -> str:
+    head = js.read_text(encoding="utf-8")[:200]
+    return re.search(r"plotly\.js .*?v(\d+\.\d+\.\d+)", head).group(1)
+
+
+def test_the_bundle_is_the_plotly_js_the_pinned_plotly_expects():
+    expected = _version(Path(plotly.__file__).parent / "package_data" / "plotly.min.js")
+    bundle = plot.STATIC / plot.BUNDLE
+    assert _version(bundle) == expected, f"refresh {bundle} (static/vendor/README.md)"
+    assert f"-{expected}." in bundle.name  # the version in the name: cached for a year
+    readme = (plot.STATIC / "vendor" / "README.md").read_text(encoding="utf-8")
+    assert expected in readme and "MIT" in readme
+    assert (plot.STATIC / "vendor" / "LICENSE-plotly.js.txt").is_file()
+
+
+def test_every_trace_type_the_app_builds_is_in_the_bundle():
+    js = (plot.STATIC / plot.BUNDLE).read_text(encoding="utf-8")
+    in_bundle = set(re.findall(r'moduleType:"trace",name:"([a-z0-9]+)"', js))
+    assert {"heatmap", "bar", "scatter"} <= in_bundle
+    code = "\n".join(p.read_text(encoding="utf-8") for p in _sources())
+    every_trace_type = set(go.Figure()._data_validator.class_strs_map)  # noqa: SLF001
+    named = {n.lower() for n in re.findall(r"\bgo\.([A-Z][A-Za-z0-9]+)\(", code)}
+    typed = set(re.findall(r"""\btype=["']([a-z0-9]+)["']""", code))  # dict(type="bar", ...)
+    traces = (named | typed) & every_trace_type
+    assert {"heatmap", "bar", "scatter"} <= traces, "the app's trace builders were not found"
+    assert traces <= in_bundle, f"trace types the bundle lacks: {sorted(traces - in_bundle)}"
+
+
+def test_the_browser_gets_the_figure_json_as_built():
+    fig = go.Figure(go.Heatmap(z=[[1.5, 2.0], [3.0, 4.25]], x=["a", "猫"]))
+    config = {"displaylogo": False, "responsive": True}
+    raw = plot.payload(fig, config)
+    sent = json.loads(raw)
+    assert sent["spec"] == json.loads(pio.to_json(fig, validate=False)) and sent["config"] == config
+    read = plot.read(SimpleNamespace(bytes=raw, id="chart"))
+    assert read.spec == pio.to_json(fig, validate=False) and read.config == json.dumps(config)
+
+
+def test_bundle_urls_are_same_origin_and_versioned():
+    for url in plot.urls("") + plot.urls("/course/"):
+        assert url.startswith("/") and "://" not in url and re.search(r"\?v=[0-9a-f]{12}$", url)
+    assert plot.urls("/course/")[0].startswith("/course/app/static/vendor/")

@@ -1,0 +1,102 @@
+"""The one chart element: a plotly figure drawn in the page (no iframe) by plotly.js's
+cartesian bundle, through Streamlit's components v2 (``st.components.v2.component``).
+
+The figure travels as plotly's JSON (built in Python, not re-validated); the component's
+JavaScript (a few hundred bytes, sent with each chart) loads ``static/vendor``'s bundle and
+``static/chart/road-chart.js`` once per page, from the app's own origin (Streamlit's static
+serving, ``/app/static/``; the file names and ``?v=`` carry the version, so a proxy may cache
+them for a year), then draws with Streamlit's theme (see road-chart.js).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from functools import cache
+from pathlib import Path
+from types import SimpleNamespace
+
+import plotly.graph_objects as go
+import plotly.io as pio
+import streamlit as st
+
+NAME = "road_chart"  # the component's name (tests/conftest.py reads charts by it)
+STATIC = Path(__file__).resolve().parent.parent / "static"
+BUNDLE = "vendor/plotly-cartesian-4.1.1.min.js"  # static/vendor/README.md: version, licence
+DRAW = "chart/road-chart.js"
+
+# Run as an ES module (Streamlit imports it from a blob: URL). Both scripts download in
+# parallel and run in order (async = false); one promise per page, so a page of charts, and
+# every rerun, loads them once.
+_JS = """export default function ({ data, parentElement }) {
+  const w = window;
+  if (!w.__roadChart) {
+    w.__roadChart = new Promise((resolve, reject) => {
+      for (const src of %s) {
+        const s = document.createElement("script");
+        s.src = src;
+        s.async = false;
+        s.onload = () => w.RoadChart && resolve(w.RoadChart);
+        s.onerror = () => {
+          w.__roadChart = undefined;
+          reject(new Error("chart code not loaded: " + src));
+        };
+        document.head.appendChild(s);
+      }
+    });
+  }
+  return void w.__roadChart.then((c) => c.draw(parentElement, data));
+}
+"""
+
+
+# The chart's box, in the page as soon as the element is (before the bundle has loaded): the
+# page and its tests can tell a chart still to draw from a page without charts.
+_BOX = '<div class="stPlotlyChart" data-testid="stPlotlyChart"></div>'
+
+
+@cache
+def urls(base: str = "") -> tuple[str, str]:
+    """The bundle's and the drawing code's URLs, each with ``?v=`` its content's hash."""
+    prefix = "/" + "/".join(p for p in (base.strip("/"), "app/static") if p) + "/"
+    out = []
+    for rel in (BUNDLE, DRAW):
+        digest = hashlib.sha256((STATIC / rel).read_bytes()).hexdigest()[:12]
+        out.append(f"{prefix}{rel}?v={digest}")
+    return tuple(out)
+
+
+@cache
+def _component():
+    base = st.get_option("server.baseUrlPath") or ""
+    js = _JS % json.dumps(list(urls(base)))
+    return st.components.v2.component(NAME, html=_BOX, js=js, isolate_styles=False)
+
+
+def payload(fig: go.Figure, config: dict, alt: str = "") -> bytes:
+    """What the browser gets: ``{"alt": <html>, "spec": <the figure's plotly JSON>, "config":
+    <config>}``, UTF-8. The spec is the JSON ``st.plotly_chart`` sent (``plotly.io.to_json``
+    without validation: the figure was built, and validated, by plotly's own objects);
+    ``alt`` is the chart's text alternative and data table, every text in it escaped
+    (``core.figures.describe.alternative_html``), put by road-chart.js under the chart."""
+    spec = pio.to_json(fig, validate=False)
+    head = '{"alt":' + json.dumps(alt) + ',"spec":'
+    return (head + spec + ',"config":' + json.dumps(config) + "}").encode()
+
+
+def draw(fig: go.Figure, *, config: dict, alt: str = "", key: str | None = None) -> None:
+    """Show ``fig`` full width with plotly's ``config`` and, under it, ``alt``'s html."""
+    _component()(data=payload(fig, config, alt), key=key, width="stretch")
+
+
+def read(proto) -> SimpleNamespace:
+    """A drawn chart (the component's message) as ``st.plotly_chart``'s message held it:
+    ``spec`` and ``config`` (the JSON texts sent), ``id``, and ``alt`` (its text alternative's
+    html). For tests, which read what each chart shows."""
+    text = proto.bytes.decode()
+    # the first ',"spec":' outside a JSON string: a string holds its quotes escaped
+    start = text.index(',"spec":')
+    cut = text.rindex(',"config":')
+    alt = json.loads(text[len('{"alt":') : start])
+    spec, config = text[start + len(',"spec":') : cut], text[cut + len(',"config":') : -1]
+    return SimpleNamespace(spec=spec, config=config, alt=alt, id=proto.id)
