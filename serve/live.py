@@ -10,8 +10,10 @@ Cancel also ends the process at once from the server; a server exiting ends it t
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import os
+import sys
 import threading
 import time
 from dataclasses import dataclass
@@ -70,6 +72,24 @@ def _child(
         runs.write(run_id, "failed", records, {"error": repr(exc)})
 
 
+@contextlib.contextmanager
+def _no_main_script():
+    """While a process is spawned, no ``__main__`` script for it to run first. Streamlit (and
+    AppTest) put the page's script in ``sys.modules["__main__"]``; spawn would run that file
+    again in the child before the target (seen: a test's generated script failing there,
+    so the child never trained). The target is imported by its own module instead."""
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None) if main is not None else None
+    if path is None or getattr(main, "__spec__", None) is not None:
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 @dataclass(frozen=True)
 class Busy:
     """Why a start was refused: the run in progress on this server."""
@@ -120,7 +140,8 @@ class RunManager:
                 name=f"road-live-{run_id}",
                 daemon=True,  # multiprocessing ends it when the server exits
             )
-            proc.start()
+            with _no_main_script():
+                proc.start()
             self._proc, self._run_id = proc, run_id
             return run_id
 
