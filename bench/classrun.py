@@ -142,8 +142,8 @@ async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str
 class LiveRace:
     """Live training beside a class, as the live page's Start makes it: the page's
     :class:`serve.live.RunManager` spawns ``core.live.race`` (its own process, one thread,
-    nice 10) from this process, which shares the server's session and so its scheduling
-    group, as the server's own child would. A race that ends is started again at once, so
+    nice 10, SCHED_IDLE) from this process, which shares the server's session and so its
+    scheduling group, as the server's own child would. A race that ends is started again at once, so
     the whole class runs beside training. Its own database under ``bench/results/logs``."""
 
     OWNER = "bench-live-teacher-0001"

@@ -208,6 +208,16 @@ def long_margin(result: dict[str, Any], metric: str = "token") -> float:
     return round(acc["attention"][metric][long] - acc["plain"][metric][long], 1)
 
 
+VERDICTS = ("plain", "attention", "tie")  # what a run can end in (the poll's answers)
+TIE = 5.0  # points: closer than this on the longest sentences is a tie
+
+
+def verdict(result: dict[str, Any]) -> str:
+    """Who won on the longest bucket: "attention", "plain" or "tie" (within :data:`TIE`)."""
+    margin = long_margin(result)
+    return "attention" if margin > TIE else "plain" if margin < -TIE else "tie"
+
+
 DEFAULT = RaceConfig()
 
 # the configurations the search tries (overrides of RaceConfig's defaults)

@@ -10,7 +10,13 @@ from core.poll.runs import RunStore
 
 
 def fake_child(
-    run_id: str, url: str, config: dict, parent: int, heartbeat_timeout: float, nice: int = 0
+    run_id: str,
+    url: str,
+    config: dict,
+    parent: int,
+    heartbeat_timeout: float,
+    nice: int = 0,
+    idle: bool = False,
 ):
     runs = RunStore.at(url)
     records = []

@@ -24,6 +24,7 @@ from core import lexicon
 from core.figures import base
 from core.poll import questions as pq
 from core.poll import store as ps
+from core.poll.runs import RunStore
 from serve.admission import fragment
 from ui import chart, page_link
 from ui.i18n import current_lang, presenter, t
@@ -68,6 +69,21 @@ def store() -> ps.PollStore:
 def solution(qid: str) -> pq.Solution:
     """The model's answer, computed from the models the first time a poll reveals it."""
     return pq.BY_ID[qid].solve()
+
+
+@st.cache_resource(show_spinner=False)
+def runs() -> RunStore:
+    """The live races in the same database (a run-bound question's answer)."""
+    return RunStore(store())
+
+
+def room_solution(room: Room) -> pq.Solution | None:
+    """The answer to the room's question: the models' (cached), or for a run-bound question
+    the race that ended last since the poll opened (``None`` before one has)."""
+    if room.q.run_bound:
+        run = runs().done_since(room.poll.created)
+        return None if run is None else room.q.solve(run)
+    return computed(room.q)
 
 
 def browser_id() -> str:
@@ -243,8 +259,12 @@ def proof(q: pq.Question, sol: pq.Solution, *, key: str = "poll_evidence") -> No
     why(q, sol)
 
 
-def answer_box(room: Room) -> pq.Solution:
-    sol = computed(room.q)
+def answer_box(room: Room) -> pq.Solution | None:
+    """The revealed answer (``None``, said so, while the race it waits for is not over)."""
+    sol = room_solution(room)
+    if sol is None:
+        st.info(t("poll.error.race_not_done"), icon=":material/hourglass_top:")
+        return None
     say_answer(room.q, sol)
     return sol
 
@@ -287,7 +307,8 @@ def live_histogram(room: Room) -> None:
     if room.changed(now):
         st.rerun(scope="app")
     tally = store().tally(room.code)
-    right = solution(room.q.id).correct if now.state == "revealed" else None
+    sol = room_solution(room) if now.state == "revealed" else None
+    right = sol.correct if sol is not None else None
     chart(histogram(room.q, tally.counts, right, CHART_H), key="poll_hist", width=0.58)
     st.caption(t("poll.voters", n=tally.voters))
 
@@ -352,13 +373,13 @@ def teacher_view(room: Room) -> None:
     with left:
         live_histogram(room)
     with right:
-        if room.poll.state == "revealed":
-            sol = answer_box(room)
+        sol = answer_box(room) if room.poll.state == "revealed" else None
+        if sol is not None:
             chart(evidence_chart(room.q, sol, CHART_H - 70), key="poll_evidence", width=0.4)
         else:
             join_panel(room)
-    if room.poll.state == "revealed":
-        why(room.q, solution(room.q.id))
+    if sol is not None:
+        why(room.q, sol)
 
 
 def _teacher(room: Room, action: str) -> None:
@@ -367,16 +388,28 @@ def _teacher(room: Room, action: str) -> None:
     s, code, me = store(), room.code, browser_id()
     try:
         if action == "reveal":
+            if room.q.run_bound:
+                race_ended(room)
             s.set_state(code, me, "revealed")
         elif action == "close":
             s.set_state(code, me, "closed")
         elif action == "again":
             s.restart(code, me)
         else:
-            nxt = pq.QUESTIONS[(pq.QUESTIONS.index(room.q) + 1) % len(pq.QUESTIONS)]
+            nxt = pq.ALL[(pq.ALL.index(room.q) + 1) % len(pq.ALL)]
             s.restart(code, me, nxt.id, len(nxt.answers))
     except ps.PollError as err:
         remember(err)
+
+
+def race_ended(room: Room) -> None:
+    """A run-bound question is revealed only once the race it asks about has ended (raises
+    ``PollError``: one is still training, or none ended since the poll opened)."""
+    latest = runs().latest()
+    if latest is not None and latest.active:
+        raise ps.PollError("race_running")
+    if room_solution(room) is None:
+        raise ps.PollError("race_not_done")
 
 
 def handover_sidebar(room: Room) -> None:
@@ -471,7 +504,9 @@ def student_view(room: Room) -> None:
 
 
 def student_reveal(room: Room) -> None:
-    sol = solution(room.q.id)
+    sol = room_solution(room)
+    if sol is None:  # answer_box said why
+        return
     counts = store().tally(room.code).counts
     chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
     proof(room.q, sol)

@@ -281,7 +281,8 @@ def finish(page: StreamlitPage | None = None) -> None:
     if page is not None:
         slug, part = _slug(page), st.query_params.get("part")
         ask_links(slug, part)
-        questions = part_questions(slug, part)
+        # a run-bound question (the live race's) has its own box on its page, by the run
+        questions = [q for q in part_questions(slug, part) if not q.run_bound]
         if questions:
             from ui import predict  # imports ui.poll, which imports this package
 

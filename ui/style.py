@@ -26,6 +26,10 @@ BASE_CSS = f"""
 /* KaTeX's last glyph overhangs its box by ~2 px (the score part's formulas): room for it,
    so a formula that fits is no scroll box (one a keyboard could not reach) */
 .katex-display {{ padding-right: 4px; }}
+/* ... and a formula wider than its column (a phone) wraps after an = or a + at its top level,
+   as KaTeX's inline math does, instead of scrolling sideways in a box */
+.katex-display > .katex, .katex-display > .katex > .katex-html {{ white-space: normal; }}
+.katex-display .base {{ margin: 0.1em 0; }}
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}

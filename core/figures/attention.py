@@ -1029,31 +1029,38 @@ def score_latex(
     d = q.size
     lines = []
     for lab, kj, e in zip(labels, k, energy):
+        # each term braced: a line too wide for a phone wraps between terms, never inside one
         if kind == "additive":
-            terms = " + ".join(rf"\tanh({_n(a)} + {_p(b)})" for a, b in zip(q, kj))
+            terms = " + ".join(rf"{{\tanh({_n(a)} + {_p(b)})}}" for a, b in zip(q, kj))
         else:
-            terms = " + ".join(f"{_p(a)}\\cdot{_p(b)}" for a, b in zip(q, kj))
+            terms = " + ".join(f"{{{_p(a)}\\cdot{_p(b)}}}" for a, b in zip(q, kj))
             if kind == "scaled":
                 terms = rf"\big({terms}\big) / \sqrt{{{d}}}"
-        lines.append(rf"e_{{{_word(lab)}}} &= {terms} = \mathbf{{{_n(e)}}}")
-    return r"\begin{aligned}" + r" \\ ".join(lines) + r"\end{aligned}"
+        lines.append(rf"e_{{{_word(lab)}}} = {terms} = \mathbf{{{_n(e)}}}")
+    # one line per key at the top level (not an aligned block): a line wider than a phone
+    # wraps after its + signs (ui.style lets display math wrap)
+    return r" \\ ".join(lines)
 
 
 def softmax_latex(
     energy: np.ndarray, weights: np.ndarray, labels: Sequence[str], temperature: float, j: int
 ) -> str:
-    """The softmax of key ``j`` written out: exp(e_j/τ) over the sum of every exp(e_k/τ)
-    (the exponentials themselves are shown when they are small enough to read)."""
+    """The softmax of key ``j`` written out in two lines: the sum Z of every exp(e_k/τ), then
+    exp(e_j/τ) / Z (the exponentials themselves are shown when they are small enough to read).
+    Z on a line of its own: a line too wide for a phone wraps after a + of that sum."""
     e, w = np.asarray(energy, float), np.asarray(weights, float)
     if e.shape != w.shape or e.shape != (len(labels),) or not 0 <= j < e.size:
         raise ValueError("energy, weights and labels need one entry per key; j must be a key")
     tau = _n(temperature, 2)
     terms = [rf"e^{{{_n(x)}/{tau}}}" for x in e]
-    out = rf"\alpha_{{{_word(labels[j])}}} = \frac{{{terms[j]}}}{{{' + '.join(terms)}}}"
     z = e / temperature
-    if np.abs(z).max() <= 30:  # e^30 ~ 1e13: still a number a student can read
-        out += rf" = \frac{{{_big(np.exp(z[j]))}}}{{{_big(np.exp(z).sum())}}}"
-    return out + rf" = \mathbf{{{_n(w[j])}}}"
+    readable = np.abs(z).max() <= 30  # e^30 ~ 1e13: still a number a student can read
+    total = rf"Z = \sum_k e^{{e_k/\tau}} = {' + '.join(terms)}"
+    share = rf"\alpha_{{{_word(labels[j])}}} = \frac{{{terms[j]}}}{{Z}}"
+    if readable:
+        total += rf" = {_big(np.exp(z).sum())}"
+        share += rf" = \frac{{{_big(np.exp(z[j]))}}}{{{_big(np.exp(z).sum())}}}"
+    return rf"{total} \\ {share} = \mathbf{{{_n(w[j])}}}"
 
 
 def context_latex(weights: np.ndarray, values: np.ndarray, labels: Sequence[str]) -> str:
@@ -1070,13 +1077,13 @@ def model_score_latex(kind: str, d: int | None = None) -> str:
     decoder state and the encoder states, or dot / scaled dot with query size ``d``."""
     if kind == "additive":
         return (
-            r"e_{ij} = v^\top \tanh(W s_{i-1} + U h_j),\quad "
+            r"e_{ij} = v^\top \tanh(W s_{i-1} + U h_j) \\ "
             r"\alpha_{ij} = \frac{\exp(e_{ij}/\tau)}{\sum_k \exp(e_{ik}/\tau)}"
         )
     if kind not in ("dot", "scaled") or (kind == "scaled" and d is None):
         raise ValueError("kind is 'additive', 'dot' or 'scaled' (scaled needs the size d)")
     scale = r"\frac{q \cdot k_j}{\sqrt{d}},\ d = " + str(d)
-    return (
-        r"e_j = " + (r"q \cdot k_j" if kind == "dot" else scale) + r",\quad "
+    return (  # two lines: each fits a phone
+        r"e_j = " + (r"q \cdot k_j" if kind == "dot" else scale) + r" \\ "
         r"\alpha_j = \frac{\exp(e_j/\tau)}{\sum_k \exp(e_k/\tau)}"
     )

@@ -4,7 +4,9 @@ Each question belongs to a part (``slug``, ``part``); its texts are catalogue ke
 (``poll.q.<id>.text``, ``.why``, answers ``.a<i>`` or literal labels that read the same in
 both languages). ``solve()`` computes the answer from the shipped models or the page's
 formula, never typed in, with its ``evidence`` (one bar per answer or model, drawn beside
-the class's histogram). No streamlit here: the UI caches ``solve`` per question.
+the class's histogram). No streamlit here: the UI caches ``solve`` per question. A
+``run_bound`` question (the live race's) is answered by the race the class watched:
+``solve(run)`` reads that run's own result, never a shipped model.
 """
 
 from __future__ import annotations
@@ -32,8 +34,9 @@ class Question:
     slug: str  # the lesson page that asks it
     part: str | None  # its part (the deep link after the reveal)
     answers: tuple[str, ...]  # literal labels, or catalogue keys when ``keyed``
-    solve: Callable[[], Solution]
+    solve: Callable[..., Solution]  # (): from the shipped models; (run): see run_bound
     keyed: bool = False  # answers are catalogue keys poll.q.<id>.a<i>
+    run_bound: bool = False  # answered by the live race the class watched: solve(run)
 
     def answer_labels(self, translate: Callable[[str], str]) -> list[str]:
         if self.keyed:
@@ -386,6 +389,41 @@ def _arena_exact() -> Solution:
     )
 
 
+# --- the live race: the run itself answers ---------------------------------------------------
+
+
+def _live_winner(run) -> Solution:
+    """Who was ahead on the longest sentences when ``run`` (a finished
+    :class:`core.poll.runs.Run` of the live race) ended: its own held-out accuracies."""
+    from core import live
+
+    result = run.result
+    long = result["buckets"][-1]
+    acc = result["final_acc"]
+    a, p = acc["attention"]["token"][long], acc["plain"]["token"][long]
+    return Solution(
+        correct=live.VERDICTS.index(live.verdict(result)),
+        evidence={"live_plain": p, "live_attention": a},
+        evidence_key="poll.evidence.live_long",
+        values={
+            "steps": result["steps_done"],
+            "bucket": long,
+            "a": f"{a:.0f}",
+            "p": f"{p:.0f}",
+            "d": f"{abs(live.long_margin(result)):.0f}",
+            "tie": f"{live.TIE:.0f}",
+        },
+    )
+
+
+LIVE_VERDICTS = ("plain", "attention", "tie")  # core.live.VERDICTS (no torch import here)
+
+RACE_QUESTIONS: tuple[Question, ...] = (
+    Question(
+        "live_winner", "live", "race", LIVE_VERDICTS, _live_winner, keyed=True, run_bound=True
+    ),
+)
+
 QUESTIONS: tuple[Question, ...] = (
     Question("lm_next", "autoregressive", "lm", LM_WORDS, _lm_next),
     Question("gru_bucket", "bottleneck", "length", tuple(BUCKETS), _gru_bucket),
@@ -409,9 +447,10 @@ QUESTIONS: tuple[Question, ...] = (
     Question("arena_exact", "arena", "sentence", ARENA_COUNTS, _arena_exact),
 )
 
-BY_ID: dict[str, Question] = {q.id: q for q in QUESTIONS}
+ALL: tuple[Question, ...] = QUESTIONS + RACE_QUESTIONS  # the models' answers, then the race's
+BY_ID: dict[str, Question] = {q.id: q for q in ALL}
 
 
 def for_part(slug: str, part: str | None) -> list[Question]:
     """The questions a teacher can ask on this part of the lesson."""
-    return [q for q in QUESTIONS if q.slug == slug and q.part == part]
+    return [q for q in ALL if q.slug == slug and q.part == part]

@@ -106,6 +106,21 @@ class RunStore:
             ).scalar_one_or_none()
         return None if run_id is None else self.get(run_id)
 
+    def done_since(self, since: float) -> Run | None:
+        """The run that ended last, if it trained to its end at or after ``since`` (a poll's
+        opening: the race the class predicted), else ``None``."""
+        cutoff = max(since, self.clock()) - ps.TTL_S
+        with self.engine.connect() as conn:
+            ids = conn.execute(
+                sa.select(ps.runs.c.id)
+                .where(ps.runs.c.created >= cutoff, ps.runs.c.status == "done")
+                .order_by(ps.runs.c.created.desc())
+            ).scalars()
+            ids = list(ids)
+        ended = [run for run in map(self.get, ids) if run is not None and run.result]
+        ended = [run for run in ended if run.result.get("finished", 0.0) >= since]
+        return max(ended, key=lambda run: run.result["finished"], default=None)
+
     def is_owner(self, run_id: str, browser: object) -> bool:
         if not (ps.valid_code(run_id) and ps.valid_browser(browser)):
             return False
@@ -149,6 +164,8 @@ class RunStore:
             raise ValueError(f"status must be one of {STATUSES}")
         values: dict[str, Any] = {"status": status, "progress": json.dumps(progress)}
         if result is not None:
+            if status not in ACTIVE:  # when it ended, on the store's clock (see done_since)
+                result = {**result, "finished": self.clock()}
             values["result"] = json.dumps(result, ensure_ascii=False)
         with self.engine.begin() as conn:
             conn.execute(ps.runs.update().where(ps.runs.c.id == run_id).values(**values))

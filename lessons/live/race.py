@@ -24,8 +24,7 @@ from ui import poll
 t = ui.t
 P = "live.race."
 LOOKS = {"plain": "live_plain", "attention": "live_attention"}  # race name -> lexicon model
-TIE = 5.0  # points: closer than this on the longest sentences is a tie
-PICKS = ("plain", "attention", "tie")
+PICKS = live.VERDICTS
 # the charts' height on the projector: the progress bar, the knob and Start stand under both
 # on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
 CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
@@ -201,12 +200,6 @@ def _cancel(run_id: str) -> None:
         st.session_state["live_message"] = t(P + "not_owner")
 
 
-def verdict(result: dict) -> str:
-    """Who won on the longest bucket: "attention", "plain" or "tie" (within TIE points)."""
-    margin = live.long_margin(result)
-    return "attention" if margin > TIE else "plain" if margin < -TIE else "tie"
-
-
 def ending(run: Run) -> None:
     """This run's story in numbers, then both translations of the long sentence."""
     result = run.result
@@ -221,11 +214,12 @@ def ending(run: Run) -> None:
         a=acc["attention"]["token"][long],
         p=acc["plain"]["token"][long],
         d=abs(live.long_margin(result)),
+        tie=f"{live.TIE:.0f}",
         short=result["buckets"][0],
         a0=acc["attention"]["token"][result["buckets"][0]],
         p0=acc["plain"]["token"][result["buckets"][0]],
     )
-    st.markdown(t(P + f"end.{verdict(result)}", **values))
+    st.markdown(t(P + f"end.{live.verdict(result)}", **values))
     tr = result["translation"]
     rows = [
         {t(P + "col.who"): t(P + "col.src"), t(P + "col.text"): " ".join(tr["src"])},
@@ -236,6 +230,11 @@ def ending(run: Run) -> None:
     st.table(rows)
 
 
+def verdict_label(verdict: str) -> str:
+    """The words for a verdict: the class poll's answers (the same question, asked alone)."""
+    return t(f"poll.q.live_winner.a{PICKS.index(verdict)}")
+
+
 def predict(run: Run | None) -> None:
     """Predict, then check: the pick before the end; this run's verdict after it."""
     box = st.container(border=True)
@@ -243,7 +242,7 @@ def predict(run: Run | None) -> None:
     pick = box.radio(
         t(P + "predict.pick"),
         PICKS,
-        format_func=lambda k: t(P + f"predict.{k}"),
+        format_func=verdict_label,
         index=None,
         horizontal=True,
         key="live_pick",
@@ -251,8 +250,8 @@ def predict(run: Run | None) -> None:
     if run is None or run.active or not run.result or not run.result.get("final_acc"):
         box.caption(t(P + "predict.wait"))
         return
-    won = verdict(run.result)
-    said = t(P + f"predict.{won}")
+    won = live.verdict(run.result)
+    said = verdict_label(won)
     if pick is not None:
         box.markdown(t(P + ("predict.right" if pick == won else "predict.wrong"), won=said))
     else:

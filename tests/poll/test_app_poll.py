@@ -148,3 +148,69 @@ def test_every_question_reveals_the_answer_the_models_give(qid):
     right = q.answer_labels(lambda key: translate(key, "zh"))[q.solve().correct]
     shown = [s.value for s in teacher.success]
     assert any(right in s for s in shown), (qid, right, shown)
+
+
+@pytest.fixture
+def own_store(monkeypatch, tmp_path):
+    """A data folder of this test's own: no poll or race of another test."""
+    from core.poll.store import DATA_DIR_ENV
+    from ui import poll
+
+    monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
+    poll.store.clear()
+    poll.runs.clear()
+    yield ps.PollStore()
+    poll.store.clear()
+    poll.runs.clear()
+
+
+def _race_result(attention: float, plain: float) -> dict:
+    buckets = ["1-10", "11-20", "21-30"]
+    acc = {
+        "attention": {"token": dict(zip(buckets, (95.0, 85.0, attention), strict=True))},
+        "plain": {"token": dict(zip(buckets, (93.0, 70.0, plain), strict=True))},
+    }
+    return {"buckets": buckets, "final_acc": acc, "steps_done": 500}
+
+
+def test_the_live_question_is_revealed_by_the_race_the_class_watched(own_store):
+    """Reveal waits for a race that ends after the poll opened; then the room and a phone see
+    that race's verdict, its two numbers, and the student's vote beside it."""
+    from core.poll.runs import RunStore
+
+    runs = RunStore(own_store)
+    old = runs.start("a" * 32, {"max_len": 30})  # a race that ended before the poll opened
+    runs.write(old, "done", [], _race_result(20.0, 40.0))
+    teacher = _room("zh", ask="live_winner")
+    code = teacher.query_params["room"]
+    code = code[0] if isinstance(code, list) else code
+    q = pq.BY_ID["live_winner"]
+    student = _room("zh", room=code)
+    labels = q.answer_labels(lambda key: translate(key, "zh"))
+    _buttons(student)[labels[1]].click().run(timeout=120)  # predicts attention
+    reveal = translate("poll.reveal", "zh")
+
+    def warned(at) -> list[str]:
+        return [w.value for w in at.warning]
+
+    _buttons(teacher)[reveal].click().run(timeout=120)
+    assert translate("poll.error.race_not_done", "zh") in warned(teacher)
+    assert own_store.get(code).state == "open"
+
+    watched = runs.start(teacher.session_state[BROWSER], {"max_len": 30})
+    runs.write(watched, "running", [{"step": 1}])
+    _buttons(teacher)[reveal].click().run(timeout=120)
+    assert translate("poll.error.race_running", "zh") in warned(teacher)
+    assert own_store.get(code).state == "open"
+
+    runs.write(watched, "done", [{"step": 500}], _race_result(41.0, 23.0))
+    _buttons(teacher)[reveal].click().run(timeout=120)
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    assert own_store.get(code).state == "revealed"
+    shown = [s.value for s in teacher.success]
+    assert any(labels[1] in s for s in shown), shown  # attention: 18 points ahead
+    text = main_text(teacher)
+    assert "41%" in text and "23%" in text and "18" in text
+    student.run(timeout=120)
+    assert any(labels[1] in s.value for s in student.success)
+    assert "41%" in main_text(student)

@@ -46,16 +46,19 @@ def fields(text: str) -> set[str]:
 
 def test_at_least_ten_questions_one_per_lesson_page():
     assert len(pq.QUESTIONS) >= 10
-    assert len(pq.BY_ID) == len(pq.QUESTIONS), "question ids must be unique"
-    # the live race asks its own question, answered by the run the class watches (not a
-    # shipped model): lessons/live/race.py's predict box
+    assert len(pq.BY_ID) == len(pq.ALL), "question ids must be unique"
+    # the live race's question is answered by the run the class watches, not a shipped model
     lesson = [p.slug for p in PAGES if p.listed and p.parts and p.slug != "live"]
     assert len(lesson) == 8
     for slug in lesson:
         assert any(q.slug == slug for q in pq.QUESTIONS), f"no question on the page {slug}"
+    assert not any(q.run_bound for q in pq.QUESTIONS)
+    race = pq.for_part("live", "race")
+    assert race and all(q.run_bound for q in race) and set(race) <= set(pq.ALL)
+    assert len(pq.BY_ID) == len(pq.ALL)
 
 
-@pytest.mark.parametrize("q", pq.QUESTIONS, ids=lambda q: q.id)
+@pytest.mark.parametrize("q", pq.ALL, ids=lambda q: q.id)
 def test_question_is_well_formed(q):
     parts = {p.slug: p.parts for p in PAGES}
     assert q.part in parts.get(q.slug, ()), f"{q.slug}/{q.part} is not a part in ui.nav.PAGES"
@@ -80,6 +83,41 @@ def test_keyed_model_answers_read_as_the_lexicon_names(q):
         if lexicon.known(answer):
             for lang in LANGS:
                 assert load_catalogue(lang)[f"poll.q.{q.id}.a{i}"] == lexicon.name(answer, lang)
+
+
+def _race(attention: float, plain: float):
+    """A finished live race whose longest bucket ended at these token accuracies (%)."""
+    from core.poll.runs import Run
+
+    buckets = ["1-10", "11-20", "21-30"]
+    acc = {
+        "attention": {"token": dict(zip(buckets, (90.0, 80.0, attention), strict=True))},
+        "plain": {"token": dict(zip(buckets, (88.0, 70.0, plain), strict=True))},
+    }
+    result = {"buckets": buckets, "final_acc": acc, "steps_done": 500, "finished": 1.0}
+    return Run("ABCDEFGH", {"max_len": 30}, "done", [], result, False, 0.0, 0.0)
+
+
+@pytest.mark.parametrize(
+    "attention, plain, verdict",
+    [(40.0, 22.5, "attention"), (30.0, 36.0, "plain"), (31.0, 27.0, "tie"), (25.0, 25.0, "tie")],
+)
+def test_the_live_question_is_answered_by_the_race_itself(attention, plain, verdict):
+    from core import live
+
+    q = pq.BY_ID["live_winner"]
+    assert q.run_bound and q.answers == live.VERDICTS
+    sol = q.solve(_race(attention, plain))
+    # the verdict by its own rule: more than TIE points ahead on the longest bucket wins
+    lead = attention - plain
+    expected = "attention" if lead > live.TIE else "plain" if lead < -live.TIE else "tie"
+    assert expected == verdict and q.answers[sol.correct] == verdict
+    assert sol.evidence == {"live_plain": plain, "live_attention": attention}
+    assert all(lexicon.known(name) for name in sol.evidence)
+    assert sol.values["bucket"] == "21-30" and sol.values["d"] == f"{abs(lead):.0f}"
+    for lang in LANGS:
+        text = load_catalogue(lang)["poll.q.live_winner.why"].format(**sol.values)
+        assert f"{attention:.0f}%" in text and f"{plain:.0f}%" in text and "21-30" in text
 
 
 def test_question_texts_state_the_numbers_solve_uses():

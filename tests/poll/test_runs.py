@@ -43,7 +43,9 @@ def test_progress_and_result_round_trip_and_expire(make_store):
     assert runs.get(run_id).progress == records and runs.get(run_id).status == "running"
     runs.write(run_id, "done", records, {"translation": {"ref": ["猫"]}})
     run = runs.get(run_id)
-    assert run.result == {"translation": {"ref": ["猫"]}} and not run.active
+    # the result comes back as written, with when the run ended on the store's clock
+    assert run.result == {"translation": {"ref": ["猫"]}, "finished": clock.now}
+    assert not run.active
     with pytest.raises(ValueError):
         runs.write(run_id, "exploded", records)
     clock.now += ps.TTL_S + 1
@@ -51,6 +53,36 @@ def test_progress_and_result_round_trip_and_expire(make_store):
     polls.purge()
     with polls.engine.connect() as conn:
         assert conn.execute(sa.select(sa.func.count()).select_from(ps.runs)).scalar_one() == 0
+
+
+def test_done_since_is_the_race_that_ended_last_after_a_poll_opened(make_store):
+    clock = Clock()
+    runs = RunStore(make_store(clock))
+    before = runs.start(TEACHER, {})
+    runs.write(before, "done", [], {"n": "before"})  # ended before the poll opened
+    clock.now += 10
+    opened = clock.now
+    assert runs.done_since(opened) is None
+    watched = runs.start(TEACHER, {})
+    clock.now += 60
+    runs.write(watched, "running", [{"step": 1}])
+    assert runs.done_since(opened) is None  # still training
+    clock.now += 60
+    runs.write(watched, "done", [{"step": 2}], {"n": "watched"})
+    assert runs.done_since(opened).id == watched
+    stopped = runs.start(TEACHER, {})
+    clock.now += 5
+    runs.write(stopped, "cancelled", [], {"n": "stopped"})  # a cancelled race answers nothing
+    failed = runs.start(TEACHER, {})
+    runs.write(failed, "failed", [], {"error": "x"})
+    assert runs.done_since(opened).id == watched
+    again = runs.start(TEACHER, {})
+    clock.now += 60
+    runs.write(again, "done", [], {"n": "again"})
+    assert runs.done_since(opened).id == again  # the race that ended last
+    assert runs.done_since(clock.now + 1) is None
+    clock.now += ps.TTL_S + 120
+    assert runs.done_since(opened) is None  # a day later it is gone
 
 
 def test_a_database_made_before_runs_gains_their_table(tmp_path):

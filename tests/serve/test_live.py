@@ -1,7 +1,7 @@
 """Training runs in their own process: progress reaches the store, one run per server, the
 owner's cancel ends the process within about a second, a silent teacher's run stops by
-itself, and the process yields the cores (niceness 10). ~30-40 s (spawned processes that
-import torch and read the corpus).
+itself, and the process yields the cores (niceness 10, the idle scheduling class). ~30-40 s
+(spawned processes that import torch and read the corpus).
 
 The first two run their process at the test's own priority: at niceness 10 on a machine
 crowded by the rest of the suite (browsers, servers), starting torch took over 5 minutes,
@@ -44,7 +44,7 @@ def manager(tmp_path):
 @pytest.mark.timeout(900)  # a crowded machine took minutes to start torch in a new process
 def test_a_run_trains_apart_one_at_a_time_and_cancels_fast(manager):
     manager.heartbeat_timeout = 1e6  # a busy machine may take a minute to load the corpus
-    manager.nice = 0
+    manager.nice, manager.idle = 0, False
     run_id = manager.start(TEACHER, SMALL)
     assert isinstance(run_id, str) and manager.current() == run_id
     _wait(lambda: len(manager.runs.get(run_id).progress) >= 2)  # growing in the store
@@ -61,26 +61,35 @@ def test_a_run_trains_apart_one_at_a_time_and_cancels_fast(manager):
 @pytest.mark.timeout(900)
 def test_a_run_whose_teacher_left_stops_by_itself(manager):
     manager.heartbeat_timeout = 0.5
-    manager.nice = 0
+    manager.nice, manager.idle = 0, False
     run_id = manager.start(TEACHER, SMALL)
     _wait(lambda: not manager.runs.get(run_id).active)
     assert manager.runs.get(run_id).status == "cancelled"
     _wait(lambda: manager.current() is None, timeout=30)  # and the process ends
 
 
-def _niceness(pid: int) -> int:
-    """A process's niceness, from /proc (field 19 of its stat line)."""
+def _stat(pid: int, field: int) -> int:
+    """A field of a process's /proc stat line (numbered from 1 as in proc(5))."""
     stat = Path(f"/proc/{pid}/stat").read_text()
-    return int(stat.rsplit(")", 1)[1].split()[16])
+    return int(stat.rsplit(")", 1)[1].split()[field - 3])
+
+
+def _niceness(pid: int) -> int:
+    return _stat(pid, 19)
+
+
+def _policy(pid: int) -> int:
+    return _stat(pid, 41)
 
 
 @pytest.mark.timeout(300)
 def test_the_training_process_yields_the_cores(manager):
     """The process lowers its own priority first of all, before torch and the corpus."""
-    assert manager.nice == NICE == 10
+    assert manager.nice == NICE == 10 and manager.idle
     manager.heartbeat_timeout = 1e6
     run_id = manager.start(TEACHER, SMALL)
     pid = manager._proc.pid  # noqa: SLF001
     mine = os.nice(0)
-    _wait(lambda: _niceness(pid) == mine + NICE, timeout=120)
+    _wait(lambda: _policy(pid) == os.SCHED_IDLE, timeout=120)  # set after the niceness
+    assert _niceness(pid) == mine + NICE
     assert manager.cancel(run_id, TEACHER).status == "cancelled"

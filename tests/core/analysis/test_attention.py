@@ -346,7 +346,10 @@ def test_worked_example_figure_and_formulas():
             words[:3], ex.weights, ex.scores, title="", x_title="", y_title="", hover=hover
         )
     dot = FA.score_latex("dot", ex.query, ex.keys, ex.scores["dot"], words)
-    assert r"e_{\text{cat}} &= 1\cdot1 + 1\cdot0.5 + 0.5\cdot1 + (-1)\cdot(-1) = \mathbf{3}" in dot
+    assert (
+        r"e_{\text{cat}} = {1\cdot1} + {1\cdot0.5} + {0.5\cdot1} + {(-1)\cdot(-1)} = \mathbf{3}"
+        in dot
+    )
     assert r"/ \sqrt{4}" in FA.score_latex("scaled", ex.query, ex.keys, ex.scores["scaled"], words)
     assert r"\tanh(1 + 1)" in FA.score_latex(
         "additive", ex.query, ex.keys, ex.scores["additive"], words
@@ -370,7 +373,7 @@ def test_model_score_formula_names_each_score_kind():
 
     assert r"v^\top \tanh(W s_{i-1} + U h_j)" in FA.model_score_latex("additive")
     dot, scaled = FA.model_score_latex("dot", 8), FA.model_score_latex("scaled", 8)
-    assert r"e_j = q \cdot k_j," in dot and "sqrt" not in dot
+    assert r"e_j = q \cdot k_j \\" in dot and "sqrt" not in dot  # score, then softmax
     assert r"\sqrt{d}},\ d = 8" in scaled
     for latex in (dot, scaled):
         assert r"\exp(e_j/\tau)" in latex  # the softmax with its temperature
