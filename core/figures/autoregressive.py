@@ -60,7 +60,10 @@ def next_token_bars(
         layout=dict(
             template=base.template(presenter),
             title=dict(text=title),
-            xaxis=dict(title=dict(text=x_title), range=[0, 1.15], tickformat=".0%"),
+            # room after the longest bar for its number ("100%"): more at the projector's font
+            xaxis=dict(
+                title=dict(text=x_title), range=[0, 1.3 if presenter else 1.15], tickformat=".0%"
+            ),
             # every candidate named, also on a slide short enough for the step buttons
             yaxis=dict(
                 title=dict(text=y_title),
