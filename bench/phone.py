@@ -90,8 +90,10 @@ def static_mirror() -> tuple[Path, dict]:
     # `nobody` and must traverse every folder above it (a checkout may be private)
     out = Path(tempfile.gettempdir()) / f"road-static-{streamlit.__version__}"
     first_visit = PRECOMPRESS.parent / "first-visit-assets.txt"  # what a first visit loads
+    icons = PRECOMPRESS.parent / "material-icons.txt"  # the image's icon font subset
     run = subprocess.run(
-        [sys.executable, str(PRECOMPRESS), str(out), "--only-these", str(first_visit)],
+        [sys.executable, str(PRECOMPRESS), str(out), "--only-these", str(first_visit)]
+        + ["--icons", str(icons)],
         capture_output=True,
         text=True,
         timeout=900,

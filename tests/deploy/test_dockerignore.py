@@ -43,6 +43,7 @@ LET_IN = [
     "deploy/docker/start.sh",
     "deploy/nginx/road.conf",
     "deploy/precompress.py",
+    "deploy/material-icons.txt",
     "lessons/bottleneck/data.py",  # top-level packages the app may grow come along
     "serve/fairshare.py",
 ]
