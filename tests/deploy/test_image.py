@@ -133,7 +133,11 @@ def test_image_holds_the_app_and_nothing_else(image, rootfs):
     assert uid != 0
     assert (app / "app.py").stat().st_uid == 0 and (app / "core").stat().st_uid == 0
     assert (rootfs / "data").stat().st_uid == uid  # the volume's mount point is the user's
-    assert any((rootfs / "opt" / "road-static" / "static").rglob("*.js.br"))
+    mirror = rootfs / "opt" / "road-static" / "static"
+    assert any(mirror.rglob("*.js.br"))
+    # the icon font nginx serves is the subset (deploy/material-icons.txt), not the 0.37 MB one
+    (font,) = mirror.glob("media/MaterialSymbols-Rounded.*.woff2")
+    assert 0 < font.stat().st_size < 40_000, font.stat().st_size
     assert any((rootfs / "opt" / "road-cache").iterdir())
     # the build arguments keep their defaults in the file; the healthcheck survived the build
     docker = (ROOT / "Dockerfile").read_text()
