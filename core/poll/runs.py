@@ -110,16 +110,15 @@ class RunStore:
         """The run that ended last, if it trained to its end at or after ``since`` (a poll's
         opening: the race the class predicted), else ``None``."""
         cutoff = max(since, self.clock()) - ps.TTL_S
-        with self.engine.connect() as conn:
-            ids = conn.execute(
-                sa.select(ps.runs.c.id)
-                .where(ps.runs.c.created >= cutoff, ps.runs.c.status == "done")
-                .order_by(ps.runs.c.created.desc())
-            ).scalars()
-            ids = list(ids)
-        ended = [run for run in map(self.get, ids) if run is not None and run.result]
-        ended = [run for run in ended if run.result.get("finished", 0.0) >= since]
-        return max(ended, key=lambda run: run.result["finished"], default=None)
+        with self.engine.connect() as conn:  # the results only: no run's progress records
+            rows = conn.execute(
+                sa.select(ps.runs.c.id, ps.runs.c.result).where(
+                    ps.runs.c.created >= cutoff, ps.runs.c.status == "done"
+                )
+            ).all()
+        ended = {row.id: json.loads(row.result).get("finished", 0.0) for row in rows if row.result}
+        ended = {run_id: at for run_id, at in ended.items() if at >= since}
+        return self.get(max(ended, key=ended.get)) if ended else None
 
     def is_owner(self, run_id: str, browser: object) -> bool:
         if not (ps.valid_code(run_id) and ps.valid_browser(browser)):
