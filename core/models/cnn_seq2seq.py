@@ -149,7 +149,7 @@ class CNNSeq2Seq(nn.Module):
         once per sentence (the keys transposed, the values through each attn_out, the
         padding as an additive -inf bias, each convolution as one matrix) and a step works
         on (B, C) rows with plain functions, no module calls. The outputs are those of
-        re-reading the prefix every step (tests/test_models.py checks it). Decoding runs
+        re-reading the prefix every step (tests/core/test_models.py checks it). Decoding runs
         without dropout.
 
         Returns ids (B,L), chosen-token probabilities (B,L) and the layer-mean attention (B,L,S).

@@ -271,7 +271,7 @@ class Transformer(nn.Module):
         writes the new key and value into its cache and the new query attends to the cache.
         What depends only on the source is computed once per sentence: the cross-attention
         keys and values of the encoder output, the source padding as an additive -inf bias.
-        The outputs are those of re-reading the prefix (tests/test_models.py checks it), but
+        The outputs are those of re-reading the prefix (tests/core/test_models.py checks it), but
         step t computes one position instead of t + 1. Decoding runs without dropout.
 
         Returns ids (B,L), chosen-token probabilities (B,L) and the last layer's cross

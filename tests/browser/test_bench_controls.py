@@ -1,6 +1,6 @@
 """The benchmark's way of changing a control, on a page that mimics Streamlit's markup.
 
-(Here, not in tests/test_bench.py: it needs the session's Chromium, and Playwright's sync
+(Here, not in tests/bench/: it needs the session's Chromium, and Playwright's sync
 API cannot start a second instance inside the one the browser fixture keeps running.)
 """
 

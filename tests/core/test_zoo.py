@@ -14,7 +14,7 @@ import torch
 from core import corpus, zoo
 from core import evaluate as ev
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 needs_zoo = pytest.mark.skipif(
     not zoo.MANIFEST_PATH.is_file(), reason="no trained zoo: run python -m core.train --all"
 )
