@@ -4,24 +4,10 @@
                                      [--icons deploy/material-icons.txt]
     python deploy/precompress.py --list-icons .   # the icons the app and Streamlit name
 
-Copies every file of ``streamlit/static/static/`` (what Streamlit serves under ``/static/``)
-of at least ``--min-bytes`` to ``OUT/static/`` and writes, next to each text asset (JS, CSS,
-SVG, JSON, ...), ``<name>.br`` (brotli, quality 11) and ``<name>.gz`` (gzip, level 9),
-made once instead of on every first visit. nginx serves them with ``brotli_static`` and
-``gzip_static`` (deploy/nginx/road.conf, root given by ``ROAD_STATIC_DIR`` to
-deploy/nginx/layout.sh); a smaller file, or any path not here, is proxied to the app and
-compressed on the fly as before. ``--icons LIST`` puts a subset of the icon font in its
-place, holding only the icons in LIST (needs fonttools; see :func:`subset_icon_font`).
-
-``--only-these LIST`` compresses only the text assets named in LIST (one per line, the
-content hash left out: ``js/PlotlyChart.js``; ``deploy/first-visit-assets.txt`` lists what a
-first visit loads): the tests' mirror, made in ~1/3 of the time; the others are proxied or
-compressed on the fly. ``OUT/STAMP`` names the Streamlit version and the settings: a second
-run with the same ones returns at once (the tests keep the folder in the system's temporary
-folder). Files and folders are world-readable: nginx's workers may run as another user.
-The folder is written beside ``OUT`` and renamed into place, so a reader never sees half
-of it.
-"""
+Each text asset of ``streamlit/static/static/`` gets ``.br`` (brotli 11) and ``.gz`` beside
+it for nginx's ``brotli_static``/``gzip_static``; ``--icons`` swaps in an icon-font subset;
+``--only-these`` limits it to a first visit's assets (the tests' mirror). deploy/README.md
+says more."""
 
 from __future__ import annotations
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import mdtable
 from core.translate import MAX_WORDS, InputError, prepare
 from core.vocab import Vocab
 from ui import params
@@ -28,6 +29,13 @@ def code(text: object) -> str:
     """User text as a markdown code span: printable, clipped, no backticks (see
     ``ui.params.safe_value``), so it is shown literally and cannot inject markup."""
     return f"`{params.safe_value(text)}`"
+
+
+def plain(text: object) -> str:
+    """Model or corpus words quoted in the page's own font: printable characters only, every
+    markdown character escaped. (A code span would make a phone fetch a 90 kB monospace font.)"""
+    words = " ".join(str(text).split())  # newlines and runs of spaces: one space
+    return mdtable.escape("".join(ch for ch in words if ch.isprintable()))
 
 
 def input_message(err: InputError) -> str:

@@ -237,9 +237,13 @@ def pick_sentence(
     if tokens is not None and source == "typed":
         reference = analysis.find_reference(tokens)
     if tokens is not None:
-        st.markdown(t(P + "input.source_line", text=" ".join(tokens), n=len(tokens)))
+        st.markdown(
+            t(P + "input.source_line", text=ui.inputs.plain(" ".join(tokens)), n=len(tokens))
+        )
         if reference is not None:
-            st.markdown(t(P + "input.reference", text=detokenize_zh(reference.tgt)))
+            st.markdown(
+                t(P + "input.reference", text=ui.inputs.plain(detokenize_zh(reference.tgt)))
+            )
         else:
             st.info(t(P + "input.no_reference"), icon=":material/help:")
     return tokens, reference

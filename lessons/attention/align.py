@@ -13,6 +13,7 @@ import ui
 from core.analysis import attention as analysis
 from core.figures import attention as figures
 from lessons.attention import common, data
+from ui.inputs import plain
 
 t = ui.t  # reads the visitor's language on every call
 
@@ -92,8 +93,8 @@ def row_caption(
     top = int(np.argmax(row))
     return t(
         "attention.row.caption",
-        token=run.output[step],
-        top=run.source[top],
+        token=plain(run.output[step]),
+        top=plain(run.source[top]),
         w=f"{row[top]:.2f}",
         total=f"{row.sum():.2f}",
         h=f"{entropy[step]:.2f}",

@@ -15,6 +15,7 @@ from core.analysis import attention as analysis
 from core.translate import InputError, prepare
 from core.vocab import detokenize_zh
 from lessons.attention import data
+from ui.inputs import plain
 from ui.params import safe_value
 from ui.slide import Slide
 
@@ -187,7 +188,7 @@ def reference_note(tokens: tuple[str, ...]) -> None:
     """The corpus's own translation, when the sentence is one of the examples."""
     ref = dict(analysis.EXAMPLES).get(" ".join(tokens))
     if ref:
-        st.caption(t("attention.reference", text=detokenize_zh(ref.split())))
+        st.caption(t("attention.reference", text=plain(detokenize_zh(ref.split()))))
 
 
 def where(name: str, layer: int, head: int | None, side: str = "dec") -> str:

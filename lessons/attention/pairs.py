@@ -11,6 +11,7 @@ import ui
 from core.analysis import attention as analysis
 from core.figures import attention as figures
 from lessons.attention import common, data
+from ui.inputs import plain
 
 t = ui.t  # reads the visitor's language on every call
 
@@ -81,11 +82,11 @@ def decoder_rows(
     for col, (english, cp, run), tag in zip(cols, runs, "AB"):
         with col:
             idx, word = cp.check[0]
-            st.markdown(f"**{tag}** · `{english}`")
+            st.markdown(f"**{tag}** · “{plain(english)}”")
             common.model_note(name, run)
             step = analysis.token_step(run.output, word, idx)
             if step is None:
-                st.warning(t("attention.pairs.missed", word=word), icon=":material/error:")
+                st.warning(t("attention.pairs.missed", word=plain(word)), icon=":material/error:")
                 rows.append(None)
                 continue
             row = analysis.select_heads(run.cross, layer, head)[step]
@@ -101,7 +102,12 @@ def decoder_rows(
             )
             top = int(np.argmax(row))
             st.caption(
-                t("attention.pairs.peak", token=word, top=run.source[top], w=f"{row[top]:.2f}")
+                t(
+                    "attention.pairs.peak",
+                    token=plain(word),
+                    top=plain(run.source[top]),
+                    w=f"{row[top]:.2f}",
+                )
             )
     return panels, rows
 

@@ -15,6 +15,7 @@ from core.analysis import coref
 from core.figures import attention as figures
 from lessons.attention import common, data
 from ui import models
+from ui.inputs import plain
 
 t = ui.t  # reads the visitor's language on every call
 
@@ -174,8 +175,8 @@ def caption(run: analysis.AttentionRun, weights: np.ndarray, word: int) -> str:
     """The three words ``word`` reads most, with their weights."""
     row = weights[word]
     order = np.argsort(-row)[:3]
-    top = ", ".join(f"`{run.source[j]}` {row[j]:.2f}" for j in order)
-    return t("attention.self.caption", word=run.source[word], top=top)
+    top = ", ".join(f"“{plain(run.source[j])}” {row[j]:.2f}" for j in order)
+    return t("attention.self.caption", word=plain(run.source[word]), top=top)
 
 
 def lines(run: analysis.AttentionRun, weights: np.ndarray, word: int):

@@ -1,26 +1,13 @@
 """A student's phone through the deploy proxy: bytes of a first and a second visit.
 
-One app process (``streamlit run app.py`` with the image's ``STREAMLIT_*`` settings, read
-from the Dockerfile) behind nginx started from the repo's own configuration
-(``deploy/nginx/layout.sh``, with the pre-compressed assets ``deploy/precompress.py`` makes
-once per Streamlit version under tests/artifacts/), on loopback. Debian's Chromium at
-390x844, a fresh profile per page: home and every lesson page's default part (ui/nav.py),
-a first visit with an empty cache, then a second visit in a new tab of the same profile.
-
-What is counted (bench/phone.py, the same code as the benchmark): every HTTP response the
-browser received (CDP ``encodedDataLength``: headers and body as sent, cache hits 0) plus
-the page's websocket, which carries its figures, as nginx counted the bytes it sent on it
-(``$bytes_sent`` in its access log: compressed frames as they crossed the wire). Budgets,
-10^6 bytes a MB: first visit <= 1.45 MB (a bare Streamlit page: 2.13 MB; measured
-1.20-1.42 MB with the icon font subset), second visit <= 0.3 MB; no Content-Security-Policy
-violation in the console. A failure names the page and its bytes. Bytes, not times:
-deterministic on a busy machine. Runtime: 18 page visits in sequence, 3.5 min measured at
-load 3-7 (8.5 min at load ~16 with a browser benchmark beside it), plus, once per
-Streamlit version, the pre-compression (~70 CPU-seconds; 168 s at load ~9).
-
-Without nginx (and its brotli modules) or Chromium the test skips with a message; with
-``CI`` set that is a failure.
-"""
+The app with the image's ``STREAMLIT_*`` settings behind the repo's nginx
+(``deploy/nginx/layout.sh``, assets pre-compressed once per Streamlit version), Chromium at
+390x844, a fresh profile per page: home and every lesson page's default part, then a second
+visit in a new tab. Counted by bench/phone.py: HTTP bytes as sent (CDP ``encodedDataLength``)
+plus the websocket as nginx counted it (``$bytes_sent``). Budgets (10^6 bytes a MB): first
+visit <= 1.4 MB (bare Streamlit page 2.13 MB), second <= 0.3 MB, no CSP violation. Bytes,
+not times: deterministic on a busy machine. ~3.5 min. Missing nginx, its brotli modules or
+Chromium skips (fails in CI)."""
 
 from __future__ import annotations
 
@@ -41,7 +28,7 @@ pytestmark = pytest.mark.browser
 
 NGINX_PORT = 8700  # this module's ports (the helper's range 8700-8729)
 APP_PORT = 8701
-FIRST_MAX = 1_450_000  # the chart bundle and the icon font subset (was 2.5 MB before them)
+FIRST_MAX = 1_400_000  # chart bundle, icon font subset, no monospace font (was 2.5 MB before)
 SECOND_MAX = 300_000
 MODULES = [
     Path("/usr/lib/nginx/modules/ngx_http_brotli_filter_module.so"),

@@ -1,27 +1,14 @@
-"""Presenter mode as a slide deck, measured in Chromium.
+"""Presenter mode as a slide deck, on a laptop and on a phone, measured in Chromium.
 
-- Projector: for every part of every page, in both languages, at 1280x800 and 1920x1080,
-  at least 90% of the height of the part's first chart is inside the first screen without
-  scrolling; every SVG text of every chart renders at >= 16 px (at 1280x800); no chart's
-  title box meets its legend box; every row and column of a heatmap labelled, at >= 16 px;
-  a part's step controls (widget keys with "step") end on the first screen; no text cut.
-  Screenshots of every part at 1280x800 land in
-  tests/artifacts/slides/.
-  Every part also: the page's title in its language, the language in the URL, no sideways
-  scroll, no console error, and at least the charts the part is made of (``MIN_CHARTS``).
-- Laptop (1280x800, presenter off), every part in both languages: no chart text cut at the
-  chart's edge, no page text cut by its box (an option, a deck link), no title under a legend.
-- The deck: from home, "next ▸" reaches every part of every page exactly once and ends on
-  the arena; "◂ previous" walks it back. Both walks run on a phone (390x844, presenter
-  off), forward in English and back in Chinese, and measure every part in both languages:
-  its title, its first chart within 1.5 screen heights, the document never wider than the
-  screen, heatmap labels >= 11 px, no chart title, panel title or note cut at the chart's
-  edge, no title on its legend, every plot area at least 40% of its chart's width (the
-  phone says "Mobile" in its User-Agent, as phones do),
-  no console error (screenshots of each page's first part in tests/artifacts/slides/phone_*).
-- A first request to a page on a fresh server never shows the file-name navigation.
-Each test collects every failing part and fails once, naming them all.
-"""
+- Projector, every part, both languages, 1280x800 and 1920x1080: the first chart >= 90 %
+  on the first screen, chart text >= 16 px, titles off legends, heatmaps labelled at >= 16
+  px, step controls on the first screen, no text cut, the page's title and language, no
+  sideways scroll, no console error, at least ``MIN_CHARTS`` (screenshots: tests/artifacts/slides/).
+- Laptop, every part, both languages: no chart or page text cut, no title under a legend.
+- The deck on a phone (390x844, "Mobile" User-Agent): "next" from home reaches every part
+  once (en), "previous" walks back (zh); each part's first chart within 1.5 screens, labels
+  >= 11 px, nothing cut, plots >= 40 % of their chart, no sideways scroll, no console error.
+- A first request to a page on a fresh server never shows the file-name navigation."""
 
 from __future__ import annotations
 

@@ -1,26 +1,13 @@
-"""Two replicas behind the repo's own nginx configuration, sharing PostgreSQL: no Docker,
-Debian's nginx and PostgreSQL on loopback.
+"""Two replicas behind the repo's own nginx, sharing PostgreSQL (Unix socket), no Docker.
 
-One module-scoped cluster: PostgreSQL on a Unix socket (tests/pg.py), and the server
-harness's cluster (``bench.procs.cluster``): two ``streamlit run app.py`` processes with the
-hosted settings and ``ROAD_DATABASE_URL``, behind nginx from ``deploy/nginx/`` verbatim.
-One test, in this order:
-- new clients are spread over both replicas, and every client stays on its replica for its
-  page, its probes and its websocket (read server-side, in nginx's access log);
-- Streamlit's plotly chunk comes gzip- and brotli-compressed with a year's immutable cache;
-  the public-page headers are there;
-- a class poll opened by a teacher (Chromium, no CSP violation) on one replica is seen and
-  voted on by students on the other (``bench.classroom.Student``: Streamlit's websocket
-  protocol, landed on a replica by its route cookie); killing the students' replica
-  mid-poll loses no vote (counted in PostgreSQL), and a new student whose cookie pointed at
-  the dead replica is served by the survivor and votes; every session's requests stayed on
-  one replica (the access log);
-- one address opening sessions as fast as it can gets 429 after at least 60 got in.
-
-Without nginx, its brotli module, PostgreSQL or Chromium the test skips with a message;
-with ``CI`` set that is a failure. Every process is stopped when the fixture ends; the logs
-are copied to tests/artifacts/scale_out_*.log.
-"""
+One cluster (``bench.procs.cluster``), one test in order: clients spread over both replicas
+and each stays on its replica (nginx's access log); Streamlit's plotly chunk compressed with
+a year's cache, the public headers; a poll opened on one replica (Chromium, no CSP
+violation) is voted on from the other (``bench.classroom.Student``), killing the students'
+replica loses no vote and a student whose cookie names the dead one votes on the survivor;
+one address opening sessions as fast as it can gets 429 after at least 60 got in.
+Missing nginx, brotli, PostgreSQL or Chromium skips (fails in CI); logs go to
+tests/artifacts/scale_out_*.log."""
 
 from __future__ import annotations
 

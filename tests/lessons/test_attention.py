@@ -419,7 +419,7 @@ def test_pair_rows_and_their_difference_are_one_figure(tiny_zoo, monkeypatch):
 
     monkeypatch.setattr(analysis, "token_step", step)
     at = _run(part="pairs", pair="it_probe")
-    assert f"did not write `{a_word}`" in main_text(at)
+    assert f"did not write “{a_word}”" in main_text(at)
     fig = _chart(at, "attention_pair_rows")
     assert len(fig["data"]) == 1 and "B: weights" in fig["layout"]["annotations"][0]["text"]
     assert "different lengths" not in main_text(at)  # the warning says why, not lengths

@@ -8,6 +8,7 @@ from streamlit.testing.v1 import AppTest
 from core.translate import MAX_WORDS, InputError, prepare
 from core.vocab import OOV, Vocab
 from tests.conftest import ROOT
+from ui import inputs
 
 HOSTILE = ("<img src=x onerror=alert(1)>", "<script>alert(1)</script>")
 
@@ -172,3 +173,21 @@ def test_no_user_text_can_reach_raw_html(path):
             where = path.relative_to(ROOT).as_posix()
             assert where in HTML_ALLOWED, f"{where}:{call.lineno}: st.html"
         assert name not in ("iframe", "declare_component"), f"{path.name}:{call.lineno}"
+
+
+@pytest.mark.parametrize(
+    "raw, shown",
+    [
+        ("the cat drank the milk", "the cat drank the milk"),
+        ("猫 喝 了 牛奶", "猫 喝 了 牛奶"),
+        (
+            "<b>x</b> **y** `z` [a](b) :red[c] $d$",
+            r"\<b\>x\</b\> \*\*y\*\* \`z\` \[a\]\(b\) \:red\[c\] \$d\$",
+        ),
+        ("a\u200bb\x07c\nd", "abc d"),
+    ],
+)
+def test_plain_quotes_words_literally_without_a_code_span(raw, shown):
+    """Model and corpus words are shown in the page's font: every markdown character escaped,
+    control characters dropped, newlines one space; never a backtick (it would load a font)."""
+    assert inputs.plain(raw) == shown
