@@ -107,7 +107,7 @@ def results(
     """Every model on the sentence: the bars (chart), then a card each, the confidence grid
     and the table (words)."""
     t, names = ui.t, common.names()
-    outputs = {name: data.translate(name, key) for name in available}
+    outputs = {name: data.translate(name, key)[:2] for name in available}
     nonce = int(st.session_state.get("arena_measure", 0))
     with st.spinner(t(P + "latency.measuring")):
         latency = {name: data.latency(name, key, nonce) for name in available}
