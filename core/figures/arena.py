@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
-from plotly.colors import sample_colorscale
 
 from core import lexicon
 from core.figures import base
@@ -332,7 +331,7 @@ def confidence_html(
     sideways. Every word is HTML-escaped."""
     z, text = _grid(models, tokens, probs, marks, mark_symbols)
     ok = np.isfinite(z)
-    colours = iter(sample_colorscale("Cividis", list(z[ok])) if ok.any() else [])
+    colours = iter(base.sample_colors("Cividis", z[ok]) if ok.any() else [])
     cell = "padding:0.15em 0.45em;white-space:nowrap;border:1px solid rgba(128,128,128,0.25)"
     head = "".join(f'<th style="{cell}">{c + 1}</th>' for c in range(z.shape[1]))
     rows = []

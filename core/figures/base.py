@@ -287,6 +287,37 @@ def heatmap(
     return fig
 
 
+@cache
+def _scale_colors(name: str) -> tuple[np.ndarray, np.ndarray]:
+    """A named plotly colour scale as its stops and their RGB in 0..1 (plotly's own parse)."""
+    from plotly.colors import (
+        colorscale_to_colors,
+        colorscale_to_scale,
+        get_colorscale,
+        validate_colors,
+    )
+
+    named = get_colorscale(name)
+    stops = np.array(colorscale_to_scale(named), dtype=np.float64)
+    rgb = validate_colors(colorscale_to_colors(named), colortype="tuple")
+    return stops, np.array(rgb, dtype=np.float64)
+
+
+def sample_colors(name: str, values: Sequence[float] | np.ndarray) -> list[str]:
+    """``plotly.colors.sample_colorscale(name, values)``, string for string, at numpy speed:
+    plotly parses every colour again for every value (10 ms for 300 grid cells)."""
+    stops, rgb = _scale_colors(name)
+    points = np.asarray(values, dtype=np.float64)
+    high = np.searchsorted(stops, points, side="left")  # bisect_left, as plotly
+    low = high - 1  # -1 at 0.0: plotly reads the last stop there too, to the same colour
+    frac = (points - stops[low]) / (stops[high] - stops[low])
+    mixed = rgb[low] + frac[:, None] * (rgb[high] - rgb[low])
+    # plotly rounds repr(x * 255.0) half to even; a float's repr gives back that float, so
+    # rounding the float itself half to even (np.rint) agrees
+    ints = np.rint(mixed * 255.0).astype(int)
+    return [f"rgb({r}, {g}, {b})" for r, g, b in ints.tolist()]
+
+
 def unique_labels(labels: Iterable[object]) -> list[str]:
     """The labels as text, repeats made distinct with zero-width spaces (plotly merges equal
     categories: a repeated word would lose its bar or cell)."""

@@ -297,3 +297,14 @@ def test_on_a_phone_a_right_legend_lies_above_the_plot_and_colour_bars_are_thin(
     base.fit_phone(heat)
     bar = heat.to_dict()["data"][0]["colorbar"]
     assert bar["thickness"] == base.PHONE_BAR and bar["xpad"] == base.PHONE_BAR_PAD
+
+
+@pytest.mark.parametrize("name", ["Cividis", "Viridis", "Blues", "RdBu"])
+def test_sample_colors_is_plotlys_sample_colorscale_string_for_string(name):
+    from plotly.colors import sample_colorscale
+
+    rng = np.random.default_rng(7)
+    # random values, both ends, every stop of the scale and 1,001 evenly spaced points
+    stops = base._scale_colors(name)[0].tolist()
+    values = np.concatenate([rng.random(5000), [0.0, 1.0, 0.5], stops, np.linspace(0, 1, 1001)])
+    assert base.sample_colors(name, values) == sample_colorscale(name, values.tolist())
