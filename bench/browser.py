@@ -1,24 +1,19 @@
 """Playwright helpers: time a page until it has rendered, time a rerun after a real control.
 
-The clock is the page's own ``performance.now()``: an init script (installed before any
-Streamlit code runs) records the time of the user's input and the time of the last DOM
-mutation. A render or rerun counts as finished when Streamlit reports the script is not
-running, no status widget and no stale element remain, every plotly chart has drawn its
-SVG, and the DOM has then stayed quiet for ``QUIET_MS``. The figure reported is the time of
-the last mutation before that quiet spell (so the quiet wait itself is not counted).
+The page's own clock (``performance.now()``): a run has finished when Streamlit is idle
+(:data:`IDLE_JS`) and the DOM has stayed quiet for ``QUIET_MS``; it took until the last DOM
+mutation before that.
 """
 
 from __future__ import annotations
 
 import contextlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 CHROMIUM = Path("/usr/bin/chromium")
-# The launch arguments of tests/browser/conftest.py (Debian's Chromium, headless).
-# A phone says so in its User-Agent ("Mobile"): the app fits its charts' titles to it
-# (ui.on_a_phone). Phone measurements and phone tests send this one.
+# A phone says so in its User-Agent ("Mobile"): the app fits its charts to it (ui.on_a_phone)
 PHONE_UA = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/126.0 Mobile Safari/537.36"
@@ -39,10 +34,9 @@ POLL_MS = 40
 
 INIT_JS = """(() => {
   if (window.__bench) return;
-  const b = window.__bench = {last: 0, input: 0, runs: 0, mutations: 0, outside: 0};
+  const b = window.__bench = {last: 0, input: 0, runs: 0, outside: 0};
   const observe = () => new MutationObserver((records) => {
     const now = b.last = performance.now();
-    b.mutations += records.length;
     // a change outside the control being used (its own thumb and label do not count)
     for (const r of records) {
       const el = r.target.nodeType === 1 ? r.target : r.target.parentElement;
@@ -63,8 +57,7 @@ INIT_JS = """(() => {
   }
 })();"""
 
-# Streamlit has finished: script not running, no status widget, no stale element, a title
-# (when asked for) and every plotly chart drawn.
+# Streamlit has finished: not running, nothing stale, a title (if asked), every chart drawn
 IDLE_JS = """(needTitle) => {
   const app = document.querySelector('[data-testid="stApp"]');
   if (!app || app.getAttribute('data-test-script-state') !== 'notRunning') return false;
@@ -87,13 +80,6 @@ class BenchTimeout(RuntimeError):
     """A page did not settle (or a control did not start a rerun) within the time allowed."""
 
 
-def launch(playwright):
-    """Debian's Chromium with the browser tests' arguments (never a downloaded browser)."""
-    if not CHROMIUM.exists():
-        raise RuntimeError(f"{CHROMIUM} not found: apt-get install chromium")
-    return playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-
-
 def new_tab(browser, errors: list[str] | None = None):
     """A fresh context (a new Streamlit session) with the timing script installed."""
     context = browser.new_context(viewport=VIEWPORT, locale="en-US")
@@ -106,11 +92,13 @@ def new_tab(browser, errors: list[str] | None = None):
 
 @contextlib.contextmanager
 def chromium():
-    """:func:`launch` through Playwright's sync API, closed on the way out."""
+    """Debian's Chromium (never a downloaded browser) through Playwright's sync API."""
     from playwright.sync_api import sync_playwright
 
+    if not CHROMIUM.exists():
+        raise RuntimeError(f"{CHROMIUM} not found: apt-get install chromium")
     with sync_playwright() as pw:
-        browser = launch(pw)
+        browser = pw.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
         try:
             yield browser
         finally:
@@ -128,9 +116,7 @@ def tab(browser, errors: list[str] | None = None):
 
 
 def warm_app(browser, server, url: str) -> float | None:
-    """The app's one-time work done, as when a teacher opened the lesson before the class:
-    ``url`` (home) rendered once (st.navigation has run), then its background warm-up
-    (serve/warmup.py) waited for; seconds since launch until it was done, or None."""
+    """``url`` rendered once, then the app's warm-up waited for: seconds since launch, or None."""
     from bench import procs
 
     with tab(browser) as warm:
@@ -141,12 +127,8 @@ def warm_app(browser, server, url: str) -> float | None:
 def wait_settled(
     page, timeout_s: float, need_title: bool = True, min_runs: int = 0, after: float = 0.0
 ) -> dict:
-    """Poll (bounded) until Streamlit is idle and the DOM quiet; return the timing state.
-
-    With ``min_runs`` / ``after``: also until a run has started since (Streamlit's script
-    state left notRunning ``min_runs`` times) or the page changed outside the control
-    after the page time ``after`` (a fast rerun may never show the running state).
-    """
+    """Poll (bounded) until Streamlit is idle and the DOM quiet: the timing state. With
+    ``min_runs`` / ``after``: also until a run started or the page changed outside the control."""
     deadline = time.monotonic() + timeout_s
     state = {}
     while time.monotonic() < deadline:
@@ -168,8 +150,6 @@ def render(page, url: str, timeout_s: float = 120.0, need_title: bool = True) ->
     return state["last"] / 1000.0  # performance.now() counts from navigation start
 
 
-# ---- controls ------------------------------------------------------------------------
-
 SLIDER = '[data-testid="stMain"] [data-testid="stSlider"] input[type="range"]'
 SEGMENTED = '[data-testid="stMain"] [data-testid="stButtonGroup"]'
 OPTION = "button[aria-checked]"  # a segmented control's options (not its label's help icon)
@@ -183,7 +163,7 @@ class Control:
     index: int  # among the page's controls of that kind, in document order
     label: str = ""
     disabled: bool = False  # e.g. a sampling temperature while decoding is greedy
-    flips: int = field(default=0)
+    flips: int = 0
 
     def describe(self) -> str:
         return f"{self.kind}[{self.index}] {self.label}".strip()
@@ -209,10 +189,7 @@ def list_controls(page) -> list[Control]:
 
 
 def pick_control(page, prefer: tuple[str, int] | None = None) -> Control:
-    """The preferred control if the page has it, else the first slider, else the first
-    segmented control (disabled ones are never picked). A preferred control that is not
-    there is an error, not a silent change of what is measured (it once measured switching
-    parts instead of a part's own control)."""
+    """The preferred control (or an error), else the first slider, else the first segmented."""
     controls = [c for c in list_controls(page) if not c.disabled]
     if prefer is not None:
         for c in controls:
@@ -230,20 +207,12 @@ def change(page, control: Control) -> None:
     if control.kind == "slider":
         thumb = page.locator(SLIDER).nth(control.index)
         now, lo, hi = thumb.evaluate("e => [e.valueAsNumber, Number(e.min), Number(e.max)]")
-        up = control.flips % 2 == 0
-        if now >= hi:
-            up = False
-        elif now <= lo:
-            up = True
+        up = now < hi and (now <= lo or control.flips % 2 == 0)
         thumb.focus()
         page.keyboard.press("ArrowRight" if up else "ArrowLeft")
-    else:
-        # the options only (a label's help icon is a button too, without aria-checked)
+    else:  # two options used alternately: the first two that are not the current one
         buttons = page.locator(SEGMENTED).nth(control.index).locator(OPTION)
-        n = buttons.count()
-        if n < 2:
-            raise BenchTimeout(f"segmented control {control.describe()} has < 2 options")
-        # two options used alternately: the first two that are not the current one
+        n = buttons.count()  # a picked control has two or more (list_controls)
         current = [i for i in range(n) if buttons.nth(i).get_attribute("aria-checked") == "true"]
         target = next(i for i in range(n) if i not in current[:1])
         buttons.nth(target).click()
@@ -251,20 +220,16 @@ def change(page, control: Control) -> None:
 
 
 def rerun(page, control: Control, timeout_s: float = 60.0) -> float:
-    """Change ``control`` and return seconds from the input event to the last DOM change
-    of the rerun it caused."""
+    """Change ``control``: seconds from the input event to the rerun's last DOM change."""
     wait_settled(page, timeout_s)
     locator = page.locator(SLIDER if control.kind == "slider" else SEGMENTED).nth(control.index)
     box = '[data-testid="stSlider"]' if control.kind == "slider" else "*"
-    locator.evaluate(
-        f"(e) => {{ (e.closest('{box}') || e).setAttribute('data-bench-control', ''); }}"
-    )
+    locator.evaluate(f"e => (e.closest('{box}') || e).setAttribute('data-bench-control', '')")
     before = page.evaluate(STATE_JS)
     page.evaluate("() => { window.__bench.input = 0; }")
     change(page, control)
-    state = wait_settled(
-        page, timeout_s, min_runs=before["runs"] + 1, after=max(before["now"], 1.0)
-    )
+    after = max(before["now"], 1.0)
+    state = wait_settled(page, timeout_s, min_runs=before["runs"] + 1, after=after)
     if not state["input"]:
         raise BenchTimeout(f"no input event seen for {control.describe()} on {page.url}")
     return (state["last"] - state["input"]) / 1000.0

@@ -1,12 +1,8 @@
 """A class of simulated students: Streamlit's own websocket protocol, no browser.
 
-A :class:`Student` does what Streamlit's frontend (1.67) does: GET the page, the health
-probe (the XSRF cookie) and host-config; open ``/_stcore/stream`` with the cookies and
-subprotocols; send ``BackMsg.rerun_script`` with the query string, page, widget states and
-context; read ``ForwardMsg``s until ``script_finished``. Every action is timed from sending
-to that message (an arrival from the GET); an exception element, a closed socket or a
-timeout fail it. Clicks are links (:meth:`Student.click`, :meth:`Student.follow`) or widget
-values by key (:meth:`Student.set`, :meth:`Student.press`). :func:`run_class` plays a class.
+A :class:`Student` does what Streamlit's frontend (1.67) does (the page, the health probe
+for the XSRF cookie, host-config, ``/_stcore/stream``, ``BackMsg.rerun_script``); an action
+is timed from sending to ``script_finished``. :func:`run_class` plays a class.
 """
 
 from __future__ import annotations
@@ -27,6 +23,7 @@ import requests
 import websockets
 from requests.adapters import HTTPAdapter
 from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.Element_pb2 import Element
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
@@ -34,7 +31,6 @@ from bench import procs
 from bench.stats import percentile
 
 XSRF_COOKIE = "_streamlit_xsrf"
-STREAM = "_stcore/stream"
 FINISHED = ForwardMsg.ScriptFinishedStatus
 DONE = {
     FINISHED.FINISHED_SUCCESSFULLY: None,
@@ -49,12 +45,15 @@ CONTEXT = {  # what a browser in a classroom reports (frontend: sendRerunBackMsg
     "color_scheme": "light",
 }
 MAX_MESSAGE = 256 * 2**20  # a page with many charts sends several MB in one delta
+BLOCK = Element()  # a container in Student.elements: no text, no widget, its place drawn
+TEACHER_PAGE = ("attention", "lang=zh&part=align")  # the page of the "page" scenario
+SETTABLE = ("slider", "button_group", "selectbox", "radio", "checkbox", "button")
+NEXT_LINK_SHARE = 0.15  # share of clicks that follow the deck's "next" link on the page
 
 
 @functools.cache
 def _http_pool() -> ThreadPoolExecutor:
-    """Threads for the blocking HTTP GETs (requests keeps the cookie jar); one per student
-    of the largest class, so a wave of arrivals is not queued on the client side."""
+    """Threads for the blocking HTTP GETs: a wave of arrivals is not queued here."""
     return ThreadPoolExecutor(max_workers=128, thread_name_prefix="student-http")
 
 
@@ -72,8 +71,7 @@ class Action:
 
 
 class SourceAddressAdapter(HTTPAdapter):
-    """``requests`` connections from a chosen local address (every student of a class
-    behind one school NAT shares one; a load balancer's per-address limits count it)."""
+    """``requests`` connections from a chosen local address (a class behind one NAT)."""
 
     def __init__(self, source_address: str, **kwargs) -> None:
         self.source_address = (source_address, 0)
@@ -91,10 +89,8 @@ class StudentError(RuntimeError):
 def _widget(element) -> tuple[str, Any] | None:
     """``(element type, proto)`` of a widget element (one with an ``id``), else ``None``."""
     kind = element.WhichOneof("type")
-    if kind is None:
-        return None
-    proto = getattr(element, kind)
-    if "id" not in proto.DESCRIPTOR.fields_by_name or not proto.id:
+    proto = getattr(element, kind) if kind else None
+    if proto is None or "id" not in proto.DESCRIPTOR.fields_by_name or not proto.id:
         return None
     return kind, proto
 
@@ -102,59 +98,32 @@ def _widget(element) -> tuple[str, Any] | None:
 def _texts(element) -> list[str]:
     """The visible text of an element (markdown, headings, alerts, labels, captions)."""
     kind = element.WhichOneof("type")
-    if kind is None:
-        return []
-    proto = getattr(element, kind)
-    out = []
-    for name in ("body", "label", "text"):
-        if name in proto.DESCRIPTOR.fields_by_name:
-            value = getattr(proto, name)
-            if isinstance(value, str) and value:
-                out.append(value)
-    return out
+    proto = getattr(element, kind) if kind else None
+    names = proto.DESCRIPTOR.fields_by_name if proto is not None else ()
+    values = [getattr(proto, n) for n in ("body", "label", "text") if n in names]
+    return [v for v in values if isinstance(v, str) and v]
 
 
 class Student:
-    """One student's browser tab, without the browser (see the module docstring).
+    """One student's tab, without a browser: ``async with Student(url) as s: await s.arrive()``."""
 
-    ``async with Student(url) as s: await s.arrive("attention", "lang=en&part=align")``.
-    """
-
-    def __init__(
-        self,
-        base_url: str,
-        *,
-        timeout: float = 60.0,
-        name: str = "student",
-        source_address: str | None = None,
-    ) -> None:
+    def __init__(self, base_url: str, *, timeout=60.0, name="student", source_address=None):
         parsed = urllib.parse.urlsplit(base_url)
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
-            raise ValueError(f"base_url must be http(s)://host:port[/path], got {base_url!r}")
         self.base = base_url.rstrip("/")
         self.origin = f"{parsed.scheme}://{parsed.netloc}"
-        self.timeout = timeout
-        self.name = name
-        # the client's own address (e.g. "127.0.0.2"): a load balancer that limits per
-        # address sees this one, for HTTP and the websocket alike
-        self.source_address = source_address
+        self.timeout, self.name = timeout, name
+        self.source_address = source_address  # e.g. "127.0.0.2", for HTTP and websocket
         self.http = requests.Session()
         self.http.headers["User-Agent"] = "road-to-attention-classroom/1 (bench)"
         if source_address:
-            adapter = SourceAddressAdapter(source_address)
-            self.http.mount("http://", adapter)
-            self.http.mount("https://", adapter)
+            self.http.mount("http://", SourceAddressAdapter(source_address))
         self.ws = None
         self.actions: list[Action] = []
         # what the browser holds: address bar, current page, the elements on screen
-        self.query = ""
-        self.page = ""
-        self.page_script_hash = ""
-        self.main_script_hash = ""
+        self.query = self.page = self.page_script_hash = ""
         self.pages: dict[str, str] = {}  # url path -> page_script_hash
         self.elements: dict[tuple[int, ...], tuple[Any, str, int]] = {}  # (el, frag, stamp)
         self.received: list[Any] = []  # every element of the current action, in order
-        self.messages = 0
         self._stamp = 0
         self._errors: list[str] = []
         self._waiter: asyncio.Future | None = None
@@ -167,8 +136,6 @@ class Student:
     async def __aexit__(self, *exc) -> None:
         await self.close()
         self.close_http()
-
-    # ---- what a test or a load test reads --------------------------------------------
 
     @property
     def cookies(self) -> dict[str, str]:
@@ -210,8 +177,6 @@ class Student:
         on_screen = [el for _, (el, _, _) in sorted(self.elements.items())]
         return [el.page_link for el in on_screen if el.WhichOneof("type") == "page_link"]
 
-    # ---- actions -------------------------------------------------------------------------
-
     async def arrive(self, page: str = "", query: str = "") -> Action:
         """Open ``<base>/<page>?<query>`` as a new tab: HTTP, websocket, first run."""
         await self.close()
@@ -224,9 +189,8 @@ class Student:
         t0 = time.monotonic()
         phases: dict[str, float] = {}
         try:
-            await self._get(url)
-            await self._get(f"{self.base}/_stcore/health")
-            await self._get(f"{self.base}/_stcore/host-config")
+            for u in (url, f"{self.base}/_stcore/health", f"{self.base}/_stcore/host-config"):
+                await self._get(u)
             phases["http"] = round(time.monotonic() - t0, 4)
             t1 = time.monotonic()
             await asyncio.wait_for(self._connect(), self.timeout)
@@ -236,35 +200,21 @@ class Student:
         self.query = query
         self.page = page
         t2 = time.monotonic()
-        action = await self._rerun(
-            "arrive", t0, query=query, page_name=page, page_script_hash="", url=url
-        )
+        action = await self._rerun("arrive", query, page_name=page, url=url, t0=t0)
         action.phases = dict(phases, run=round(time.monotonic() - t2, 4))
         return action
 
     async def click(self, query: str, page: str | None = None) -> Action:
-        """A link to ``page`` (url path; default: this page) with ``query``: the rerun a
-        browser sends for an ``st.page_link`` (same websocket, new query string)."""
+        """A link to ``page`` (url path; default: this page) with ``query``, as ``st.page_link``."""
         target = self.page if page is None else ("" if page == "home" else page.strip("/"))
         script_hash = self.pages.get(target)
         if script_hash is None:
             return self._record("click", None, f"no page {target!r} in {sorted(self.pages)}")
-        return await self._rerun(
-            "click", time.monotonic(), query=query, page_script_hash=script_hash
-        )
-
-    async def follow(self, label: str) -> Action:
-        """Click the ``st.page_link`` on screen whose label contains ``label``."""
-        for link in self.page_links():
-            if label in link.label:
-                return await self.open_link(link)
-        labels = [link.label for link in self.page_links()]
-        return self._record("click", None, f"no link {label!r} on screen: {labels}")
+        return await self._rerun("click", query, script_hash)
 
     async def open_link(self, link) -> Action:
         """Click an ``st.page_link`` element (its page and query string)."""
-        query, page_hash = link.query_string, link.page_script_hash
-        return await self._rerun("click", time.monotonic(), query=query, page_script_hash=page_hash)
+        return await self._rerun("click", link.query_string, link.page_script_hash)
 
     async def press(self, key: str) -> Action:
         """Press the button made with ``key=key``."""
@@ -274,18 +224,17 @@ class Student:
             return self._record("press", None, str(exc))
         if kind not in ("button", "download_button"):
             return self._record("press", None, f"{key!r} is a {kind}, not a button")
-        return await self._widget_rerun("press", WidgetState(id=proto.id, trigger_value=True), frag)
+        state = WidgetState(id=proto.id, trigger_value=True)
+        return await self._rerun("press", self.query, self.page_script_hash, state, frag)
 
     async def set(self, key: str, value: Any) -> Action:
-        """Give the widget made with ``key=key`` a new value, as its user would: a slider a
-        number (or a pair), a select / radio / segmented control an option's label, a
-        checkbox or toggle a bool, a text input a string."""
+        """Give the widget made with ``key=key`` a new value, as its user would."""
         try:
             kind, proto, frag = self.widget(key)
             state = _state_for(kind, proto, value)
         except (StudentError, ValueError) as exc:
             return self._record("set", None, str(exc))
-        return await self._widget_rerun("set", state, frag)
+        return await self._rerun("set", self.query, self.page_script_hash, state, frag)
 
     async def close(self) -> None:
         """Close the tab (the websocket; the server then ends the session)."""
@@ -302,23 +251,17 @@ class Student:
     def close_http(self) -> None:
         self.http.close()
 
-    # ---- protocol ------------------------------------------------------------------------
-
     async def _get(self, url: str) -> None:
-        loop = asyncio.get_running_loop()
-        resp = await loop.run_in_executor(
-            _http_pool(), lambda: self.http.get(url, timeout=self.timeout)
-        )
+        get = functools.partial(self.http.get, url, timeout=self.timeout)
+        resp = await asyncio.get_running_loop().run_in_executor(_http_pool(), get)
         if resp.status_code != 200:
             raise StudentError(f"HTTP {resp.status_code} for {url}")
 
     async def _connect(self) -> None:
-        uri = self.base.replace("http", "ws", 1) + "/" + STREAM
+        uri = self.base.replace("http", "ws", 1) + "/_stcore/stream"
         xsrf = self.cookies.get(XSRF_COOKIE) or "PLACEHOLDER_AUTH_TOKEN"
         cookie = "; ".join(f"{k}={v}" for k, v in self.cookies.items())
-        headers = {"Origin": self.origin}
-        if cookie:
-            headers["Cookie"] = cookie
+        headers = {"Origin": self.origin} | ({"Cookie": cookie} if cookie else {})
         bind = {"local_addr": (self.source_address, 0)} if self.source_address else {}
         self.ws = await websockets.connect(
             uri,
@@ -336,9 +279,7 @@ class Student:
     async def _read(self, ws) -> None:
         try:
             async for raw in ws:
-                msg = ForwardMsg()
-                msg.ParseFromString(raw)
-                self._handle(msg)
+                self._handle(ForwardMsg.FromString(raw))
         except websockets.ConnectionClosed as exc:
             self._closed = f"disconnected ({exc})"
         except Exception as exc:  # noqa: BLE001 - a bad frame ends this tab, reported
@@ -351,14 +292,11 @@ class Student:
             self._finish(self._closed)
 
     def _handle(self, msg: ForwardMsg) -> None:
-        self.messages += 1
         kind = msg.WhichOneof("type")
         if kind == "new_session":
             ns = msg.new_session
             self._stamp += 1  # a full run starts: what it does not redraw is stale after it
-            self.main_script_hash = ns.main_script_hash
-            # before st.navigation has run (a fresh server's legacy multipage mode) the
-            # session's pages are the files of pages/; afterwards navigation says
+            # before st.navigation has run, the pages are the files of pages/ (legacy mode)
             self._learn_pages(ns.app_pages, ns.page_script_hash, first=not self.pages)
         elif kind == "navigation":
             nav = msg.navigation
@@ -378,14 +316,10 @@ class Student:
     def _learn_pages(self, app_pages: Iterable[Any], current: str, first: bool) -> None:
         """The app's pages by URL path (``st.navigation``'s list) and the current page."""
         if first:
-            pages = {p.url_pathname: p.page_script_hash for p in app_pages}
-            if pages:
-                self.pages = pages
+            self.pages = {p.url_pathname: p.page_script_hash for p in app_pages} or self.pages
         if current:
             self.page_script_hash = current
-            for path, h in self.pages.items():
-                if h == current:
-                    self.page = path
+            self.page = next((p for p, h in self.pages.items() if h == current), self.page)
 
     def _delta(self, msg: ForwardMsg) -> None:
         delta = msg.delta
@@ -395,69 +329,45 @@ class Student:
             self.elements[path] = (el, delta.fragment_id, self._stamp)
             self.received.append(el)
             if el.WhichOneof("type") == "exception" and not el.exception.is_warning:
-                ex = el.exception
-                self._errors.append(f"exception {ex.type}: {ex.message[:300]}")
+                self._errors.append(f"exception {el.exception.type}: {el.exception.message[:300]}")
         elif delta.WhichOneof("type") == "add_block":
             # a container: kept (with no widget) so that its place counts as drawn
-            self.elements[path] = (_BLOCK, delta.fragment_id, self._stamp)
+            self.elements[path] = (BLOCK, delta.fragment_id, self._stamp)
 
     def _prune(self, status: int) -> None:
         """Drop what the run just finished did not redraw (the browser's stale elements)."""
-        if status == FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY:
-            frag = self._fragment
-            stale = [p for p, (_, f, s) in self.elements.items() if f == frag and s < self._stamp]
-        else:
-            stale = [p for p, (_, _, s) in self.elements.items() if s < self._stamp]
-        for p in stale:
-            del self.elements[p]
+        everything = status != FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY  # else the fragment
+        for p, (_, f, s) in list(self.elements.items()):
+            if s < self._stamp and (everything or f == self._fragment):
+                del self.elements[p]
 
     def _finish(self, error: str | None) -> None:
         if self._waiter is not None and not self._waiter.done():
             self._waiter.set_result(error)
 
-    async def _widget_rerun(self, kind: str, state: WidgetState, fragment: str) -> Action:
-        return await self._rerun(
-            kind,
-            time.monotonic(),
-            query=self.query,
-            page_script_hash=self.page_script_hash,
-            widgets=[state],
-            fragment_id=fragment,
-        )
-
     async def _rerun(
-        self,
-        kind: str,
-        t0: float,
-        *,
-        query: str,
-        page_script_hash: str = "",
-        page_name: str = "",
-        widgets: Iterable[WidgetState] = (),
-        fragment_id: str = "",
-        url: str | None = None,
+        self, kind, query, page_hash="", widget=None, fragment="", page_name="", url=None, t0=None
     ) -> Action:
+        """Send ``rerun_script`` (with a ``widget``'s change) and wait for the run's end."""
+        t0 = time.monotonic() if t0 is None else t0
         if not self.connected:
             return self._record(kind, None, self._closed or "not connected: arrive first")
         msg = BackMsg()
         cs = msg.rerun_script
-        cs.query_string = query
-        cs.page_script_hash = page_script_hash
-        cs.page_name = page_name
-        cs.widget_states.widgets.extend(widgets)
-        if fragment_id:
-            cs.fragment_id = fragment_id
-        info = cs.context_info
+        cs.query_string, cs.page_script_hash, cs.page_name = query, page_hash, page_name
+        if widget is not None:
+            cs.widget_states.widgets.append(widget)
+        if fragment:
+            cs.fragment_id = fragment
         for name, value in CONTEXT.items():
-            setattr(info, name, value)
-        page_path = url or f"{self.base}/{self.page}" + (f"?{query}" if query else "")
-        info.url = page_path
+            setattr(cs.context_info, name, value)
+        cs.context_info.url = url or f"{self.base}/{self.page}" + (f"?{query}" if query else "")
         self._errors = []
         self.received = []
-        self._fragment = fragment_id
+        self._fragment = fragment
         self._stamp += 1  # a fragment run sends no new_session: stamp it here
         self._waiter = asyncio.get_running_loop().create_future()
-        if query != self.query and not widgets:
+        if query != self.query and widget is None:
             self.query = query  # the address bar follows the link at once
         try:
             await self.ws.send(msg.SerializeToString())
@@ -469,32 +379,15 @@ class Student:
         finally:
             self._waiter = None
         seconds = time.monotonic() - t0
-        problems = list(self._errors) + ([error] if error else [])
-        if error and "disconnected" in error or (error or "").startswith("no script_finished"):
-            return self._record(kind, None, "; ".join(problems))
-        return self._record(kind, seconds, "; ".join(problems) or None)
+        problems = "; ".join(self._errors + ([error] if error else [])) or None
+        lost = error and ("disconnected" in error or error.startswith("no script_finished"))
+        return self._record(kind, None if lost else seconds, problems)
 
     def _record(self, kind: str, seconds: float | None, error: str | None) -> Action:
-        action = Action(
-            kind=kind,
-            page=self.page,
-            seconds=None if seconds is None else round(seconds, 4),
-            ok=error is None and seconds is not None,
-            error=error,
-            query=self.query,
-        )
-        self.actions.append(action)
-        return action
-
-
-class _Block:
-    """Stands for a container in :attr:`Student.elements` (it has no text, no widget)."""
-
-    def WhichOneof(self, _name: str) -> None:  # noqa: N802 - the protobuf method's name
-        return None
-
-
-_BLOCK = _Block()
+        ok = error is None and seconds is not None
+        seconds = None if seconds is None else round(seconds, 4)
+        self.actions.append(Action(kind, self.page, seconds, ok, error, self.query))
+        return self.actions[-1]
 
 
 def _labels(kind: str, proto: Any) -> list[str]:
@@ -504,13 +397,12 @@ def _labels(kind: str, proto: Any) -> list[str]:
 
 
 def _state_for(kind: str, proto: Any, value: Any) -> WidgetState:
-    """The ``WidgetState`` a browser sends for ``value`` in this widget (value types from
-    ``streamlit/elements/widgets/*.py``: ``register_widget(value_type=...)``)."""
+    """The ``WidgetState`` a browser sends for ``value`` in this widget."""
     state = WidgetState(id=proto.id)
     values = value if isinstance(value, list | tuple) else [value]
     labels = _labels(kind, proto)
     missing = [v for v in values if str(v) not in labels]
-    if kind in ("button_group", "multiselect") or (kind == "slider" and len(labels)):
+    if kind == "button_group" or (kind == "slider" and len(labels)):
         if missing:  # a select slider's options are labels too
             raise ValueError(f"{missing} not among the options {labels}")
         state.string_array_value.data.extend(str(v) for v in values)
@@ -522,34 +414,17 @@ def _state_for(kind: str, proto: Any, value: Any) -> WidgetState:
         state.string_value = str(value)
     elif kind == "checkbox":
         state.bool_value = bool(value)
-    elif kind in ("text_input", "text_area", "color_picker"):
-        state.string_value = str(value)
-    elif kind == "number_input":
-        state.double_value = float(value)
     else:
         raise ValueError(f"setting a {kind} is not supported by the simulator")
     return state
-
-
-# ---- a class -------------------------------------------------------------------------------
 
 
 def summary_s(values: list[float]) -> dict[str, float | None]:
     """``{"p50", "p95", "max"}`` of seconds (``None`` each when nothing was measured)."""
     if not values:
         return {"p50": None, "p95": None, "max": None}
-    return {
-        "p50": round(percentile(values, 50), 3),
-        "p95": round(percentile(values, 95), 3),
-        "max": round(max(values), 3),
-    }
-
-
-# ---- realistic clicks ------------------------------------------------------------------
-
-TEACHER_PAGE = ("attention", "lang=zh&part=align")  # the page of the "page" scenario
-SETTABLE = ("slider", "button_group", "selectbox", "radio", "checkbox", "button")
-NEXT_LINK_SHARE = 0.15  # share of clicks that follow the deck's "next" link on the page
+    q = {"p50": percentile(values, 50), "p95": percentile(values, 95), "max": max(values)}
+    return {k: round(v, 3) for k, v in q.items()}
 
 
 def widget_key(element_id: str) -> str:
@@ -559,8 +434,7 @@ def widget_key(element_id: str) -> str:
 
 
 def _current_index(kind: str, proto: Any) -> int:
-    """Index of the current option of a select-like widget (its server-set value when the
-    page set one, else its default)."""
+    """Index of a select-like widget's current option (set by the page, else its default)."""
     if kind == "slider":  # a select slider: value / default are option indices
         vals = list(proto.value) if proto.set_value else list(proto.default)
         return int(vals[0]) if vals else 0
@@ -575,45 +449,37 @@ def _current_index(kind: str, proto: Any) -> int:
 
 
 def choose_click(s: Student, rng: random.Random) -> tuple[str, Any] | None:
-    """What a student in class does next on this page: change one of the part's controls
-    (a slider step, another option, a checkbox, a button), or now and then follow the
-    deck's "next" link when it stays on this page. ``(how, what)`` or ``None``."""
+    """A student's next click: ``(how, what)`` (one of the part's controls, or now and then the
+    deck's "next" link when it stays on this page), or ``None``."""
     here = s.pages.get(s.page)
-    nxt = [
-        link
-        for link in s.page_links()
-        if link.page_script_hash == here and "part=" in link.query_string
-    ]
+    links = s.page_links()
+    nxt = [x for x in links if x.page_script_hash == here and "part=" in x.query_string]
     if nxt and rng.random() < NEXT_LINK_SHARE:
         return "link", nxt[-1]  # the deck's links come last: "◂ previous", then "next ▸"
     choices = []
     for wid, (kind, proto) in s.widgets().items():
         key = widget_key(wid)
-        if key.startswith("ui_") or kind not in SETTABLE or getattr(proto, "disabled", False):
-            continue
-        choices.append((key, kind, proto))
+        if not key.startswith("ui_") and kind in SETTABLE and not getattr(proto, "disabled", False):
+            choices.append((key, kind, proto))
     if not choices:
         return ("link", nxt[-1]) if nxt else None
     key, kind, proto = rng.choice(sorted(choices, key=lambda c: c[0]))
     if kind == "button":
         return "press", key
     if kind == "checkbox":
-        now = proto.value if proto.set_value else proto.default
-        return "set", (key, not now)
-    if kind == "slider" and not len(proto.options):
-        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
+        return "set", (key, not (proto.value if proto.set_value else proto.default))
     labels = s.options(key)
+    if kind == "slider" and len(labels) != 1:  # a slider, or a select slider's labels
+        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
     if len(labels) < 2:
         return None
-    if kind == "slider":
-        return "set", (key, notch(s, key, lambda: rng.random() < 0.5))
     i = _current_index(kind, proto)
     return "set", (key, labels[rng.choice([k for k in range(len(labels)) if k != i])])
 
 
 def notch(s: Student, key: str, want_up: Callable[[], bool]) -> Any:
-    """The value one notch from a slider's (or select slider's) current one, as an arrow
-    key moves it: up when there is room and (at the bottom or ``want_up()``), else down."""
+    """A slider's value one notch (an arrow key) from its current one: up when there is room
+    and (at the bottom or ``want_up()``), else down."""
     kind, proto, _ = s.widget(key)
     if len(proto.options):  # a select slider: value / default are option indices
         labels = s.options(key)
@@ -636,9 +502,7 @@ async def do_click(s: Student, rng: random.Random) -> Action:
     how, what = choice
     if how == "link":
         return await s.open_link(what)
-    if how == "press":
-        return await s.press(what)
-    return await s.set(*what)
+    return await (s.press(what) if how == "press" else s.set(*what))
 
 
 def walk_stops(lang: str = "zh") -> list[tuple[str, str]]:
@@ -652,15 +516,46 @@ def walk_stops(lang: str = "zh") -> list[tuple[str, str]]:
     return out
 
 
-# ---- a class -----------------------------------------------------------------------------
+@dataclass
+class ClassPlan:
+    """A class to play; through nginx also its port and the logs' folder."""
+
+    sizes: list[int]
+    page: tuple[str, str] = TEACHER_PAGE
+    scenario: str = "page"  # "page": the teacher's page and its controls; "walk": the deck
+    arrive_within: float = 10.0
+    duration: float = 120.0  # s of clicks after each student's arrival
+    click_every: tuple[float, float] = (5.0, 10.0)
+    seed: int = 0
+    timeout: float = 60.0  # s before an action (or an arrival's HTTP request) is lost
+    port: int | None = None
+    keep_logs: Any = None  # a Path
+
+    @classmethod
+    def from_args(cls, args, **more) -> ClassPlan:
+        """The plan of ``python -m bench class`` (its parsed arguments)."""
+        page = TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
+        return cls(
+            args.klass, page, args.scenario, args.class_arrive, args.class_duration,
+            seed=args.seed, timeout=args.class_timeout, port=args.port, **more,
+        )  # fmt: skip
+
+    def meta(self) -> dict:
+        return {
+            "scenario": self.scenario,
+            "class_sizes": self.sizes,
+            "arrive_within_s": self.arrive_within,
+            "duration_s": self.duration,
+            "click_every_s": list(self.click_every),
+            "seed": self.seed,
+        }
 
 
 async def _student(s: Student, start: float, rng: random.Random, plan: ClassPlan, stops) -> None:
-    """One student: arrives at ``start`` (time.monotonic()), then clicks until its
-    ``plan.duration`` s after arriving have passed."""
+    """One student: arrives at ``start`` (time.monotonic()), then clicks for ``plan.duration`` s."""
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     arrival = await s.arrive(*stops[0])
-    end = time.monotonic() + plan.duration  # each student clicks for `duration` s once in
+    end = time.monotonic() + plan.duration
     k = 0
     while arrival.ok and s.connected:
         wait = rng.uniform(*plan.click_every)
@@ -675,35 +570,19 @@ async def _student(s: Student, start: float, rng: random.Random, plan: ClassPlan
 
 
 async def run_class(
-    base_url: str,
-    n: int,
-    scenario: str = "page",
-    arrive_within: float = 10.0,
-    duration: float = 120.0,
-    click_every: tuple[float, float] = (5.0, 10.0),
-    seed: int = 0,
-    server_pid: int | None = None,
-    *,
-    timeout: float = 60.0,
-    page: tuple[str, str] = TEACHER_PAGE,
-    source_address: str | None = None,
+    base_url: str, n: int, plan: ClassPlan, server_pid: int | None = None, source: str | None = None
 ) -> dict:
-    """``n`` students arrive at the shared link within ``arrive_within`` s, then each clicks
-    every ``click_every`` s for ``duration`` s after its page has arrived ("page": the
-    teacher's page and its controls; "walk": the deck, one stop per click). Returns the
-    figures of :func:`class_stats`. Bounded: a student starts no action after its ``duration``, and
-    each action (and each HTTP request of an arrival) is bounded by ``timeout``: the whole
-    class ends within ``arrive_within + duration`` plus a few ``timeout``s. With
-    ``source_address`` every student connects from that local address (one school NAT)."""
-    plan = ClassPlan([n], page, scenario, arrive_within, duration, click_every, seed, timeout)
-    stops = walk_stops(_lang_of(page[1])) if scenario == "walk" else [page]
-    master = random.Random(seed)
-    offsets = sorted(master.uniform(0, arrive_within) for _ in range(n))
+    """``n`` students of ``plan`` (from the local address ``source``, one school NAT): the
+    figures of :func:`class_stats`, within ``arrive_within + duration`` and a few timeouts."""
+    lang = urllib.parse.parse_qs(plan.page[1]).get("lang", ["zh"])[-1]
+    stops = walk_stops(lang) if plan.scenario == "walk" else [plan.page]
+    master = random.Random(plan.seed)
+    offsets = sorted(master.uniform(0, plan.arrive_within) for _ in range(n))
     rngs = [random.Random(master.random()) for _ in range(n)]
     load_start = procs.load_average()
     cpu0 = procs.cpu_seconds(server_pid) if server_pid else None
     students = [
-        Student(base_url, timeout=timeout, name=f"student{i}", source_address=source_address)
+        Student(base_url, timeout=plan.timeout, name=f"student{i}", source_address=source)
         for i in range(n)
     ]
     with procs.RssSampler({"peak": server_pid} if server_pid else {}) as rss:
@@ -715,77 +594,15 @@ async def run_class(
         connected = sum(s.connected for s in students)
     cpu1 = procs.cpu_seconds(server_pid) if server_pid else None
     await asyncio.gather(*(s.__aexit__() for s in students))
-    extra = {"scenario": scenario, "page": stops[0][0] or "home", "query": stops[0][1]}
+    extra = {"scenario": plan.scenario, "page": stops[0][0] or "home", "query": stops[0][1]}
     extra |= {k: v for k, v in plan.meta().items() if k not in ("scenario", "class_sizes")}
-    extra |= {
-        "connected_at_end": connected,
-        "load_start": load_start,
-        "load_end": procs.load_average(),
-    }
+    extra |= {"connected_at_end": connected, "load_start": load_start}
+    extra["load_end"] = procs.load_average()
     cpu = None if cpu0 is None or cpu1 is None else cpu1 - cpu0
-    return class_stats(students, n=n, wall=wall, cpu=cpu, rss_peak=rss.peak("peak"), extra=extra)
+    return class_stats(students, n, wall, cpu, rss.peak("peak")) | extra
 
 
-@dataclass
-class ClassPlan:
-    """A class to play (:func:`run_class`'s settings), and through nginx its port, the
-    replicas' warm-up bound and where the logs go."""
-
-    sizes: list[int]
-    page: tuple[str, str] = TEACHER_PAGE
-    scenario: str = "page"
-    arrive_within: float = 10.0
-    duration: float = 120.0
-    click_every: tuple[float, float] = (5.0, 10.0)
-    seed: int = 0
-    timeout: float = 60.0
-    port: int | None = None
-    warm_timeout: float = 300.0
-    keep_logs: Any = None  # a Path
-
-    def __post_init__(self) -> None:
-        if self.scenario not in ("page", "walk"):
-            raise ValueError(f"scenario must be 'page' or 'walk', got {self.scenario!r}")
-        if not self.sizes or min(self.sizes) < 1:
-            raise ValueError("a class needs at least one student")
-        lo, hi = self.click_every
-        if not 0 < lo <= hi:
-            raise ValueError(f"click_every must be (low, high), 0 < low <= high: {lo, hi}")
-
-    @classmethod
-    def from_args(cls, args, **more) -> ClassPlan:
-        """The plan of ``python -m bench class`` (its parsed arguments)."""
-        page = TEACHER_PAGE if args.scenario == "page" else ("", "lang=zh")
-        return cls(
-            args.klass, page, args.scenario, args.class_arrive, args.class_duration,
-            seed=args.seed, timeout=args.class_timeout, port=args.port, **more,
-        )  # fmt: skip
-
-    def class_args(self) -> dict:
-        """The keyword arguments of :func:`run_class` besides the base, ``n`` and the server."""
-        names = ("page", "scenario", "arrive_within", "duration", "click_every", "seed", "timeout")
-        return {k: getattr(self, k) for k in names}
-
-    def meta(self) -> dict:
-        return {
-            "scenario": self.scenario,
-            "class_sizes": self.sizes,
-            "arrive_within_s": self.arrive_within,
-            "duration_s": self.duration,
-            "click_every_s": list(self.click_every),
-            "seed": self.seed,
-        }
-
-
-def class_stats(
-    students: list[Student],
-    *,
-    n: int,
-    wall: float,
-    cpu: float | None,
-    rss_peak: float | None,
-    extra: dict | None = None,
-) -> dict:
+def class_stats(students: list[Student], n: int, wall: float, cpu, rss_peak) -> dict:
     """The figures of a class: arrive_s, click_s, errors, sessions, rss_mb, cpu_s, details."""
     actions = [a for s in students for a in s.actions]
     arrivals = [a for a in actions if a.kind == "arrive"]
@@ -796,7 +613,7 @@ def class_stats(
         name: summary_s([a.phases[name] for a in arrivals if a.ok and name in a.phases])
         for name in ("http", "connect", "run")
     }
-    out = {
+    return {
         "arrive_s": summary_s([a.seconds for a in arrivals if a.ok]),
         "click_s": summary_s([a.seconds for a in clicks if a.ok]),
         "errors": len(failed),
@@ -811,10 +628,3 @@ def class_stats(
         "cpu_cores_busy": None if cpu is None or wall <= 0 else round(cpu / wall, 2),
         "error_samples": dict(samples.most_common(8)),
     }
-    out.update(extra or {})
-    return out
-
-
-def _lang_of(query: str) -> str:
-    values = urllib.parse.parse_qs(query).get("lang")
-    return values[-1] if values else "zh"

@@ -1,62 +1,47 @@
-"""The class bench: simulated students on one fresh server, or through nginx.
-
-``python -m bench class N[,N...]``: per class size a fresh app server, the teacher's page
-opened first, the warm-up waited for, then N students (``bench.classroom.run_class``); the
-first size also compares simulated and Chromium sessions (:func:`browser_check`). With
-``--replicas`` or ``--abuser`` the class goes through the repo's nginx (``bench.scaleout``).
-With ``--live P`` each class size plays P pairs of classes on its server, without and then
-with a live training run beside it (:class:`LiveRace`), and compares their clicks.
+"""The class bench: per class size a fresh app server, the teacher's page and the warm-up
+first, then N students (the first size also against Chromium: :func:`browser_check`);
+through nginx with ``--replicas`` or ``--abuser`` (``bench.scaleout``); with ``--live P``,
+P pairs of classes without and with live training beside them (:func:`live_race`).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import threading
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict
 
 from bench import browser as B
+from bench import classroom as C
 from bench import procs
 from bench.pages import RERUN_TIMEOUT_S
 from bench.procs import LOGS, ROOT, log
 from bench.schema import validate_class
-from bench.stats import median
+from bench.stats import med, median, ratio
 
 
 def _in_thread(coro_fn, *args):
-    """Run an async function to completion in a fresh thread and loop (Playwright's sync
-    API owns this thread's loop while a browser is open)."""
-    from concurrent.futures import ThreadPoolExecutor
-
+    """Run an async function in a fresh thread (Playwright owns this thread's loop)."""
     with ThreadPoolExecutor(max_workers=1) as pool:
         return pool.submit(asyncio.run, coro_fn(*args)).result()
 
 
 async def _student_visit(base: str, page: str, query: str, label: str, reruns: int) -> dict:
-    """One simulated session: arrival, then ``reruns`` changes of the control whose label
-    is ``label`` (one notch each way, like the browser's arrow keys)."""
-    from bench import classroom as C
-
+    """A simulated session: arrival, then ``reruns`` notches of the slider labelled ``label``."""
     async with C.Student(base, timeout=RERUN_TIMEOUT_S * 4) as s:
         a = await s.arrive(page, query)
         out: dict = {"arrive_s": a.seconds, "rerun_s": [], "errors": [] if a.ok else [a.error]}
         if not reruns:
             return out
-        match = [
-            (C.widget_key(i), kind, w)
-            for i, (kind, w) in s.widgets().items()
-            if getattr(w, "label", None) == label
-        ]
-        if not match:
+        sliders = [(i, w) for i, (kind, w) in s.widgets().items() if kind == "slider"]
+        keys = [C.widget_key(i) for i, w in sliders if w.label == label]
+        if not keys:
             out["errors"].append(f"no control labelled {label!r} for the simulated student")
             return out
-        key, kind, _ = match[0]
-        for i in range(reruns):  # one notch each way, like the browser's arrow keys
-            if kind == "slider":
-                r = await s.set(key, C.notch(s, key, lambda: i % 2 == 0))
-            else:
-                labels, now = s.options(key), C._current_index(kind, s.widget(key)[1])
-                r = await s.set(key, labels[(now + 1) % len(labels)])
+        for i in range(reruns):
+            r = await s.set(keys[0], C.notch(s, keys[0], lambda: i % 2 == 0))
             out["rerun_s"].append(r.seconds)
             if not r.ok:
                 out["errors"].append(r.error)
@@ -64,10 +49,8 @@ async def _student_visit(base: str, page: str, query: str, label: str, reruns: i
 
 
 def browser_check(server: procs.Server, page: str, query: str, pairs: int, errors) -> dict:
-    """``pairs`` Chromium sessions and ``pairs`` simulated ones on the same URL, alternated,
-    on an otherwise idle server: first render and reruns of the same control. The browser's
-    figure ends at the last DOM change (it includes loading the frontend, drawing and the
-    charts), the simulator's at ``script_finished``."""
+    """``pairs`` Chromium and ``pairs`` simulated sessions on one URL, alternated, on an idle
+    server: first render and reruns of the same slider."""
     url = server.url(f"/{page}?{query}")
     browser_arrive, browser_rerun, student_arrive, student_rerun = [], [], [], []
     label = ""
@@ -90,15 +73,10 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
                 student_arrive.append(visit["arrive_s"])
             student_rerun += [x for x in visit["rerun_s"] if x is not None]
 
-    def med(xs):
-        return round(median(xs), 3) if xs else None
-
     figs = {
         "browser": {"arrive_s": med(browser_arrive), "rerun_s": med(browser_rerun)},
         "simulated": {"arrive_s": med(student_arrive), "rerun_s": med(student_rerun)},
     }
-    from bench.stats import ratio
-
     return {
         "url": f"/{page}?{query}",
         "control": label,
@@ -117,13 +95,9 @@ def browser_check(server: procs.Server, page: str, query: str, pairs: int, error
 
 
 async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str]]:
-    from bench import classroom as C
-
     page, query = plan.page
     class_errors: list[str] = []
-    # the teacher's browser is on the page before the class arrives (on the projector),
-    # and the server has finished its one-time warm-up by then (a lesson starts minutes
-    # after the teacher opens it): the class measures what every student repeats
+    # the teacher's page is open (projected) and warm before the class: as in a lesson
     async with C.Student(server.base, timeout=300, name="teacher") as teacher:
         t = await teacher.arrive(page, query + "&present=1")
         if not t.ok:
@@ -131,7 +105,7 @@ async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str
         warm_s = await asyncio.to_thread(procs.wait_warm, server, 300.0)
         if warm_s is None:
             class_errors.append(f"class {n}: no warm-up line in the server log after 300 s")
-        figs = await C.run_class(server.base, n, server_pid=server.pid, **plan.class_args())
+        figs = await C.run_class(server.base, n, plan, server.pid)
     figs["teacher_s"] = t.seconds
     figs["warm_up_s"] = warm_s
     if figs["errors"]:
@@ -139,64 +113,49 @@ async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str
     return figs, class_errors
 
 
-class LiveRace:
-    """Live training beside a class, as the live page's Start makes it: the page's
-    :class:`serve.live.RunManager` spawns ``core.live.race`` (its own process, one thread,
-    nice 10, SCHED_IDLE) from this process, which shares the server's session and so its
-    scheduling group, as the server's own child would. A race that ends is started again at once, so
-    the whole class runs beside training. Its own database under ``bench/results/logs``."""
+@contextlib.contextmanager
+def live_race():
+    """Live training beside a class, as the live page's Start makes it, restarted as it ends;
+    the dict it yields holds, afterwards, the races and the steps they trained."""
+    from core import live
+    from serve.live import RunManager
 
-    OWNER = "bench-live-teacher-0001"
+    manager = RunManager(f"sqlite:///{LOGS / 'live-bench.sqlite3'}", heartbeat_timeout=1e9)
+    runs, stop, summary = [], threading.Event(), {}
 
-    def __init__(self) -> None:
-        from serve.live import RunManager
-
-        self.manager = RunManager(f"sqlite:///{LOGS / 'live-bench.sqlite3'}", heartbeat_timeout=1e9)
-        self.runs: list[str] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._keep_training, daemon=True)
-
-    def _keep_training(self) -> None:
-        from core import live
-
-        while not self._stop.is_set():
-            if self.manager.current() is None:
-                started = self.manager.start(self.OWNER, asdict(live.DEFAULT))
+    def keep_training() -> None:
+        while not stop.is_set():
+            if manager.current() is None:
+                started = manager.start("bench-live-teacher-0001", asdict(live.DEFAULT))
                 if isinstance(started, str):
-                    self.runs.append(started)
-            self._stop.wait(0.5)
+                    runs.append(started)
+            stop.wait(0.5)
 
-    def __enter__(self) -> LiveRace:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self._stop.set()
-        self._thread.join()
-        self.manager.shutdown()
-
-    def summary(self) -> dict:
-        """The races run beside the class: how many, and the steps they trained."""
-        runs = [self.manager.runs.get(r) for r in self.runs]
-        steps = [run.progress[-1]["step"] if run and run.progress else 0 for run in runs]
-        self.manager.polls.dispose()
-        return {"races": len(runs), "steps_trained": sum(steps), "steps_per_race": steps}
+    thread = threading.Thread(target=keep_training, daemon=True)
+    thread.start()
+    try:
+        yield summary
+    finally:
+        stop.set()
+        thread.join()
+        manager.shutdown()
+        done = [manager.runs.get(r) for r in runs]
+        steps = [run.progress[-1]["step"] if run and run.progress else 0 for run in done]
+        manager.polls.dispose()
+        summary |= {"races": len(done), "steps_trained": sum(steps), "steps_per_race": steps}
 
 
 def _live_pairs(server: procs.Server, n: int, plan, pairs: int, errors: list[str]) -> dict:
-    """``pairs`` classes of ``n`` without and then with live training, back to back on the
-    same warm server: their click and arrival p95 and the ratios with / without."""
+    """``pairs`` classes of ``n`` without, then with live training on the same warm server."""
     out = []
     for i in range(pairs):
         row: dict = {}
         for mode in ("without", "with"):
             log(f"class {n}, pair {i + 1}/{pairs}: {mode} live training")
-            if mode == "with":
-                with LiveRace() as race:
-                    figs, class_errors = _in_thread(_one_class, server, n, plan)
-                row["training"] = race.summary()
-            else:
+            with live_race() if mode == "with" else contextlib.nullcontext() as training:
                 figs, class_errors = _in_thread(_one_class, server, n, plan)
+            if training is not None:
+                row["training"] = training
             errors += class_errors
             row[mode] = {k: figs[k] for k in ("click_s", "arrive_s", "errors", "cpu_s")}
         for k in ("click_s", "arrive_s"):
@@ -209,8 +168,6 @@ def _live_pairs(server: procs.Server, n: int, plan, pairs: int, errors: list[str
 
 
 def run_classes(args) -> dict:
-    from bench import classroom as C
-
     LOGS.mkdir(parents=True, exist_ok=True)
     plan = C.ClassPlan.from_args(args)
     errors: list[str] = []
@@ -230,17 +187,16 @@ def run_classes(args) -> dict:
                 result["meta"]["first_render_fresh_server_s"] = warm["arrive_s"]
                 log(f"browser check: {args.browser_check} Chromium vs simulated sessions")
                 try:
-                    result["browser_check"] = browser_check(
-                        server, page, query, args.browser_check, errors
-                    )
-                except (B.BenchTimeout, RuntimeError) as exc:
+                    check = browser_check(server, page, query, args.browser_check, errors)
+                    result["browser_check"] = check
+                except RuntimeError as exc:  # BenchTimeout too
                     errors.append(f"browser check: {exc}")
                 log(f"browser check: {result['browser_check']}")
             log(f"class of {n} ({args.scenario}), {args.class_duration:g} s of clicks")
             figs, class_errors = _in_thread(_one_class, server, n, plan)
             errors += class_errors
             result["class"][str(n)] = figs
-            if getattr(args, "live", 0):
+            if args.live:
                 live = result.setdefault("live", {})
                 live[str(n)] = _live_pairs(server, n, plan, args.live, errors)
             log(f"class {n}: " + json.dumps({k: figs[k] for k in list(figs)[:8]}))
@@ -254,48 +210,35 @@ def run_classes(args) -> dict:
 
 def run_scaleout(args) -> dict:
     """The class through nginx: replica counts compared, or the abuse scenario."""
-    from bench import classroom as C
     from bench import scaleout as S
     from bench.schema import validate_abuse, validate_scaleout
 
     LOGS.mkdir(parents=True, exist_ok=True)
     plan = C.ClassPlan.from_args(args, keep_logs=LOGS)
     replicas = args.replicas or [1]
-    result: dict = {
-        "meta": {
-            **procs.run_meta(),
-            **plan.meta(),
-            "page": f"/{plan.page[0]}?{plan.page[1]}",
-            "replicas": replicas,
-            "through": "nginx from deploy/nginx/ (fresh replicas for every class, warm first)",
-            "class_address": S.CLASS_ADDR,
-            "clients": "the simulated students run on this machine too (see clients.cpu_s)",
-        }
-    }
+    meta = procs.run_meta() | plan.meta() | {"page": f"/{plan.page[0]}?{plan.page[1]}"}
+    meta["replicas"] = replicas
+    meta["through"] = "nginx from deploy/nginx/ (fresh replicas for every class, warm first)"
+    meta["class_address"] = S.CLASS_ADDR
+    meta["clients"] = "the simulated students run on this machine too (see clients.cpu_s)"
+    result: dict = {"meta": meta}
     lacks = procs.missing_nginx()
     if lacks:
         result["errors"] = lacks
         result["schema_problems"] = [f"not run: {m}" for m in lacks]
         return result
     if args.abuser:
-        cfg = S.Abuse(
-            attempts=args.abuse_attempts,
-            open_seconds=args.abuse_seconds,
-            # until the class ends (it is stopped then), bounded in any case
-            seconds=args.class_arrive + args.class_duration + 3 * args.class_timeout,
-        )
-        result["meta"]["abuser"] = {
-            "address": cfg.source,
-            "attempts": cfg.attempts,
-            "open_seconds": cfg.open_seconds,
-            "openers": cfg.openers,
-            "reruns": "on every session it gets, as fast as answered, until the class ends",
-        }
+        # it runs until the class ends (it is stopped then), bounded in any case
+        until = args.class_arrive + args.class_duration + 3 * args.class_timeout
+        cfg = S.Abuse(attempts=args.abuse_attempts, open_seconds=args.abuse_seconds, seconds=until)
+        limits = {k: getattr(cfg, k) for k in ("attempts", "open_seconds", "openers")}
+        reruns = "on every session it gets, as fast as answered, until the class ends"
+        result["meta"]["abuser"] = {"address": cfg.source, **limits, "reruns": reruns}
         part = S.run_abuse(plan, replicas[0], cfg)
-        problems = validate_abuse(dict(part, errors=part["errors"]), args.klass)
+        problems = validate_abuse(part, args.klass)
     else:
         part = S.run_replicas(plan, replicas)
-        problems = validate_scaleout(dict(part, errors=part["errors"]), args.klass, replicas)
+        problems = validate_scaleout(part, args.klass, replicas)
     result.update(part)
     result["meta"]["load_end"] = procs.load_average()
     result["schema_problems"] = problems

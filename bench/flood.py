@@ -1,17 +1,15 @@
 """Bounded memory whatever the visitors send: distinct valid inputs, the server's RSS.
 
-One app server with the hosted settings; page after page, a few simulated students send
-``--inputs`` distinct valid inputs (grammar sentences, points of each part's range) through
-every part that takes visitor input (:data:`TARGETS`), each a rerun with a new query string.
-The RSS is sampled every 0.5 s; the peak is judged against a ceiling derived in the same run
-(:func:`derive_ceiling`: warm RSS + every input-keyed cache's bound x its measured bytes per
-entry + 25 % of warm). The method and the figures: bench/README.md.
+On one hosted app server, page after page, simulated students send distinct valid inputs
+(query strings) through every part that takes visitor input (:data:`TARGETS`); the RSS peak
+is judged against a ceiling derived in the same run (:func:`derive_ceiling`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import re
 import time
 import urllib.parse
@@ -22,30 +20,32 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import procs
+from bench.classroom import Student
 from bench.procs import ROOT
 
 PORT = 8760  # this bench's port (its tests use 8761..8769)
-DEFAULT_INPUTS = 300  # per page: what fits in ~15 minutes on 2 cores (see the docstring)
+DEFAULT_INPUTS = 300  # per page: what fits in ~15 minutes on 2 cores
 MARGIN_SHARE = 0.25  # of the warm RSS
-SAMPLE_EVERY = 0.5  # s between RSS samples
 CLICK_TIMEOUT = 120.0  # s before an input's run is counted as lost
 QUARTERS = (25, 50, 75, 100)
 SEED = 20261202
 
 
-# ---- what the visitors send -------------------------------------------------------------
+log = functools.partial(procs.log, who="flood")
 
 
 @dataclass(frozen=True)
 class Target:
-    """One part of a page that takes visitor input: ``make(i, sentence)`` is the i-th
-    input's query parameters (besides ``lang`` and ``part``); ``params`` names them."""
+    """A part that takes visitor input: ``make(i, sentence)`` is the i-th input's parameters."""
 
     page: str
     part: str
-    params: tuple[str, ...]
     make: Callable[[int, str], dict[str, str]]
     fixed: dict[str, str] = field(default_factory=dict)  # set on every input of the part
+
+    @property
+    def params(self) -> tuple[str, ...]:
+        return (*self.fixed, *self.make(0, "x"))
 
 
 def _grid(i: int, *axes: tuple) -> tuple:
@@ -60,86 +60,64 @@ def _grid(i: int, *axes: tuple) -> tuple:
 CMP_AXES = (tuple(range(1, 513)), tuple(range(2, 10)), (32, 64, 128, 256, 512, 1024))
 PATH_AXES = (tuple(range(2, 2049)), tuple(range(2, 10)), (16, 32, 64, 128, 256, 512, 1024))
 RHO = tuple(round(0.5 + 0.05 * j, 2) for j in range(21))  # the slider's steps
+ALIGN_MODELS = ("gru_attention", "transformer")
 
 
 def _cmp_priors(i: int, _s: str) -> dict[str, str]:
-    ctx, k, d = _grid(i, *CMP_AXES)
-    return {"ctx": str(ctx), "k": str(k), "d": str(d)}
+    return dict(zip(("ctx", "k", "d"), map(str, _grid(i, *CMP_AXES)), strict=True))
 
 
 def _path_table(i: int, _s: str) -> dict[str, str]:
-    n, k, d = _grid(i, *PATH_AXES)
-    return {"n": str(n), "k": str(k), "d": str(d)}
+    return dict(zip(("n", "k", "d"), map(str, _grid(i, *PATH_AXES)), strict=True))
 
 
 def _rnn_fresh(i: int, _s: str) -> dict[str, str]:
     # (seed, T) is distinct for i < 81,000; the radius walks its 21 steps
-    return {"seed": str(i % 1000), "T": str(20 + (i // 1000) % 81), "rho": str(RHO[i * 8 % 21])}
+    return {"rho": str(RHO[i * 8 % 21]), "T": str(20 + (i // 1000) % 81), "seed": str(i % 1000)}
 
 
 def _lm(i: int, s: str) -> dict[str, str]:
+    temp = f"{0.1 + (i * 0.07) % 2.9:.2f}"
     return {
         "prefix": s,
         "mode": "sample",
-        "temp": f"{0.1 + (i * 0.07) % 2.9:.2f}",
+        "temp": temp,
         "topk": str(i % 51),
         "seed": str(i % 10000),
     }
+
+
+def _grammar(i: int, _s: str) -> dict[str, str]:
+    return {"len": str(1 + i % 55), "seed": str(i)}
 
 
 def _text(name: str) -> Callable[[int, str], dict[str, str]]:
     return lambda i, s: {name: s}
 
 
+OWN = {"sent": "own"}
 TARGETS: tuple[Target, ...] = (
-    Target("compression", "markov", ("prefix",), _text("prefix")),
-    Target("compression", "priors", ("ctx", "k", "d"), _cmp_priors),
-    Target("autoregressive", "lm", ("prefix", "mode", "temp", "topk", "seed"), _lm),
-    Target("autoregressive", "translate", ("src",), _text("src")),
-    Target("autoregressive", "wrong", ("wsrc",), _text("wsrc")),
-    Target(
-        "attention",
-        "align",
-        ("s", "model"),
-        lambda i, s: {"s": s, "model": ("gru_attention", "transformer")[i % 2]},
-    ),
-    Target("attention", "self", ("q",), _text("q")),
-    Target(
-        "attention",
-        "score",
-        ("q", "temp"),
-        lambda i, s: {"q": s, "temp": f"{0.1 + (i * 0.013) % 4.9:.3f}"},
-    ),
-    Target("attention", "buys", ("s",), _text("s")),
-    Target("bottleneck", "read", ("text",), _text("text")),
-    Target("bottleneck", "side", ("text",), _text("text")),
-    Target("bottleneck", "grad", ("text",), _text("text")),
-    Target(
-        "bottleneck",
-        "stretch",
-        ("len", "seed"),
-        lambda i, s: {"len": str(3 + i % 58), "seed": str(i)},
-    ),
-    Target("cnn_receptive_field", "theory", ("sent", "text"), _text("text"), {"sent": "own"}),
-    Target("cnn_receptive_field", "measured", ("sent", "text"), _text("text"), {"sent": "own"}),
-    Target(
-        "path_length",
-        "pair",
-        ("sent", "text", "k"),
-        lambda i, s: {"text": s, "k": str(2 + i % 8)},
-        {"sent": "own"},
-    ),
-    Target("path_length", "table", ("n", "k", "d"), _path_table),
-    Target("rnn_gradients", "fresh", ("rho", "T", "seed"), _rnn_fresh),
-    Target("rnn_gradients", "words", ("text",), _text("text")),
-    Target("arena", "sentence", ("input", "text"), _text("text"), {"input": "typed"}),
-    Target(
-        "arena",
-        "sentence",
-        ("input", "len", "seed"),
-        lambda i, s: {"len": str(1 + i % 55), "seed": str(i)},
-        {"input": "grammar"},
-    ),
+    Target("compression", "markov", _text("prefix")),
+    Target("compression", "priors", _cmp_priors),
+    Target("autoregressive", "lm", _lm),
+    Target("autoregressive", "translate", _text("src")),
+    Target("autoregressive", "wrong", _text("wsrc")),
+    Target("attention", "align", lambda i, s: {"s": s, "model": ALIGN_MODELS[i % 2]}),
+    Target("attention", "self", _text("q")),
+    Target("attention", "score", lambda i, s: {"q": s, "temp": f"{0.1 + (i * 0.013) % 4.9:.3f}"}),
+    Target("attention", "buys", _text("s")),
+    Target("bottleneck", "read", _text("text")),
+    Target("bottleneck", "side", _text("text")),
+    Target("bottleneck", "grad", _text("text")),
+    Target("bottleneck", "stretch", lambda i, s: {"len": str(3 + i % 58), "seed": str(i)}),
+    Target("cnn_receptive_field", "theory", _text("text"), OWN),
+    Target("cnn_receptive_field", "measured", _text("text"), OWN),
+    Target("path_length", "pair", lambda i, s: {"text": s, "k": str(2 + i % 8)}, OWN),
+    Target("path_length", "table", _path_table),
+    Target("rnn_gradients", "fresh", _rnn_fresh),
+    Target("rnn_gradients", "words", _text("text")),
+    Target("arena", "sentence", _text("text"), {"input": "typed"}),
+    Target("arena", "sentence", _grammar, {"input": "grammar"}),
 )
 PAGES = tuple(dict.fromkeys(t.page for t in TARGETS))
 
@@ -160,11 +138,8 @@ def sentences(n: int, seed: int = SEED, max_len: int = 20) -> list[str]:
 
 
 def plan(page: str, n: int, pool: list[str], lang: str = "en") -> list[tuple[Target, str]]:
-    """The page's ``n`` inputs, round-robin over its parts: ``(target, query string)``.
-    Within a part every query string is distinct."""
+    """The page's ``n`` inputs, round-robin over its parts, distinct within a part."""
     parts = [t for t in TARGETS if t.page == page]
-    if not parts:
-        raise ValueError(f"no input parts known on page {page!r}; pages: {PAGES}")
     counts = [0] * len(parts)
     out = []
     for j in range(n):
@@ -176,74 +151,43 @@ def plan(page: str, n: int, pool: list[str], lang: str = "en") -> list[tuple[Tar
     return out
 
 
-# ---- what the page says back ------------------------------------------------------------
-
-
-def alerts(student) -> list[str]:
-    """Error and warning elements on screen now."""
+def alerts(student, baseline: frozenset[str] = frozenset()) -> list[str]:
+    """Error and warning texts on screen not in ``baseline`` (the part's default view's)."""
     from streamlit.proto.Alert_pb2 import Alert
 
-    out = []
-    for el, _, _ in student.elements.values():
-        kind = el.WhichOneof("type")
-        if kind == "alert" and el.alert.format in (Alert.ERROR, Alert.WARNING):
-            out.append(el.alert.body[:160])
-    return out
+    return [
+        el.alert.body[:160]
+        for el, _, _ in student.elements.values()
+        if el.WhichOneof("type") == "alert"
+        and el.alert.format in (Alert.ERROR, Alert.WARNING)
+        and el.alert.body[:160] not in baseline
+    ]
 
 
-def rejections(student, baseline: frozenset[str] = frozenset()) -> list[str]:
-    """The errors and warnings on screen that the part's default view does not show (a
-    page may warn whatever the input, e.g. "mixed evidence"): the page refused or
-    corrected the input (unknown words, a bad-link notice, a clipped value)."""
-    return [a for a in alerts(student) if a not in baseline]
-
-
-# ---- one page ---------------------------------------------------------------------------
-
-
-async def flood_page(
-    base: str,
-    page: str,
-    items: list[tuple[Target, str]],
-    sampler: procs.RssSampler,
-    *,
-    students: int,
-    session_inputs: int,
-    baseline: dict[tuple[str, str], frozenset[str]] | None = None,
-    timeout: float = CLICK_TIMEOUT,
-) -> dict:
-    """Send ``items`` through ``students`` parallel students (each renews its session every
-    ``session_inputs`` inputs); the page's figures."""
-    from bench.classroom import Student
-
-    n = len(items)
+async def flood_page(base: str, page: str, items: list, sampler, args, baseline: dict) -> dict:
+    """``items`` through ``args.students`` students in parallel: the page's figures."""
+    students, n = args.students, len(items)
     marks = {q: max(1, -(-n * q // 100)) for q in QUARTERS}  # inputs done at each quarter
     at: dict[str, float | None] = {}
     done = 0
-    per_part = {
-        t.part: {"params": [], "inputs": 0, "errors": 0, "rejected": 0, "input_s": []}
-        for t, _ in items
-    }
+    per_part: dict[str, dict] = {}
     for t, _ in items:
-        per_part[t.part]["params"] = sorted(set(per_part[t.part]["params"]) | set(t.params))
+        info = per_part.setdefault(
+            t.part, {"params": [], "inputs": 0, "errors": 0, "rejected": 0, "input_s": []}
+        )
+        info["params"] = sorted(set(info["params"]) | set(t.params))
     samples: Counter = Counter()
 
     def tally(kind: str, text: str) -> None:
         samples[f"{kind}: {text[:200]}"] += 1
 
-    async def one(k: int) -> None:
+    async def one(mine: list[tuple[Target, str]], k: int) -> None:  # one session's inputs
         nonlocal done
-        mine = items[k::students]
-        s: Student | None = None
-        try:
-            for j, (t, query) in enumerate(mine):
-                if s is None or j % session_inputs == 0:
-                    if s is not None:
-                        await s.__aexit__()
-                    s = Student(base, timeout=timeout, name=f"flood{k}")
-                    a = await s.arrive(page, f"lang=en&part={t.part}")
-                    if not a.ok:
-                        tally("arrive", a.error or "?")
+        async with Student(base, timeout=CLICK_TIMEOUT, name=f"flood{k}") as s:
+            a = await s.arrive(page, f"lang=en&part={mine[0][0].part}")
+            if not a.ok:
+                tally("arrive", a.error or "?")
+            for t, query in mine:
                 action = await s.click(query)
                 info = per_part[t.part]
                 info["inputs"] += 1
@@ -252,7 +196,7 @@ async def flood_page(
                     tally("error", action.error or "?")
                 else:
                     info["input_s"].append(action.seconds)
-                    said = rejections(s, (baseline or {}).get((page, t.part), frozenset()))
+                    said = alerts(s, baseline.get((page, t.part), frozenset()))
                     if said:
                         info["rejected"] += 1
                         tally(f"rejected ({t.part})", said[0])
@@ -260,13 +204,15 @@ async def flood_page(
                 for q, mark in marks.items():
                     if done == mark:
                         at[str(q)] = procs.rss_now_mb(sampler.pids["app"])
-        finally:
-            if s is not None:
-                await s.__aexit__()
+
+    async def student(k: int) -> None:  # its share of the inputs, a new session every so many
+        mine, size = items[k::students], args.session_inputs
+        for c in range(0, len(mine), size):
+            await one(mine[c : c + size], k)
 
     t0 = time.monotonic()
     start_rss = procs.rss_now_mb(sampler.pids["app"])
-    await asyncio.gather(*(one(k) for k in range(min(students, n))))
+    await asyncio.gather(*(student(k) for k in range(min(students, n))))
     wall = time.monotonic() - t0
     rss = {"start": start_rss, **{f"at_{q}": at.get(str(q)) for q in QUARTERS}}
     rss["peak"] = sampler.peak("app", t0)
@@ -296,30 +242,22 @@ def _page_report(items, per_part: dict, rss: dict, wall: float, samples: dict) -
     }
 
 
-# ---- the ceiling ------------------------------------------------------------------------
-
 # st.cache_data / st.cache_resource, and ui.cache.data (st.cache_data keyed on the models)
 _CACHE_RE = re.compile(
-    r"@(?:st\.cache_(data|resource)|cache\.data)(?:\(([^)]*)\))?[^\n]*\n(?:@[^\n]*\n)*def (\w+)",
+    r"@(?:st\.cache_(?:data|resource)|cache\.data)(?:\(([^)]*)\))?[^\n]*\n(?:@[^\n]*\n)*def (\w+)",
     re.MULTILINE,
 )
 
 
-def cache_bounds(root: Path = ROOT) -> dict[str, dict]:
-    """``{"<module>.<function>": {"kind", "max_entries", "ttl"}}`` of every Streamlit cache in
-    ``ui/``, ``pages/`` and ``lessons/`` (read from the source)."""
+def cache_bounds(root: Path = ROOT) -> dict[str, int | None]:
+    """``{"<module>.<function>": max_entries or None}`` of every cache in the app's source."""
     out = {}
     for folder in ("ui", "pages", "lessons"):
         for path in sorted((root / folder).rglob("*.py")):
             module = ".".join(path.relative_to(root).with_suffix("").parts)
-            for kind, args, name in _CACHE_RE.findall(path.read_text(encoding="utf-8")):
+            for args, name in _CACHE_RE.findall(path.read_text(encoding="utf-8")):
                 m = re.search(r"max_entries\s*=\s*(\d+)", args)
-                ttl = re.search(r"ttl\s*=\s*([^,)]+)", args)
-                out[f"{module}.{name}"] = {
-                    "kind": kind or "data",
-                    "max_entries": int(m.group(1)) if m else None,
-                    "ttl": ttl.group(1).strip() if ttl else None,
-                }
+                out[f"{module}.{name}"] = int(m.group(1)) if m else None
     return out
 
 
@@ -348,24 +286,19 @@ def cache_metrics(base: str) -> dict[str, dict]:
     return out
 
 
-def bound_of(metric_name: str, bounds: dict[str, dict]) -> int | None:
-    """The ``max_entries`` of the cache the metrics call ``metric_name`` (``ui.x.f``; a
-    page's cache is ``__main__.f``, as a page runs as a script: the pages' caches of that
-    name, their bounds summed; ``ui.cache.data`` names its cache ``<module>.<f>.cached``).
-    ``None``: no bound in the source (a closed-set key)."""
+def bound_of(metric_name: str, bounds: dict[str, int | None]) -> int | None:
+    """The ``max_entries`` of the cache the metrics call ``metric_name`` (a page's caches are
+    ``__main__.f``: their bounds summed); ``None``: unbounded in the source (a closed set)."""
     metric_name = metric_name.removesuffix(".cached")
     if metric_name in bounds:
-        return bounds[metric_name]["max_entries"]
+        return bounds[metric_name]
     module, _, func = metric_name.rpartition(".")
-    found = [v["max_entries"] for k, v in bounds.items() if k.endswith(f".{func}")]
-    if module != "__main__":
-        found = [v["max_entries"] for k, v in bounds.items() if k.endswith(f"{module}.{func}")]
-    if not found or any(b is None for b in found):
-        return None
-    return sum(found)
+    suffix = f".{func}" if module == "__main__" else f"{module}.{func}"
+    found = [b for k, b in bounds.items() if k.endswith(suffix)]
+    return None if not found or None in found else sum(found)
 
 
-def derive_ceiling(warm_mb: float, metrics: dict[str, dict], bounds: dict[str, dict]) -> dict:
+def derive_ceiling(warm_mb: float, metrics: dict[str, dict], bounds: dict) -> dict:
     """The ceiling of the module docstring, with every term shown."""
     caches = {}
     total = 0.0
@@ -416,35 +349,30 @@ def validate(result: dict, pages: list[str]) -> list[str]:
     out = [f"missing top-level key {k}" for k in top if k not in result]
     meta = ("date", "machine", "load_start", "load_end")
     out += [f"meta.{k} is missing" for k in meta if k not in result.get("meta", {})]
-
-    def numbers(where: str, figs: dict, keys: tuple[str, ...]) -> None:
-        out.extend(f"{where}{k} should be a number" for k in keys if not _number(figs.get(k)))
-
-    numbers("rss_mb.", result.get("rss_mb", {}), ("warm", "peak", "end"))
+    figures = [("rss_mb.", result.get("rss_mb", {}), ("warm", "peak", "end"))]
     for page in pages:
         figs = result.get("pages", {}).get(page)
         if not isinstance(figs, dict):
             out.append(f"pages.{page} is missing")
             continue
-        numbers(f"pages.{page}.", figs, ("inputs", "errors", "rejected", "distinct"))
-        numbers(f"pages.{page}.", figs, ("second_half_growth_mb",))
+        keys = ("inputs", "errors", "rejected", "distinct", "second_half_growth_mb")
         rss = ("start", "at_25", "at_50", "at_75", "at_100", "peak")
-        numbers(f"pages.{page}.rss_mb.", figs.get("rss_mb", {}), rss)
-    return out
-
-
-def _number(x) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool)
-
-
-# ---- the run ----------------------------------------------------------------------------
-
-
-def log(msg: str) -> None:
-    procs.log(msg, "flood")
+        figures += [
+            (f"pages.{page}.", figs, keys),
+            (f"pages.{page}.rss_mb.", figs.get("rss_mb", {}), rss),
+        ]
+    return out + [
+        f"{where}{k} should be a number"
+        for where, figs, keys in figures
+        for k in keys
+        if not isinstance(figs.get(k), int | float) or isinstance(figs.get(k), bool)
+    ]
 
 
 def _meta(args) -> dict:
+    targets = {p: [] for p in args.pages}
+    for t in (t for t in TARGETS if t.page in targets):
+        targets[t.page].append({"part": t.part, "params": list(t.params), **t.fixed})
     return {
         **procs.run_meta(),
         "inputs_per_page": args.inputs,
@@ -452,23 +380,12 @@ def _meta(args) -> dict:
         "session_inputs": args.session_inputs,
         "env": "bench.procs.HOSTED_ENV (public pacing: 1 run/s per session after 6)",
         "sentences": f"core.corpus.generate, seed {SEED}, 3..20 words, distinct",
-        "targets": {
-            p: [
-                {"part": t.part, "params": list(t.params), **t.fixed}
-                for t in TARGETS
-                if t.page == p
-            ]
-            for p in args.pages
-        },
+        "targets": targets,
     }
 
 
 async def _warm_up(server: procs.Server, pages: list[str], meta: dict, errors: list[str]):
-    """Home once (it starts the app's warm-up), the warm-up waited for, then each measured
-    part once with its default view (one-time work: models, corpus, searches): the alerts
-    each default view shows, whatever the input."""
-    from bench.classroom import Student
-
+    """Home once, the warm-up waited for, then each part's default view: the alerts it shows."""
     async with Student(server.base, timeout=300, name="first") as s:
         a = await s.arrive("", "lang=en")
     if not a.ok:
@@ -501,21 +418,12 @@ async def _flood(args, server: procs.Server) -> dict:
         warm = procs.rss_now_mb(server.pid)
         log(f"warm RSS {warm} MB; {args.inputs} inputs per page, {args.students} students")
         for page in args.pages:
-            figs = await flood_page(
-                server.base,
-                page,
-                plan(page, args.inputs, pool),
-                sampler,
-                students=args.students,
-                session_inputs=args.session_inputs,
-                baseline=baseline,
-            )
+            items = plan(page, args.inputs, pool)
+            figs = await flood_page(server.base, page, items, sampler, args, baseline)
             result["pages"][page] = figs
-            log(
-                f"{page}: {figs['inputs']} inputs, {figs['errors']} errors, "
-                f"{figs['rejected']} rejected, RSS {figs['rss_mb']}, "
-                f"second half +{figs['second_half_growth_mb']} MB, {figs['wall_s']} s"
-            )
+            counts = ", ".join(f"{figs[k]} {k}" for k in ("inputs", "errors", "rejected"))
+            growth = f"second half +{figs['second_half_growth_mb']} MB, {figs['wall_s']} s"
+            log(f"{page}: {counts}, RSS {figs['rss_mb']}, {growth}")
             if figs["errors"] or figs["rejected"] or figs["duplicates"]:
                 errors.append(f"{page}: {figs['error_samples']}")
         await asyncio.sleep(2.0)
@@ -561,10 +469,9 @@ def summary(result: dict) -> str:
     def num(x, sign: str = "") -> str:
         return "-" if x is None else f"{x:{sign}.1f}"
 
-    head = (
+    lines = [
         f"{'page':20} {'inputs':>6} {'err':>4} {'rej':>4} {'start':>7} {'peak':>7} {'2nd half':>8}"
-    )
-    lines = [head]
+    ]
     for page, f in result["pages"].items():
         r = f["rss_mb"]
         lines.append(

@@ -1,7 +1,5 @@
-"""Model latency and zoo loading, measured in this process (threads capped like the app).
-
-Importing ``core`` first caps the BLAS/OpenMP pools at one thread, as in the server.
-"""
+"""Model latency and zoo loading, measured in this process: importing ``core`` first caps
+the BLAS/OpenMP pools at one thread, as in the server."""
 
 from __future__ import annotations
 
@@ -9,6 +7,7 @@ import random
 import time
 
 import core  # noqa: F401  (thread caps before torch)
+from bench.stats import median
 
 LENGTHS = (10, 30, 50)  # source sentence lengths in words
 SEED = 20260  # fixed seed for core.corpus.sample_pair: the same sentences every run
@@ -23,8 +22,7 @@ def sentences(seed: int = SEED) -> dict[int, tuple[str, ...]]:
 
 
 def zoo_load_s() -> tuple[float, dict[str, str]]:
-    """Seconds to load every model of the zoo with ``core.zoo.load_model`` (checksums
-    included), and the models that failed to load with the reason."""
+    """Seconds to load every model of the zoo (checksums included); the failures' reasons."""
     import torch  # noqa: F401  (imported before the clock: the app imports it once too)
 
     from core import zoo
@@ -40,14 +38,9 @@ def zoo_load_s() -> tuple[float, dict[str, str]]:
 
 
 def model_ms(reps: int = 10, seed: int = SEED) -> tuple[dict[str, dict[str, float]], dict]:
-    """Median milliseconds of ``core.translate.translate_tokens`` (greedy) per translation
-    model and sentence length, after one untimed warm-up call each; also the sentences."""
+    """Median ms of a greedy translation per model and length (after a warm-up call each)."""
     from core import zoo
     from core.translate import translate_tokens
-
-    if reps < 1:
-        raise ValueError("reps must be at least 1")
-    from bench.stats import median
 
     src_vocab, tgt_vocab = zoo.load_vocabs()
     sents = sentences(seed)

@@ -1,13 +1,13 @@
 """The pages bench: cold start, every page's first render and reruns, memory, models.
 
-Its own servers on 127.0.0.1 (the app, ``streamlit hello``, the bare page), Debian's
-Chromium through Playwright, one JSON object. Every budget is a ratio to a baseline of the
-same run: each rerun of a page is followed by one rerun of the bare page in another tab
-(:class:`Paired`), and its first render by a bare first render. Method: bench/README.md.
+Its own servers on 127.0.0.1 (the app, ``streamlit hello``, the bare page) and Chromium.
+Every budget is a ratio to a baseline of the same run: each of a page's reruns and its first
+render is followed by the bare page's (:class:`Paired`). Method: bench/README.md.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,32 +16,25 @@ from bench import browser as B
 from bench import procs
 from bench.procs import BARE_APP, LOGS, ROOT, log
 from bench.schema import RERUN_KEYS, ratio_budget, validate
-from bench.stats import median, summary_ms
+from bench.stats import med, summary_ms
 
 RERUN_TIMEOUT_S = 30.0  # a rerun slower than this is reported as lost
 
-# The control changed on each page: (kind, index among that kind in the main area).
-# Chosen by hand from the page in its default state (a control whose change redraws a
-# chart); a page missing from here gets its first slider, else its first segmented control.
+# The control changed on each page: (kind, index among that kind in the main area), one
+# whose change redraws a chart; a page missing here gets its first slider, else segmented.
 CONTROLS: dict[str, tuple[str, int]] = {
     "home": ("segmented", 0),  # Show: which task's scores the chart plots
-    # How the next word is chosen (greedy / sampling); the temperature slider is disabled
-    # while decoding is greedy, the page's default
-    "autoregressive": ("segmented", 1),
-    # Plain model (size of C), under part 1's header (the part selector is segmented 0)
-    "bottleneck": ("segmented", 1),
+    "autoregressive": ("segmented", 1),  # greedy / sampling (temperature: off while greedy)
+    "bottleneck": ("segmented", 1),  # Plain model (size of C); the part selector is 0
     "path_length": ("slider", 0),  # Sequence length n
     "cnn_receptive_field": ("slider", 0),  # Number of stacked layers (under the chart)
     "rnn_gradients": ("slider", 0),  # spectral radius of the recurrent weights
     "attention": ("slider", 0),  # Decoding step
     "arena": ("slider", 0),  # Length of the sentence every model translates
 }
-# A page whose default part has no control of its own (only the part selector) is clicked
-# on this part: after the first render of the default part, the same session opens it
-# (untimed), then the control above is changed there.
-RERUN_PART: dict[str, str] = {
-    "bottleneck": "read",  # part 1 (latent) is one chart and words; part 2 has the switch
-}
+# A page whose default part has no control of its own: the same session opens this part
+# (untimed) after its first render, and the control above is changed there.
+RERUN_PART: dict[str, str] = {"bottleneck": "read"}  # part 1 (latent): a chart and words
 
 
 def page_slugs(only: str | None = None) -> list[str]:
@@ -63,50 +56,35 @@ def page_url(server: procs.Server, slug: str, part: str | None = None) -> str:
     return server.url(path + (f"&part={part}" if part else ""))
 
 
-def render_again(browser, url: str, n: int, errors: list[str] | None = None) -> float | None:
-    """Median first render of ``url`` in ``n`` more new sessions, once the page's one-time
-    work is cached on the server: what a later visitor waits (information, not a budget)."""
+def render_again(browser, url: str, n: int, errors: list[str]) -> float | None:
+    """Median first render of ``url`` in ``n`` more new sessions: what a later visitor waits."""
     times = []
     for _ in range(n):
         with B.tab(browser, errors) as tab:
             try:
                 times.append(B.render(tab, url))
             except B.BenchTimeout as exc:
-                if errors is not None:
-                    errors.append(f"render again {url}: {exc}")
-    return round(median(times), 3) if times else None
+                errors.append(f"render again {url}: {exc}")
+    return med(times)
 
 
 @dataclass
 class Paired:
-    """A tab on the bare page, rerun once after every rerun of the page being measured: the
-    baseline of each page's ratio is timed in the same minute as the page (the machine's
-    speed drifts over a run, by ~20% between runs here)."""
+    """The bare page in a tab of its own, rerun after each of a page's reruns (same minute)."""
 
     tab: object
     control: B.Control
-    url: str = ""  # the bare page, for a first render in a new session after each page's
+    url: str
 
 
 def measure_interactive(
-    browser,
-    url: str,
-    reps: int,
-    prefer=None,
-    errors: list[str] | None = None,
-    again: int = 0,
-    paired: Paired | None = None,
-    rerun_url: str | None = None,
+    browser, url: str, reps: int, errors: list, prefer=None, again=0, paired=None, rerun_url=None
 ) -> dict:
-    """First render of ``url`` in a new session, then ``reps`` reruns of one control (each
-    followed by one rerun of the bare page with ``paired``; on ``rerun_url``, opened in the
-    same session, when given), then (with ``again``) the median first render of ``again``
-    more new sessions."""
+    """First render of ``url`` in a new session, ``reps`` reruns of one control (on
+    ``rerun_url`` when given), the median of ``again`` more first renders; each paired."""
     with B.tab(browser, errors) as tab:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
-        if paired is not None and paired.url:
-            # the bare page's first render right after (a new session): a page's first
-            # render is compared with the bare one of the same minute, like its reruns
+        if paired is not None:
             out["bare_first_render_s"] = render_again(browser, paired.url, 1, errors)
         if rerun_url and rerun_url != url:
             B.render(tab, rerun_url)  # the part with the control (untimed)
@@ -121,7 +99,7 @@ def measure_interactive(
     return out
 
 
-def _reruns(tab, control, reps: int, url: str, errors: list | None, paired) -> dict:
+def _reruns(tab, control, reps: int, url: str, errors: list[str], paired) -> dict:
     """``reps`` reruns of ``control`` (each followed by the paired bare rerun)."""
     out: dict = {"control": control.describe()}
     times, bare, lost = [], [], 0
@@ -130,8 +108,7 @@ def _reruns(tab, control, reps: int, url: str, errors: list | None, paired) -> d
             times.append(B.rerun(tab, control, RERUN_TIMEOUT_S))
             lost = 0
         except B.BenchTimeout as exc:  # one lost interaction must not end the run
-            if errors is not None:
-                errors.append(f"rerun {i + 1} of {control.describe()} on {url}: {exc}")
+            errors.append(f"rerun {i + 1} of {control.describe()} on {url}: {exc}")
             lost += 1
             if lost >= 2:  # twice in a row: this control does not rerun the page
                 break
@@ -139,26 +116,22 @@ def _reruns(tab, control, reps: int, url: str, errors: list | None, paired) -> d
             try:
                 bare.append(B.rerun(paired.tab, paired.control, RERUN_TIMEOUT_S))
             except B.BenchTimeout as exc:
-                if errors is not None:
-                    errors.append(f"paired bare rerun {i + 1} for {url}: {exc}")
+                errors.append(f"paired bare rerun {i + 1} for {url}: {exc}")
     if not times:
         raise B.BenchTimeout(f"no rerun of {control.describe()} on {url} finished")
     out.update(summary_ms(times))
     out["reruns"] = len(times)
     if bare:
-        paired_figs = summary_ms(bare)
-        out["bare_rerun_ms_median"] = paired_figs["rerun_ms_median"]
-        out["bare_rerun_ms_p95"] = paired_figs["rerun_ms_p95"]
+        out |= {f"bare_{k}": v for k, v in summary_ms(bare).items()}
     return out
 
 
-def cold_start(browser, target: str, cwd: Path, need_title: bool = True) -> float:
+def cold_start(browser, target: str, cwd: Path) -> float:
     """Seconds from spawning the server to its home page rendered in a fresh session."""
     with procs.serving(target, cwd, LOGS / f"cold_{Path(target).stem}.log") as server:
         with B.tab(browser) as tab:
             goto = time.monotonic()
-            rendered = B.render(tab, server.url("/"), need_title=need_title)
-            return round(goto - server.launched + rendered, 3)
+            return round(goto - server.launched + B.render(tab, server.url("/")), 3)
 
 
 def run_cold(browser, reps: int, errors: list[str]) -> dict:
@@ -173,28 +146,14 @@ def run_cold(browser, reps: int, errors: list[str]) -> dict:
                 log(f"cold start {name} #{i + 1}: {bucket[-1]:.2f} s")
             except (B.BenchTimeout, RuntimeError) as exc:
                 errors.append(f"cold start {name}: {exc}")
-    return {
-        "app_home": round(median(app), 3) if app else None,
-        "hello": round(median(hello), 3) if hello else None,
-        "runs": {"app_home": app, "hello": hello},
-    }
+    return {"app_home": med(app), "hello": med(hello), "runs": {"app_home": app, "hello": hello}}
 
 
 def run_bare(browser, reps: int, errors: list[str], again: int = 0) -> dict:
     with procs.serving(str(BARE_APP), LOGS, LOGS / "bare.log") as server:
-        out = measure_interactive(browser, server.url("/"), reps, errors=errors, again=again)
+        out = measure_interactive(browser, server.url("/"), reps, errors, again=again)
         out["rss_mb"] = procs.rss_mb(server.pid)
         return out
-
-
-def _visit(tab, server, slug: str) -> None:
-    """Switch an open session to ``slug`` through the sidebar (keeps the session), or
-    load the URL when the link is not there."""
-    link = tab.locator(f'[data-testid="stSidebarNav"] a[href$="/{slug}"]')
-    if slug != "home" and link.count():
-        link.first.click()
-    else:
-        tab.goto(page_url(server, slug), wait_until="commit")
 
 
 def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, errors) -> dict:
@@ -203,17 +162,17 @@ def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, er
     peak = 0.0
     try:
         for slug in slugs:
+            link = f'[data-testid="stSidebarNav"] a[href$="/{slug}"]'
+            for tab in tabs:  # through the sidebar (the same session), else its URL
+                if slug != "home" and tab.locator(link).count():
+                    tab.locator(link).first.click()
+                else:
+                    tab.goto(page_url(server, slug), wait_until="commit")
+            deadline, settled = time.monotonic() + timeout_s, 0
             for tab in tabs:
-                _visit(tab, server, slug)
-            deadline = time.monotonic() + timeout_s
-            settled = 0
-            for tab in tabs:
-                left = deadline - time.monotonic()
-                try:
-                    B.wait_settled(tab, max(left, 1.0))
+                with contextlib.suppress(B.BenchTimeout):
+                    B.wait_settled(tab, max(deadline - time.monotonic(), 1.0))
                     settled += 1
-                except B.BenchTimeout:
-                    pass
             peak = max(peak, procs.rss_mb(server.pid))
             log(f"{n} sessions on {slug}: {settled} settled, RSS {procs.rss_mb(server.pid)} MB")
             if settled < n:
@@ -223,23 +182,21 @@ def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, er
         for tab in tabs:
             tab.context.close()
     time.sleep(5)  # let the server notice the closed websockets and drop the sessions
-    return {"sessions_20": with_sessions, "sessions_peak": peak, "after_close": None}
+    return {"sessions_20": with_sessions, "sessions_peak": peak}
 
 
 def start_paired(browser, errors: list[str]) -> tuple[procs.Server | None, Paired | None]:
     """The bare page in its own server and tab, for the reruns paired with each page's."""
+    server = None
     try:
         server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare_paired.log")
-    except RuntimeError as exc:
-        errors.append(f"paired bare page: {exc}")
-        return None, None
-    try:
         tab = B.new_tab(browser, errors)
         B.render(tab, server.url("/"))
         return server, Paired(tab, B.pick_control(tab), server.url("/"))
-    except B.BenchTimeout as exc:
+    except RuntimeError as exc:  # BenchTimeout too
         errors.append(f"paired bare page: {exc}")
-        procs.stop_server(server)
+        if server is not None:
+            procs.stop_server(server)
         return None, None
 
 
@@ -253,9 +210,7 @@ def run_app(browser, args, errors) -> tuple:
         pages = measure_pages(browser, server, slugs, args, errors)
         rss["after_all_pages"] = procs.rss_mb(server.pid)
         log(f"RSS after all pages: {rss['after_all_pages']} MB")
-        rss.update(
-            run_sessions(browser, server, slugs, args.sessions, args.session_timeout, errors)
-        )
+        rss |= run_sessions(browser, server, slugs, args.sessions, args.session_timeout, errors)
         rss["after_close"] = procs.rss_mb(server.pid)
         rss["sessions"] = args.sessions
         log(f"RSS: {rss}")
@@ -271,7 +226,7 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> dict[str, 
             rerun_url = page_url(server, slug, RERUN_PART[slug]) if slug in RERUN_PART else None
             try:
                 pages[slug] = measure_interactive(
-                    browser, page_url(server, slug), args.reps, CONTROLS.get(slug), errors,
+                    browser, page_url(server, slug), args.reps, errors, CONTROLS.get(slug),
                     again=args.again, paired=paired, rerun_url=rerun_url,
                 )  # fmt: skip
                 log(f"page {slug}: {pages[slug]}")
@@ -288,18 +243,9 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> dict[str, 
 def run(args) -> dict:
     LOGS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
-    result: dict = {
-        "meta": {
-            **procs.run_meta(),
-            "reps": args.reps,
-            "again": args.again,
-            "cold_reps": args.cold_reps,
-            "sessions": args.sessions,
-            "pages": args.pages or "all",
-            "paired": bool(args.paired),
-            "dry_run": bool(args.dry_run),
-        }
-    }
+    meta = procs.run_meta() | {k: getattr(args, k) for k in ("reps", "again", "cold_reps")}
+    meta |= {"sessions": args.sessions, "pages": args.pages or "all"}
+    result: dict = {"meta": meta | {"paired": bool(args.paired), "dry_run": bool(args.dry_run)}}
     if not args.dry_run and not args.skip_models:
         from bench import models
 
@@ -325,8 +271,6 @@ def run(args) -> dict:
     result["errors"] = errors
     if not args.dry_run:
         result["ratio_budget"] = ratio_budget(result)
-        pages = page_slugs(args.pages)
-    else:
-        pages = []
+    pages = [] if args.dry_run else page_slugs(args.pages)
     result["schema_problems"] = validate(result, pages, full=not args.dry_run)
     return result

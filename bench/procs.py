@@ -1,14 +1,12 @@
-"""The server harness of the bench and the tests: Streamlit servers and nginx on loopback.
-
-Start the app, the bare page or ``streamlit hello`` (:func:`start_server`), nginx from the
-repo's ``deploy/nginx/`` (:func:`start_nginx`) or a cluster of app replicas behind it
-(:func:`cluster`); wait, bounded, for ``/_stcore/health``; stop every process. Memory and
-CPU are read from /proc (psutil is not a dependency).
+"""The server harness of the bench and the tests, on loopback: Streamlit servers
+(:func:`start_server`), nginx from ``deploy/nginx/`` (:func:`start_nginx`), app replicas
+behind it (:func:`cluster`); each waited for (bounded) and stopped. Memory and CPU from /proc.
 """
 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import re
@@ -45,22 +43,16 @@ def log(msg: str, who: str = "bench") -> None:
 
 def nginx_binary() -> str | None:
     """nginx on this machine (PATH, else Debian's /usr/sbin/nginx), or None."""
-    return shutil.which("nginx") or (
-        "/usr/sbin/nginx" if Path("/usr/sbin/nginx").exists() else None
-    )
-
-
-def nginx_modules() -> list[Path]:
-    """The dynamic modules the repo's nginx.conf loads (``load_module`` lines)."""
-    text = (ROOT / "deploy" / "nginx" / "nginx.conf").read_text(encoding="utf-8")
-    found = re.findall(r"^\s*load_module\s+([^;\s]+)\s*;", text, flags=re.MULTILINE)
-    return [Path(m) for m in found]
+    debian = Path("/usr/sbin/nginx")
+    return shutil.which("nginx") or (str(debian) if debian.exists() else None)
 
 
 def missing_nginx() -> list[str]:
-    """What this machine lacks to run the repo's nginx (an empty list when nothing)."""
+    """What this machine lacks to run the repo's nginx: the binary, its ``load_module``s."""
     out = [] if nginx_binary() else ["nginx not found: apt-get install nginx"]
-    for module in nginx_modules():
+    text = (ROOT / "deploy" / "nginx" / "nginx.conf").read_text(encoding="utf-8")
+    for found in re.findall(r"^\s*load_module\s+([^;\s]+)\s*;", text, flags=re.MULTILINE):
+        module = Path(found)
         if not module.exists():
             name = module.stem.removeprefix("ngx_http_").removesuffix("_module")
             out.append(
@@ -70,8 +62,7 @@ def missing_nginx() -> list[str]:
 
 
 def port_free(port: int) -> bool:
-    """Whether ``port`` can be bound on 127.0.0.1 now (as the servers bind it: a closed
-    connection's TIME_WAIT does not make a port busy)."""
+    """Whether ``port`` can be bound on 127.0.0.1 now (TIME_WAIT does not make it busy)."""
     with socket.socket() as s:
         s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
@@ -88,8 +79,7 @@ def free_port() -> int:
 
 
 def hosted_env(folder: Path, **extra: str) -> dict[str, str]:
-    """This process's environment with the hosted settings and a data folder of its own
-    (no poll database URL unless ``extra`` gives one)."""
+    """This environment, the hosted settings, its own data folder, no poll database URL."""
     env = dict(os.environ, ROAD_DATA_DIR=str(folder / "data"), **HOSTED_ENV)
     env.pop("ROAD_DATABASE_URL", None)
     env.update(extra)
@@ -106,13 +96,7 @@ def streamlit_command(target: str, port: int) -> list[str]:
         "server.fileWatcherType": "none",
         "browser.gatherUsageStats": "false",
     }
-    return [
-        sys.executable,
-        "-m",
-        "streamlit",
-        *head,
-        *(x for k, v in flags.items() for x in (f"--{k}", v)),
-    ]
+    return [sys.executable, "-m", "streamlit", *head, *(f"--{k}={v}" for k, v in flags.items())]
 
 
 @dataclass
@@ -136,8 +120,8 @@ class Server:
 
 
 def wait_healthy(base: str, proc: subprocess.Popen, log: Path, deadline: float) -> float:
-    """Poll ``base``/_stcore/health until it answers 200 (the time), the process exits or
-    ``deadline`` (time.monotonic()) passes (both: RuntimeError with the log's tail)."""
+    """Poll ``base``/_stcore/health until 200 (the time); the process's exit or ``deadline``
+    (time.monotonic()) is a RuntimeError with the log's tail."""
     while time.monotonic() < deadline:
         if proc.poll() is not None:
             raise RuntimeError(f"{base}: the process exited early:\n{log.read_text()[-3000:]}")
@@ -150,31 +134,19 @@ def wait_healthy(base: str, proc: subprocess.Popen, log: Path, deadline: float) 
 
 
 def spawn_server(
-    target: str,
-    cwd: Path,
-    log: Path,
-    *,
-    port: int | None = None,
-    env: dict | None = None,
-    prefix: Sequence[str] = (),
+    target: str, cwd: Path, log: Path, *, port=None, env=None, prefix: Sequence[str] = ()
 ) -> Server:
     """Spawn a Streamlit server on ``port`` (default: a free one) without waiting."""
     port = port or free_port()
     log.parent.mkdir(parents=True, exist_ok=True)
     launched = time.monotonic()
-    proc = subprocess.Popen(
-        [*prefix, *streamlit_command(target, port)],
-        cwd=cwd,
-        env=env,
-        stdout=log.open("w"),
-        stderr=subprocess.STDOUT,
-    )
+    cmd = [*prefix, *streamlit_command(target, port)]
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=log.open("w"), stderr=subprocess.STDOUT)
     return Server(f"http://127.0.0.1:{port}", proc, log, launched, 0.0)
 
 
 def start_server(target: str, cwd: Path, log: Path, timeout: float = 120.0, **spawn) -> Server:
-    """Spawn a Streamlit server (see :func:`spawn_server`) and wait (bounded) for its health;
-    stopped again if it never answers."""
+    """:func:`spawn_server`, then wait (bounded) for its health; stopped if it never answers."""
     server = spawn_server(target, cwd, log, **spawn)
     try:
         server.healthy = wait_healthy(server.base, server.proc, log, server.launched + timeout)
@@ -212,8 +184,7 @@ def serving(target: str, cwd: Path, log: Path, timeout: float = 120.0, **spawn) 
 
 @contextlib.contextmanager
 def hosted_app(port: int, timeout: float = 180.0, prefix: str = "road-") -> Iterator[Server]:
-    """``streamlit run app.py`` on 127.0.0.1:``port`` with the hosted settings and a data
-    folder of its own (``server.log.parent``), both gone on the way out."""
+    """``app.py`` on 127.0.0.1:``port`` with the hosted settings and a data folder of its own."""
     if not port_free(port):
         raise RuntimeError(f"port {port} is taken: stop whatever listens there")
     folder = Path(tempfile.mkdtemp(prefix=prefix))
@@ -283,18 +254,11 @@ class Proxy:
     def stop(self) -> None:
         stop_proc(self.proc)  # SIGTERM: nginx's fast shutdown cuts open websockets
 
-    def __enter__(self) -> Proxy:
-        return self
-
-    def __exit__(self, *exc) -> None:
-        self.stop()
-
 
 def spawn_nginx(
     prefix: Path, port: int, upstreams: list[str], static_dir: Path | None = None
 ) -> Proxy:
-    """nginx laid out by ``deploy/nginx/layout.sh`` in ``prefix``, listening on
-    127.0.0.1:``port`` in front of ``upstreams``, not waited for."""
+    """nginx laid out by ``deploy/nginx/layout.sh`` in ``prefix``, not waited for."""
     nginx = nginx_binary()
     if nginx is None:
         raise RuntimeError("nginx not found: apt-get install nginx")
@@ -303,19 +267,12 @@ def spawn_nginx(
     env.pop("ROAD_STATIC_DIR", None)
     if static_dir is not None:
         env["ROAD_STATIC_DIR"] = str(static_dir)
-    subprocess.run(
-        ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{port}", *upstreams],
-        check=True,
-        timeout=30,
-        env=env,
-    )
-    proc = subprocess.Popen(
-        [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
-        + ["-g", "daemon off;"],
-        stdout=(prefix / "nginx.log").open("w"),
-        stderr=subprocess.STDOUT,
-    )
-    return Proxy(prefix, port, proc)
+    layout = ["sh", str(LAYOUT), str(prefix), f"127.0.0.1:{port}", *upstreams]
+    subprocess.run(layout, check=True, timeout=30, env=env)
+    conf = str(prefix / "conf" / "nginx.conf")
+    argv = [nginx, "-p", f"{prefix}/", "-c", conf, "-g", "daemon off;"]
+    log = (prefix / "nginx.log").open("w")
+    return Proxy(prefix, port, subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT))
 
 
 def start_nginx(
@@ -332,45 +289,19 @@ def start_nginx(
 
 
 @dataclass
-class Cluster:
-    folder: Path
-    replicas: list[Server]  # each one's base is its own loopback port
-    proxy: Proxy
+class Cluster(Proxy):
+    """nginx (the :class:`Proxy`) in front of app replicas, each on its own loopback port."""
+
+    replicas: list[Server] = field(default_factory=list)
     logs: dict[str, Path] = field(default_factory=dict)
-
-    @property
-    def base(self) -> str:
-        return self.proxy.base
-
-    @property
-    def port(self) -> int:
-        return self.proxy.port
-
-    def log_mark(self) -> int:
-        return self.proxy.log_mark()
-
-    def access_log(self, since: int = 0) -> list[dict]:
-        return self.proxy.access_log(since)
-
-    def nginx_pids(self) -> list[int]:
-        return [self.proxy.proc.pid, *descendants(self.proxy.proc.pid)]
 
 
 @contextlib.contextmanager
 def cluster(
-    replicas: int,
-    port: int,
-    *,
-    env: dict[str, str] | None = None,
-    startup_timeout: float = 240.0,
-    keep_logs: Path | None = None,
-    label: str = "scaleout",
+    replicas: int, port: int, *, env=None, startup_timeout=240.0, keep_logs=None, label="scaleout"
 ) -> Iterator[Cluster]:
-    """``replicas`` app processes (the hosted settings, ``env`` added) on ports
-    ``port+1..`` behind nginx on ``port``, all on 127.0.0.1. Everything is stopped on the
-    way out; the logs are copied to ``keep_logs`` (if given) as ``<label>_*.log``."""
-    if not 1 <= replicas <= MAX_REPLICAS:
-        raise ValueError(f"replicas must be within 1..{MAX_REPLICAS}, got {replicas}")
+    """``replicas`` hosted app processes (``env`` added) on ports ``port+1..`` behind nginx on
+    ``port``, all stopped on the way out; their logs copied to ``keep_logs`` as ``<label>_*``."""
     lacks = missing_nginx()
     if lacks:
         raise RuntimeError("; ".join(lacks))
@@ -394,9 +325,9 @@ def cluster(
             s.healthy = wait_healthy(s.base, s.proc, s.log, deadline)
         wait_healthy(proxy.base, proxy.proc, proxy.prefix / "nginx.log", deadline)
         logs = {f"app{s.upstream.rsplit(':', 1)[1]}": s.log for s in servers}
-        cl = Cluster(folder, servers, proxy, dict(logs, nginx=proxy.prefix / "nginx.log"))
-        # nginx logs a request after answering it: wait until the probe's line is written,
-        # so that a later log_mark() comes after it (bounded: a few seconds at most)
+        logs["nginx"] = proxy.prefix / "nginx.log"
+        cl = Cluster(proxy.prefix, proxy.port, proxy.proc, servers, logs)
+        # nginx logs the health probe after answering it: a later log_mark() comes after it
         for _ in range(100):
             if cl.access_log():
                 break
@@ -421,8 +352,7 @@ def cluster(
 
 
 def _stat_fields(pid: int) -> list[str] | None:
-    """The fields of /proc/<pid>/stat after the command name (which may hold spaces or
-    parentheses), so that the state is [0], the parent [1], utime [11], stime [12]."""
+    """/proc/<pid>/stat after the command name: state [0], parent [1], utime [11], stime [12]."""
     try:
         stat = (PROC / str(pid) / "stat").read_text()
     except OSError:
@@ -438,35 +368,25 @@ def descendants(pid: int) -> list[int]:
             fields = _stat_fields(int(entry.name))
             if fields is not None:
                 children.setdefault(int(fields[1]), []).append(int(entry.name))
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
+    out = [pid]
+    for p in out:  # the list grows while it is read: every generation in turn
+        out.extend(children.get(p, []))
+    return out[1:]
 
 
 def cpu_seconds(pid: int) -> float | None:
     """utime + stime of ``pid`` (seconds), from /proc/<pid>/stat; ``None`` if it is gone."""
-    fields = _stat_fields(pid)
-    if fields is None:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def vm_rss_kb(status_text: str) -> int:
-    """The ``VmRSS`` figure (kB) of a /proc/<pid>/status text; 0 if absent (a zombie)."""
-    for line in status_text.splitlines():
-        if line.startswith("VmRSS:"):
-            return int(line.split()[1])
-    return 0
+    f = _stat_fields(pid)
+    return None if f is None else (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _rss_kb(pid: int) -> int | None:
+    """``VmRSS`` (kB) from /proc/<pid>/status: 0 without one (a zombie), None when gone."""
     try:
-        return vm_rss_kb((PROC / str(pid) / "status").read_text())
+        lines = (PROC / str(pid) / "status").read_text().splitlines()
     except OSError:
-        return None  # the process ended
+        return None
+    return next((int(x.split()[1]) for x in lines if x.startswith("VmRSS:")), 0)
 
 
 def rss_now_mb(pid: int) -> float | None:
@@ -482,8 +402,7 @@ def rss_mb(pid: int, include_children: bool = True) -> float:
 
 
 class RssSampler:
-    """VmRSS of each process of ``{key: pid}`` (alone) every ``every`` s, in a thread of its
-    own while the ``with`` block runs: ``(time.monotonic(), key, MB)`` samples."""
+    """VmRSS of each of ``{key: pid}`` every ``every`` s in a thread while the ``with`` runs."""
 
     def __init__(self, pids: dict[str, int], every: float = 0.5) -> None:
         self.pids, self.every = pids, every
@@ -531,17 +450,12 @@ def machine() -> dict:
     return info
 
 
-def load_average() -> list[float] | None:
-    try:
-        return [round(float(v), 2) for v in os.getloadavg()]
-    except OSError:
-        return None
+def load_average() -> list[float]:
+    return [round(float(v), 2) for v in os.getloadavg()]
 
 
 def run_meta() -> dict:
     """The first keys of every bench result's ``meta``: when (UTC), on what, how busy."""
-    import datetime as dt
-
     return {
         "date": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "machine": machine(),

@@ -1,10 +1,8 @@
 """Where a page's time goes in the browser: main-thread work and the server/browser split.
 
-It serves the app and the bare page itself and waits for the app's warm-up; per page,
-alternating with the bare page: first renders with Chromium's CPU profiler on (busy time per
-script file), then reruns of the control the pages bench changes, split at the websocket on
-the page's own clock into lead, server and browser parts. Figures are medians; the busy time
-is steadier than wall time on a noisy machine. Method and figures: bench/README.md.
+Per page, alternating with the bare page: first renders with Chromium's CPU profiler on
+(busy time per script file), then reruns of the pages bench's control, split at the
+websocket on the page's own clock into lead, server and browser parts; medians.
 """
 
 from __future__ import annotations
@@ -14,13 +12,13 @@ import json
 import sys
 
 from bench import browser as B
-from bench import procs, stats
+from bench import procs
 from bench.procs import BARE_APP, LOGS, ROOT
+from bench.stats import med
 
 IDLE = "(idle)"
 SAMPLING_US = 500
-# Every message the page's websocket sends or receives, on the page's clock (installed
-# before Streamlit's code runs; the 'message' listener fires when the page handles it).
+# Every message the page's websocket sends or handles, on the page's clock
 WS_JS = """(() => {
   if (window.__ws) return;
   const log = window.__ws = {sent: [], received: []};
@@ -36,46 +34,32 @@ WS_JS = """(() => {
 })();"""
 
 
-def self_times(profile: dict) -> dict[int, float]:
-    """Microseconds of samples per profile node (a sample's delta belongs to the sample;
-    the first delta is the gap before profiling started and is not counted)."""
-    out: dict[int, float] = collections.Counter()
-    for node, delta in zip(profile["samples"][1:], profile["timeDeltas"][1:]):
-        out[node] += delta
-    return out
-
-
 def _label(node: dict) -> str:
     frame = node["callFrame"]
     return frame["url"].rsplit("/", 1)[-1] or frame["functionName"] or "?"
 
 
 def by_script(profile: dict) -> dict[str, float]:
-    """Milliseconds per script file name (or Chromium's own label: ``(program)``,
-    ``(garbage collector)``, ``(idle)``), largest first."""
+    """Milliseconds per script file (or Chromium's label, e.g. ``(program)``), largest first;
+    a sample's delta is its own (the first, the gap before profiling, is left out)."""
     nodes = {n["id"]: n for n in profile["nodes"]}
+    per_node: dict[int, float] = collections.Counter()
+    for node, delta in zip(profile["samples"][1:], profile["timeDeltas"][1:]):
+        per_node[node] += delta
     out: dict[str, float] = collections.Counter()
-    for node, us in self_times(profile).items():
+    for node, us in per_node.items():
         out[_label(nodes[node])] += us / 1000.0
     return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
-def _busy(scripts: dict[str, float]) -> float:
+def busy_ms(scripts: dict[str, float]) -> float:
+    """Milliseconds the main thread was not idle (of :func:`by_script`'s figures)."""
     return sum(ms for label, ms in scripts.items() if label != IDLE)
 
 
-def busy_ms(profile: dict) -> float:
-    """Milliseconds the main thread was not idle."""
-    return _busy(by_script(profile))
-
-
 def split_rerun(input_ms: float, last_ms: float, sent: list[float], received: list[float]):
-    """The server's and the browser's part of one rerun, from the page's own clock
-    (``performance.now()`` ms): the input, the last DOM change, and the times the page's
-    websocket sent and received messages. The server's part runs from the browser's first
-    message after the input to the last message received (the network on loopback
-    included), the browser's from there to the last DOM change; what comes before the
-    first message (the widget's own handling) is the lead. None without both."""
+    """A rerun on the page's clock (ms): the lead (to the first message sent), the server's part
+    (to the last received) and the browser's (to the last DOM change); None without messages."""
     after = [t for t in sent if t >= input_ms]
     if not after or not received:
         return None
@@ -87,11 +71,6 @@ def split_rerun(input_ms: float, last_ms: float, sent: list[float], received: li
     }
 
 
-def median(xs: list[float]) -> float | None:
-    """``bench.stats.median`` rounded to the ms, None for no value (a rerun without a split)."""
-    return round(stats.median(xs), 3) if xs else None
-
-
 def first_render(browser, url: str) -> dict:
     with B.tab(browser) as tab:
         cdp = tab.context.new_cdp_session(tab)
@@ -101,7 +80,7 @@ def first_render(browser, url: str) -> dict:
         done = B.render(tab, url)
         profile = cdp.send("Profiler.stop")["profile"]
     scripts = by_script(profile)  # once: the busy time is its sum
-    return {"done_s": done, "busy_ms": _busy(scripts), "scripts": scripts}
+    return {"done_s": done, "busy_ms": busy_ms(scripts), "scripts": scripts}
 
 
 def reruns(browser, url: str, reps: int, prefer: tuple[str, int] | None = None) -> list[dict]:
@@ -130,23 +109,22 @@ def summary(first: list[dict], again: list[dict]) -> dict:
     for f in first:
         for label, ms in f["scripts"].items():
             scripts[label].append(ms)
-    top = sorted(((median(v), k) for k, v in scripts.items() if k != IDLE), reverse=True)
+    top = sorted(((med(v), k) for k, v in scripts.items() if k != IDLE), reverse=True)
     return {
-        "first_done_s": median([f["done_s"] for f in first]),
-        "first_busy_ms": median([f["busy_ms"] for f in first]),
+        "first_done_s": med([f["done_s"] for f in first]),
+        "first_busy_ms": med([f["busy_ms"] for f in first]),
         "first_busy_by_script_ms": {k: m for m, k in top[:8]},
-        "rerun_done_s": median([r["done_s"] for r in again]),
-        "rerun_server_s": median([r["server_s"] for r in again if "server_s" in r]),
-        "rerun_browser_s": median([r["browser_s"] for r in again if "browser_s" in r]),
-        "rerun_lead_s": median([r["lead_s"] for r in again if "lead_s" in r]),
-        "rerun_messages": median([r["messages"] for r in again]),
+        "rerun_done_s": med([r["done_s"] for r in again]),
+        "rerun_server_s": med([r["server_s"] for r in again if "server_s" in r]),
+        "rerun_browser_s": med([r["browser_s"] for r in again if "browser_s" in r]),
+        "rerun_lead_s": med([r["lead_s"] for r in again if "lead_s" in r]),
+        "rerun_messages": med([r["messages"] for r in again]),
         "control": again[0]["control"] if again else None,
     }
 
 
 def run(args) -> dict:
-    """``args.reps`` first renders of every page of ``args.pages`` and of the bare page,
-    alternating, then ``args.reruns`` reruns of each."""
+    """First renders of every page and the bare page, alternating, then reruns of each."""
     from bench.pages import CONTROLS, RERUN_PART, page_slugs, page_url
 
     slugs = page_slugs(args.pages)

@@ -15,15 +15,15 @@ def median(values: Sequence[float]) -> float:
     return float(s[mid]) if len(s) % 2 else (s[mid - 1] + s[mid]) / 2.0
 
 
-def percentile(values: Sequence[float], q: float) -> float:
-    """The ``q``-th percentile (0..100), linear interpolation between closest ranks.
+def med(values: Sequence[float], digits: int = 3) -> float | None:
+    """The median rounded to ``digits`` places; ``None`` when nothing was measured."""
+    return round(median(values), digits) if values else None
 
-    With fewer than ~20 values p95 is close to the maximum: say so when reporting it.
-    """
+
+def percentile(values: Sequence[float], q: float) -> float:
+    """The ``q``-th percentile (0..100), interpolated linearly between closest ranks."""
     if not values:
         raise ValueError("percentile of an empty sequence: measure at least once")
-    if not 0.0 <= q <= 100.0:
-        raise ValueError(f"q must be within 0..100, got {q}")
     s = sorted(values)
     pos = (len(s) - 1) * q / 100.0
     lo, hi = math.floor(pos), math.ceil(pos)
@@ -33,10 +33,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
     """``{"rerun_ms_median", "rerun_ms_p95"}`` of latencies given in seconds."""
     ms = [1000.0 * v for v in seconds]
-    return {
-        "rerun_ms_median": round(median(ms), 1),
-        "rerun_ms_p95": round(percentile(ms, 95), 1),
-    }
+    return {"rerun_ms_median": round(median(ms), 1), "rerun_ms_p95": round(percentile(ms, 95), 1)}
 
 
 def ratio(value: float | None, baseline: float | None) -> float | None:

@@ -79,15 +79,15 @@ def test_a_student_arrives_like_a_browser(server):
     async def go():
         async with C.Student(server.base, timeout=30) as s:
             a = await s.arrive("home", "view=a")
-            return a, s.texts(), s.cookies, s.page, sorted(s.pages), s.messages, s.connected
+            return a, s.texts(), s.cookies, s.page, sorted(s.pages), s.connected
 
-    a, texts, cookies, page, pages, messages, connected = run(go())
+    a, texts, cookies, page, pages, connected = run(go())
     assert a.ok and a.error is None and a.kind == "arrive"
     assert a.seconds is not None and set(a.phases) == {"http", "connect", "run"}
     assert "view a" in texts and "n is 3" in texts and "picked red" in texts
     assert C.XSRF_COOKIE in cookies  # set by /_stcore/health, sent with the websocket
     assert page == "" and pages == ["", "two"]
-    assert messages > 5 and connected
+    assert connected
 
 
 def test_a_widget_click_changes_what_the_server_sends(server):
@@ -127,7 +127,7 @@ def test_a_link_click_reaches_the_other_view(server):
             views = []
             for act in (
                 s.click("view=b"),  # same page, another query string
-                s.follow("next two"),  # the st.page_link on screen
+                s.open_link(next(x for x in s.page_links() if x.label == "next two")),
                 s.click("view=c", page="home"),  # a link back to the default page
             ):
                 a = await act
@@ -201,19 +201,8 @@ def test_a_slow_run_times_out_and_a_dead_server_is_reported(tmp_path):
 
 
 def test_a_small_class_reports_the_class_shape(server):
-    result = run(
-        C.run_class(
-            server.base,
-            3,
-            arrive_within=1.0,
-            duration=3.0,
-            click_every=(0.5, 1.0),
-            seed=1,
-            server_pid=server.pid,
-            timeout=30,
-            page=("", "view=a"),
-        )
-    )
+    plan = C.ClassPlan([3], ("", "view=a"), "page", 1.0, 3.0, (0.5, 1.0), seed=1, timeout=30)
+    result = run(C.run_class(server.base, 3, plan, server.pid))
     assert {"arrive_s", "click_s", "errors", "sessions", "rss_mb", "cpu_s"} <= set(result)
     assert set(result["arrive_s"]) == set(result["click_s"]) == {"p50", "p95", "max"}
     assert result["errors"] == 0, result["error_samples"]
@@ -252,14 +241,8 @@ def test_the_walk_is_the_deck():
     assert ("attention", "lang=zh&present=0&part=align") in stops
 
 
-def test_summary_and_bad_arguments():
+def test_summary_and_widget_keys():
     assert C.summary_s([]) == {"p50": None, "p95": None, "max": None}
     assert C.summary_s([1.0, 2.0, 3.0]) == {"p50": 2.0, "p95": 2.9, "max": 3.0}
     assert C.widget_key("$$ID-0123abcd-attention_step") == "attention_step"
     assert C.widget_key("$$ID-0123abcd-my-key") == "my-key"
-    with pytest.raises(ValueError, match="base_url"):
-        C.Student("127.0.0.1:8610")
-    with pytest.raises(ValueError, match="scenario"):
-        run(C.run_class("http://127.0.0.1:1", 1, scenario="lecture"))
-    with pytest.raises(ValueError, match="click_every"):
-        run(C.run_class("http://127.0.0.1:1", 1, click_every=(5, 1)))

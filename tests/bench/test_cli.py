@@ -79,9 +79,12 @@ def test_the_abuser_process_gets_its_settings_through_the_command_line():
     cfg = Abuse(attempts=7, open_seconds=3.5, seconds=9.0, rerun_sessions=2, openers=1)
     argv = cfg.argv("http://127.0.0.1:8670", ("attention", "lang=en"))
     assert argv[:3] == [sys.executable, "-m", "bench"]
-    args = parse(argv[3:])
-    assert (args.base, args.page, args.query) == ("http://127.0.0.1:8670", "attention", "lang=en")
-    assert Abuse.from_args(args) == cfg
+    spec = json.loads(parse(argv[3:]).spec)
+    assert (spec.pop("base"), spec.pop("page")) == (
+        "http://127.0.0.1:8670",
+        ["attention", "lang=en"],
+    )
+    assert Abuse(**spec) == cfg
 
 
 @pytest.mark.parametrize(

@@ -42,7 +42,7 @@ def test_sentences_are_in_the_vocabulary():
 
 def test_cache_bounds_are_read_from_the_source():
     bounds = flood.cache_bounds()
-    assert bounds["ui.word_pair.sentence"]["max_entries"] == 256
+    assert bounds["ui.word_pair.sentence"] == 256
     # a page's cache is named __main__.<function> by the server's metrics
     assert flood.bound_of("__main__.measured_field", bounds) == 128
     assert flood.bound_of("ui.models.get_manifest", bounds) is None
@@ -55,7 +55,7 @@ def test_cache_bounds_read_the_lessons_cache_decorator(tmp_path):
         "@cache.data\ndef vocabs():\n    pass\n"
     )
     bounds = flood.cache_bounds(tmp_path)
-    assert bounds["lessons.x.data.run_model"] == {"kind": "data", "max_entries": 64, "ttl": None}
+    assert bounds["lessons.x.data.run_model"] == 64
     # ui.cache.data gives each cache the name <module>.<function>.cached in the metrics
     assert flood.bound_of("lessons.x.data.run_model.cached", bounds) == 64
     assert flood.bound_of("lessons.x.data.vocabs.cached", bounds) is None  # a closed set

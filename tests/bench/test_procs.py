@@ -14,12 +14,6 @@ from bench import procs
 from bench.procs import BARE_APP
 
 
-def test_vm_rss_parse():
-    status = "Name:\tpython\nVmPeak:\t 9 kB\nVmRSS:\t  204800 kB\nThreads:\t1\n"
-    assert procs.vm_rss_kb(status) == 204800
-    assert procs.vm_rss_kb("Name:\tzombie\n") == 0
-
-
 @pytest.mark.skipif(not procs.PROC.joinpath("self", "status").exists(), reason="no /proc")
 def test_rss_counts_children():
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(30)"])
@@ -74,9 +68,7 @@ def test_the_hosted_settings_and_a_data_folder_of_its_own(tmp_path, monkeypatch)
     assert procs.hosted_env(tmp_path, ROAD_DATABASE_URL="x")["ROAD_DATABASE_URL"] == "x"
 
 
-def test_a_cluster_refuses_a_bad_size_and_a_busy_port():
-    with pytest.raises(ValueError, match="within 1..8"), procs.cluster(0, 8690):
-        pass
+def test_a_cluster_refuses_a_busy_port():
     if procs.missing_nginx():
         pytest.skip("; ".join(procs.missing_nginx()))
     with socket.socket() as s:  # a port someone listens on: nothing is started

@@ -36,7 +36,7 @@ def test_self_time_per_script_file_and_chromium_label():
 
 
 def test_busy_time_leaves_out_idle_and_the_gap_before_profiling():
-    assert P.busy_ms(_profile()) == pytest.approx(4.75)
+    assert P.busy_ms(P.by_script(_profile())) == pytest.approx(4.75)
 
 
 def test_rerun_split_at_the_websocket():

@@ -23,7 +23,7 @@ import pytest
 
 from bench import procs
 from bench import scaleout as S
-from bench.classroom import Student
+from bench.classroom import ClassPlan, Student
 from bench.schema import validate_abuse, validate_class, validate_scaleout
 from tests.conftest import ROOT, in_fresh_thread, need
 
@@ -91,10 +91,11 @@ def test_the_result_checks_can_fail():
         "replica_ratio": {"2": ratios},
         "errors": [],
     }
-    problems = validate_scaleout(good, [2], [1, 2])
-    assert problems == ["replicas.2.class.2.replicas should have 2 entries"]
-    bad = dict(good, replica_ratio={})
-    assert any("replica_ratio.2" in p for p in validate_scaleout(bad, [2], [1, 2]))
+    assert validate_scaleout(good, [2], [1, 2]) == []
+    bad = dict(good, replica_ratio={"2": dict(ratios, click_p95=None)})
+    assert validate_scaleout(bad, [2], [1, 2]) == [
+        "replica_ratio.2.click_p95 is missing and no error says why"
+    ]
     abuser = {k: 1 for k in ("attempts", "opened", "closed", "timed_out", "reruns_ok")}
     entry = {"without": good_class, "with": good_class, "with_over_without": ratios}
     ok = {"abuse": {"2": dict(entry, abuser=dict(abuser, reruns_failed=0, refused={"429": 3}))}}
@@ -115,7 +116,7 @@ def test_a_tiny_class_and_an_abuser_through_two_replicas():
 
         # every replica serves the teacher's page once, on its own port (not through nginx)
         mark = cl.log_mark()
-        warm, errors = run(S.warm_replicas(cl, PAGE, 180, done=None))
+        warm, errors = run(S.warm_replicas(cl, PAGE, 180, wait=False))
         assert not errors, errors
         assert set(warm) == set(ups)
         assert all(w["first_render_s"] is not None for w in warm.values()), warm
@@ -147,19 +148,9 @@ def test_a_tiny_class_and_an_abuser_through_two_replicas():
         mark = cl.log_mark()
         # bounded: 200 attempts, 30 s (about 125 get in, then 429; the class is shorter)
         abuse = S.Abuse(attempts=200, open_seconds=30, seconds=40, rerun_sessions=1, timeout=30)
-        figs, errors = run(
-            S.measure_class(
-                cl,
-                2,
-                page=PAGE,
-                arrive_within=0.5,
-                duration=3.0,
-                click_every=(0.5, 1.0),
-                timeout=60,
-                abuser=abuse,
-                abuser_log=ARTIFACTS / "scaleout_bench_abuser.log",
-            )
-        )
+        plan = ClassPlan([2], PAGE, "page", 0.5, 3.0, (0.5, 1.0), timeout=60)
+        log = ARTIFACTS / "scaleout_bench_abuser.log"
+        figs, errors = run(S.measure_class(cl, 2, plan, abuse, log))
         entries = cl.access_log(mark)
     assert not errors, errors
 
