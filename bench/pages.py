@@ -28,13 +28,16 @@ CONTROLS: dict[str, tuple[str, int]] = {
     "bottleneck": ("segmented", 1),  # Plain model (size of C); the part selector is 0
     "path_length": ("slider", 0),  # Sequence length n
     "cnn_receptive_field": ("slider", 0),  # Number of stacked layers (under the chart)
-    "rnn_gradients": ("slider", 0),  # spectral radius of the recurrent weights
+    "rnn_gradients": ("slider", 0),  # spectral radius of a fresh RNN (part "fresh")
     "attention": ("slider", 0),  # Decoding step
     "arena": ("slider", 0),  # Length of the sentence every model translates
 }
 # A page whose default part has no control of its own: the same session opens this part
 # (untimed) after its first render, and the control above is changed there.
-RERUN_PART: dict[str, str] = {"bottleneck": "read"}  # part 1 (latent): a chart and words
+RERUN_PART: dict[str, str] = {
+    "bottleneck": "read",  # part 1 (latent): a chart and words
+    "rnn_gradients": "fresh",  # part 1 (fade): the trained models' curves, no control
+}
 
 
 def page_slugs(only: str | None = None) -> list[str]:
