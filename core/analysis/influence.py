@@ -26,14 +26,17 @@ def context_influence(model, src_ids: Sequence[int]) -> np.ndarray:
 
     ``model`` is an ``RNNSeq2Seq`` (its frozen parameters are fine: only the input
     embeddings get gradients); ``src_ids`` the source ids of one sentence, EOS included.
-    Returns a float array of shape (S,). A one-layer, left-to-right GRU encoder (the plain
-    models) gets the exact Jacobians by the chain rule written out (:func:`gru_influence`,
-    tens of milliseconds); any other encoder one batched backward pass
+    Returns a float array of shape (S,). A one-layer, left-to-right GRU or tanh-RNN encoder
+    (the plain models) gets the exact Jacobians by the chain rule written out
+    (:func:`closed_form_influence`, tens of milliseconds); any other encoder one batched
+    backward pass
     (:func:`backward_influence`, the same numbers, about ten times the work).
     """
     rnn = model.encoder.rnn
-    if isinstance(rnn, nn.GRU) and not rnn.bidirectional and rnn.num_layers == 1:
-        return gru_influence(model, src_ids)
+    gru = isinstance(rnn, nn.GRU)
+    tanh_rnn = isinstance(rnn, nn.RNN) and rnn.nonlinearity == "tanh"
+    if (gru or tanh_rnn) and not rnn.bidirectional and rnn.num_layers == 1:
+        return closed_form_influence(model, src_ids)
     return backward_influence(model, src_ids)
 
 
@@ -55,9 +58,9 @@ def backward_influence(model, src_ids: Sequence[int]) -> np.ndarray:
 
 
 @torch.inference_mode()
-def gru_influence(model, src_ids: Sequence[int]) -> np.ndarray:
-    """:func:`context_influence` for a one-layer, unidirectional GRU encoder (C = h_S), from
-    the closed-form step Jacobians:
+def closed_form_influence(model, src_ids: Sequence[int]) -> np.ndarray:
+    """:func:`context_influence` for a one-layer, unidirectional GRU or tanh-RNN encoder
+    (C = h_S), from the closed-form step Jacobians:
 
         ∂C/∂e_j = (∂h_S/∂h_j) · ∂h_j/∂e_j,   ∂h_S/∂h_j = Π_{k=j+1..S} ∂h_k/∂h_{k-1},
 
@@ -76,7 +79,7 @@ def gru_influence(model, src_ids: Sequence[int]) -> np.ndarray:
     )
     states, xs = states.float(), xs.float()
     step = rnn_gradients.step_jacobians(cell, states, xs)  # (S, H, H): [t] = ∂h_t/∂h_{t-1}
-    inp = gru_input_jacobians(cell, states, xs)  # (S, H, E): [t] = ∂h_t/∂x_t
+    inp = input_jacobians(cell, states, xs)  # (S, H, E): [t] = ∂h_t/∂x_t
     S, H = xs.shape[0], cell.hidden
     to_end = torch.empty(S, H, H)  # [t] = ∂h_S/∂h_t
     g = torch.eye(H)
@@ -86,10 +89,15 @@ def gru_influence(model, src_ids: Sequence[int]) -> np.ndarray:
     return torch.linalg.matrix_norm(to_end @ inp).numpy()  # (S,) Frobenius norms
 
 
-def gru_input_jacobians(cell, states: torch.Tensor, xs: torch.Tensor) -> torch.Tensor:
-    """∂h_{t}/∂x_t of a GRU step (PyTorch's equations and gate order) for every step:
-    states (..., H) the state before the step, xs (..., E) its input → (..., H, E)."""
+def input_jacobians(cell, states: torch.Tensor, xs: torch.Tensor) -> torch.Tensor:
+    """∂h_{t}/∂x_t of a GRU or tanh-RNN step (PyTorch's equations and gate order) for every
+    step: states (..., H) the state before the step, xs (..., E) its input → (..., H, E)."""
     H = cell.hidden
+    if cell.kind == "rnn":  # h_t = tanh(W_ih x + b_ih + W_hh h + b_hh)
+        pre = xs @ cell.w_ih.T + cell.b_ih + states @ cell.w_hh.T + cell.b_hh
+        return (1 - torch.tanh(pre) ** 2).unsqueeze(-1) * cell.w_ih
+    if cell.kind != "gru":
+        raise ValueError(f"need a GRU or tanh-RNN cell, got {cell.kind!r}")
     gi = xs @ cell.w_ih.T + cell.b_ih  # (..., 3H)
     gh = states @ cell.w_hh.T + cell.b_hh  # (..., 3H)
     r = torch.sigmoid(gi[..., :H] + gh[..., :H])

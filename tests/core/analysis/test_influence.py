@@ -10,8 +10,8 @@ from core import zoo
 from core.analysis.influence import (
     WORDS_CANDIDATES,
     backward_influence,
+    closed_form_influence,
     context_influence,
-    gru_influence,
     typical_sentence,
     verdict,
 )
@@ -38,9 +38,9 @@ def test_context_influence_equals_the_full_jacobian_norm():
     assert (got > 0).all()
 
 
-def _model(hidden: int, bidirectional: bool = False):
+def _model(hidden: int, bidirectional: bool = False, cell: str = "gru"):
     torch.manual_seed(1)
-    cfg = {"src_vocab": 30, "tgt_vocab": 20, "hidden": hidden, "emb_dim": 10}
+    cfg = {"src_vocab": 30, "tgt_vocab": 20, "hidden": hidden, "emb_dim": 10, "cell": cell}
     if bidirectional:
         cfg.update(bidirectional=True, attention=True)
     model = zoo.build_model("rnn_seq2seq", cfg).eval()
@@ -49,17 +49,21 @@ def _model(hidden: int, bidirectional: bool = False):
     return model
 
 
-def test_the_closed_form_gru_jacobians_equal_the_batched_backward_pass():
+@pytest.mark.parametrize("cell", ["gru", "rnn"])
+def test_the_closed_form_jacobians_equal_the_batched_backward_pass(cell):
     # a long sentence with repeated words: the product of 40 step Jacobians, word by word
-    model = _model(24)
+    model = _model(24, cell=cell)
+    assert isinstance(model.encoder.rnn, torch.nn.GRU if cell == "gru" else torch.nn.RNN)
     ids = [5 + (k * 7) % 23 for k in range(40)] + [2]
-    fast = gru_influence(model, ids)
+    fast = closed_form_influence(model, ids)
     slow = backward_influence(model, ids)
     assert fast.shape == slow.shape == (len(ids),)
     np.testing.assert_allclose(fast, slow, rtol=1e-4, atol=1e-7)
     np.testing.assert_allclose(context_influence(model, ids), fast)  # the plain models' path
     one = [7]
-    np.testing.assert_allclose(gru_influence(model, one), backward_influence(model, one), rtol=1e-5)
+    np.testing.assert_allclose(
+        closed_form_influence(model, one), backward_influence(model, one), rtol=1e-5
+    )
 
 
 def test_a_bidirectional_encoder_takes_the_backward_pass():
