@@ -83,8 +83,9 @@ def _mark_ready() -> None:
 
 def _warm_corpus() -> None:
     """The corpus splits behind the autoregressive and compression parts (~2.5 s on one
-    core), the compression page's n-gram counts (~8 s) and its default prompt (~2 s),
-    built once in the background so the first class to open them does not wait."""
+    core), the compression page's n-gram counts (~8 s), its default prompt (~2 s) and the
+    RNN-gradients page's first study (~3 s), built once in the background so the first
+    class to open them does not wait."""
     try:
         from core import corpus, zoo
         from core.analysis import compression, ngram
@@ -94,6 +95,12 @@ def _warm_corpus() -> None:
         ngram.corpus_stats(seed)
         compression.corpus_window_example(seed)
     except Exception:  # noqa: BLE001  (the page that needs them will raise and explain)
+        return
+    try:
+        from core.analysis import influence
+
+        influence.fade_study()  # the RNN-gradients page's first part (~3 s)
+    except Exception:  # noqa: BLE001  (missing weights: the page says which)
         return
 
 

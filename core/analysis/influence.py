@@ -9,6 +9,8 @@ the RNN-gradient page's default sentence (:func:`typical_sentence`).
 
 from __future__ import annotations
 
+import json
+import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -306,3 +308,38 @@ def fade_evidence(model, rows) -> FadeEvidence:
     if not factors:
         raise ValueError("no sentence has 6 words or more")
     return FadeEvidence(g / g[0], float(np.median(factors)), len(rows))
+
+
+# --- the study the RNN-gradients page opens on, shared by the page and the warm-up ----------
+
+FADE_MODELS = ("rnn_plain_256", "gru_plain_256")  # the fading tanh RNN, the GRU beside it
+FADE_LONG = (20, 40)  # the evidence: 20 test sentences of 40 words or more
+_studies: dict[tuple, dict] = {}
+_studies_lock = threading.Lock()
+
+
+def fade_study() -> dict:
+    """``{"compare": compare_fade(...), "evidence": {name: fade_evidence(...)}}`` for
+    ``FADE_MODELS`` on the shipped weights, computed once per process (~3 s on one core;
+    the server's warm-up starts it, so the page that opens on it rarely waits). Keyed on
+    the models' manifest entries and the corpus seed; a second caller waits for the first."""
+    from core import corpus, zoo
+
+    manifest = zoo.load_manifest()
+    seed = manifest["corpus"]["seed"]
+    # the models' manifest entries (their checksums, or a test zoo's own) name the weights
+    key = (
+        seed,
+        *(json.dumps(manifest["models"].get(name), sort_keys=True) for name in FADE_MODELS),
+    )
+    with _studies_lock:
+        if key not in _studies:
+            models = {name: zoo.load_model(name) for name in FADE_MODELS}
+            src_vocab = zoo.load_vocabs()[0]
+            long = long_sentences(corpus.shared_splits(seed).test, *FADE_LONG)
+            rows = [src_vocab.encode(p.src, eos=True) for p in long]
+            _studies[key] = {
+                "compare": compare_fade(models, src_vocab, fading=FADE_MODELS[0]),
+                "evidence": {name: fade_evidence(m, rows) for name, m in models.items()},
+            }
+        return _studies[key]

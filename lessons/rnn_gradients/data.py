@@ -10,7 +10,7 @@ import numpy as np
 import streamlit as st
 import torch
 
-from core import corpus, probes_data, zoo
+from core import probes_data
 from core.analysis import explosion, influence
 from core.analysis import rnn_gradients as analysis
 from serve import jobs
@@ -22,8 +22,8 @@ PROBES = {"rnn": "probe_rnn", "lstm": "probe_lstm", "gru": "probe_gru"}
 HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
 N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
 N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per position each)
-FADING, GATED = "rnn_plain_256", "gru_plain_256"  # part 1: the plain tanh RNN beside the GRU
-N_LONG, MIN_WORDS = 20, 40  # part 1's evidence: test sentences of 40 words or more
+FADING, GATED = influence.FADE_MODELS  # part 1: the plain tanh RNN beside the GRU
+N_LONG, MIN_WORDS = influence.FADE_LONG  # part 1's evidence: test sentences of 40+ words
 
 
 @cache.data(max_entries=64)
@@ -56,24 +56,12 @@ def trained_job() -> Future:
     return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
 
 
-def _fade(loaded: dict, src_vocab, rows: list) -> dict:
-    """Part 1's comparison and evidence (no Streamlit call: a thread of its own)."""
-    return {
-        "compare": influence.compare_fade(loaded, src_vocab, fading=FADING),
-        "evidence": {name: influence.fade_evidence(m, rows) for name, m in loaded.items()},
-    }
-
-
 @st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy
 def fade_job() -> Future:
     """Part 1: the lesson's sentence read by the plain RNN and the GRU, and how their
-    influence falls with distance on long test sentences; once per server, in a thread."""
-    loaded = {name: get_model(name) for name in (FADING, GATED)}  # here, in the script thread
-    src_vocab = get_vocabs()[0]
-    pairs = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
-    long = influence.long_sentences(pairs, N_LONG, MIN_WORDS)
-    rows = [src_vocab.encode(p.src, eos=True) for p in long]
-    return jobs.in_thread("rnn-gradients-fade", _fade, loaded, src_vocab, rows)
+    influence falls with distance on long test sentences (``influence.fade_study``, which
+    the server's warm-up has usually computed already); once per server, in a thread."""
+    return jobs.in_thread("rnn-gradients-fade", influence.fade_study)
 
 
 @cache.data(max_entries=64)  # keyed on the visitor's sentence

@@ -90,3 +90,19 @@ def test_part_4_default_sentence_reads_like_the_model_and_its_caption_matches():
     # today the trained GRU does not fade over a sentence: the page says so (no "recent
     # words weigh more"); if retraining changes this, the caption follows the verdict
     assert choice.verdict == "even"
+
+
+def test_the_fade_study_is_computed_once_per_weights_and_shared():
+    """The RNN-gradients page's first part and the server's warm-up share one computation."""
+    from core.analysis import influence
+
+    first = influence.fade_study()
+    assert influence.fade_study() is first  # the page's job finds what the warm-up made
+    fading, gated = influence.FADE_MODELS
+    assert first["compare"].curves.keys() == {fading, gated}
+    n, _ = influence.FADE_LONG
+    assert first["evidence"][fading].n == first["evidence"][gated].n == n
+    # the tanh RNN fades where the GRU does not: the claim the part draws (median_fade is
+    # the last words' influence over the first words', so larger = more fading)
+    assert first["evidence"][fading].median_fade > first["evidence"][gated].median_fade
+    assert first["evidence"][fading].curve[-1] < first["evidence"][gated].curve[-1]
