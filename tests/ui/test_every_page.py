@@ -18,7 +18,10 @@ MODEL_OUTPUT = ("attention.output",)
 
 
 def _own_words(text: str, lang: str) -> str:
-    """``text`` without the lines that quote a model's output."""
+    """``text`` without the lines that quote a model's output, and (in English) without the
+    corpus or model words the page quotes between curly quotes (``ui.inputs.plain``)."""
+    if lang == "en":
+        text = re.sub("\u201c[^\u201d]*\u201d", "", text)
     heads = [translate(k, lang).split("{text}")[0] for k in MODEL_OUTPUT]
     heads = [re.escape(h).replace(re.escape("{model}"), ".*?") for h in heads]
     quoted = re.compile("^(" + "|".join(heads) + ").*$", re.M)
