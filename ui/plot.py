@@ -1,5 +1,5 @@
-"""The one chart element: a plotly figure drawn in the page (no iframe) by plotly.js's
-cartesian bundle, through Streamlit's components v2 (``st.components.v2.component``).
+"""The one chart element: a plotly figure drawn in the page (no iframe) by plotly.js built with
+the app's trace types only (static/vendor), through Streamlit's components v2.
 
 The figure travels as plotly's JSON (built in Python, not re-validated); the component's
 JavaScript (a few hundred bytes, sent with each chart) loads ``static/vendor``'s bundle and
@@ -22,7 +22,7 @@ import streamlit as st
 
 NAME = "road_chart"  # the component's name (tests/conftest.py reads charts by it)
 STATIC = Path(__file__).resolve().parent.parent / "static"
-BUNDLE = "vendor/plotly-cartesian-4.1.1.min.js"  # static/vendor/README.md: version, licence
+BUNDLE = "vendor/plotly-road-4.1.1.min.js"  # static/vendor/README.md: version, licence, build
 DRAW = "chart/road-chart.js"
 
 # Run as an ES module (Streamlit imports it from a blob: URL). Both scripts download in

@@ -1,5 +1,5 @@
 /* Road to Attention: draws the app's plotly figures (ui/plot.py sends them), with
- * plotly.js's cartesian bundle loaded beside this file (static/vendor/).
+ * the app's plotly.js build loaded beside this file (static/vendor/).
  *
  * What st.plotly_chart did, kept: Streamlit 1.67's theme merged into each figure's template
  * (THEME: the values its frontend merges for this app's light theme and fonts, read from a

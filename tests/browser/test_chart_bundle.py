@@ -9,6 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from tests.browser.conftest import DESKTOP, wait_idle
+from ui import plot
 
 pytestmark = pytest.mark.browser
 
@@ -35,7 +36,7 @@ def test_the_bundle_is_fetched_once_per_visit_from_the_app(server, browser):
         wait_idle(page)
         assert first >= 1 and _charts(page) >= 1, "no chart drawn"
         bundle = [u for u in requests if "plotly" in u.lower()]
-        assert len(bundle) == 1 and "/app/static/vendor/plotly-cartesian-" in bundle[0], bundle
+        assert len(bundle) == 1 and f"/app/static/{plot.BUNDLE}?v=" in bundle[0], bundle
         origin = urlsplit(server.url("/")).netloc
         foreign = [u for u in requests if urlsplit(u).scheme in ("http", "https")]
         foreign = [u for u in foreign if urlsplit(u).netloc != origin]

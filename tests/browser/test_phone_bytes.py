@@ -23,6 +23,7 @@ import pytest
 from bench import phone, procs
 from bench.browser import CHROMIUM
 from tests.conftest import ROOT, need
+from ui import plot
 
 pytestmark = pytest.mark.browser
 
@@ -124,7 +125,7 @@ def test_phone_first_and_second_visit_bytes_through_the_deploy_proxy(browser):
     # per first visit of a page with charts (a fresh profile each), never on a second
     # visit (cached), compressed as brotli
     assert not [e for e in log if "/static/js/PlotlyChart." in e["request"]]
-    bundle = [e for e in log if "/app/static/vendor/plotly-cartesian-" in e["request"]]
+    bundle = [e for e in log if "/app/static/" + plot.BUNDLE in e["request"]]
     charted = [slug for slug, r in results.items() if r["first"]["first_chart_s"] is not None]
     assert len(bundle) == len(charted), (len(bundle), charted)
     assert all(e["status"] == 200 and e["encoding"] == "br" for e in bundle), bundle

@@ -35,6 +35,8 @@ KEPT_OUT = [
     ".venv/bin/python",
     ".benchmarks/0001.json",
     "requirements-dev.txt",
+    "tools/plotly-bundle/package.json",
+    "tools/plotly-bundle/node_modules/plotly.js/LICENSE",
 ]
 LET_IN = [
     "app.py",
@@ -46,6 +48,7 @@ LET_IN = [
     "deploy/material-icons.txt",
     "lessons/bottleneck/data.py",  # top-level packages the app may grow come along
     "serve/fairshare.py",
+    "static/vendor/plotly-road-4.1.1.min.js",
 ]
 
 

@@ -4,6 +4,7 @@ and the browser gets each figure's JSON exactly as built."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -35,7 +36,7 @@ def test_no_page_or_module_draws_through_st_plotly_chart():
         if re.search(r"\.plotly_chart\s*\(", p.read_text(encoding="utf-8"))
     ]
     assert len(_sources()) > 50, "the app's sources were not found"
-    assert not users, f"draw charts with ui.chart (one element, the cartesian bundle): {users}"
+    assert not users, f"draw charts with ui.chart (one element, static/vendor's plotly.js): {users}"
 
 
 def _version(js: Path) -> str:
@@ -53,16 +54,34 @@ def test_the_bundle_is_the_plotly_js_the_pinned_plotly_expects():
     assert (plot.STATIC / "vendor" / "LICENSE-plotly.js.txt").is_file()
 
 
-def test_every_trace_type_the_app_builds_is_in_the_bundle():
-    js = (plot.STATIC / plot.BUNDLE).read_text(encoding="utf-8")
-    in_bundle = set(re.findall(r'moduleType:"trace",name:"([a-z0-9]+)"', js))
-    assert {"heatmap", "bar", "scatter"} <= in_bundle
+def test_the_bundle_is_the_one_its_build_wrote():
+    """static/vendor/README.md gives the sha256 that tools/plotly-bundle's build writes (the
+    same inputs give the same bytes): a hand-edited or stale bundle fails here."""
+    readme = (plot.STATIC / "vendor" / "README.md").read_text(encoding="utf-8")
+    recorded = re.findall(r"`([0-9a-f]{64})`", readme)
+    digest = hashlib.sha256((plot.STATIC / plot.BUNDLE).read_bytes()).hexdigest()
+    assert recorded == [digest], "rebuild it (static/vendor/README.md) and record its sha256"
+    # exactly the app's trace types: plotly.js's core (which holds scatter) and the others
+    entry = (ROOT / "tools" / "plotly-bundle" / "entry.js").read_text(encoding="utf-8")
+    built = set(re.findall(r"plotly\.js/lib/(\w+)", entry))
+    assert built == {"core"} | (_app_trace_types() - {"scatter"}), built
+
+
+def _app_trace_types() -> set[str]:
+    """Every plotly trace type the app's code builds (go.Heatmap(...), dict(type="bar"))."""
     code = "\n".join(p.read_text(encoding="utf-8") for p in _sources())
     every_trace_type = set(go.Figure()._data_validator.class_strs_map)  # noqa: SLF001
     named = {n.lower() for n in re.findall(r"\bgo\.([A-Z][A-Za-z0-9]+)\(", code)}
-    typed = set(re.findall(r"""\btype=["']([a-z0-9]+)["']""", code))  # dict(type="bar", ...)
+    typed = set(re.findall(r"""\btype=["']([a-z0-9]+)["']""", code))
     traces = (named | typed) & every_trace_type
     assert {"heatmap", "bar", "scatter"} <= traces, "the app's trace builders were not found"
+    return traces
+
+
+def test_every_trace_type_the_app_builds_is_in_the_bundle():
+    js = (plot.STATIC / plot.BUNDLE).read_text(encoding="utf-8")
+    in_bundle = set(re.findall(r'moduleType:"trace",name:"([a-z0-9]+)"', js))
+    traces = _app_trace_types()
     assert traces <= in_bundle, f"trace types the bundle lacks: {sorted(traces - in_bundle)}"
 
 
