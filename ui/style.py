@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core.figures.arena import CSS as ROAD_HTML_CSS
+
 FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/ui/test_clicker.py)
 
 # Every mode. Streamlit's own focus ring is its primary colour at half opacity (about 2.2:1
@@ -14,6 +16,8 @@ FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/u
 # and animation and swaps what moves for what does not (keys ``*_if_motion`` / ``*_if_still``).
 BASE_CSS = f"""
 <style>
+/* the app's HTML blocks (cards, chips, grids, tables): core/figures/arena.py */
+{ROAD_HTML_CSS}
 :focus-visible, [data-focus-visible="true"] {{
   outline: 3px solid {FOCUS} !important; outline-offset: 2px !important;
 }}

@@ -225,54 +225,67 @@ def scroll_box(inner: str, label: str) -> str:
     """``inner`` HTML in a box that scrolls sideways on a narrow screen: focusable (a
     keyboard scrolls it too) and named ``label`` (escaped) for a screen reader."""
     name = f' role="region" aria-label="{html.escape(label)}"' if label else ""
-    return f'<div tabindex="0"{name} style="overflow-x:auto;max-width:100%">{inner}</div>'
+    return f'<div tabindex="0"{name} class="road-scroll">{inner}</div>'
+
+
+# The look of every HTML block this module writes (the arena's cards, word chips, confidence
+# grid and tables, every chart's data table), in every page's stylesheet (ui/style.py):
+# classes, not a style repeated on every cell or chip, so a chart's data table of 2,000
+# cells is ~30 kB in its message, not ~250 kB, and a browser redraws a sentence's cards and
+# grid (~90 kB of HTML with inline styles, 40-50 ms of a rerun) from a third of the bytes.
+TABLE_CSS = (
+    ".road-scroll{overflow-x:auto;max-width:100%}"
+    ".road-table{border-collapse:collapse}"
+    ".road-table th,.road-table td{padding:0.25em 0.6em;"
+    "border-bottom:1px solid rgba(128,128,128,0.3);text-align:left}"
+    ".road-table .c{text-align:center}.road-table .r{text-align:right}"
+)
+_ALIGN_CLASS = {"left": "", "center": ' class="c"', "right": ' class="r"'}
 
 
 def table_html(
     header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str], *, label: str = ""
 ) -> str:
-    """A plain table (for ``st.html``) in its own sideways-scrolling box (:func:`scroll_box`,
-    named ``label``), so a narrow phone screen scrolls the table, not the page. Every cell is
-    HTML-escaped text."""
+    """A plain table (for ``st.html``; its look: :data:`TABLE_CSS`) in its own
+    sideways-scrolling box (:func:`scroll_box`, named ``label``), so a narrow phone screen
+    scrolls the table, not the page. Every cell is HTML-escaped text; ``align`` is each
+    column's "left", "center" or "right"."""
     if any(len(r) != len(header) for r in rows) or len(align) != len(header):
         raise ValueError(f"every row and align need {len(header)} cells, one per column")
-    cell = "padding:0.25em 0.6em;border-bottom:1px solid rgba(128,128,128,0.3)"
-    head = "".join(
-        f'<th style="{cell};text-align:{a}">{html.escape(h)}</th>' for h, a in zip(header, align)
-    )
+    unknown = sorted(set(align) - set(_ALIGN_CLASS))
+    if unknown:
+        raise ValueError(f"align must be left, center or right, not {unknown}")
+    cls = [_ALIGN_CLASS[a] for a in align]
+    head = "".join(f"<th{c}>{html.escape(h)}</th>" for h, c in zip(header, cls))
     body = "".join(
-        "<tr>"
-        + "".join(
-            f'<td style="{cell};text-align:{a}">{html.escape(c)}</td>' for c, a in zip(r, align)
-        )
-        + "</tr>"
+        "<tr>" + "".join(f"<td{c}>{html.escape(x)}</td>" for x, c in zip(r, cls)) + "</tr>"
         for r in rows
     )
     return scroll_box(
-        '<table style="border-collapse:collapse">'
-        f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>",
+        f'<table class="road-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
         label,
     )
 
 
 def card_html(name: str, color: str, meta: str, body: str, lines: Sequence[str]) -> str:
-    """One result card (for ``st.html``): a colour swatch and the model's ``name`` (escaped)
-    with ``meta`` (escaped, small), the ``body`` (HTML already built from escaped text, e.g.
-    :func:`strip_html`), then ``lines`` (escaped, small)."""
-    small = '<span style="font-size:0.875em;opacity:0.75">{}</span>'
+    """One result card (for ``st.html``; its look: :data:`CSS`): a colour swatch and the
+    model's ``name`` (escaped) with ``meta`` (escaped, small), the ``body`` (HTML already
+    built from escaped text, e.g. :func:`strip_html`), then ``lines`` (escaped, small)."""
+    small = '<span class="road-small">{}</span>'
     head = (
         f'<span style="color:{html.escape(color)}">&#9632;</span> <b>{html.escape(name)}</b>'
         f" · {small.format(html.escape(meta))}"
     )
     parts = [head, body] + [small.format(html.escape(x)) for x in lines]
-    return f'<div style="{CARD}">' + "<br>".join(parts) + "</div>"
+    return '<div class="road-card">' + "<br>".join(parts) + "</div>"
 
 
 # One result card: a bordered box (translucent grey reads on light and dark themes) that
 # wraps its words on a phone.
-CARD = (
-    "border:1px solid rgba(128,128,128,0.3);border-radius:0.5rem;overflow-wrap:anywhere;"
-    "padding:0.6rem 0.9rem;margin-bottom:0.6rem;line-height:1.9;max-width:100%"
+CARD_CSS = (
+    ".road-card{border:1px solid rgba(128,128,128,0.3);border-radius:0.5rem;"
+    "overflow-wrap:anywhere;padding:0.6rem 0.9rem;margin-bottom:0.6rem;line-height:1.9;"
+    "max-width:100%}.road-small{font-size:0.875em;opacity:0.75}"
 )
 
 
@@ -332,26 +345,31 @@ def confidence_html(
     z, text = _grid(models, tokens, probs, marks, mark_symbols)
     ok = np.isfinite(z)
     colours = iter(base.sample_colors("Cividis", z[ok]) if ok.any() else [])
-    cell = "padding:0.15em 0.45em;white-space:nowrap;border:1px solid rgba(128,128,128,0.25)"
-    head = "".join(f'<th style="{cell}">{c + 1}</th>' for c in range(z.shape[1]))
+    head = "".join(f"<th>{c + 1}</th>" for c in range(z.shape[1]))
     rows = []
     for name, zs, words in zip(models, z, text):
         tds = []
         for p, word in zip(zs, words):
-            if np.isfinite(p):
-                style = f"{cell};background-color:{next(colours)};"
-                style += f"color:{'#FFFFFF' if p < 0.5 else '#000000'}"
+            if np.isfinite(p):  # white ink on the dark (unsure) half of the scale
+                ink = "w" if p < 0.5 else "k"
+                tds.append(f'<td class="{ink}" style="background:{next(colours)}">')
             else:
-                style = cell
-            tds.append(f'<td style="{style}">{html.escape(word)}</td>')
-        th = f'<th style="{cell};text-align:left">{html.escape(str(name))}</th>'
-        rows.append(f"<tr>{th}{''.join(tds)}</tr>")
+                tds.append("<td>")
+            tds[-1] += f"{html.escape(word)}</td>"
+        rows.append(f'<tr><th class="l">{html.escape(str(name))}</th>{"".join(tds)}</tr>')
     return scroll_box(
-        '<table style="border-collapse:collapse;'
-        f'font-size:0.9em"><thead><tr><th style="{cell}"></th>{head}</tr></thead>'
+        f'<table class="road-grid"><thead><tr><th></th>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>",
         label,
     )
+
+
+GRID_CSS = (
+    ".road-grid{border-collapse:collapse;font-size:0.9em}"
+    ".road-grid th,.road-grid td{padding:0.15em 0.45em;white-space:nowrap;"
+    "border:1px solid rgba(128,128,128,0.25)}.road-grid th.l{text-align:left}"
+    ".road-grid td.w{color:#FFFFFF}.road-grid td.k{color:#000000}"
+)
 
 
 # Backgrounds of the token chips: translucent, so the text keeps the theme's colour (light
@@ -362,7 +380,11 @@ CHIP_BACKGROUND = {
     "extra": "rgba(255, 164, 33, 0.25)",
     None: "rgba(128, 128, 128, 0.15)",
 }
-_CHIP = "display:inline-block;margin:0.1em 0.15em;padding:0 0.3em;border-radius:0.25em;"
+_MARK_CLASS = {"ok": "ok", "wrong": "wrong", "extra": "extra", None: "none"}
+CHIP_CSS = ".road-chip{display:inline-block;margin:0.1em 0.15em;padding:0 0.3em;" + (
+    "border-radius:0.25em}"
+    + "".join(f".road-chip.{_MARK_CLASS[m]}{{background:{c}}}" for m, c in CHIP_BACKGROUND.items())
+)
 
 
 def strip_html(
@@ -380,14 +402,20 @@ def strip_html(
     chips = []
     for i, tok in enumerate(tokens):
         mark = marks[i] if marks is not None else None
-        colour = CHIP_BACKGROUND.get(mark, CHIP_BACKGROUND[None])
+        cls = _MARK_CLASS.get(mark, "none")
         sym = html.escape(symbols.get(mark, "")) if mark is not None else ""
-        chips.append(
-            f'<span style="{_CHIP}background:{colour}"><code>{html.escape(tok)}</code>{sym}</span>'
-        )
+        chips.append(f'<span class="road-chip {cls}"><code>{html.escape(tok)}</code>{sym}</span>')
     return "".join(chips)
 
 
 def standalone_html(fig: go.Figure) -> str:
     """The figure as one self-contained HTML file (plotly.js inlined, no CDN: works offline)."""
     return fig.to_html(include_plotlyjs=True, full_html=True)
+
+
+# Off screen, a card or a table box is not laid out until it nears the viewport (its last
+# size kept as a placeholder): a rerun of the arena's sentence redraws seven cards and a grid
+# of up to 7 x 50 cells below the chart, which cost the browser ~25-35 ms of layout a rerun
+# (bench profile, 2026-12-04: the rerun's browser part 82 ms with this, 103-125 without).
+CV_CSS = ".road-scroll,.road-card{content-visibility:auto;contain-intrinsic-size:auto 120px}"
+CSS = TABLE_CSS + CARD_CSS + GRID_CSS + CHIP_CSS + CV_CSS  # ui/style.py: in every page's stylesheet

@@ -344,7 +344,7 @@ def _attention_milk() -> Solution:
     return _attention_looks(SWEET, "牛奶", MILK_OPTIONS)
 
 
-# arena / sentence: how many of the six models translate the arena's long sentence exactly
+# arena / sentence: how many of the seven models translate the arena's long sentence exactly
 ARENA_LENGTH, ARENA_SEED = 40, 1  # the arena's default grammar sentence (its search found it)
 
 
@@ -355,13 +355,17 @@ def arena_sentence() -> tuple[int, int]:
     return getattr(A, "DEFAULT_LENGTH", ARENA_LENGTH), getattr(A, "DEFAULT_SEED", ARENA_SEED)
 
 
-ARENA_COUNTS: tuple[str, ...] = ("0", "1–2", "3", "4–5", "6")
+ARENA_COUNTS: tuple[str, ...] = ("0", "1–2", "3", "4–5", "6–7")  # zoo.TRANSLATION_MODELS: 7
 A_PLAIN: tuple[str, ...] = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
 
 
 def count_label(n: int) -> int:
-    """The index of the answer that holds ``n`` exact models (0..6)."""
-    return (0, 1, 1, 2, 3, 3, 4)[n]
+    """The index of the answer (:data:`ARENA_COUNTS`) that holds ``n`` exact models."""
+    for i, label in enumerate(ARENA_COUNTS):
+        lo, _, hi = label.partition("–")
+        if int(lo) <= n <= int(hi or lo):
+            return i
+    raise ValueError(f"no answer holds {n} models; ARENA_COUNTS is {ARENA_COUNTS}")
 
 
 def _arena_exact() -> Solution:
@@ -383,6 +387,7 @@ def _arena_exact() -> Solution:
         evidence_key="poll.evidence.edit_acc",
         values={
             "n": n_exact,
+            "total": len(scores),
             "length": length,
             "best_plain": f"{max(scores[m]['edit_acc'] for m in A_PLAIN):.0%}",
         },

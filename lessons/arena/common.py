@@ -48,12 +48,12 @@ def open_part(name: str) -> None:
     st.query_params["part"] = name
 
 
-def header(part: str) -> None:
-    """The part's header. The sentence part is one block and the evidence part starts with
-    an element at the same place: switching parts replaces the long sentence part at once,
-    so the browser lands at the evidence's header instead of keeping a scroll position near
-    the bottom."""
-    st.header(ui.t(f"{P}{part}.header"))
+def header(part: str, **fmt: object) -> None:
+    """The part's header (``fmt`` fills its placeholders). The sentence part is one block
+    and the evidence part starts with an element at the same place: switching parts replaces
+    the long sentence part at once, so the browser lands at the evidence's header instead of
+    keeping a scroll position near the bottom."""
+    st.header(ui.t(f"{P}{part}.header", **fmt))
 
 
 def closing(part: str, manifest: dict[str, Any]) -> None:

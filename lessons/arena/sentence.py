@@ -54,7 +54,7 @@ MAX_SEED = 999_999
 
 def show() -> None:
     available, manifest, src_vocab = common.open_zoo()
-    common.header("sentence")
+    common.header("sentence", n=len(available))  # the models whose weights loaded
     with st.container():  # one block (see common.header)
         section(available, manifest, src_vocab)
     common.closing("sentence", manifest)
@@ -66,7 +66,7 @@ def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) ->
     confidence grid and every number. In predict mode the outputs stay hidden until
     revealed one model at a time (the URL's ``mode`` and ``reveal``)."""
     t = ui.t
-    s = ui.slide(t(P + "sentence.lead"))
+    s = ui.slide(t(P + "sentence.lead", n=len(available)))
     with s.more:
         source = common.choice("input", INPUTS, "grammar", "arena_input", "input.source")
     with s.control:
@@ -138,7 +138,7 @@ def results(
     with s.words:
         if reference is not None:
             st.caption(t(f"{P}legend.{view}"))
-        st.html("".join(b.cards))  # six cards, one element: cheap to redraw
+        st.html("".join(b.cards))  # a card a model, one element: cheap to redraw
         why_links(available, WHY, WHY_PART)
         if b.grid[0] and any(b.grid[1]):
             st.markdown(f"**{t(P + 'conf.title')}**")

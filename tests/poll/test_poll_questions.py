@@ -289,8 +289,16 @@ def test_arena_exact_recomputed():
     assert revealed("arena_exact") == pq.ARENA_COUNTS[pq.count_label(len(exact))] == "3"
 
 
-def test_count_labels_cover_zero_to_six():
-    for n in range(7):
+def test_count_labels_cover_zero_to_every_model():
+    total = len(zoo.TRANSLATION_MODELS)
+    for n in range(total + 1):
         label = pq.ARENA_COUNTS[pq.count_label(n)]
         lo, _, hi = label.partition("–")
         assert int(lo) <= n <= int(hi or lo)
+    assert pq.ARENA_COUNTS[-1].endswith(str(total))  # the last answer is "all of them"
+    with pytest.raises(ValueError, match="no answer"):
+        pq.count_label(total + 1)
+    # the question names how many models there are, in words, in both languages
+    words = {"en": {6: "all six", 7: "all seven"}, "zh": {6: "全部六个", 7: "全部七个"}}
+    for lang in LANGS:
+        assert words[lang][total] in load_catalogue(lang)["poll.q.arena_exact.text"]

@@ -180,6 +180,9 @@ def test_confidence_html_has_the_tables_words_and_colours():
     for word in ("猫 ✓", "饿 ✗", "&lt;b&gt; +", "狗 ✗", "&lt;m2&gt;"):  # escaped, never markup
         assert word in html
     assert "<b>" not in html and html.count("<tr>") == 3  # header + one row per model
+    # ink by probability: white on the dark (unsure) half of the scale, black on the light
+    assert html.count('<td class="w"') == 2 and html.count('<td class="k"') == 2
+    assert "<td>" in html and ".road-grid td.w{color:#FFFFFF}" in F.CSS
     with pytest.raises(ValueError, match="probabilit"):
         F.confidence_html(models, tokens, [[0.9, 0.2], [0.05]])
 
@@ -188,10 +191,12 @@ def test_strip_html_marks_and_escapes_every_word():
     symbols = {"ok": " ✓", "wrong": " ✗", "extra": " +"}
     html = F.strip_html(["猫", "<i>", "了"], ["ok", "wrong", "extra"], mark_symbols=symbols)
     assert html.count("<span") == 3 and "<i>" not in html and "&lt;i&gt;" in html
-    for mark in ("ok", "wrong", "extra"):
-        assert F.CHIP_BACKGROUND[mark] in html and symbols[mark] in html
+    for mark in ("ok", "wrong", "extra"):  # each mark's class, its colour in the stylesheet
+        assert f'class="road-chip {mark}"' in html and symbols[mark] in html
+        assert f".road-chip.{mark}{{background:{F.CHIP_BACKGROUND[mark]}}}" in F.CSS
     plain = F.strip_html(["猫"])  # no reference: grey, no symbol
-    assert F.CHIP_BACKGROUND[None] in plain and "✓" not in plain
+    assert 'class="road-chip none"' in plain and "✓" not in plain
+    assert f".road-chip.none{{background:{F.CHIP_BACKGROUND[None]}}}" in F.CSS
     assert F.strip_html([]) == ""
     with pytest.raises(ValueError, match="marks"):
         F.strip_html(["猫"], [])
@@ -199,9 +204,16 @@ def test_strip_html_marks_and_escapes_every_word():
 
 def test_table_html_escapes_and_scrolls_in_its_own_box():
     out = F.table_html(["a", "<b>"], [["x&y", "1"]], ["left", "right"])
-    assert "overflow-x:auto" in out and "&lt;b&gt;" in out and "x&amp;y" in out
+    assert 'class="road-scroll"' in out and ".road-scroll{overflow-x:auto;" in F.CSS and "&lt;b&gt;" in out and "x&amp;y" in out
+    # the look is the stylesheet's (every page's), not a style repeated in every cell
+    assert '<td>x&amp;y</td><td class="r">1</td>' in out and "<td style" not in out
+    from ui.style import BASE_CSS
+
+    assert F.CSS in BASE_CSS and ".road-table .r{text-align:right}" in F.TABLE_CSS
     with pytest.raises(ValueError, match="one per column"):
         F.table_html(["a"], [["1", "2"]], ["left"])
+    with pytest.raises(ValueError, match="left, center or right"):
+        F.table_html(["a"], [["1"]], ["middle"])
 
 
 def test_sentence_bars_use_lexicon_colours_and_check_inputs():
