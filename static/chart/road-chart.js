@@ -258,13 +258,22 @@
     }
     box.style.minHeight = height + "px";
     box.roadText = text;
-    const gd = box.firstElementChild;
-    gd.style.overflow = "hidden";
-    fig.layout.width = widthOf(box);
-    fig.layout.height = height;
-    return window.Plotly.react(gd, fig.data || [], fig.layout, configured(config || {})).then(
-      (gd) => (gd._fullLayout.title || {}).automargin ? redraw(gd) : gd
-    );
+    // One drawing at a time per chart, the newest figure last: a figure that arrives while
+    // the previous one is still being drawn (a live chart redrawn every 2 s on a busy
+    // phone, plotly.js's extra pass below) waits for it, and one that a newer figure
+    // overtook while it waited is skipped, so two Plotly.react calls never interleave.
+    const run = () => {
+      if (box.roadText !== text) return undefined;
+      const gd = box.firstElementChild;
+      gd.style.overflow = "hidden";
+      fig.layout.width = widthOf(box);
+      fig.layout.height = height;
+      return window.Plotly.react(gd, fig.data || [], fig.layout, configured(config || {})).then(
+        (gd) => (gd._fullLayout.title || {}).automargin ? redraw(gd) : gd
+      );
+    };
+    box.roadDrawing = (box.roadDrawing || Promise.resolve()).then(run, run);
+    return box.roadDrawing;
   }
 
   // plotly.js 4.1.1 lays out a title that pushes the top margin after it has placed the

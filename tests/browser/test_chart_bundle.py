@@ -45,3 +45,50 @@ def test_the_bundle_is_fetched_once_per_visit_from_the_app(server, browser):
         assert not [e for e in errors if "404" not in e], errors
     finally:
         context.close()
+
+
+# Three figures for one chart in quick succession (a live chart redrawn while the previous
+# drawing has not finished): road-chart.js draws one at a time and skips the one a newer
+# figure overtook; the chart ends on the newest. Plotly.react is wrapped to count the
+# drawings in flight.
+RACE_JS = """async () => {
+  const box = document.querySelector('[data-testid="stMain"] .stPlotlyChart');
+  const parent = box.parentElement;
+  const P = window.Plotly, react = P.react;
+  let now = 0, most = 0, calls = 0;
+  P.react = (...args) => {
+    calls += 1; now += 1; most = Math.max(most, now);
+    return Promise.resolve(react.apply(P, args)).finally(() => { now -= 1; });
+  };
+  const fig = (ys) => JSON.stringify({alt: "", config: {}, spec: {
+    data: [{type: "bar", x: ["a", "b", "c"], y: ys, text: ys.map(String),
+            textposition: "outside"}],
+    layout: {height: 300}}});
+  try {
+    const drawn = [[1, 2, 3], [4, 5, 6], [7, 8, 9]].map(
+      (ys) => window.RoadChart.draw(parent, fig(ys)));
+    await Promise.all(drawn);
+  } finally {
+    P.react = react;
+  }
+  const texts = [...box.querySelectorAll('.point text')].map((t) => t.textContent);
+  return {most, calls, texts};
+}"""
+
+
+def test_figures_that_arrive_together_are_drawn_one_at_a_time_newest_last(server, browser):
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(server.url("/arena?lang=en"))  # one bar chart first on the page
+        wait_idle(page)
+        out = page.evaluate(RACE_JS)
+        assert out["most"] == 1, out  # never two drawings of one chart at once
+        assert out["texts"] == ["7", "8", "9"], out  # the newest figure is the one shown
+        assert out["calls"] <= 2, out  # the overtaken middle figure was never drawn
+        assert not errors, errors
+    finally:
+        context.close()
