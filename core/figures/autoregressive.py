@@ -171,7 +171,7 @@ def slip_distribution(
         y_title=y_title,
         presenter=presenter,
     )
-    # six models: the legend in rows above the plot, never over the axis; the title above
+    # several models: the legend in rows above the plot, never over the axis; the title above
     # it (on the projector base.fit_projector places both; two entries a row assumed here)
     rows = -(-len(histograms) // 2)
     fig.update_layout(

@@ -21,11 +21,11 @@ def _stamp() -> str:
     return dt.datetime.now(dt.UTC).strftime("%H:%M:%S")
 
 
-# Keyed on the visitor's sentence: six entries (one per model) a sentence. An entry is small:
+# Keyed on the visitor's sentence: seven entries (one per model) a sentence. An entry is small:
 # a sentence has at most core.translate.MAX_WORDS = 60 words, so an output at most
 # max_output_len(60) = 100 tokens with their probabilities: 1.35 KB pickled at that budget,
-# 0.4-0.9 KB measured on random 60-word sentences. 2048 entries (341 sentences: a class of
-# 60 trying five or six each) therefore hold under 4 MB with the cache's own bookkeeping.
+# 0.4-0.9 KB measured on random 60-word sentences. 2048 entries (292 sentences: a class of
+# 60 trying about five each) therefore hold under 4 MB with the cache's own bookkeeping.
 @cache.data(max_entries=2048)
 def translate(
     name: str, tokens: tuple[str, ...]
