@@ -49,3 +49,7 @@ def test_fingerprints_forgive_last_bits_and_catch_real_changes():
     assert not oracle.same([chart(z * (1 + 1e-3))], want)
     assert not oracle.same([chart(z, title="other")], want)
     assert not oracle.same([chart(z), chart(z)], want)
+    # near zero: float32 noise of either sign (seen between two CPUs) agrees, a real value not
+    zero = np.array([0.5, 1.4e-8])
+    assert oracle.same([chart(zero * [1, -0.5])], [chart(zero)])
+    assert not oracle.same([chart(zero + [0, 1e-3])], [chart(zero)])
