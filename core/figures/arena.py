@@ -231,8 +231,8 @@ def scroll_box(inner: str, label: str) -> str:
 # The look of every HTML block this module writes (the arena's cards, word chips, confidence
 # grid and tables, every chart's data table), in every page's stylesheet (ui/style.py):
 # classes, not a style repeated on every cell or chip, so a chart's data table of 2,000
-# cells is ~30 kB in its message, not ~250 kB, and a browser redraws a sentence's cards and
-# grid (~90 kB of HTML with inline styles, 40-50 ms of a rerun) from a third of the bytes.
+# cells is ~30 kB in its message, not ~250 kB, and a sentence's cards and grid a third of
+# the ~90 kB they were (the bytes; the browser's time goes to laying them out: CV_CSS).
 TABLE_CSS = (
     ".road-scroll{overflow-x:auto;max-width:100%}"
     ".road-table{border-collapse:collapse}"
@@ -381,8 +381,8 @@ CHIP_BACKGROUND = {
     None: "rgba(128, 128, 128, 0.15)",
 }
 _MARK_CLASS = {"ok": "ok", "wrong": "wrong", "extra": "extra", None: "none"}
-CHIP_CSS = ".road-chip{display:inline-block;margin:0.1em 0.15em;padding:0 0.3em;" + (
-    "border-radius:0.25em}"
+CHIP_CSS = (
+    ".road-chip{display:inline-block;margin:0.1em 0.15em;padding:0 0.3em;border-radius:0.25em}"
     + "".join(f".road-chip.{_MARK_CLASS[m]}{{background:{c}}}" for m, c in CHIP_BACKGROUND.items())
 )
 
