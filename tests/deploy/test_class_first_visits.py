@@ -58,7 +58,10 @@ async def _get(path: str) -> int:
     try:
         writer.write(f"GET {path} HTTP/1.1\r\nHost: school\r\nConnection: close\r\n\r\n".encode())
         await writer.drain()
-        status = int((await reader.readline()).split()[1])
+        line = await reader.readline()
+        if not line:  # closed without an answer (nginx out of connections says so in its log)
+            raise ConnectionError(f"{path}: the connection closed without an answer")
+        status = int(line.split()[1])
         await reader.read()  # the whole answer
         return status
     finally:
@@ -100,7 +103,11 @@ def _serve_and_visit(folder: Path, mirror: Path) -> list[int]:
             except OSError:
                 assert time.monotonic() < deadline, (folder / f"{prefix.name}.log").read_text()
                 time.sleep(0.1)
-        return _run(_class([*APP_PATHS, *_assets()]))
+        try:
+            return _run(_class([*APP_PATHS, *_assets()]))
+        except ConnectionError as exc:  # with what nginx said about it
+            log.flush()
+            raise AssertionError(f"{exc}\n{(folder / f'{prefix.name}.log').read_text()}") from exc
     finally:
         proxy.terminate()
         proxy.wait(timeout=15)
