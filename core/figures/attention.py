@@ -567,7 +567,7 @@ def bar_panels(
         for p, lab in zip(panels, labels)
     ]
     blocks[0] = (blocks[0][0] + round(s.font * 0.6), *blocks[0][1:])  # air under the title
-    top = base.template(presenter).layout.margin.t if title else 10
+    top = base.template_of(presenter).layout.margin.t if title else 10
     if presenter:  # one slide: the panels share what the titles and words leave
         fixed = top + sum(b[0] + b[2] for b in blocks) + 10
         each = max(60, (base.SLIDE_HEIGHT - fixed) // len(blocks))
@@ -760,7 +760,7 @@ def _lines_layout(
         annotations=annotations,
     )
     breaks = title.count("<br>")
-    top = base.template(presenter).layout.margin.t
+    top = base.template_of(presenter).layout.margin.t
     layout["margin"] = dict(t=top + s.font * 2 + breaks * (s.title + 6))
     return layout
 

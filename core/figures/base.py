@@ -8,6 +8,7 @@ to fix the call. No streamlit here: figures are returned, the page displays them
 
 from __future__ import annotations
 
+import copy
 import html
 import math
 import re
@@ -17,6 +18,7 @@ from functools import cache
 
 import numpy as np
 import plotly.graph_objects as go
+import plotly.io as pio
 
 # Fonts with Chinese glyphs first, so chart text in zh never falls back to boxes.
 FONT_FAMILY = (
@@ -73,12 +75,38 @@ def scale(presenter: bool) -> Scale:
     return PRESENTER if presenter else NORMAL
 
 
-@cache  # built once per scale: plotly validates every property, ~15 ms a build
-def template(presenter: bool = False) -> go.layout.Template:
-    """The one plotly template of the app, at laptop or projector scale.
+class _Registered(go.layout.Template):
+    """A template that plotly copies without validating it again. plotly copies a template
+    into every figure given it, and copying a template object validates every property of it
+    afresh (~1.5 ms, three quarters of building a small figure); a template given by its
+    registered name is copied with ``copy.deepcopy`` instead, which here copies the property
+    dicts as they are (they were validated once, when :func:`template_of` built them)."""
 
-    Shared: plotly copies a template into each figure it is given to, so callers never
-    mutate this object."""
+    def __deepcopy__(self, memo: dict) -> go.layout.Template:
+        return go.layout.Template(copy.deepcopy(self._props, memo), _validate=False)
+
+
+def template(presenter: bool = False) -> str:
+    """The one plotly template of the app, at laptop or projector scale, by the name it has
+    in ``plotly.io.templates``: what a figure's ``layout.template`` is set to (by name, plotly
+    copies it without validating it again; see :class:`_Registered`)."""
+    return _register(presenter)
+
+
+@cache
+def _register(presenter: bool) -> str:
+    name = "road_presenter" if presenter else "road"
+    # into the registry's own dict: its ``__setitem__`` would validate the template into a
+    # plain Template again (tests/core/figures/test_base.py checks the copy stays cheap)
+    pio.templates._templates[name] = _Registered(template_of(presenter).to_plotly_json())  # noqa: SLF001
+    return name
+
+
+@cache  # built once per scale: plotly validates every property, ~15 ms a build
+def template_of(presenter: bool = False) -> go.layout.Template:
+    """The template itself (:func:`template` names it), to read its settings.
+
+    Shared: callers never mutate this object."""
     s = scale(presenter)
     ink = "#000000" if presenter else "#262730"
     grid = "#BDBDBD" if presenter else "#E5E5E5"

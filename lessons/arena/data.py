@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from dataclasses import dataclass
 
 from core import corpus, lexicon
 from core.analysis import arena as analysis
@@ -54,6 +55,49 @@ def latency(name: str, tokens: tuple[str, ...], nonce: int) -> dict[str, object]
         models.get_model(name), sv.encode(tokens, eos=True), runs=REMEASURE_RUNS, warmup=0
     )
     return {**timing, "at": _stamp()}
+
+
+@dataclass(frozen=True)
+class Result:
+    """One model on one sentence: its output tokens and their probabilities, its timing
+    (:func:`latency`), its size, and, with a reference, the output aligned to it
+    (``verdict``: edit distance or position by position) and its scores."""
+
+    out: tuple[str, ...]
+    probs: tuple[float, ...]
+    latency: dict[str, object]
+    params: int
+    verdict: analysis.Verdict | None
+    scores: dict[str, float] | None
+
+
+# One lookup a rerun: the part's controls rerun it (a new sentence length, a view) and
+# Streamlit hashes a cached call's arguments each time (~0.5 ms a call here): the seven
+# models' outputs, timings and sizes, called one by one, were ~28 lookups a rerun. Keyed on
+# the sentence like translate(); an entry holds seven results (~7 KB at the 60-word limit).
+@cache.data(max_entries=256)
+def sentence(
+    models: tuple[str, ...],
+    tokens: tuple[str, ...],
+    reference: tuple[str, ...] | None,
+    view: str,
+    nonce: int,
+) -> dict[str, Result]:
+    """Every model in ``models`` on ``tokens``, scored against ``reference`` (if any) with
+    ``view``'s alignment ("edit" or "position"); ``nonce``: see :func:`latency`."""
+    compare = analysis.edit_alignment if view == "edit" else analysis.positionwise
+    out = {}
+    for name in models:
+        tokens_out, probs, _ = translate(name, tokens)
+        out[name] = Result(
+            out=tokens_out,
+            probs=probs,
+            latency=latency(name, tokens, nonce),
+            params=params(name),
+            verdict=compare(tokens_out, reference) if reference else None,
+            scores=analysis.sentence_scores(tokens_out, reference) if reference else None,
+        )
+    return out
 
 
 @cache.data  # keyed on a model name: a closed set

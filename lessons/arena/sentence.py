@@ -107,14 +107,21 @@ def results(
     """Every model on the sentence: the bars (chart), then a card each, the confidence grid
     and the table (words)."""
     t, names = ui.t, common.names()
-    outputs = {name: data.translate(name, key)[:2] for name in available}
     nonce = int(st.session_state.get("arena_measure", 0))
-    with st.spinner(t(P + "latency.measuring")):
-        latency = {name: data.latency(name, key, nonce) for name in available}
+    ref = tuple(reference.tgt) if reference is not None else None
+
+    def run() -> dict[str, data.Result]:
+        return data.sentence(tuple(available), key, ref, view, nonce)
+
+    if nonce:  # "Measure again": five timed decodes a model, long enough to say so
+        with st.spinner(t(P + "latency.measuring")):
+            runs = run()
+    else:  # a translation each (cached after the first visit): no spinner to send and clear
+        runs = run()
+    latency = {name: r.latency for name, r in runs.items()}
     b = board(
         available,
-        outputs,
-        latency,
+        runs,
         reference,
         view=view,
         shown=shown,
@@ -343,8 +350,7 @@ class Board:
 
 def board(
     models: Sequence[str],
-    outputs: Mapping[str, tuple[tuple[str, ...], tuple[float, ...]]],
-    latency: Mapping[str, Mapping[str, object]],
+    runs: Mapping[str, data.Result],
     reference: corpus.Pair | None,
     *,
     view: str,
@@ -354,18 +360,16 @@ def board(
     manifest: Mapping[str, Any],
     symbols: Mapping[str, str],
 ) -> Board:
-    """Score each model's output against the reference (``view``: an edit-distance
-    alignment or position by position; without a reference, the model's mean confidence),
+    """Each model's output scored against the reference (``runs``: :func:`data.sentence`,
+    aligned with ``view``'s alignment; without a reference, the model's mean confidence),
     the first ``shown`` models visible (predict mode hides the others)."""
     t = ui.t
     b = Board()
     ref = reference.tgt if reference is not None else None
     for i, name in enumerate(models):
-        out, probs = outputs[name]
+        run = runs[name]
+        out, probs, verdict, scores = run.out, run.probs, run.verdict, run.scores
         visible = i < shown
-        compare = analysis.edit_alignment if view == "edit" else analysis.positionwise
-        verdict = compare(out, ref) if ref else None
-        scores = analysis.sentence_scores(out, ref) if ref else None
         conf = sum(probs) / max(1, len(probs))
         # the bar: edit-distance accuracy against the reference (mean confidence without one)
         value = (scores["edit_acc"] if scores else conf) if visible else None
@@ -376,8 +380,8 @@ def board(
             b.labels.append(t(P + "bars.exact", v=f"{value:.0%}"))
         else:
             b.labels.append(f"{value:.0%}" + (" ✗" if scores else ""))
-        ms = latency[name]["median_ms"]
-        meta = t(P + "card.meta", params=f"{data.params(name):,}", ms=f"{ms:.0f}")
+        ms = run.latency["median_ms"]
+        meta = t(P + "card.meta", params=f"{run.params:,}", ms=f"{ms:.0f}")
         if not visible:
             body, small = f"<b>{html.escape(t(P + 'card.hidden'))}</b>", []
         else:
@@ -408,7 +412,7 @@ def board(
                 cell(scores["token_acc"] if scores else 0),
                 f"{conf:.0%}" if visible and probs else "—",
                 f"{min(probs):.0%}" if visible and probs else "—",
-                f"{data.params(name):,}",
+                f"{run.params:,}",
                 f"{float(ms):.1f}",
             ]
         )

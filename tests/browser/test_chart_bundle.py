@@ -92,3 +92,57 @@ def test_figures_that_arrive_together_are_drawn_one_at_a_time_newest_last(server
         assert not errors, errors
     finally:
         context.close()
+
+
+# A chart whose title pushes the top margin (presenter mode) gets a second plotly pass when
+# its margins changed (plotly.js #7750, road-chart.js redraw); a rerun that leaves them as
+# they were draws once. The wrapper counts each chart's Plotly.react calls; a forced second
+# pass afterwards must change nothing of the SVG (the random clip-path ids aside).
+COUNT_JS = """() => {
+  const P = window.Plotly, react = P.react;
+  window.__reacts = new Map();
+  P.react = (gd, ...rest) => {
+    window.__reacts.set(gd, (window.__reacts.get(gd) || 0) + 1);
+    return react.call(P, gd, ...rest);
+  };
+}"""
+SECOND_PASS_JS = """async () => {
+  const snap = (gd) => [...gd.querySelectorAll('svg.main-svg')]
+    .map((s) => s.innerHTML.replace(/[0-9a-f]{6}/g, '')).join('|');
+  const out = [];
+  for (const gd of document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')) {
+    const before = snap(gd), calls = window.__reacts.get(gd) || 0;
+    const layout = Object.assign({}, gd.layout, {datarevision: (gd.layout.datarevision || 0) + 1});
+    await window.Plotly.react(gd, gd.data, layout);
+    out.push({calls, automargin: !!gd._fullLayout.title.automargin,
+              same: before === snap(gd)});
+  }
+  return out;
+}"""
+
+
+SLIDER = '[data-testid="stMain"] [data-testid="stSlider"]'
+
+
+def test_a_presenter_rerun_that_keeps_the_margins_draws_each_chart_once(server, browser):
+    context = browser.new_context(viewport={"width": 1920, "height": 1080})
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        # two line charts with titles over them, both redrawn by the slider (ρ)
+        page.goto(server.url("/rnn_gradients?lang=zh&present=1&part=fresh"))
+        wait_idle(page)
+        page.evaluate(COUNT_JS)
+        page.locator(f"{SLIDER} input[type='range']").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_function("() => window.__reacts.size >= 2", polling=100)
+        wait_idle(page)
+        charts = page.evaluate(SECOND_PASS_JS)
+        assert len(charts) == 2 and all(c["automargin"] for c in charts), charts
+        assert [c["calls"] for c in charts] == [1, 1], charts  # one pass each, not two
+        assert all(c["same"] for c in charts), charts  # and a second would change nothing
+        assert not errors, errors
+    finally:
+        context.close()

@@ -94,7 +94,7 @@ def test_lines_view_title_broken_for_a_narrow_column_gets_room():
     z = np.full((3, 3), 1 / 3)
     one = F.attention_lines(z, list("abc"), title="one line")
     two = F.attention_lines(z, list("abc"), title="two<br>lines")
-    top = base.template(False).layout.margin.t
+    top = base.template_of(False).layout.margin.t
     # room above the plot for the left/right column titles, and more for a broken title
     assert _json(one)["layout"]["margin"]["t"] > top
     assert _json(two)["layout"]["margin"]["t"] > _json(one)["layout"]["margin"]["t"]
