@@ -257,14 +257,36 @@ def table_html(
         raise ValueError(f"align must be left, center or right, not {unknown}")
     cls = [_ALIGN_CLASS[a] for a in align]
     head = "".join(f"<th{c}>{html.escape(h)}</th>" for h, c in zip(header, cls))
-    body = "".join(
-        "<tr>" + "".join(f"<td{c}>{html.escape(x)}</td>" for x, c in zip(r, cls)) + "</tr>"
-        for r in rows
-    )
     return scroll_box(
-        f'<table class="road-table"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>',
+        f'<table class="road-table"><thead><tr>{head}</tr></thead><tbody>'
+        f"{_rows_html(rows, cls)}</tbody></table>",
         label,
     )
+
+
+_SEP = "\x1f"  # a control character (unit separator) no table text holds
+
+
+def _rows_html(rows: Sequence[Sequence[str]], cls: Sequence[str]) -> str:
+    """The table's rows as ``<tr>``s, each cell escaped. A chart's data table runs to 2,000
+    cells, redrawn on every click: each row is escaped in one call (its cells joined by a
+    separator no cell holds, then split again), and a row whose columns all align alike is
+    joined in one pass, not a formatted string a cell."""
+    uniform = len(set(cls)) == 1
+    first = cls[0] if cls else ""
+    start, inner, end = f"<tr><td{first}>", f"</td><td{first}>", "</td></tr>"
+    out = []
+    for r in rows:
+        joined = _SEP.join(r)
+        if joined.count(_SEP) == len(r) - 1:
+            cells = html.escape(joined).split(_SEP)
+        else:  # a cell holds the separator itself: cell by cell
+            cells = [html.escape(x) for x in r]
+        if uniform:
+            out.append(start + inner.join(cells) + end)
+        else:
+            out.append("<tr>" + "".join(f"<td{c}>{x}</td>" for x, c in zip(cells, cls)) + "</tr>")
+    return "".join(out)
 
 
 def card_html(name: str, color: str, meta: str, body: str, lines: Sequence[str]) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import html
+import math
 import re
 from collections.abc import Mapping, Sequence
 
@@ -232,8 +233,10 @@ def tables(spec: Mapping, lang: str) -> list[tuple[str, list[str], list[list[str
             rows = [_label(v) for v in ys] if ys is not None and len(ys) == z.shape[0] else None
             rows = rows or [str(r + 1) for r in range(z.shape[0])]
             keep = max(1, MAX_CELLS // max(1, len(cols) + 1))
+            # each row as Python floats: a test and a format a cell on numpy's scalars cost
+            # twice as much (a map of 256 x 33 states keeps 2,000 cells, on every click)
             body = [
-                [r, *(_num(v) if np.isfinite(v) else "" for v in z[i])]
+                [r, *(_num(v) if math.isfinite(v) else "" for v in z[i].tolist())]
                 for i, r in enumerate(rows[:keep])
             ]
             out.append((name or _t("heatmap_table", lang), ["", *cols], body))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import random
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -215,6 +216,24 @@ def test_table_html_escapes_and_scrolls_in_its_own_box():
         F.table_html(["a"], [["1", "2"]], ["left"])
     with pytest.raises(ValueError, match="left, center or right"):
         F.table_html(["a"], [["1"]], ["middle"])
+
+
+def test_table_html_escapes_each_cell_alone_whichever_way_it_joins_them():
+    """Rows are escaped a row at a time (cells joined by a separator, split again): a cell
+    that holds the separator itself, a row of one alignment and a mixed one come out as
+    cell-by-cell escaping would have written them."""
+    rows = [["a\x1fb", "<x>", "1"], ["", "w&", '"q"']]
+    want = [[html.escape(c) for c in r] for r in rows]
+    for align, cls in (
+        (["left"] * 3, [""] * 3),
+        (["left", "center", "right"], ["", ' class="c"', ' class="r"']),
+    ):
+        out = F.table_html(["h1", "h2", "h3"], rows, align)
+        body = "".join(
+            "<tr>" + "".join(f"<td{c}>{x}</td>" for x, c in zip(r, cls)) + "</tr>" for r in want
+        )
+        assert f"<tbody>{body}</tbody>" in out
+    assert "<tbody></tbody>" in F.table_html([], [], [])
 
 
 def test_sentence_bars_use_lexicon_colours_and_check_inputs():
