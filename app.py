@@ -2,15 +2,14 @@
 
 from pathlib import Path
 
-import pandas  # noqa: F401
 import streamlit as st
 
-import core  # noqa: F401  (caps BLAS/OpenMP threads; streamlit itself never imports torch)
+# caps BLAS/OpenMP threads (streamlit itself never imports torch), and makes plotly pass over
+# a module another thread is still importing (pandas, imported by a page or the warm-up
+# beside a figure being built: see core._guard_plotly_peeks)
+import core  # noqa: F401
 from ui import shell
 
-# pandas, whole, before any page: plotly's validators use it when it is in sys.modules, and
-# two first visits at once met it half-imported by the other ("partially initialized module
-# 'pandas' has no attribute 'Series'", seen on bottleneck); an import here waits for it.
 ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 
 st.set_page_config(page_title="Road to Attention", page_icon=str(ICON), layout="wide")

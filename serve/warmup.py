@@ -17,9 +17,12 @@ import sys
 import threading
 import time
 
-# torch (~1.5 s) and what builds on it. Never pandas (nor numpy, which the first run has
-# imported already): plotly looks them up in sys.modules without importing them, and a
-# half-imported pandas there makes a page's figure raise (found by helper-16).
+# torch (~1.5 s) and what builds on it, then pandas (~0.5 s; the attention page's score
+# table). plotly looks pandas up in sys.modules without importing it, where a module being
+# imported sits half-built (a page's figure raised on it, found by helper-16): ``core`` makes
+# that lookup pass over a module still being imported (core._guard_plotly_peeks), so the
+# import can run beside the pages instead of delaying the first one (app.py imported pandas
+# whole before any page until 2026-12-04: 0.45 s of a cold start).
 MODULES = (
     "torch",
     "core.models.rnn_seq2seq",
@@ -28,6 +31,7 @@ MODULES = (
     "core.models.lm",
     "core.models.probes",
     "core.translate",
+    "pandas",
 )
 
 # The line the server log gets when the app's warm-up has finished: the class bench waits
