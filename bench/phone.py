@@ -95,6 +95,11 @@ class Wire:
         cdp.on("Network.loadingFinished", self._finished)
         cdp.on("Network.loadingFailed", lambda e: self.n.update(failed=int(not e.get("canceled"))))
         cdp.on("Network.webSocketFrameReceived", self._frame)
+        # what a slow visit met: a websocket opened again (the frontend reconnecting) or an
+        # HTTP error (nginx's 429 for a client over its limits, a 5xx)
+        cdp.on("Network.webSocketCreated", lambda e: self.n.update(websockets=1))
+        self.http_errors: Counter = Counter()
+        cdp.on("Network.responseReceived", self._status)
         cdp.send("Network.enable")
         if emulation is not None:
             cdp.send("Emulation.setCPUThrottlingRate", {"rate": emulation["cpu_slowdown"]})
@@ -108,6 +113,11 @@ class Wire:
         self._url[e["requestId"]] = r.get("url", "").split("?", 1)[0].split("/", 3)[-1]
         if r.get("fromDiskCache") or r.get("fromPrefetchCache") or r.get("fromServiceWorker"):
             self._cached.add(e["requestId"])
+
+    def _status(self, e: dict) -> None:
+        status = int(e.get("response", {}).get("status", 0))
+        if status >= 400:
+            self.http_errors[f"{status} /{self._url.get(e['requestId'], '?')}"] += 1
 
     def _finished(self, e: dict) -> None:
         rid = e["requestId"]
@@ -131,7 +141,8 @@ class Wire:
             "total_bytes": n["http"] + n["ws"],
             **{f"{k}_bytes": n[k] for k in ("http", "js", "ws")},
         }
-        return out | {k: n[k] for k in ("ws_frames", "requests", "from_cache", "failed")}
+        out |= {k: n[k] for k in ("ws_frames", "requests", "from_cache", "failed", "websockets")}
+        return out | {"http_errors": dict(self.http_errors)}
 
 
 def visit(
@@ -285,17 +296,22 @@ def paired_visits(browser, servers, proxies, pages, args, result) -> None:
     lessons = [s for s in pages if s not in ("home", BARE)]
     got: dict[str, tuple[list, list]] = {s: ([], []) for s in lessons}
 
-    def first_chart(url: str) -> float | None:  # a first visit only, no byte counts
-        visit = first_and_second(browser, url, EMULATIONS[emu], args.timeout, second=False)
-        return visit["first"]["first_chart_s"]
+    def first_chart(url: str) -> tuple[float | None, str]:  # a first visit, no byte counts
+        first = first_and_second(browser, url, EMULATIONS[emu], args.timeout, second=False)
+        first = first["first"]
+        # what it met, said when it was not one websocket and no HTTP error
+        met = f"websockets {first.get('websockets')}, HTTP errors {first.get('http_errors')}"
+        plain = first.get("websockets") == 1 and not first.get("http_errors")
+        return first["first_chart_s"], "" if plain else f" ({met})"
 
     for rep in range(args.reps):
         for slug in lessons:
-            p = first_chart(base["app"] + page_path(slug))
-            b = first_chart(base[BARE] + page_path(BARE))
+            p, p_met = first_chart(base["app"] + page_path(slug))
+            b, b_met = first_chart(base[BARE] + page_path(BARE))
             got[slug][0].append(p)
             got[slug][1].append(b)
-            print(f"paired {rep + 1}/{args.reps} {slug:20s} {p} s / bare {b} s", file=sys.stderr)
+            line = f"paired {rep + 1}/{args.reps} {slug:20s} {p} s{p_met} / bare {b} s{b_met}"
+            print(line, file=sys.stderr)
     for slug, (p, b) in got.items():
         result["pages"][slug]["paired"] = paired_summary(p, b)
     result["budget"] = {
