@@ -227,7 +227,10 @@
   // The chart's text alternative (a visually hidden description, then its data as a table
   // in a closed <details>), right after the chart: built and escaped by the server
   // (core/figures/describe.py alternative_html); replaced only when it changes, so a table a
-  // student opened stays open while the chart redraws the same data.
+  // student opened stays open while the chart redraws the same data. The table enters the
+  // page when its fold is first opened: a closed fold's table (up to 2,000 cells, a 256 x 33
+  // map's) was parsed into the page again on every click that redrew the chart.
+  const SUMMARY_END = "</summary>";
   function describe(parent, box, alt) {
     let holder = parent.querySelector(":scope > .road-chart-alt");
     if (!holder) {
@@ -235,10 +238,24 @@
       holder.className = "road-chart-alt";
       box.after(holder);
     }
-    if (holder.roadAlt !== alt) {
-      holder.innerHTML = alt || "";
-      holder.roadAlt = alt;
+    if (holder.roadAlt === alt) return;
+    holder.roadAlt = alt;
+    const text = alt || "";
+    const cut = text.indexOf(SUMMARY_END), end = text.lastIndexOf("</details>");
+    if (cut < 0 || end < cut) {
+      holder.innerHTML = text;
+      return;
     }
+    const at = cut + SUMMARY_END.length;
+    holder.innerHTML = text.slice(0, at) + text.slice(end);
+    const fold = holder.querySelector("details");
+    const tables = text.slice(at, end);
+    fold.addEventListener("toggle", () => {
+      if (fold.open && !fold.roadFilled) {
+        fold.roadFilled = true;
+        fold.insertAdjacentHTML("beforeend", tables);
+      }
+    });
   }
 
   /** Draw ``payload`` (UTF-8 JSON bytes: {"alt": html, "spec": figure, "config": plotly

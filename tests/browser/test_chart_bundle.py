@@ -146,3 +146,34 @@ def test_a_presenter_rerun_that_keeps_the_margins_draws_each_chart_once(server, 
         assert not errors, errors
     finally:
         context.close()
+
+
+# A chart's data table (under the chart, in a closed fold) enters the page when the fold is
+# opened: the same rows as the text the server sent, none before.
+TABLE_JS = """() => {
+  const holder = document.querySelector('[data-testid="stMain"] .road-chart-alt');
+  const sent = new DOMParser().parseFromString(holder.roadAlt, 'text/html');
+  return {rows: holder.querySelectorAll('tr').length, sent: sent.querySelectorAll('tr').length,
+          open: holder.querySelector('details').open};
+}"""
+
+
+def test_a_charts_data_table_enters_the_page_when_its_fold_opens(server, browser):
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    errors = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        page.goto(server.url("/bottleneck?lang=en&part=read"))  # a 256 x 33 map: 2,000 cells
+        wait_idle(page)
+        closed = page.evaluate(TABLE_JS)
+        assert closed["rows"] == 0 and closed["sent"] > 50 and not closed["open"], closed
+        page.locator('[data-testid="stMain"] .road-chart-alt summary').first.focus()
+        page.keyboard.press("Enter")  # the keyboard opens it as a click does
+        page.wait_for_function("() => document.querySelector('.road-chart-alt tr')")
+        opened = page.evaluate(TABLE_JS)
+        assert opened["open"] and opened["rows"] == closed["sent"], opened
+        assert not errors, errors
+    finally:
+        context.close()
