@@ -12,6 +12,7 @@ import base64
 import contextlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -81,6 +82,9 @@ def static_mirror() -> tuple[Path, dict]:
     return out, json.loads(run.stderr.strip().splitlines()[-1])
 
 
+PROBE = re.compile(r"^/[\w-]+/_stcore/(health|host-config)$")
+
+
 class Wire:
     """Bytes one tab receives, from its CDP Network events (under ``emulation``)."""
 
@@ -116,8 +120,10 @@ class Wire:
 
     def _status(self, e: dict) -> None:
         status = int(e.get("response", {}).get("status", 0))
-        if status >= 400:
-            self.http_errors[f"{status} /{self._url.get(e['requestId'], '?')}"] += 1
+        path = "/" + self._url.get(e["requestId"], "?")
+        # not Streamlit's two probes of a page's path as a base path (tests/browser/conftest.py)
+        if status >= 400 and not (status == 404 and PROBE.match(path)):
+            self.http_errors[f"{status} {path}"] += 1
 
     def _finished(self, e: dict) -> None:
         rid = e["requestId"]
