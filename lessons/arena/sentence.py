@@ -5,6 +5,7 @@ outputs stay hidden until revealed one model at a time (the URL's ``mode`` and `
 
 from __future__ import annotations
 
+import contextlib
 import html
 import random
 from collections.abc import Mapping, Sequence
@@ -109,16 +110,10 @@ def results(
     t, names = ui.t, common.names()
     nonce = int(st.session_state.get("arena_measure", 0))
     ref = tuple(reference.tgt) if reference is not None else None
-
-    def run() -> dict[str, data.Result]:
-        return data.sentence(tuple(available), key, ref, view, nonce)
-
-    if nonce:  # "Measure again": five timed decodes a model, long enough to say so
-        with st.spinner(t(P + "latency.measuring")):
-            runs = run()
-    else:  # a translation each (cached after the first visit): no spinner to send and clear
-        runs = run()
-    latency = {name: r.latency for name, r in runs.items()}
+    # "Measure again" times five decodes a model, long enough to say so; otherwise a
+    # translation each (cached after the first visit): no spinner to send and clear
+    with st.spinner(t(P + "latency.measuring")) if nonce else contextlib.nullcontext():
+        runs = data.sentence(tuple(available), key, ref, view, nonce)
     b = board(
         available,
         runs,
@@ -143,21 +138,7 @@ def results(
         )
         ui.chart(fig, key="arena_bars")
     with s.words:
-        if reference is not None:
-            st.caption(t(f"{P}legend.{view}"))
-        st.html("".join(b.cards))  # a card a model, one element: cheap to redraw
-        why_links(available, WHY, WHY_PART)
-        if b.grid[0] and any(b.grid[1]):
-            st.markdown(f"**{t(P + 'conf.title')}**")
-            marks = b.grid[3] if reference is not None else None
-            grid = figures.confidence_html(
-                *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
-            )
-            st.html(grid)
-            st.caption(t(P + "conf.caption"))
-        st.markdown(f"**{t(P + 'table.header')}**")
-        header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
-        st.html(figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header")))
+        header = words(b, available, reference is not None, view)
     with s.more, st.container(horizontal=True):
         st.download_button(
             t(P + "table.csv"),
@@ -175,10 +156,32 @@ def results(
             key="arena_remeasure",
         )
     with s.words, ui.curious():
-        stamp = max(str(v["at"]) for v in latency.values())
+        stamp = max(str(r.latency["at"]) for r in runs.values())
         which = "latency.note" if nonce else "latency.note_once"
         st.markdown(t(P + "sentence.how"))
         st.caption(t(P + which, runs=data.REMEASURE_RUNS, at=stamp))
+
+
+def words(b: Board, available: list[str], has_reference: bool, view: str) -> list[str]:
+    """Under the bars: a card each, the links to the pages that explain them, the confidence
+    grid and the numbers table. Returns the table's header (the CSV download uses it)."""
+    t = ui.t
+    if has_reference:
+        st.caption(t(f"{P}legend.{view}"))
+    st.html("".join(b.cards))  # a card a model, one element: cheap to redraw
+    why_links(available, WHY, WHY_PART)
+    if b.grid[0] and any(b.grid[1]):
+        st.markdown(f"**{t(P + 'conf.title')}**")
+        marks = b.grid[3] if has_reference else None
+        grid = figures.confidence_html(
+            *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
+        )
+        st.html(grid)
+        st.caption(t(P + "conf.caption"))
+    st.markdown(f"**{t(P + 'table.header')}**")
+    header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
+    st.html(figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header")))
+    return header
 
 
 # --- controls ------------------------------------------------------------------------------

@@ -4,6 +4,7 @@ origin, and draw every chart with no console error. ~1 min on an idle machine.""
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from urllib.parse import urlsplit
 
 import pytest
@@ -12,6 +13,23 @@ from tests.browser.conftest import DESKTOP, wait_idle
 from ui import plot
 
 pytestmark = pytest.mark.browser
+
+
+PROJECTOR = {"width": 1920, "height": 1080}
+
+
+@contextmanager
+def _tab(browser, viewport: dict = DESKTOP):
+    """A new tab at ``viewport`` and the list its page errors go to; closed afterwards."""
+    context = browser.new_context(viewport=viewport)
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        yield page, errors
+    finally:
+        context.close()
 
 
 def _charts(page) -> int:
@@ -77,12 +95,7 @@ RACE_JS = """async () => {
 
 
 def test_figures_that_arrive_together_are_drawn_one_at_a_time_newest_last(server, browser):
-    context = browser.new_context(viewport=DESKTOP)
-    context.set_default_timeout(180_000)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with _tab(browser) as (page, errors):
         page.goto(server.url("/arena?lang=en"))  # one bar chart first on the page
         wait_idle(page)
         out = page.evaluate(RACE_JS)
@@ -90,8 +103,6 @@ def test_figures_that_arrive_together_are_drawn_one_at_a_time_newest_last(server
         assert out["texts"] == ["7", "8", "9"], out  # the newest figure is the one shown
         assert out["calls"] <= 2, out  # the overtaken middle figure was never drawn
         assert not errors, errors
-    finally:
-        context.close()
 
 
 # A chart whose title pushes the top margin (presenter mode) gets a second plotly pass when
@@ -125,12 +136,7 @@ SLIDER = '[data-testid="stMain"] [data-testid="stSlider"]'
 
 
 def test_a_presenter_rerun_that_keeps_the_margins_draws_each_chart_once(server, browser):
-    context = browser.new_context(viewport={"width": 1920, "height": 1080})
-    context.set_default_timeout(180_000)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with _tab(browser, PROJECTOR) as (page, errors):
         # two line charts with titles over them, both redrawn by the slider (ρ)
         page.goto(server.url("/rnn_gradients?lang=zh&present=1&part=fresh"))
         wait_idle(page)
@@ -144,8 +150,6 @@ def test_a_presenter_rerun_that_keeps_the_margins_draws_each_chart_once(server, 
         assert [c["calls"] for c in charts] == [1, 1], charts  # one pass each, not two
         assert all(c["same"] for c in charts), charts  # and a second would change nothing
         assert not errors, errors
-    finally:
-        context.close()
 
 
 # A chart's data table (under the chart, in a closed fold) enters the page when the fold is
@@ -159,12 +163,7 @@ TABLE_JS = """() => {
 
 
 def test_a_charts_data_table_enters_the_page_when_its_fold_opens(server, browser):
-    context = browser.new_context(viewport=DESKTOP)
-    context.set_default_timeout(180_000)
-    page = context.new_page()
-    errors = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
+    with _tab(browser) as (page, errors):
         page.goto(server.url("/bottleneck?lang=en&part=read"))  # a 256 x 33 map: 2,000 cells
         wait_idle(page)
         closed = page.evaluate(TABLE_JS)
@@ -175,5 +174,3 @@ def test_a_charts_data_table_enters_the_page_when_its_fold_opens(server, browser
         opened = page.evaluate(TABLE_JS)
         assert opened["open"] and opened["rows"] == closed["sent"], opened
         assert not errors, errors
-    finally:
-        context.close()
