@@ -232,7 +232,7 @@ def scroll_box(inner: str, label: str) -> str:
 # grid and tables, every chart's data table), in every page's stylesheet (ui/style.py):
 # classes, not a style repeated on every cell or chip, so a chart's data table of 2,000
 # cells is ~30 kB in its message, not ~250 kB, and a sentence's cards and grid a third of
-# the ~90 kB they were (the bytes; the browser's time goes to laying them out: CV_CSS).
+# the ~90 kB they were (the bytes; the browser's time goes to laying them out).
 TABLE_CSS = (
     ".road-scroll{overflow-x:auto;max-width:100%}"
     ".road-table{border-collapse:collapse}"
@@ -435,9 +435,10 @@ def standalone_html(fig: go.Figure) -> str:
     return fig.to_html(include_plotlyjs=True, full_html=True)
 
 
-# Off screen, a card or a table box is not laid out until it nears the viewport (its last
-# size kept as a placeholder): a rerun of the arena's sentence redraws seven cards and a grid
-# of up to 7 x 50 cells below the chart, which cost the browser ~25-35 ms of layout a rerun
-# (bench profile, 2026-12-04: the rerun's browser part 82 ms with this, 103-125 without).
-CV_CSS = ".road-scroll,.road-card{content-visibility:auto;contain-intrinsic-size:auto 120px}"
-CSS = TABLE_CSS + CARD_CSS + GRID_CSS + CHIP_CSS + CV_CSS  # ui/style.py: in every page's stylesheet
+# CSS: no `content-visibility: auto` on the cards and table boxes: it saved the arena's rerun
+# ~25-35 ms of layout (bench profile, 2026-12-04: the browser's part 82 ms with it, 103-125
+# without), but a box never laid out stands in at a placeholder height, and a jump down the
+# page (a link scrolled into view, the End key) lays the boxes near the viewport out a frame
+# later: the page moved under a click on the deck's "next" link (1 run in 3 of the slides
+# test on the arena in presenter mode, zh), and a teacher's click can land on the table.
+CSS = TABLE_CSS + CARD_CSS + GRID_CSS + CHIP_CSS  # ui/style.py: in every page's stylesheet
