@@ -9,6 +9,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 import streamlit as st
@@ -24,10 +25,11 @@ def _charts_read_as_plotly_charts() -> None:
     knows no such element and would list it as an unknown ``bidi_component``. Each of ours
     is read instead as the ``plotly_chart`` it replaces, its ``proto`` holding ``spec`` and
     ``config`` (the figure's and config's JSON exactly as sent) and ``id``, so that tests
-    (and the figure oracle) read what each chart draws."""
+    (and the figure oracle) read what each chart draws; likewise ``ui.markup``'s element is
+    read as the ``html`` it replaces (``proto.body``)."""
     from streamlit.testing.v1 import element_tree
 
-    from ui import plot
+    from ui import markup, plot
 
     init = element_tree.UnknownElement.__init__
     if getattr(init, "road_chart", False):
@@ -37,6 +39,10 @@ def _charts_read_as_plotly_charts() -> None:
         init(self, proto, root)
         if self.type == "bidi_component" and self.proto.component_name == plot.NAME:
             self.type, self.proto = "plotly_chart", plot.read(self.proto)
+        elif self.type == "bidi_component" and self.proto.component_name == markup.NAME:
+            # the server's escaped html (ui.markup), read as the st.html it replaces
+            self.type = "html"
+            self.proto = SimpleNamespace(body=self.proto.bytes.decode(), id=self.proto.id)
 
     read_chart.road_chart = True
     element_tree.UnknownElement.__init__ = read_chart
@@ -45,11 +51,13 @@ def _charts_read_as_plotly_charts() -> None:
 def element_kind(element) -> str:
     """A sent element's type (``Element.WhichOneof("type")``), the app's chart element read as
     the ``plotly_chart`` it replaces (for tests that read the wire)."""
-    from ui import plot
+    from ui import markup, plot
 
     kind = element.WhichOneof("type")
     if kind == "bidi_component" and element.bidi_component.component_name == plot.NAME:
         return "plotly_chart"
+    if kind == "bidi_component" and element.bidi_component.component_name == markup.NAME:
+        return "html"
     return kind
 
 

@@ -97,7 +97,8 @@ PRESENTER_CSS = """
 [data-testid="stMain"] [data-testid="stDataFrame"] { font-size: 1.2rem; }
 /* a metric's value is a markdown paragraph too: keep it a big number, above the text size */
 [data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: 2.4rem; line-height: 1.2; }
-[data-testid="stMain"] [data-testid="stHtml"] { font-size: 1.45rem; line-height: 1.5; }
+[data-testid="stMain"] [data-testid="stHtml"],
+[data-testid="stMain"] .road-html { font-size: 1.45rem; line-height: 1.5; }
 [data-testid="stMain"] .block-container { padding-top: 3rem; max-width: 100%; }
 /* the top bar holds only the sidebar and menu buttons: let the slide's title show through */
 [data-testid="stHeader"] { background: transparent; }

@@ -22,6 +22,7 @@ from core.analysis import arena as analysis
 from core.figures import arena as figures
 from core.vocab import Vocab, detokenize_zh
 from lessons.arena import common, data
+from ui.markup import escaped_html
 from ui.nav import PAGES, is_built, page_spec
 from ui.params import bound, get_int, set_params
 from ui.slide import Slide
@@ -168,7 +169,8 @@ def words(b: Board, available: list[str], has_reference: bool, view: str) -> lis
     t = ui.t
     if has_reference:
         st.caption(t(f"{P}legend.{view}"))
-    st.html("".join(b.cards))  # a card a model, one element: cheap to redraw
+    # a card a model, one element (ui.markup: the html is escaped here, not again in the page)
+    escaped_html("".join(b.cards), key="arena_cards")
     why_links(available, WHY, WHY_PART)
     if b.grid[0] and any(b.grid[1]):
         st.markdown(f"**{t(P + 'conf.title')}**")
@@ -176,11 +178,12 @@ def words(b: Board, available: list[str], has_reference: bool, view: str) -> lis
         grid = figures.confidence_html(
             *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
         )
-        st.html(grid)
+        escaped_html(grid, key="arena_grid")
         st.caption(t(P + "conf.caption"))
     st.markdown(f"**{t(P + 'table.header')}**")
     header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
-    st.html(figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header")))
+    table = figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header"))
+    escaped_html(table, key="arena_table")
     return header
 
 

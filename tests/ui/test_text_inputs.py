@@ -146,17 +146,20 @@ def test_every_text_box_caps_its_length(path):
 
 # Files allowed to call st.html, and why that is safe:
 # - ui/style.py: a constant stylesheet, no text at all;
-# - lessons/arena/sentence.py: the result cards and the confidence grid, built only from
-#   html.escape'd text (tests/core/analysis/test_arena.py checks the escaping);
 # - ui/poll.py: the browser id, which matches core.poll.store.BROWSER_ID ([A-Za-z0-9_-]) before
 #   it is used, and a constant script (tests/poll/test_browser_id.py);
 # - ui/clicker.py: a constant marker and a constant script (tests/ui/test_clicker.py);
 HTML_ALLOWED = {
     "ui/style.py",
-    "lessons/arena/sentence.py",
     "ui/poll.py",
     "ui/clicker.py",
 }
+# Files allowed to call ui.markup.escaped_html (drawn without DOMPurify), and why that is safe:
+# - lessons/arena/sentence.py: the result cards, the confidence grid and the numbers table,
+#   built only from html.escape'd text (tests/core/analysis/test_arena.py checks the escaping).
+ESCAPED_HTML_ALLOWED = {"lessons/arena/sentence.py"}
+# The only components (st.components.v2.component): the chart and the escaped html.
+COMPONENTS_ALLOWED = {"ui/plot.py", "ui/markup.py"}
 
 
 @pytest.mark.parametrize("path", SOURCES, ids=[str(p.relative_to(ROOT)) for p in SOURCES])
@@ -169,9 +172,13 @@ def test_no_user_text_can_reach_raw_html(path):
                 assert isinstance(k.value, ast.Constant) and not k.value.value, (
                     f"{path.name}:{call.lineno}: unsafe_allow_html"
                 )
+        where = path.relative_to(ROOT).as_posix()
         if name == "html":  # st.html: only where every piece of text is escaped
-            where = path.relative_to(ROOT).as_posix()
             assert where in HTML_ALLOWED, f"{where}:{call.lineno}: st.html"
+        if name == "escaped_html":  # no DOMPurify in the page: only text escaped on the server
+            assert where in ESCAPED_HTML_ALLOWED | {"ui/markup.py"}, f"{where}:{call.lineno}"
+        if name == "component":
+            assert where in COMPONENTS_ALLOWED, f"{where}:{call.lineno}: a component"
         assert name not in ("iframe", "declare_component"), f"{path.name}:{call.lineno}"
 
 
