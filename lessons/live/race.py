@@ -28,13 +28,20 @@ PICKS = live.VERDICTS
 # the charts' height on the projector: the progress bar, the knob and Start stand under both
 # on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
 CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
+WATCH_S = 5  # s between two looks of an idle page for a change (idle_watch)
 
 
 def show() -> None:
-    """The panel refreshes every second while a run trains, every 5 s otherwise (to see a
-    run the teacher starts)."""
+    """The panel refreshes every second while a run trains. Otherwise it is drawn once and
+    redrawn by its own controls, and a watch that draws nothing looks every 5 s for what
+    would change it (a run someone starts, the end of the quiet while, a class opened): the
+    panel was sent whole every 5 s to every open tab, a class of phones on an idle page."""
     run = common.shown_run()
-    (live_panel if run is not None and run.active else idle_panel)(run.id if run else None)
+    if run is not None and run.active:
+        live_panel(run.id)
+    else:
+        idle_panel(run.id if run else None)
+        idle_watch(idle_state(run))
     ui.takeaway(t(P + "takeaway"))
     ui.try_this(t(P + "try"))
 
@@ -73,8 +80,20 @@ def _idle(shown: str | None) -> None:
     _panel(shown)
 
 
+def idle_state(run: Run | None) -> tuple[str | None, str | None, bool]:
+    """What of the idle panel another visitor or the clock can change: the run shown, its
+    status, and whether this visitor may start the next."""
+    return (run.id if run else None, run.status if run else None, common.may_start(run))
+
+
+def _watch(drawn: tuple[str | None, str | None, bool]) -> None:
+    if idle_state(common.shown_run()) != drawn:
+        st.rerun()  # the whole page: the idle panel, or the live one for a new run
+
+
 live_panel = fragment(run_every=1)(_live)
-idle_panel = fragment(run_every=5)(_idle)
+idle_panel = fragment(_idle)
+idle_watch = fragment(run_every=WATCH_S)(_watch)
 
 
 def names() -> dict[str, str]:

@@ -22,6 +22,7 @@ import pytest
 from bench import procs
 from core.poll.store import DATA_DIR_ENV, PollStore
 from lessons.live.common import STEPS_ENV
+from lessons.live.race import WATCH_S
 from tests.browser.conftest import (
     ARTIFACTS,
     DESKTOP,
@@ -88,6 +89,18 @@ def _buttons(page) -> set[str]:
     return {b.inner_text().strip() for b in page.locator("[data-testid='stMain'] button").all()}
 
 
+def _changes_within(page, seconds: float) -> int:
+    """DOM changes in the page's main area during ``seconds`` (a rerun of a part marks its
+    elements stale, then fresh, even when they come back the same)."""
+    page.evaluate(
+        """() => { window.__changes = 0; new MutationObserver((ms) => { window.__changes +=
+        ms.length; }).observe(document.querySelector("[data-testid='stMain']"),
+        {subtree: true, childList: true, attributes: true, characterData: true}); }"""
+    )
+    time.sleep(seconds)
+    return page.evaluate("() => window.__changes")
+
+
 def test_a_phone_watches_the_teachers_run_grow(browser, live_server):
     srv, data = live_server
     store = PollStore(f"sqlite:///{Path(data) / 'polls.sqlite3'}")
@@ -97,6 +110,9 @@ def test_a_phone_watches_the_teachers_run_grow(browser, live_server):
     assert phone.page.evaluate("() => navigator.userAgent") == PHONE_UA
     assert not {"开始", "取消"} & _buttons(phone.page)
     assert "下一轮由老师开始" in phone.page.inner_text("[data-testid='stMain']")
+    # idle, the page is not sent again every few seconds: only a watch that draws nothing
+    # runs (lessons.live.race.idle_watch), so nothing on the screen changes in a while
+    assert _changes_within(phone.page, WATCH_S + 1.5) == 0
 
     teacher = _teacher_tab(browser, f"{srv.base}/live?present=1")
     start = teacher.page.get_by_role("button", name="Start", exact=True)
