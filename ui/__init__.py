@@ -63,7 +63,8 @@ def chart(
     (:func:`core.figures.base.take_title`), long panel titles are wrapped
     (:func:`core.figures.base.fit_phone`), a category axis labels every category (smaller labels,
     :func:`core.figures.margins.label_every_category`), and plotly's tool bar is off (without
-    hover it would stay over the chart's top).
+    hover it would stay over the chart's top). On every screen a horizontal axis title wider
+    than its room is wrapped (:func:`core.figures.margins.wrap_x_titles`).
 
     In presenter mode the figure is first fitted to the projector
     (:func:`core.figures.base.fit_projector`: every text at projector size, the title wrapped to
@@ -89,6 +90,10 @@ def chart(
         margins.label_every_category(fig, width_px=room, smallest=base.MIN_PHONE_TICK)
     else:
         room = base.LAPTOP_WIDTH * width
+    # a horizontal axis title wider than its room: on more lines (over another panel,
+    # smaller), not past the chart's edges
+    smallest = base.MIN_PROJECTOR_FONT if presenter() else base.MIN_PHONE_FONT
+    margins.wrap_x_titles(fig, width_px=room, wrap=base.wrap, smallest=smallest)
     margins.preset(fig, width_px=room)
     config = {"displaylogo": False, "responsive": True}
     if phone:

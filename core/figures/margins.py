@@ -15,7 +15,7 @@ import copy
 import json
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -32,6 +32,7 @@ _INVISIBLE = "\u200b\u200c\u200d\ufeff"
 
 TICK_SIZE = 12  # px: a tick label (axis or colour bar) whose size the figure leaves unset
 TITLE_SIZE = 14  # px: an axis title whose size the figure leaves unset
+TITLE_EDGE = 8  # px: an axis title keeps this much from the chart's edges (wrap_x_titles)
 LEGEND_SIZE = 12  # px: legend entries whose size the figure leaves unset
 BAR_TITLE_SIZE = 17  # px: a colour bar's title whose size the figure leaves unset (measured)
 STANDOFF = {"x": 20, "y": 24}  # px: Streamlit's axis title standoff
@@ -529,6 +530,59 @@ def preset(fig, *, width_px: float) -> dict[str, int]:
         got = result
     lay["margin"] = {**margin, **got}
     return got
+
+
+def wrap_x_titles(
+    fig, *, width_px: float, wrap: Callable[[str, float, float], str], smallest: float
+) -> list[str]:
+    """Wrap each horizontal axis title that is wider than the room it has. plotly centres an
+    axis title on its axis and never wraps it: on a phone a long one ran past the chart's
+    edges (eight parts in the two languages: the arena's bars, attention's maps, the probes'
+    curves). The room is twice the distance from the axis's centre to the nearer edge of a
+    chart ``width_px`` wide, with the margins :func:`preset` works out for it, less
+    :data:`TITLE_EDGE`; ``wrap`` breaks a text to a width (``core.figures.base.wrap``). The
+    title of an axis above another panel (a stacked subplot) is made smaller instead, not
+    under ``smallest`` px: an extra line would run into the panel under it. Returns the axes
+    whose titles changed, ["x", "x3"]; sets nothing else (call :func:`preset` after it: a
+    title on more lines asks for a deeper bottom margin)."""
+    lay: dict = fig._layout  # noqa: SLF001 (as preset)
+    data: list[dict] = fig._data  # noqa: SLF001
+    probe = SimpleNamespace(_layout=copy.deepcopy(lay), _data=data)
+    got = preset(probe, width_px=width_px)
+    plot_w = max(50.0, width_px - got["l"] - got["r"])
+    panels = [_domain(a) for n, a in _axes(lay, data).items() if n.startswith("y")]
+    wrapped = []
+    for name, axis in sorted(_axes(lay, data).items()):
+        title = _title(axis)
+        text = title.get("text")
+        if not name.startswith("x") or not text:
+            continue
+        lo, hi = _domain(axis)
+        centre = got["l"] + plot_w * (lo + hi) / 2
+        room = max(40.0, 2 * min(centre, width_px - centre) - TITLE_EDGE)
+        size = _size(title, "font", TITLE_SIZE)
+        wide = text_width(text, size)
+        if wide <= room:
+            continue
+        anchor = str(axis.get("anchor") or "y")
+        bottom = _domain(lay.get("yaxis" + anchor[1:]) or {})[0]
+        if any(top <= bottom for _, top in panels):  # a panel under it
+            small = max(smallest, math.floor(size * room / wide))
+            axis["title"] = {**title, "font": {**(title.get("font") or {}), "size": small}}
+            title, size = axis["title"], small
+            wrapped.append(name)
+            if text_width(text, size) <= room:
+                continue
+        line = room
+        for _ in range(8):  # wrap's widths are rough: narrower until the lines fit
+            new = wrap(str(text), size, line)
+            if text_width(new, size) <= room:
+                break
+            line *= 0.9
+        axis["title"] = {**title, "text": new}
+        if name not in wrapped:
+            wrapped.append(name)
+    return wrapped
 
 
 # ---- every category labelled -------------------------------------------------------------

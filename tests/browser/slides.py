@@ -54,9 +54,11 @@ MEASURE_JS = """() => {
       const y = Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top);
       if (a.width && b.width && x > 1 && y > 1) out.overlaps.push(ci);
     }
-    // a chart title, panel title or note wider than its chart: plotly cuts it at the edge
+    // a chart title, panel title, axis title or note wider than its chart: plotly cuts it
+    // at the edge (an axis title is centred on its axis and never wrapped by plotly)
     const box = c.getBoundingClientRect();
-    const texts = '.infolayer .g-gtitle text, .infolayer .gtitle, .infolayer .annotation text';
+    const texts = '.infolayer .g-gtitle text, .infolayer .gtitle, .infolayer .annotation text, ' +
+      '.infolayer [class^="g-x"][class$="title"] text, .infolayer [class^="g-y"][class$="title"] text';
     for (const el of c.querySelectorAll(texts)) {
       const b = el.getBoundingClientRect();
       if (b.width && (b.right > box.right + 1 || b.left < box.left - 1))
@@ -157,7 +159,7 @@ class Measure:
     min_font_text: str | None
     overlaps: list[int]
     min_heat_label: float | None
-    cut: list[str]  # chart titles, panel titles and notes running past their chart's edge
+    cut: list[str]  # chart, panel and axis titles and notes running past their chart's edge
     # per chart: its plot area's width (a panel's axis over its share of the width) as a
     # share of the chart's width
     narrow: list[float]

@@ -173,3 +173,73 @@ def test_overlapping_x_labels_turn_as_plotly_turns_them():
     assert cm._angle({}, words, 12, 10 * (3**0.5 * line + 0.5)) == 30.0
     assert cm._angle({}, words, 12, 10 * (3**0.5 * line - 0.5)) == 90.0
     assert cm._angle({"tickangle": -45}, words, 12, 10.0) == -45.0
+
+
+def _room(fig, width_px: float) -> float:
+    """The room a single-panel chart's x title has: twice its axis centre's distance to the
+    nearer edge, less the margin wrap_x_titles keeps."""
+    m = cm.preset(_copy(fig), width_px=width_px)
+    centre = m["l"] + (width_px - m["l"] - m["r"]) / 2
+    return 2 * min(centre, width_px - centre) - cm.TITLE_EDGE
+
+
+def _copy(fig):
+    return go.Figure(fig)
+
+
+@pytest.mark.parametrize(
+    "title",
+    [
+        "Edit-distance accuracy on this 40-word sentence, every model",
+        "这句 40 个词的句子上的编辑距离准确率（全部模型）",
+    ],
+)
+def test_a_long_x_title_is_wrapped_to_the_room_it_has_on_a_phone(title):
+    """plotly centres an axis title and never wraps it: on a phone the arena's bars' title
+    ran past the chart's right edge. Wrapped, every line fits; a short one is left alone."""
+    names = [f"GRU, C = {n}" for n in (32, 128, 256)]
+    fig = go.Figure(go.Bar(x=[0.2, 0.3, 0.4], y=names, orientation="h"))
+    fig.update_layout(xaxis_title=title, height=300)
+    room = _room(fig, base.PHONE_WIDTH)
+    assert cm.text_width(title, cm.TITLE_SIZE) > room  # it did run past an edge
+    got = cm.wrap_x_titles(fig, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12)
+    text = fig.layout.xaxis.title.text
+    assert (
+        got == ["x"]
+        and "<br>" in text
+        and text.replace("<br>", "").replace(" ", "") == (title.replace(" ", ""))
+    )
+    assert cm.text_width(text, cm.TITLE_SIZE) <= room
+    assert fig.layout.xaxis.title.font.size is None  # the size is kept: a bottom axis wraps
+    short = go.Figure(go.Bar(x=[0.2, 0.3, 0.4], y=names, orientation="h"))
+    short.update_layout(xaxis_title="accuracy")
+    assert cm.wrap_x_titles(short, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12) == []
+    assert short.layout.xaxis.title.text == "accuracy"
+    # the wrapped title's second line is room the bottom margin preset sets now makes
+    one_line = cm.preset(_copy(fig).update_layout(xaxis_title="x"), width_px=base.PHONE_WIDTH)
+    assert cm.preset(fig, width_px=base.PHONE_WIDTH)["b"] > one_line["b"]
+
+
+def test_a_long_x_title_over_another_panel_is_made_smaller_not_taller():
+    """A stacked panel's x title (attention's pairs on a phone): a second line would run into
+    the panel under it, so the title is made smaller, not under ``smallest``."""
+    fig = go.Figure()
+    fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2], xaxis="x", yaxis="y"))
+    fig.add_trace(go.Bar(x=["a", "b"], y=[1, 2], xaxis="x2", yaxis="y2"))
+    long = "English source word (⟨eos⟩ = the end of the sentence)"  # fits at 12 px, not 14
+    fig.update_layout(
+        yaxis={"domain": [0.6, 1.0]},
+        xaxis={"anchor": "y", "title": {"text": long}},
+        yaxis2={"domain": [0.1, 0.45]},
+        xaxis2={"anchor": "y2", "title": {"text": long}},
+        height=600,
+    )
+    got = cm.wrap_x_titles(fig, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12)
+    assert got == ["x", "x2"]
+    top, bottom = fig.layout.xaxis.title, fig.layout.xaxis2.title
+    assert "<br>" not in top.text and 12 <= top.font.size < cm.TITLE_SIZE
+    assert "<br>" in bottom.text and bottom.font.size is None
+    # too long even at the smallest size: smallest, and wrapped after all
+    fig.update_layout(xaxis_title_text=long + ", as the model reads it", xaxis_title_font_size=None)
+    assert cm.wrap_x_titles(fig, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12)
+    assert fig.layout.xaxis.title.font.size == 12 and "<br>" in fig.layout.xaxis.title.text
