@@ -58,7 +58,8 @@ MEASURE_JS = """() => {
     // at the edge (an axis title is centred on its axis and never wrapped by plotly)
     const box = c.getBoundingClientRect();
     const texts = '.infolayer .g-gtitle text, .infolayer .gtitle, .infolayer .annotation text, ' +
-      '.infolayer [class^="g-x"][class$="title"] text, .infolayer [class^="g-y"][class$="title"] text';
+      '.infolayer [class^="g-x"][class$="title"] text, ' +
+      '.infolayer [class^="g-y"][class$="title"] text';
     for (const el of c.querySelectorAll(texts)) {
       const b = el.getBoundingClientRect();
       if (b.width && (b.right > box.right + 1 || b.left < box.left - 1))
