@@ -547,7 +547,8 @@ def wrap_x_titles(
     title on more lines asks for a deeper bottom margin)."""
     lay: dict = fig._layout  # noqa: SLF001 (as preset)
     data: list[dict] = fig._data  # noqa: SLF001
-    probe = SimpleNamespace(_layout=copy.deepcopy(lay), _data=data)
+    # preset only replaces the layout's "margin": a shallow copy keeps the figure's own
+    probe = SimpleNamespace(_layout=dict(lay), _data=data)
     got = preset(probe, width_px=width_px)
     plot_w = max(50.0, width_px - got["l"] - got["r"])
     panels = [_domain(a) for n, a in _axes(lay, data).items() if n.startswith("y")]
