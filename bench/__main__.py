@@ -45,6 +45,8 @@ def _pages_options(add) -> None:
     no_pair = "no bare rerun after each page rerun (ratios against the bare run at the start)"
     add("--no-paired", dest="paired", action="store_false", help=no_pair)
     add("--pages", help="comma-separated slugs to measure (default: every page)")
+    aa = "times the bare page is measured as a page, among the pages: the run's noise (2)"
+    add("--aa", type=int, default=2, help=aa)
 
 
 def _class_options(add) -> None:
@@ -119,6 +121,8 @@ def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
                 p.error(f"--{name.replace('_', '-')} must be at least 1")
         if args.again < 0:
             p.error("--again must be 0 or more")
+        if args.aa < 0:
+            p.error("--aa must be 0 or more")
     elif args.command == "class":
         if not args.klass and not args.table:
             p.error("give the class sizes, e.g. 10,30,60,100")

@@ -210,22 +210,47 @@ def run_app(browser, args, errors) -> tuple:
         log(f"warm-up done {warm_s} s after launch" if warm_s is not None else "no warm-up line")
         rss["after_home"] = procs.rss_mb(server.pid)
         slugs = page_slugs(args.pages)
-        pages = measure_pages(browser, server, slugs, args, errors)
+        pages, aa = measure_pages(browser, server, slugs, args, errors)
         rss["after_all_pages"] = procs.rss_mb(server.pid)
         log(f"RSS after all pages: {rss['after_all_pages']} MB")
         rss |= run_sessions(browser, server, slugs, args.sessions, args.session_timeout, errors)
         rss["after_close"] = procs.rss_mb(server.pid)
         rss["sessions"] = args.sessions
         log(f"RSS: {rss}")
-    return pages, rss
+    return pages, rss, aa
 
 
-def measure_pages(browser, server, slugs: list[str], args, errors) -> dict[str, dict]:
-    """Every page's renders and reruns (paired with the bare page's unless --no-paired)."""
+def aa_positions(n_pages: int, n_aa: int) -> list[int]:
+    """Where the A/A rows go among ``n_pages`` pages (index ``i``: before page ``i``; ``n_pages``:
+    after the last), spread evenly, so the run's noise is sampled across its length."""
+    return [min(n_pages, round((j + 0.5) * n_pages / n_aa)) for j in range(n_aa)]
+
+
+def measure_pages(browser, server, slugs: list[str], args, errors) -> tuple[dict, list]:
+    """Every page's renders and reruns (paired with the bare page's unless --no-paired), and
+    ``--aa`` times the bare page measured exactly as a page is (a server of its own, the same
+    pairing): an A/A comparison whose ratios would all be 1 on a machine without noise."""
     bare_server, paired = start_paired(browser, errors) if args.paired else (None, None)
+    aa_server = None
     pages: dict[str, dict] = {}
+    aa: list[dict] = []
+    at = aa_positions(len(slugs), getattr(args, "aa", 0))
     try:
-        for slug in slugs:
+        if at:
+            aa_server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare_aa.log")
+        for i in range(len(slugs) + 1):
+            for _ in range(at.count(i)):
+                try:
+                    aa.append(measure_interactive(
+                        browser, aa_server.url("/"), args.reps, errors, again=args.again,
+                        paired=paired,
+                    ))  # fmt: skip
+                    log(f"A/A {len(aa)}: {aa[-1]}")
+                except (B.BenchTimeout, RuntimeError) as exc:
+                    errors.append(f"A/A {len(aa) + 1}: {exc}")
+            if i == len(slugs):
+                break
+            slug = slugs[i]
             rerun_url = page_url(server, slug, RERUN_PART[slug]) if slug in RERUN_PART else None
             try:
                 pages[slug] = measure_interactive(
@@ -240,7 +265,9 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> dict[str, 
         if paired is not None:
             paired.tab.context.close()
             procs.stop_server(bare_server)
-    return pages
+        if aa_server is not None:
+            procs.stop_server(aa_server)
+    return pages, aa
 
 
 def run(args) -> dict:
@@ -269,7 +296,7 @@ def run(args) -> dict:
         log(f"bare: {result['bare']}")
         if not args.dry_run:
             result["cold_start_s"] = run_cold(browser, args.cold_reps, errors)
-            result["pages"], result["rss_mb"] = run_app(browser, args, errors)
+            result["pages"], result["rss_mb"], result["aa"] = run_app(browser, args, errors)
     result["meta"]["load_end"] = procs.load_average()
     result["errors"] = errors
     if not args.dry_run:

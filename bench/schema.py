@@ -70,6 +70,9 @@ def validate(result: dict, pages: Iterable[str] = (), full: bool = True) -> list
             p.fig(f"pages.{slug}.{k}", figs.get(k))
         for k in (k for k in PAIRED_KEYS if k in figs):
             p.fig(f"pages.{slug}.{k}", figs[k])
+    for n, figs in enumerate(result.get("aa") or [], 1):  # optional: --aa 0 measures none
+        for k in (*RERUN_KEYS, *(k for k in PAIRED_KEYS if k in figs)):
+            p.fig(f"aa.{n}.{k}", figs.get(k))
     models = result.get("model_ms") or {}
     if not models and not p.explained:
         p.append("model_ms should be a non-empty object")
@@ -160,8 +163,46 @@ def _check(value: float | None, limit: float) -> dict:
 
 def bare_of(result: dict, slug: str, key: str) -> float | None:
     """The bare page's ``key`` a page's is compared with: paired when it was, else the start's."""
-    paired = ((result.get("pages") or {}).get(slug) or {}).get(f"bare_{key}")
+    return _paired(result, (result.get("pages") or {}).get(slug) or {}, key)
+
+
+def _paired(result: dict, figs: dict, key: str) -> float | None:
+    paired = figs.get(f"bare_{key}")
     return paired if paired is not None else (result.get("bare") or {}).get(key)
+
+
+def aa_ratios(result: dict) -> list[dict]:
+    """Each A/A row's ratios (the bare page measured as a page, against the bare runs paired
+    with it, exactly as a page's are computed): 1 on a machine without noise, so their spread
+    is the run's resolution. Information, never a budget line."""
+    out = []
+    for figs in result.get("aa") or []:
+        base, first = (_paired(result, figs, k) for k in ("rerun_ms_median", "first_render_s"))
+        out.append({
+            "first_render": ratio(figs.get("first_render_s"), first),
+            "rerun_median": ratio(figs.get("rerun_ms_median"), base),
+            "rerun_p95": ratio(figs.get("rerun_ms_p95"), base),
+        })  # fmt: skip
+    return out
+
+
+def aa_summary(result: dict) -> str:
+    """One sentence: the range of each A/A ratio, or '' without A/A rows."""
+    rows = aa_ratios(result)
+    if not rows:
+        return ""
+
+    def span(key: str) -> str:
+        vals = sorted(r[key] for r in rows if r[key] is not None)
+        if not vals:
+            return "not measured"
+        return _fmt(vals[0]) if vals[0] == vals[-1] else f"{_fmt(vals[0])}-{_fmt(vals[-1])}"
+
+    return (
+        f"A/A ({len(rows)}: the bare page measured as a page, against the bare runs paired "
+        f"with it): first render {span('first_render')}, rerun median {span('rerun_median')}, "
+        f"p95 {span('rerun_p95')}; the ratios a page would get for being the bare page itself."
+    )
 
 
 # Every line a ratio to a baseline of the same run (it holds on any machine), but model_ms
@@ -327,6 +368,14 @@ def _bench_table(result: dict) -> str:
         cells = (figs.get("bare_first_render_s"), first_ratio, figs.get("first_render_again_s"))
         paired = figs.get("bare_rerun_ms_median")
         lines.append(_row(slug, first, *cells, med, p95, paired, ratio(med, own), ratio(p95, own)))
+    for n, (figs, r) in enumerate(zip(result.get("aa") or [], aa_ratios(result)), 1):
+        first, med, p95 = (figs.get(k) for k in RERUN_KEYS)
+        again = figs.get("first_render_again_s")
+        cells = (figs.get("bare_first_render_s"), r["first_render"], again)
+        lines.append(_row(
+            f"bare page as a page (A/A {n})", first, *cells, med, p95,
+            figs.get("bare_rerun_ms_median"), r["rerun_median"], r["rerun_p95"],
+        ))  # fmt: skip
     cold, rss = result.get("cold_start_s", {}), result.get("rss_mb", {})
     app, hello = cold.get("app_home"), cold.get("hello")
     lines += [
@@ -358,4 +407,6 @@ def _bench_table(result: dict) -> str:
             f"Ratio budget: {n - len(failed)} of {n} lines met"
             + (f"; not met: {not_met}." if failed else ".")
         )
+        if aa_summary(result):
+            lines.append(aa_summary(result))
     return "\n".join(lines)

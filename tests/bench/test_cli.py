@@ -45,6 +45,7 @@ def test_help_of_every_subcommand(command, capsys):
     "bad, says",
     [
         (["pages", "--reps", "0"], "--reps must be at least 1"),
+        (["pages", "--aa", "-1"], "--aa must be 0 or more"),
         (["class", "30", "--abuser", "--replicas", "1,2"], "one replica count"),
         (["class", "30", "--replicas", "0"], "--replicas must be within 1..8"),
         (["class", "30", "--replicas", "1,1"], "a count twice"),

@@ -5,7 +5,8 @@ No timed assertion here: benchmark figures never decide whether the suite passes
 
 from __future__ import annotations
 
-from bench.schema import markdown_table, ratio_budget, validate
+from bench.pages import aa_positions
+from bench.schema import aa_ratios, aa_summary, markdown_table, ratio_budget, validate
 
 PAGES = ("home", "arena")
 
@@ -163,3 +164,39 @@ def test_markdown_table_has_a_row_per_page_and_model():
     assert "| home | 1 | — | 1.25 | 0.9 | 300 | 500 | — | 1.5 | 2.5 |" in table
     assert "| transformer | 5 | 31 | 60 |" in table
     assert "| 3 | 2 | 1.5 |" in table
+
+
+def test_aa_rows_are_spread_across_the_pages():
+    assert aa_positions(11, 2) == [3, 8]
+    assert aa_positions(11, 1) == [6]
+    assert aa_positions(4, 4) == [0, 2, 2, 4]  # never past the end (after the last page)
+    assert aa_positions(3, 0) == []
+    assert aa_positions(0, 2) == [0, 0]  # no page: both after the (absent) last
+
+
+def test_aa_rows_are_ratios_against_their_own_pairs_never_budget_lines():
+    aa = [
+        {"first_render_s": 2.0, "rerun_ms_median": 110.0, "rerun_ms_p95": 150.0,
+         "bare_first_render_s": 1.6, "bare_rerun_ms_median": 100.0},
+        {"first_render_s": 0.8, "rerun_ms_median": 180.0, "rerun_ms_p95": 300.0},  # not paired
+    ]  # fmt: skip
+    result = _result(aa=aa)
+    assert aa_ratios(result) == [
+        {"first_render": 1.25, "rerun_median": 1.1, "rerun_p95": 1.5},
+        {"first_render": 1.0, "rerun_median": 0.9, "rerun_p95": 1.5},  # the bare run at the start
+    ]
+    assert ratio_budget(result) == ratio_budget(_result())  # information, not a budget line
+    assert validate(result, PAGES) == []
+    table = markdown_table(result)
+    assert (
+        "| bare page as a page (A/A 1) | 2 | 1.6 | 1.25 | — | 110 | 150 | 100 | 1.1 | 1.5 |"
+        in table
+    )
+    assert "first render 1-1.25, rerun median 0.9-1.1, p95 1.5;" in aa_summary(result)
+    assert aa_summary(result) in table
+    assert aa_summary(_result()) == "" and "A/A" not in markdown_table(_result())
+
+
+def test_an_aa_row_with_a_missing_figure_needs_an_error():
+    result = _result(aa=[{"first_render_s": 1.0, "rerun_ms_median": None, "rerun_ms_p95": 2.0}])
+    assert validate(result, PAGES) == ["aa.1.rerun_ms_median is missing and no error says why"]
