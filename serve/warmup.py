@@ -87,9 +87,10 @@ def _mark_ready() -> None:
 
 def _warm_corpus() -> None:
     """The corpus splits behind the autoregressive and compression parts (~2.5 s on one
-    core), the compression page's n-gram counts (~8 s), its default prompt (~2 s) and the
-    RNN-gradients page's first study (~3 s), built once in the background so the first
-    class to open them does not wait."""
+    core), the compression page's n-gram counts (~8 s), its default prompt (~2 s), the
+    RNN-gradients page's first study (~3 s) and the arena's sentences of every length on its
+    default seed (~2.6 s), built once in the background so the first class to open them does
+    not wait."""
     try:
         from core import corpus, zoo
         from core.analysis import compression, ngram
@@ -105,6 +106,14 @@ def _warm_corpus() -> None:
 
         influence.fade_study()  # the RNN-gradients page's first part (~3 s)
     except Exception:  # noqa: BLE001  (missing weights: the page says which)
+        return
+    try:
+        from lessons.arena import common as arena
+        from lessons.arena import data as arena_data
+
+        # the arena's "Length" slider on its default seed, every length (~2.6 s)
+        arena_data.warm(arena_data.loadable(arena.MODELS))
+    except Exception:  # noqa: BLE001  (the page reports its own errors)
         return
 
 

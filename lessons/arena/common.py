@@ -12,6 +12,7 @@ import core.zoo as zoo
 import ui
 from core.analysis import arena as analysis
 from core.vocab import Vocab
+from lessons.arena import data
 from ui import models
 from ui.params import bound, get_choice, set_params
 
@@ -72,13 +73,8 @@ def open_zoo() -> tuple[list[str], dict[str, Any], Vocab]:
     except zoo.ZooError as err:
         models.show_zoo_error(err)
         st.stop()
-    available, missing = [], []
-    for name in MODELS:
-        try:
-            models.get_model(name)
-            available.append(name)
-        except zoo.ZooError:
-            missing.append(name)
+    available = list(data.loadable(MODELS))
+    missing = [name for name in MODELS if name not in available]
     if not available:
         models.require(*MODELS)  # names the first missing file and the rebuild command
         st.stop()

@@ -8,10 +8,12 @@ import datetime as dt
 import time
 from dataclasses import dataclass
 
-from core import corpus, lexicon
+from core import corpus, lexicon, zoo
 from core.analysis import arena as analysis
-from core.translate import translate_tokens
+from core.translate import InputError, prepare, translate_tokens
 from ui import cache, models
+
+DEFAULT_VIEW = "edit"  # the part's alignment view unless the visitor picks "position"
 
 # Latency: the translation's own decode, timed (no second decode on a new sentence: it was
 # half the model work of a click); "Measure again" takes the median of more runs.
@@ -108,3 +110,44 @@ def params(name: str) -> int:
 @cache.data(max_entries=64)
 def grammar(seed: int, length: int) -> corpus.Pair:
     return analysis.grammar_pair(seed, length)
+
+
+def grammar_key(seed: int, length: int) -> tuple[tuple[str, ...], tuple[str, ...]] | None:
+    """The sentence the grammar draws for ``(seed, length)`` as the part passes it to
+    :func:`sentence`: its source tokens (checked against the vocabulary, as the page
+    checks them) and its reference; None if the vocabulary cannot read it."""
+    pair = grammar(seed, length)
+    try:
+        tokens = prepare(" ".join(pair.src), models.get_vocabs()[0])
+    except InputError:
+        return None
+    return tuple(tokens), tuple(pair.tgt)
+
+
+def warm(
+    models_: tuple[str, ...], seed: int = analysis.DEFAULT_SEED, lengths: range | None = None
+) -> int:
+    """At the server's warm-up (``serve.warmup``): every model on the default seed's sentence
+    of every length, in the part's default view, so the "Length" slider a teacher drags
+    answers from the cache (a new length was seven translations, ~110 ms of a click at 40
+    words; all 55 lengths take ~2.6 s of one thread, once a process). ``models_``: the
+    models the part would show (those whose weights load). Returns the sentences warmed."""
+    done = 0
+    for length in lengths or range(1, corpus.MAX_LEN + 1):
+        key = grammar_key(seed, length)
+        if key is not None:
+            sentence(models_, key[0], key[1], DEFAULT_VIEW, 0)
+            done += 1
+    return done
+
+
+def loadable(names: tuple[str, ...]) -> tuple[str, ...]:
+    """The models of ``names`` whose weights load, in order (the part's ``available``)."""
+    out = []
+    for name in names:
+        try:
+            models.get_model(name)
+            out.append(name)
+        except zoo.ZooError:
+            continue
+    return tuple(out)

@@ -80,7 +80,9 @@ def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) ->
                 "mode", common.MODES, "show", "arena_mode", help=t(P + "mode_help")
             )
         with c2:
-            view = common.choice("view", VIEWS, "edit", "arena_view", help=t(P + "view_help"))
+            view = common.choice(
+                "view", VIEWS, data.DEFAULT_VIEW, "arena_view", help=t(P + "view_help")
+            )
     n_models = len(available)
     revealed = ui.params.get_int("reveal", 0, len(common.MODELS), 0)
     signature = (source, tuple(tokens or ()))  # a new sentence in predict mode hides all again

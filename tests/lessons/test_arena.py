@@ -429,3 +429,25 @@ def test_distance_caption_says_where_each_cnn_reaches_chance():
         lost = next(d for d, a in zip(ds[solved + 1 :], accs[solved + 1 :]) if a < 0.2)
         assert f"{lexicon.name(name, 'en')} from d = {lost} " in text, (name, lost, text)
     assert "guessing" not in text and "just past its receptive field" not in text
+
+
+def test_the_warm_up_fills_the_cache_the_length_slider_reads(dev_zoo, monkeypatch):
+    """serve.warmup warms the default seed's sentences: the part, at a warmed length, finds
+    the whole sentence in the cache (no model runs, nothing is scored again); at another
+    length it runs every model."""
+    from core.analysis import arena as analysis
+    from lessons.arena import common, data
+
+    available = data.loadable(common.MODELS)
+    assert available == tuple(zoo.TRANSLATION_MODELS)  # the dev zoo has every model
+    assert data.warm(available, lengths=range(12, 14)) == 2
+    calls = []
+    real = data.translate
+    monkeypatch.setattr(data, "translate", lambda *a: calls.append(a[0]) or real(*a))
+    seed = str(analysis.DEFAULT_SEED)
+    for length in ("12", "13"):
+        at = make_app(ARENA, lang="en", input="grammar", seed=seed, len=length).run()
+        assert not at.exception, [e.value for e in at.exception]
+        assert len(_bars(at)) == len(available) and calls == []
+    at = make_app(ARENA, lang="en", input="grammar", seed=seed, len="14").run()
+    assert not at.exception and sorted(set(calls)) == sorted(available)

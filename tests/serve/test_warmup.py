@@ -79,8 +79,22 @@ def test_the_corpus_warm_up_fills_the_caches_the_compression_page_reads(monkeypa
     monkeypatch.setattr(
         compression, "corpus_window_example", lambda seed: calls.append(("prompt", seed))
     )
+    from core.analysis import influence
+    from lessons.arena import common as arena
+    from lessons.arena import data as arena_data
+
+    monkeypatch.setattr(influence, "fade_study", lambda: calls.append(("fade",)))
+    monkeypatch.setattr(arena_data, "loadable", lambda names: ("m1", "m2"))
+    monkeypatch.setattr(arena_data, "warm", lambda names: calls.append(("arena", names)))
     warmup._warm_corpus()
-    assert calls == [("splits", 77), ("stats", 77), ("prompt", 77)]
+    assert calls == [
+        ("splits", 77),
+        ("stats", 77),
+        ("prompt", 77),
+        ("fade",),
+        ("arena", ("m1", "m2")),
+    ]
+    assert arena.MODELS  # the arena's every-length warm-up: tests/lessons/test_arena.py
     # the page asks for the counts up to CORPUS_MAX_N: the warm-up's default, the same key
     monkeypatch.undo()
     n_max = inspect.signature(ngram.corpus_stats).parameters["n_max"].default
