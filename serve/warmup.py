@@ -88,9 +88,9 @@ def _mark_ready() -> None:
 def _warm_corpus() -> None:
     """The corpus splits behind the autoregressive and compression parts (~2.5 s on one
     core), the compression page's n-gram counts (~8 s), its default prompt (~2 s), the
-    RNN-gradients page's first study (~3 s) and the arena's sentences of every length on its
-    default seed (~2.6 s), built once in the background so the first class to open them does
-    not wait."""
+    RNN-gradients page's first study (~3 s), then the sliders a teacher drags on their
+    defaults (:data:`SLIDERS`), built once in the background so the first class to open
+    them does not wait."""
     try:
         from core import corpus, zoo
         from core.analysis import compression, ngram
@@ -107,14 +107,18 @@ def _warm_corpus() -> None:
         influence.fade_study()  # the RNN-gradients page's first part (~3 s)
     except Exception:  # noqa: BLE001  (missing weights: the page says which)
         return
-    try:
-        from lessons.arena import common as arena
-        from lessons.arena import data as arena_data
+    for warm in SLIDERS:
+        try:
+            module, name = warm.split(":")
+            getattr(importlib.import_module(module), name)()
+        except Exception:  # noqa: BLE001  (the page reports its own errors)
+            continue
 
-        # the arena's "Length" slider on its default seed, every length (~2.6 s)
-        arena_data.warm(arena_data.loadable(arena.MODELS))
-    except Exception:  # noqa: BLE001  (the page reports its own errors)
-        return
+
+# Every value of a part's main slider, the part's other controls at their defaults: the
+# arena's "Length" on its default seed (55 sentences x 7 models, ~2.6 s), the RNN-gradients
+# page's spectral radius (21 values, ~0.9 s). Each is a function of no argument.
+SLIDERS = ("lessons.arena.data:warm_default", "lessons.rnn_gradients.data:warm_fresh")
 
 
 def _freeze() -> None:

@@ -141,6 +141,13 @@ def warm(
     return done
 
 
+def warm_default() -> int:
+    """:func:`warm` for the models the part shows (``serve.warmup.SLIDERS``)."""
+    from lessons.arena.common import MODELS
+
+    return warm(loadable(MODELS))
+
+
 def loadable(names: tuple[str, ...]) -> tuple[str, ...]:
     """The models of ``names`` whose weights load, in order (the part's ``available``)."""
     out = []

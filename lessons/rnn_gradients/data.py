@@ -24,6 +24,10 @@ N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
 N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per position each)
 FADING, GATED = influence.FADE_MODELS  # part 1: the plain tanh RNN beside the GRU
 N_LONG, MIN_WORDS = influence.FADE_LONG  # part 1's evidence: test sentences of 40+ words
+# Part 2's controls: the spectral radius slider (its range, step and default) and the defaults
+# of length, drive, seed and quantity (the page and the server's warm-up read them here)
+RADIUS_MIN, RADIUS_MAX, RADIUS_STEP, RADIUS_DEFAULT = 0.5, 1.5, 0.05, 0.9
+FRESH_DEFAULTS = {"length": 60, "drive": "0.1", "seed": 0, "quantity": "state"}
 
 
 @cache.data(max_entries=64)
@@ -41,6 +45,22 @@ def fresh_curves(radius: float, length: int, drive: float, seed: int, quantity: 
     out["eig"] = analysis.eigenvalues(w)
     out["sigma1"] = analysis.largest_singular_value(w)
     return out
+
+
+def radii() -> list[float]:
+    """Every value the radius slider can take, rounded as the part rounds it."""
+    n = round((RADIUS_MAX - RADIUS_MIN) / RADIUS_STEP)
+    return [round(RADIUS_MIN + i * RADIUS_STEP, 2) for i in range(n + 1)]
+
+
+def warm_fresh() -> int:
+    """At the server's warm-up (``serve.warmup``): part 2's curves at every radius with the
+    other controls at their defaults, so the radius a teacher drags answers from the cache
+    (a new radius was ~40-80 ms of a click; all 21 take ~0.9 s of one thread, once)."""
+    d = FRESH_DEFAULTS
+    for radius in radii():
+        fresh_curves(radius, d["length"], float(d["drive"]), d["seed"], d["quantity"])
+    return len(radii())
 
 
 def _trained_curves(loaded: dict) -> dict:

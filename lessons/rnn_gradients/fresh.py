@@ -21,10 +21,11 @@ DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
 def show() -> None:
     st.header(t(R + "fresh.header"))
     s = ui.slide(t(R + "fresh.lead"))
-    quantity = ui.params.get_choice("q", QUANTITIES, default="state")
-    length = ui.params.get_int("T", 20, 100, 60)
-    drive = ui.params.get_choice("drive", DRIVES, default="0.1")
-    seed = ui.params.get_int("seed", 0, 999, 0)
+    d = data.FRESH_DEFAULTS
+    quantity = ui.params.get_choice("q", QUANTITIES, default=d["quantity"])
+    length = ui.params.get_int("T", 20, 100, d["length"])
+    drive = ui.params.get_choice("drive", DRIVES, default=d["drive"])
+    seed = ui.params.get_int("seed", 0, 999, d["seed"])
     with s.more:
         quantity = quantity_picker()
         left, middle, right = st.columns(3)
@@ -54,12 +55,13 @@ def show() -> None:
 @ui.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
 def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     chart_place = st.container()
-    radius = ui.params.get_float("rho", 0.5, 1.5, 0.9)
+    lo, hi = data.RADIUS_MIN, data.RADIUS_MAX
+    radius = ui.params.get_float("rho", lo, hi, data.RADIUS_DEFAULT)
     radius = st.slider(
         t(R + "fresh.radius"),
-        0.5,
-        1.5,
-        step=0.05,
+        lo,
+        hi,
+        step=data.RADIUS_STEP,
         help=t(R + "fresh.radius_help"),
         **ui.params.bound("rho", radius, key="rnng_rho"),
     )

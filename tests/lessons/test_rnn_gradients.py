@@ -747,3 +747,23 @@ def test_part_1_states_the_numbers_of_the_shipped_models(lang):
     words = chart(at, "How much each word can move C")
     assert [len(arr(tr["y"])) for tr in words["data"]] == [len(cmp.text.split())] * 2
     st.cache_resource.clear()
+
+
+def test_the_warm_up_fills_the_cache_the_radius_slider_reads(fake_zoo, monkeypatch):
+    """serve.warmup computes part 2 at every radius the slider offers (the other controls at
+    their defaults): the part then draws any of them without building a cell."""
+    from core.analysis import rnn_gradients as analysis
+    from lessons.rnn_gradients import data
+
+    assert data.radii()[:3] == [0.5, 0.55, 0.6] and data.radii()[-1] == 1.5
+    assert data.RADIUS_DEFAULT in data.radii() and len(data.radii()) == 21
+    assert data.warm_fresh() == 21
+    built = []
+    real = analysis.fresh_cell
+    monkeypatch.setattr(analysis, "fresh_cell", lambda *a, **k: built.append(a) or real(*a, **k))
+    for rho in ("0.9", "1.35", "0.55"):
+        at = make_app(PAGE, lang="en", part="fresh", rho=rho).run(timeout=300)
+        assert not at.exception and f"ρ = {float(rho)}" in str(chart(at, "Untrained cells"))
+    assert built == []
+    at = make_app(PAGE, lang="en", part="fresh", rho="1.1", T="61").run(timeout=300)
+    assert not at.exception and built  # another length: computed on the click
