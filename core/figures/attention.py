@@ -14,7 +14,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core import lexicon
-from core.figures import base
+from core.figures import base, margins
 
 
 def _matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
@@ -226,6 +226,22 @@ def _tick_angle(n: int) -> int:
     return -45 if n > 8 else 0
 
 
+# px: the narrowest plot a page's bars are drawn in (a phone's: its y title and ticks take
+# ~70 px of base.PHONE_WIDTH; ui.chart fits nothing else of them) and a slide's
+_BAR_PLOT = {False: base.PHONE_WIDTH - 70, True: base.PRESENTER_WIDTH - 90}
+
+
+def _bar_tick_angle(labels: Sequence[str], s: base.Scale) -> int:
+    """Words under bars: slanted when there are more than 8, or when the widest would not
+    stand in its bar's share of the narrowest plot the figure is drawn in (a phone's for a
+    page: the pair's "power/transformer" among six bars ran into its neighbours)."""
+    if _tick_angle(len(labels)) or not labels:
+        return _tick_angle(len(labels))
+    room = _BAR_PLOT[s is base.PRESENTER] / len(labels)
+    widest = max(margins.text_width(x, s.font) for x in labels)
+    return -45 if widest + 0.5 * s.font > room else 0
+
+
 def weight_bars(
     labels: Sequence[str],
     weights: Sequence[float] | np.ndarray,
@@ -268,7 +284,12 @@ def weight_bars(
         layout=dict(
             template=base.template(presenter),
             title_text=title,
-            xaxis=_axis(s, x_title, type="category", tickangle=_tick_angle(w.size)),
+            xaxis=_axis(
+                s,
+                x_title,
+                type="category",
+                tickangle=_bar_tick_angle(base.unique_labels(labels), s),
+            ),
             yaxis=_axis(s, y_title),
             legend=dict(
                 orientation="h",
@@ -320,7 +341,7 @@ def _words_px(labels: Sequence[str], s: base.Scale, x_title: str = "") -> int:
     """The room under a panel for its words (slanted ones take their length times
     sin 45°) and its axis title."""
     px = s.font * 1.8
-    if _tick_angle(len(labels)):
+    if _bar_tick_angle(labels, s):
         px += 0.45 * s.font * max(len(str(x)) for x in labels)
     if x_title:
         px += (s.font + 2) * 1.8
@@ -599,7 +620,7 @@ def bar_panels(
             p.x_title,
             type="category",
             anchor=f"y{n}",
-            tickangle=_tick_angle(len(xl)),
+            tickangle=_bar_tick_angle(xl, s),
             **({"matches": "x"} if share_x and i else {}),
         )
         layout[f"yaxis{n}"] = _axis(s, p.y_title, domain=domain, anchor=f"x{n}")

@@ -685,6 +685,8 @@ def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
                 font["size"] = max(MIN_PHONE_FONT, math.floor(size * room / wide))
                 if max(_text_width(line, font["size"]) for line in lines) > room:
                     ann["text"] = wrap(str(ann["text"]), font["size"], room)
+                    if ann.get("xanchor") == "left":  # its lines from the same left edge
+                        ann.setdefault("align", "left")
     # a legend standing right of the plot would leave it a sliver of a phone's width (the
     # bottleneck's probe curves: 3 px): it lies above the plot instead, in rows
     legend = lay.get("legend") or {}

@@ -26,7 +26,7 @@ MEASURE_JS = """() => {
                first_top: null, first_height: null, first_visible: null,
                min_font: null, min_font_text: null, overlaps: [], min_heat_label: null,
                cut: [], narrow: [], heat_unlabelled: [], min_heat_tick: null,
-               clipped: [], control_bottom: null, control_text: null};
+               clipped: [], control_bottom: null, control_text: null, crowded: []};
   if (charts.length) {
     const r = charts[0].getBoundingClientRect();
     const top = r.top + window.scrollY;
@@ -64,6 +64,28 @@ MEASURE_JS = """() => {
       const b = el.getBoundingClientRect();
       if (b.width && (b.right > box.right + 1 || b.left < box.left - 1))
         out.cut.push(`chart ${ci}: ${el.textContent.slice(0, 40)}`);
+    }
+    // words under a plot that stand level (not slanted) and run into each other or into a
+    // title or note of the chart (a panel's title below them): too many for their axis
+    // (a text's box holds its line's leading: boxes a few px into each other vertically
+    // are glyphs that do not touch)
+    const meets = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 1 &&
+        Math.min(a.bottom, b.bottom) - Math.max(a.top, b.top) > 0.25 * Math.min(a.height, b.height);
+    const level = el => !/rotate\\((?!0[,)])/.test((el.getAttribute('transform') || '') + ' ' +
+        ((el.parentElement && el.parentElement.getAttribute('transform')) || ''));
+    const titles = [...c.querySelectorAll(texts)].map(el => el.getBoundingClientRect())
+        .filter(b => b.width);
+    for (const ax of c.querySelectorAll('.xaxislayer-above, .xaxislayer-below')) {
+      const words = [...ax.querySelectorAll('[class*="tick"] text')]
+          .filter(el => el.textContent.trim() && level(el))
+          .map(el => [el.textContent.trim().slice(0, 20), el.getBoundingClientRect()])
+          .filter(([, b]) => b.width).sort((p, q) => p[1].left - q[1].left);
+      for (let i = 0; i < words.length; i++) {
+        if (i && meets(words[i - 1][1], words[i][1]))
+          out.crowded.push(`chart ${ci}: "${words[i - 1][0]}" meets "${words[i][0]}"`);
+        if (titles.some(b => meets(b, words[i][1])))
+          out.crowded.push(`chart ${ci}: "${words[i][0]}" meets a title`);
+      }
     }
     // a plot squeezed by what stands beside it (a legend right of it on a phone)
     const fl = (c.querySelector('.js-plotly-plot') || {})._fullLayout;
@@ -169,6 +191,7 @@ class Measure:
     clipped: list[str]  # page text cut by a box that hides its overflow
     control_bottom: float | None  # where the part's step controls end (keys with "step")
     control_text: str | None
+    crowded: list[str]  # level words under a plot that meet each other or a title
 
     @property
     def in_view(self) -> float | None:

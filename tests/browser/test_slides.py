@@ -137,6 +137,8 @@ def _cut_problems(m, where: str) -> list[str]:
         out.append(f"{where}: text cut at the chart's edge: {m.cut}")
     if m.clipped:
         out.append(f"{where}: text cut by its box: {m.clipped}")
+    if m.crowded:
+        out.append(f"{where}: words under a plot run into each other or a title: {m.crowded}")
     return out
 
 

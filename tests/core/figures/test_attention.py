@@ -322,3 +322,33 @@ def test_bar_panels_check_their_input():
         F.bar_panels([F.BarPanel(list("abc"), [1, 2], "", "")])
     with pytest.raises(ValueError, match="reference"):
         F.bar_panels([F.BarPanel(list("ab"), [1, 2], "", "", reference=[1], reference_name="r")])
+
+
+def test_bar_words_slant_when_they_would_not_stand_side_by_side_on_a_phone():
+    """Six bars of short words stand level; the pair's panels ("transformer" among six bars)
+    would run their words into each other in a phone's ~290 px plot: slanted, with the room
+    under the panel for them (the next panel's title no longer sits on them). A slide (the
+    projector's plot is wider) keeps them level."""
+    short = ["they", "tested", "the", "big", "cat", "eos"]
+    long_ = ["they", "tested", "the", "power", "transformer", "⟨eos⟩"]
+    w = np.array([0.1, 0.1, 0.1, 0.3, 0.3, 0.1])
+
+    def lay(labels, presenter=False):
+        panels = [F.BarPanel(labels, w, title=t, y_title="w") for t in "AB"]
+        return _json(F.bar_panels(panels, presenter=presenter))["layout"]
+
+    flat, slanted = lay(short), lay(long_)
+    assert flat["xaxis"]["tickangle"] == 0 and slanted["xaxis"]["tickangle"] == -45
+    assert lay(long_, presenter=True)["xaxis"]["tickangle"] == 0
+    # the room under panel A (between its plot and panel B's title) grows for slanted words
+    gap = lambda la: (la["yaxis"]["domain"][0] - la["yaxis2"]["domain"][1]) * la["height"]  # noqa: E731
+    assert gap(slanted) > gap(flat) + 0.45 * 14 * 10  # ~ its longest word's slanted height
+    assert lay(short, presenter=True)["xaxis"]["tickangle"] == 0
+    single = _json(F.weight_bars(long_, w, title="t", x_title="x", y_title="y"))["layout"]
+    assert single["xaxis"]["tickangle"] == -45
+    assert (
+        _json(F.weight_bars(short, w, title="t", x_title="x", y_title="y"))["layout"]["xaxis"][
+            "tickangle"
+        ]
+        == 0
+    )

@@ -276,6 +276,15 @@ def test_on_a_phone_the_title_leaves_the_figure_and_panel_titles_fit():
     assert base.MIN_PHONE_FONT <= anns[0]["font"]["size"] < 16 and "<br>" not in anns[0]["text"]
     assert anns[1]["font"]["size"] == 16 and anns[1]["text"] == "short"
     assert anns[2]["font"]["size"] == base.MIN_PHONE_FONT and "<br>" in anns[2]["text"]
+    # subplot titles are centred: their lines stay centred; a title anchored on the panel's
+    # left edge (core.figures.attention's panels) gets its wrapped lines from that edge
+    assert "align" not in anns[2]
+    fig = make_subplots(rows=2, cols=1)
+    fig.add_annotation(text=long, x=0, xref="paper", xanchor="left", y=1, yref="paper",
+                       yanchor="bottom", showarrow=False, font=dict(size=16))  # fmt: skip
+    base.fit_phone(fig)
+    (ann,) = fig.to_dict()["layout"]["annotations"]
+    assert "<br>" in ann["text"] and ann["align"] == "left"
 
 
 def test_on_a_phone_a_right_legend_lies_above_the_plot_and_colour_bars_are_thin():
