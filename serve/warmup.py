@@ -10,6 +10,7 @@ failed import here is ignored: the page importing it will report the error itsel
 
 from __future__ import annotations
 
+import atexit
 import gc
 import importlib
 import os
@@ -47,6 +48,26 @@ READY_ENV = "ROAD_READY_FILE"  # written once warm (deploy/k8s: the readiness pr
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
+# Set when the process exits: the warm-up stops between two of its steps. A daemon thread
+# still inside torch when the interpreter finalises takes the process down with it
+# ("terminate called without an active exception", exit -6: a short script or a test
+# process that ran a page and exits while the warm-up translates).
+_stop = threading.Event()
+EXIT_WAIT_S = 30.0  # the longest single step (the n-gram counts, ~8 s on one core) and more
+
+
+def stopping() -> bool:
+    """Whether the process is exiting: a warm-up step that loops checks it between items."""
+    return _stop.is_set()
+
+
+@atexit.register
+def _stop_and_wait() -> None:
+    """At exit: ask the warm-up to stop and wait (bounded) until it has."""
+    _stop.set()
+    thread = _thread
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join(EXIT_WAIT_S)
 
 
 def _delay_s() -> float:
@@ -60,14 +81,19 @@ def _delay_s() -> float:
 
 def _import_all(modules: tuple[str, ...], corpus: bool = False, delay: float = 0.0) -> None:
     start = time.perf_counter()
-    time.sleep(delay)
+    if _stop.wait(delay):
+        return
     for name in modules:
+        if _stop.is_set():
+            return
         try:
             importlib.import_module(name)
         except Exception:  # noqa: BLE001  (the page that needs it will raise and explain)
             continue
     if corpus:
         _warm_corpus()
+        if _stop.is_set():
+            return
         _freeze()
         print(f"{DONE} {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
         _mark_ready()
@@ -96,18 +122,23 @@ def _warm_corpus() -> None:
         from core.analysis import compression, ngram
 
         seed = int(zoo.load_manifest().get("corpus", {}).get("seed", 1234))
-        corpus.shared_splits(seed)
-        ngram.corpus_stats(seed)
-        compression.corpus_window_example(seed)
+        for step in (corpus.shared_splits, ngram.corpus_stats, compression.corpus_window_example):
+            if _stop.is_set():
+                return
+            step(seed)
     except Exception:  # noqa: BLE001  (the page that needs them will raise and explain)
         return
     try:
         from core.analysis import influence
 
+        if _stop.is_set():
+            return
         influence.fade_study()  # the RNN-gradients page's first part (~3 s)
     except Exception:  # noqa: BLE001  (missing weights: the page says which)
         return
     for warm in SLIDERS:
+        if _stop.is_set():
+            return
         try:
             module, name = warm.split(":")
             getattr(importlib.import_module(module), name)()
@@ -117,7 +148,8 @@ def _warm_corpus() -> None:
 
 # Every value of a part's main slider, the part's other controls at their defaults: the
 # arena's "Length" on its default seed (55 sentences x 7 models, ~2.6 s), the RNN-gradients
-# page's spectral radius (21 values, ~0.9 s). Each is a function of no argument.
+# page's spectral radius (21 values, ~0.9 s). Each is a function of no argument that checks
+# :func:`stopping` between its items.
 SLIDERS = ("lessons.arena.data:warm_default", "lessons.rnn_gradients.data:warm_fresh")
 
 

@@ -132,8 +132,12 @@ def warm(
     answers from the cache (a new length was seven translations, ~110 ms of a click at 40
     words; all 55 lengths take ~2.6 s of one thread, once a process). ``models_``: the
     models the part would show (those whose weights load). Returns the sentences warmed."""
+    from serve.warmup import stopping
+
     done = 0
     for length in lengths or range(1, corpus.MAX_LEN + 1):
+        if stopping():  # the process is exiting (serve.warmup)
+            break
         key = grammar_key(seed, length)
         if key is not None:
             sentence(models_, key[0], key[1], DEFAULT_VIEW, 0)

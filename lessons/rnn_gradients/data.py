@@ -57,8 +57,12 @@ def warm_fresh() -> int:
     """At the server's warm-up (``serve.warmup``): part 2's curves at every radius with the
     other controls at their defaults, so the radius a teacher drags answers from the cache
     (a new radius was ~40-80 ms of a click; all 21 take ~0.9 s of one thread, once)."""
+    from serve.warmup import stopping
+
     d = FRESH_DEFAULTS
     for radius in radii():
+        if stopping():  # the process is exiting (serve.warmup)
+            return 0
         fresh_curves(radius, d["length"], float(d["drive"]), d["seed"], d["quantity"])
     return len(radii())
 

@@ -115,3 +115,51 @@ def test_only_the_app_warm_up_freezes_what_lives_for_good(monkeypatch):
         assert gc.get_freeze_count() > 1000  # this test process's own modules, at least
     finally:
         gc.unfreeze()
+
+
+EXIT_SCRIPT = """
+import sys, threading, time
+from serve import warmup
+import torch
+
+def translate_forever():  # the warm-up's torch work, as long as the process lives
+    x = torch.randn(300, 300)
+    while not warmup.stopping():
+        x = torch.tanh(x @ x.T / 300)
+
+warmup._thread = threading.Thread(target=translate_forever, daemon=True)
+warmup._thread.start()
+time.sleep(0.3)
+"""
+
+
+def test_a_process_exits_cleanly_while_its_warm_up_runs_torch():
+    """A process that ends while the warm-up thread is inside torch (a test process that ran
+    a page, a short script) was aborted at exit ("terminate called without an active
+    exception", exit code -6: 6 runs of 6 without the exit handler): at exit the warm-up is
+    asked to stop and waited for."""
+    import subprocess
+
+    from tests.conftest import ROOT
+
+    for _ in range(3):
+        proc = subprocess.run(
+            [sys.executable, "-c", EXIT_SCRIPT],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert proc.returncode == 0 and "terminate called" not in proc.stderr, proc.stderr[-500:]
+
+
+def test_a_stopping_warm_up_starts_no_further_step(monkeypatch):
+    from core import corpus
+
+    calls = []
+    monkeypatch.setattr(corpus, "shared_splits", lambda seed: calls.append(seed))
+    monkeypatch.setattr(warmup, "_stop", warmup.threading.Event())
+    warmup._stop.set()
+    warmup._warm_corpus()
+    warmup._import_all(("colorsys",), corpus=True)
+    assert calls == [] and warmup.stopping()
