@@ -114,3 +114,36 @@ def test_purge_from_the_command_line(tmp_path, monkeypatch, capsys):
             again.get(code)
     finally:
         again.dispose()
+
+
+def test_replicas_opening_a_new_sqlite_file_together_never_find_it_locked(tmp_path):
+    """Turning a new SQLite file to WAL needs it alone, and SQLite answers a connection that
+    meets another one doing it at once, without waiting (10 failures in 200 starts of six
+    replicas on the old code, 0 in 400 with the retry; about 9 runs in 10 of this test fail
+    on the old code)."""
+    for i in range(40):
+        assert _start_replicas(f"sqlite:///{tmp_path / f'polls{i}.sqlite3'}", 6) == []
+
+
+def test_the_wal_switch_retries_only_a_locked_database(monkeypatch):
+    import sqlite3
+
+    monkeypatch.setattr(ps.time, "sleep", lambda s: None)
+
+    class Cursor:
+        def __init__(self, errors):
+            self.errors, self.calls = list(errors), 0
+
+        def execute(self, sql):
+            self.calls += 1
+            if self.errors:
+                raise self.errors.pop(0)
+
+    locked = sqlite3.OperationalError("database is locked")
+    cur = Cursor([locked, locked])
+    ps._wal(cur)
+    assert cur.calls == 3
+    with pytest.raises(sqlite3.OperationalError, match="disk I/O"):
+        ps._wal(Cursor([sqlite3.OperationalError("disk I/O error")]))
+    with pytest.raises(sqlite3.OperationalError, match="locked"):
+        ps._wal(Cursor([locked] * ps.WAL_TRIES))
