@@ -235,8 +235,9 @@ def _bar_tick_angle(labels: Sequence[str], s: base.Scale) -> int:
     """Words under bars: slanted when there are more than 8, or when the widest would not
     stand in its bar's share of the narrowest plot the figure is drawn in (a phone's for a
     page: the pair's "power/transformer" among six bars ran into its neighbours)."""
-    if _tick_angle(len(labels)) or not labels:
-        return _tick_angle(len(labels))
+    angle = _tick_angle(len(labels))
+    if angle or not labels:
+        return angle
     room = _BAR_PLOT[s is base.PRESENTER] / len(labels)
     widest = max(margins.text_width(x, s.font) for x in labels)
     return -45 if widest + 0.5 * s.font > room else 0
