@@ -18,6 +18,11 @@ BASE_CSS = f"""
 <style>
 /* the app's HTML blocks (cards, chips, grids, tables): core/figures/arena.py */
 {ROAD_HTML_CSS}
+/* ... laid out and painted only near the screen (the arena's cards, confidence grid and numbers
+   table: ~1,600 elements under its chart, rerun by its slider off screen; their size is kept
+   once drawn). Paint containment clips at the box: a focus ring inside it is drawn inset */
+.road-html {{ content-visibility: auto; contain-intrinsic-size: auto 400px; }}
+.road-html :focus-visible {{ outline-offset: -3px !important; }}
 :focus-visible, [data-focus-visible="true"] {{
   outline: 3px solid {FOCUS} !important; outline-offset: 2px !important;
 }}

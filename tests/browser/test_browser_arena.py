@@ -1,0 +1,62 @@
+"""The arena's HTML blocks (cards, confidence grid, numbers table) in a real Chromium: drawn
+only near the screen, so the slider above them reruns them off screen without laying them
+out, drawn in full once scrolled to, and a keyboard's focus ring inside them not clipped by
+that containment. ~30 s on an idle machine."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.conftest import DESKTOP, reopened
+
+pytestmark = pytest.mark.browser
+
+# For each .road-html box: is its content rendered (not skipped by content-visibility), its
+# height, and how far below the screen's bottom its top is.
+_BOXES_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .road-html')].map(b => {
+  const r = b.getBoundingClientRect();
+  const child = b.firstElementChild;
+  return {rendered: child ? child.checkVisibility({contentVisibilityAuto: true}) : null,
+          height: r.height, below: r.top - innerHeight, nodes: b.querySelectorAll('*').length};
+})"""
+
+# The focused element's ring (outline and its offset around the border box) against the box
+# of the .road-html it is in: how many px the ring sticks out on its worst side.
+_RING_JS = """() => {
+  const el = document.activeElement, box = el.closest('.road-html');
+  const s = getComputedStyle(el), r = el.getBoundingClientRect(), b = box.getBoundingClientRect();
+  const out = parseFloat(s.outlineOffset) + parseFloat(s.outlineWidth);
+  return {visible: el.matches(':focus-visible'), style: s.outlineStyle,
+          out: Math.max(b.left - (r.left - out), (r.right + out) - b.right,
+                        b.top - (r.top - out), (r.bottom + out) - b.bottom)};
+}"""
+
+
+def test_blocks_under_the_fold_are_skipped_until_scrolled_to(server, browser):
+    with reopened(browser, server.url("/arena?lang=en"), DESKTOP) as tab:
+        page = tab.page
+        boxes = page.evaluate(_BOXES_JS)
+        assert len(boxes) == 3, boxes  # cards, confidence grid, numbers table
+        # a screen or more below (Chromium renders what is a little closer, ahead of a scroll)
+        below = [b for b in boxes if b["below"] > DESKTOP["height"]]
+        assert below, f"no HTML block a screen under the first to test with: {boxes}"
+        # off screen: in the DOM (a screen reader and find-in-page read them) but not rendered
+        assert all(b["nodes"] > 20 and b["rendered"] is False for b in below), boxes
+        last = page.locator('[data-testid="stMain"] .road-html').last
+        last.scroll_into_view_if_needed()
+        page.wait_for_timeout(300)  # the next frames render what came near the screen
+        drawn = page.evaluate(_BOXES_JS)[-1]
+        assert drawn["rendered"] is True and drawn["height"] > 50, drawn
+
+
+def test_a_focus_ring_inside_a_block_is_not_clipped(server, browser):
+    with reopened(browser, server.url("/arena?lang=en"), DESKTOP) as tab:
+        page = tab.page
+        scrollers = page.locator('[data-testid="stMain"] .road-html .road-scroll')
+        assert scrollers.count() >= 2  # the grid and the table scroll sideways on a phone
+        for i in range(scrollers.count()):
+            scrollers.nth(i).scroll_into_view_if_needed()
+            scrollers.nth(i).focus()
+            ring = page.evaluate(_RING_JS)
+            assert ring["visible"] and ring["style"] != "none", ring
+            assert ring["out"] <= 0.5, f"the focus ring sticks out of its clipped box: {ring}"
