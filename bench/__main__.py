@@ -44,6 +44,8 @@ def _pages_options(add) -> None:
     add("--dry-run", action="store_true", help="the bare page only")
     no_pair = "no bare rerun after each page rerun (ratios against the bare run at the start)"
     add("--no-paired", dest="paired", action="store_false", help=no_pair)
+    tab = "the paired bare tab: a new one beside each page's new tab (fresh), or one for the run"
+    add("--pair-tab", choices=("fresh", "warm"), default="fresh", help=tab + " (fresh)")
     add("--pages", help="comma-separated slugs to measure (default: every page)")
     aa = "times the bare page is measured as a page, among the pages: the run's noise (2)"
     add("--aa", type=int, default=2, help=aa)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -73,11 +74,29 @@ def render_again(browser, url: str, n: int, errors: list[str]) -> float | None:
 
 @dataclass
 class Paired:
-    """The bare page in a tab of its own, rerun after each of a page's reruns (same minute)."""
+    """The bare page in a tab of its own, rerun after each of a page's reruns (same minute).
+    ``fresh``: each page gets a new bare tab (a new session) of the same age as its own tab,
+    instead of this one tab kept for the whole run (``--pair-tab``; bench/README.md)."""
 
     tab: object
     control: B.Control
     url: str
+    fresh: bool = False
+
+
+@contextlib.contextmanager
+def fresh_pair(browser, paired: Paired, errors: list[str]) -> Iterator[tuple[Paired, float | None]]:
+    """The bare page opened in a new tab (a new session) now, beside a page just opened: the
+    pair for that page's reruns, and its first render (seconds; None if it did not finish:
+    the run's long-lived bare tab stands in)."""
+    with B.tab(browser, errors) as tab:
+        try:
+            first = round(B.render(tab, paired.url), 3)
+            pair = Paired(tab, B.pick_control(tab), paired.url)
+        except B.BenchTimeout as exc:
+            errors.append(f"fresh bare tab for {paired.url}: {exc}")
+            first, pair = None, paired
+        yield pair, first
 
 
 def measure_interactive(
@@ -85,9 +104,13 @@ def measure_interactive(
 ) -> dict:
     """First render of ``url`` in a new session, ``reps`` reruns of one control (on
     ``rerun_url`` when given), the median of ``again`` more first renders; each paired."""
-    with B.tab(browser, errors) as tab:
+    with B.tab(browser, errors) as tab, contextlib.ExitStack() as stack:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
-        if paired is not None:
+        if paired is not None and paired.fresh:
+            paired, out["bare_first_render_s"] = stack.enter_context(
+                fresh_pair(browser, paired, errors)
+            )
+        elif paired is not None:
             out["bare_first_render_s"] = render_again(browser, paired.url, 1, errors)
         if rerun_url and rerun_url != url:
             B.render(tab, rerun_url)  # the part with the control (untimed)
@@ -188,14 +211,17 @@ def run_sessions(browser, server, slugs: list[str], n: int, timeout_s: float, er
     return {"sessions_20": with_sessions, "sessions_peak": peak}
 
 
-def start_paired(browser, errors: list[str]) -> tuple[procs.Server | None, Paired | None]:
-    """The bare page in its own server and tab, for the reruns paired with each page's."""
+def start_paired(
+    browser, errors: list[str], fresh: bool = True
+) -> tuple[procs.Server | None, Paired | None]:
+    """The bare page in its own server and tab, for the reruns paired with each page's (with
+    ``fresh``, a new tab of it beside each page's new tab: :func:`fresh_pair`)."""
     server = None
     try:
         server = procs.start_server(str(BARE_APP), LOGS, LOGS / "bare_paired.log")
         tab = B.new_tab(browser, errors)
         B.render(tab, server.url("/"))
-        return server, Paired(tab, B.pick_control(tab), server.url("/"))
+        return server, Paired(tab, B.pick_control(tab), server.url("/"), fresh)
     except RuntimeError as exc:  # BenchTimeout too
         errors.append(f"paired bare page: {exc}")
         if server is not None:
@@ -230,7 +256,8 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> tuple[dict
     """Every page's renders and reruns (paired with the bare page's unless --no-paired), and
     ``--aa`` times the bare page measured exactly as a page is (a server of its own, the same
     pairing): an A/A comparison whose ratios would all be 1 on a machine without noise."""
-    bare_server, paired = start_paired(browser, errors) if args.paired else (None, None)
+    fresh = getattr(args, "pair_tab", "fresh") == "fresh"
+    bare_server, paired = start_paired(browser, errors, fresh) if args.paired else (None, None)
     aa_server = None
     pages: dict[str, dict] = {}
     aa: list[dict] = []
@@ -275,7 +302,8 @@ def run(args) -> dict:
     errors: list[str] = []
     meta = procs.run_meta() | {k: getattr(args, k) for k in ("reps", "again", "cold_reps")}
     meta |= {"sessions": args.sessions, "pages": args.pages or "all"}
-    result: dict = {"meta": meta | {"paired": bool(args.paired), "dry_run": bool(args.dry_run)}}
+    meta |= {"paired": bool(args.paired), "pair_tab": args.pair_tab if args.paired else None}
+    result: dict = {"meta": meta | {"dry_run": bool(args.dry_run)}}
     if not args.dry_run and not args.skip_models:
         from bench import models
 

@@ -258,6 +258,16 @@ def _row(*cells) -> str:
     return "| " + " | ".join(c if isinstance(c, str) else _fmt(c) for c in cells) + " |"
 
 
+# How the bare reruns a page's are divided by were taken (bench.pages.Paired; a result
+# without ``pair_tab`` predates the choice: one tab for the run)
+PAIRING = {
+    "fresh": "Each page's reruns are paired with a new bare tab opened beside the page's new tab "
+    "(both tabs the same age).",
+    "warm": "Each page's reruns are paired with one bare tab kept for the whole run (older and "
+    "warmer than each page's new tab).",
+}
+
+
 def _measured(run: dict) -> str:
     m = run.get("machine", {})
     return (
@@ -396,6 +406,8 @@ def _bench_table(result: dict) -> str:
     lines += ["", f"Loading the whole zoo: {_fmt(result.get('zoo_load_s'), ' s')}."]
     if meta:
         lines.append(_measured(meta))
+    if meta.get("paired") and result.get("pages"):
+        lines.append(PAIRING.get(meta.get("pair_tab") or "warm", ""))
     if result.get("pages") and result.get("bare"):
         rb = ratio_budget(result)
         n, failed = len(rb["lines"]), rb["failed"]
