@@ -31,13 +31,15 @@ def show() -> None:
                 words,
                 title=t(P + "read.title", model=ui.model_name(plain), n=len(tokens)),
                 x_title=t(P + "read.x"),
-                y_title=t(P + "read.y", size=size),
+                y_title=t(P + "read.y"),  # one title for every model: the plot stays put
                 context_label="C",
                 # on the projector one heatmap, big: C is its framed last column
                 context=None if presenter else context,
                 strip_title=t(P + "read.strip_title", size=size, n=len(tokens)),
                 strip_x_title=t(P + "read.strip_x"),
                 presenter=presenter,
+                # the labels of the widest model's dimensions: the plot stays put on a switch
+                label_digits=max(len(name.rsplit("_", 1)[1]) for name in data.PLAIN),
             ),
             key="bn_states",
         )

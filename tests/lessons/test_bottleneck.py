@@ -291,6 +291,22 @@ def test_plain_model_choice_changes_c_and_url(dev_zoo):
     assert any(_name("gru_plain_32") in title for title in _titles(at))
 
 
+@pytest.mark.parametrize("present", ["0", "1"])
+def test_the_states_plot_keeps_its_place_when_the_model_changes(dev_zoo, present):
+    """Each plain model's heatmap gets the same margins (its dimension labels padded to the
+    widest model's): the browser redraws it in place instead of measuring every label anew."""
+    at = _run(lang="en", part="read", present=present)
+    margins = {}
+    for name in ("gru_plain_32", "gru_plain_128", "gru_plain_256"):
+        at.segmented_control(key="bn_plain").set_value(name).run()
+        assert not at.exception
+        fig = _charts(at)[0]
+        rows = fig["data"][0]["z"]["shape"].split(",")[0]  # this model's dimensions
+        assert int(rows) == int(name.rsplit("_", 1)[1])
+        margins[name] = fig["layout"]["margin"]
+    assert len({json.dumps(m, sort_keys=True) for m in margins.values()}) == 1, margins
+
+
 def test_a_model_change_keeps_the_sentence_and_the_part_and_redraws_part_two(dev_zoo):
     at = _run(lang="en", part="read")
     at.button(key="bn_ex_16").click().run()

@@ -152,3 +152,22 @@ def test_states_heatmap_sends_float32_and_the_same_values():
         assert len(spec) < 65_000, len(spec)
     with pytest.raises(ValueError, match="NaN or infinity"):
         figs.states_heatmap(np.full((2, 3), np.inf), ["a", "<eos>"], **kwargs)
+
+
+def test_dimension_labels_are_a_quarter_apart_and_padded_to_one_width():
+    from core.figures.bottleneck import FIGURE_SPACE, dimension_ticks
+    from core.figures.margins import text_width
+
+    assert dimension_ticks(32) == {"tickvals": [8, 16, 24, 32], "ticktext": ["8", "16", "24", "32"]}
+    assert dimension_ticks(256, 3)["tickvals"] == [64, 128, 192, 256]
+    assert dimension_ticks(3)["tickvals"] == [1, 2, 3]  # fewer than four: every one
+    assert dimension_ticks(32, 3)["ticktext"][0] == FIGURE_SPACE * 2 + "8"
+    # the three plain models' labels take one width once padded to the widest model's
+    widest = {
+        n: max(text_width(t, 12) for t in dimension_ticks(n, 3)["ticktext"]) for n in (32, 128, 256)
+    }
+    assert len(set(widest.values())) == 1, widest
+    assert (
+        len({max(text_width(t, 12) for t in dimension_ticks(n)["ticktext"]) for n in (32, 256)})
+        == 2
+    )
