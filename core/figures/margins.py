@@ -34,6 +34,7 @@ TICK_SIZE = 12  # px: a tick label (axis or colour bar) whose size the figure le
 TITLE_SIZE = 14  # px: an axis title whose size the figure leaves unset
 TITLE_EDGE = 8  # px: an axis title keeps this much from the chart's edges (wrap_x_titles)
 LEGEND_SIZE = 12  # px: legend entries whose size the figure leaves unset
+TEXT_SIZE = 12  # px: an annotation whose size the figure leaves unset (Streamlit's theme)
 BAR_TITLE_SIZE = 17  # px: a colour bar's title whose size the figure leaves unset (measured)
 STANDOFF = {"x": 20, "y": 24}  # px: Streamlit's axis title standoff
 AXIS_PAD = 8  # px: Streamlit's margin.pad, between the plot area and an axis's labels

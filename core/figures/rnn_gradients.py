@@ -12,7 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from core import lexicon
-from core.figures import base
+from core.figures import base, margins
 
 # Points of the unit and radius circles on the eigenvalue plane: a regular 60-gon strays
 # from the true circle by r·(1 − cos 3°) ≈ 0.14 % of its radius, under half a pixel even at
@@ -28,6 +28,13 @@ _STACK_DECAY, _STACK_EIG = 300, 270
 # x axis's ticks and title under it, in fonts (measured: ~45 px at 14 px)
 _PHONE_Y_AXIS = 90
 _X_AXIS_FONTS = 3.4
+# The accuracy chart's plot area in px (width, height) at 1280 px, as its note's place is
+# worked out for it (measured in Chromium on the learning part: 742 x 263 on a laptop,
+# 1010 x 282 on the projector; a little less here, so a place found holds with some room),
+# and the room plotly's autorange leaves beyond the first and last distance (a fraction of
+# their span, measured 6.3 %).
+_PLOT_PX = {False: (740.0, 255.0), True: (1010.0, 275.0)}
+_X_PAD = 0.065
 
 
 def _positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -417,8 +424,9 @@ def accuracy_figure(
     phone: bool = False,
 ) -> go.Figure:
     """Accuracy against distance, one line per model, with the chance level dotted;
-    ``note`` (e.g. "LSTM and GRU overlap") is written inside the plot, top right, or with
-    ``phone`` wrapped under the plot (a phone's plot is narrower than one line of it)."""
+    ``note`` (e.g. "LSTM and GRU overlap") is written inside the plot where no line runs
+    through it (:func:`note_place`), or under the plot when there is no such place, and
+    always with ``phone`` (a phone's plot is narrower than one line of it)."""
     xs = np.asarray(distances, dtype=float)
     if xs.ndim != 1 or xs.size == 0 or not np.all(np.isfinite(xs)):
         raise ValueError(f"distances must be a finite non-empty 1-D sequence, got {xs.shape}")
@@ -426,7 +434,8 @@ def accuracy_figure(
         raise ValueError("series is empty; pass {name: values} with at least one line")
     s = base.scale(presenter)
     traces = _accuracy_traces(xs, series, looks or {}, s.palette)
-    notes, bottom = _accuracy_note(note, phone, s)
+    lines = [np.asarray(t.y, dtype=float) for t in traces]
+    notes, bottom = _accuracy_note(note, phone, s, xs, lines, chance, presenter)
     layout = _layout_dict(
         presenter,
         title,
@@ -470,21 +479,101 @@ def _accuracy_traces(
     return traces
 
 
-def _accuracy_note(note: str | None, phone: bool, s: base.Scale) -> tuple[list[dict], int | None]:
-    """The note as an annotation (inside the plot, top right; on a phone wrapped under the
-    plot) and, on a phone, the bottom margin it needs (else ``None``)."""
+def _accuracy_note(
+    note: str | None,
+    phone: bool,
+    s: base.Scale,
+    xs: np.ndarray | None = None,
+    lines: Sequence[np.ndarray] = (),
+    chance: float = 0.0,
+    presenter: bool = False,
+) -> tuple[list[dict], int | None]:
+    """The note as an annotation, inside the plot where no line runs through it
+    (:func:`note_place`; ``xs`` and ``lines`` are the plotted values), else, and always on a
+    phone, wrapped under the plot; and the bottom margin the latter needs (else ``None``)."""
     if not note:
         return [], None
-    if not phone:
-        where = dict(xref="x domain", x=1, xanchor="right", yref="y", y=1.0, yanchor="top")
-        return [dict(text=note, showarrow=False, **where)], None
+    if not phone and xs is not None:
+        inside = note_place(note, xs, lines, chance, presenter)
+        if inside is not None:
+            return [inside], None
     # under the x ticks and the axis title, from the plot's left edge, wrapped to it
-    text = base.wrap(note, s.font, base.PHONE_WIDTH - _PHONE_Y_AXIS)
+    width = base.PHONE_WIDTH - _PHONE_Y_AXIS if phone else _PLOT_PX[presenter][0]
+    text = base.wrap(note, s.font, width)
     below = _X_AXIS_FONTS * s.font
-    lines = text.count("<br>") + 1
+    n_lines = text.count("<br>") + 1
     where = dict(xref="paper", x=0, xanchor="left", align="left", yref="paper", y=0)
     note_below = dict(text=text, showarrow=False, yanchor="top", yshift=-below, **where)
-    return [note_below], int(below + lines * s.font * 1.3 + 12)
+    return [note_below], int(below + n_lines * s.font * 1.3 + 12)
+
+
+def note_place(
+    note: str,
+    xs: np.ndarray,
+    lines: Sequence[np.ndarray],
+    chance: float,
+    presenter: bool,
+    y_max: float = 1.05,
+) -> dict | None:
+    """Where ``note`` goes inside the accuracy plot (y from 0 to ``y_max``): right-aligned
+    at the plot's right edge, on as few lines as it can and, among those, as high as it can
+    with no line or marker within half a marker and a line's width of its text, and above
+    the chance line and its label. A search over every wrapping of the note into one to
+    three lines and tops in steps of 1/40 of the axis, in px of the plot as the app draws
+    it at 1280 px (:data:`_PLOT_PX`), the note in the size it is drawn in (the projector's
+    font, else Streamlit's theme's). ``None`` when no place is free (then the note goes under
+    the plot)."""
+    s = base.scale(presenter)
+    font = s.font if presenter else margins.TEXT_SIZE
+    width_px, height_px = _PLOT_PX[presenter]
+    lo, hi = float(np.min(xs)), float(np.max(xs))
+    pad = _X_PAD * ((hi - lo) or 1.0)  # plotly's autorange leaves room for the end markers
+    x0, x1 = lo - pad, hi + pad
+    to_px = np.array([width_px / (x1 - x0), height_px / y_max])
+    clear = s.marker / 2 + s.line  # px kept free around the text
+    # the plotted polylines, each point in px, densely sampled so a segment is caught
+    sampled = []
+    for ys in lines:
+        pts = np.column_stack([xs, np.asarray(ys, dtype=float)])
+        steps = np.linspace(0.0, 1.0, 25)[:-1, None]
+        dense = [a + steps * (b - a) for a, b in zip(pts[:-1], pts[1:], strict=True)]
+        sampled.append(np.vstack([*dense, pts[-1:]]) - [x0, 0.0])
+    points = np.vstack(sampled) * to_px if sampled else np.zeros((0, 2))
+    floor_px = chance * to_px[1] + 1.6 * font + clear  # the chance line's label hangs under it
+    for text in _wrappings(note, font):
+        n_lines = text.count("<br>") + 1
+        box_w = margins.text_width(text, font) + 2 * clear
+        box_h = n_lines * font * 1.3 + 2 * clear
+        left = width_px - box_w
+        for top in np.arange(y_max * to_px[1], floor_px + box_h - 1e-9, -y_max * to_px[1] / 40):
+            bottom = top - box_h
+            inside = (points[:, 0] >= left) & (points[:, 1] >= bottom) & (points[:, 1] <= top)
+            if not inside.any():
+                return dict(
+                    text=text,
+                    showarrow=False,
+                    xref="x domain",
+                    x=1,
+                    xanchor="right",
+                    align="right",
+                    yref="y",
+                    y=round(float((top - clear) / to_px[1]), 4),
+                    yanchor="top",
+                    font=dict(size=font),
+                )
+    return None
+
+
+def _wrappings(note: str, font: float) -> list[str]:
+    """``note`` on one line, then wrapped into two and three lines, each as narrow as
+    :func:`core.figures.base.wrap` makes it on that many lines."""
+    full = margins.text_width(note, font)
+    out: dict[int, str] = {1: note}
+    for factor in np.linspace(1.0, 0.25, 31):  # narrower and narrower: the last one kept
+        text = base.wrap(note, font, full * factor)
+        if "<br>" in text:
+            out[text.count("<br>") + 1] = text
+    return [out[n] for n in sorted(out) if n <= 3]
 
 
 def _hline(y: float, line: dict, presenter: bool) -> dict:

@@ -168,7 +168,8 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
     assert phone["data"] == wide["data"]
     assert phone["layout"]["annotations"][0] == wide["layout"]["annotations"][0]  # chance
     on_plot, below = wide["layout"]["annotations"][1], phone["layout"]["annotations"][1]
-    assert on_plot["text"] == note and on_plot["yref"] == "y"  # inside the plot, top right
+    assert on_plot["text"] == note and on_plot["yref"] == "y"  # inside the plot, right
+    assert on_plot["xref"] == "x domain" and on_plot["x"] == 1 and on_plot["xanchor"] == "right"
     assert below["text"].replace("<br>", " ") == note  # the same words, wrapped
     lines = below["text"].split("<br>")
     assert len(lines) > 1

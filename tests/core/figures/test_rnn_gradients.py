@@ -166,3 +166,73 @@ def test_fade_words_figure_draws_one_line_per_model_over_the_words():
         figures.fade_words_figure(words, {"A": [1.0, 1.0]}, title="", x_title="", y_title="")
     with pytest.raises(ValueError, match="empty"):
         figures.fade_words_figure(words, {}, title="", x_title="", y_title="")
+
+
+# ---- the accuracy chart's note: inside the plot where no line runs through it ------------
+
+NOTE = "LSTM / GRU: the same accuracy at every distance (the lines overlap)"
+NOTE_ZH = "LSTM / GRU：每个距离上的准确率都相同（两条线重合）"
+DISTANCES = np.arange(5, 65, 5, dtype=float)
+TOP = np.ones(DISTANCES.size)  # the gated cells' lines, on top of each other at 100 %
+
+
+def _note(lines, presenter, note=NOTE, chance=0.1):
+    return figures.note_place(note, DISTANCES, lines, chance, presenter)
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+@pytest.mark.parametrize("note", [NOTE, NOTE_ZH])
+def test_the_note_keeps_its_words_on_one_to_three_lines(presenter, note):
+    texts = figures._wrappings(note, 22 if presenter else 12)
+    assert [t.count("<br>") + 1 for t in texts] == [1, 2, 3]
+    glue = "" if note is NOTE_ZH else " "
+    assert all(glue.join(t.split("<br>")) == note for t in texts)
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_a_clear_plot_puts_the_note_on_one_line_under_the_top_lines(presenter):
+    low = np.full(DISTANCES.size, 0.3)
+    place = _note([low, TOP, TOP], presenter)
+    assert "<br>" not in place["text"]
+    assert (place["xref"], place["x"], place["xanchor"]) == ("x domain", 1, "right")
+    assert place["yanchor"] == "top" and 0.9 < place["y"] < 1.0  # right under the 100 % lines
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_a_line_across_the_top_pushes_the_note_under_it(presenter):
+    high = np.full(DISTANCES.size, 0.92)  # too little room between it and 100 % for a line
+    place = _note([high, TOP, TOP], presenter)
+    assert place["y"] < 0.9
+    assert "<br>" not in place["text"]  # nothing else in the way: still one line
+
+
+def test_a_falling_line_wraps_the_note_into_the_free_corner_on_the_projector():
+    # the shipped Vanilla RNN's held-out accuracy (2026-12 probes): the one-line note, 690 px
+    # on the projector, would reach back to distance ~20 where the line is still at 93 %
+    rnn = np.array([0.975, 0.95, 0.95, 0.935, 0.885, 0.83, 0.735, 0.54, 0.39, 0.24, 0.17, 0.11])
+    place = _note([rnn, TOP, TOP], presenter=True)
+    assert place["text"].count("<br>") == 1
+    assert place["y"] > 0.85  # still right under the lines it is about
+    # on the laptop (12 px text in a 740-px plot) one line clears it
+    assert "<br>" not in _note([rnn, TOP, TOP], presenter=False)["text"]
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_a_plot_full_of_lines_sends_the_note_under_it(presenter):
+    lines = [np.full(DISTANCES.size, y) for y in np.arange(0.15, 1.0, 0.08)]
+    assert _note([*lines, TOP], presenter) is None
+    fig = figures.accuracy_figure(
+        DISTANCES,
+        {f"m{i}": v for i, v in enumerate([*lines, TOP])},
+        chance=0.1,
+        chance_label="chance",
+        title="accuracy",
+        x_title="distance",
+        y_title="accuracy",
+        presenter=presenter,
+        note=NOTE,
+    ).to_dict()
+    below = fig["layout"]["annotations"][-1]
+    assert below["yref"] == "paper" and below["y"] == 0 and below["yanchor"] == "top"
+    assert below["text"].replace("<br>", " ") == NOTE
+    assert fig["layout"]["margin"]["b"] > -below["yshift"]  # the margin holds it
