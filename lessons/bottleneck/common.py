@@ -115,7 +115,7 @@ def plain_picker() -> str:
     lang = ui.current_lang()
 
     def plain_label(name: str) -> str:  # fixed language: Streamlit may call it outside the run
-        return translate("bottleneck.plain.option", lang, size=name.rsplit("_", 1)[1])
+        return translate("bottleneck.plain.option", lang, size=data.plain_size(name))
 
     plain = ui.params.get_choice("plain", data.PLAIN, default="gru_plain_256")
     plain = st.segmented_control(

@@ -31,6 +31,11 @@ PROBE_TRAIN, PROBE_TEST = 600, 300
 PROBE_ARGS = ((*PLAIN, ATTN), PROBE_TRAIN, PROBE_TEST, PROBE_LEN)
 
 
+def plain_size(name: str) -> str:
+    """The size of C a plain model of :data:`PLAIN` is named after ("gru_plain_32" -> "32")."""
+    return name.rsplit("_", 1)[1]
+
+
 @cache.data
 def examples() -> dict[int, tuple[tuple[str, ...], tuple[str, ...]]]:
     """A fixed grammar sentence of each example length: {length: (English, Chinese)}."""

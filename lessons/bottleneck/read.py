@@ -39,7 +39,7 @@ def show() -> None:
                 strip_x_title=t(P + "read.strip_x"),
                 presenter=presenter,
                 # the labels of the widest model's dimensions: the plot stays put on a switch
-                label_digits=max(len(name.rsplit("_", 1)[1]) for name in data.PLAIN),
+                label_digits=max(len(data.plain_size(name)) for name in data.PLAIN),
             ),
             key="bn_states",
         )
