@@ -34,8 +34,13 @@ MEASURE_JS = """() => {
     out.first_height = r.height;
     out.first_visible = Math.max(0, Math.min(top + r.height, vh) - Math.max(top, 0));
   }
-  const fontOf = (el) => parseFloat(getComputedStyle(el).fontSize) ||
-                         parseFloat(el.getAttribute('font-size') || el.style.fontSize);
+  // as drawn: plotly shrinks a bar's inside text with a scale() on the text itself
+  const scaleOf = (el) => {
+    const m = /scale\\(([\\d.]+)/.exec(el.getAttribute('transform') || '');
+    return m ? parseFloat(m[1]) : 1;
+  };
+  const fontOf = (el) => scaleOf(el) * (parseFloat(getComputedStyle(el).fontSize) ||
+      parseFloat(el.getAttribute('font-size') || el.style.fontSize));
   charts.forEach((c, ci) => {
     for (const el of c.querySelectorAll('svg text')) {
       if (!el.textContent.trim()) continue;

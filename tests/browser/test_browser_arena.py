@@ -60,3 +60,24 @@ def test_a_focus_ring_inside_a_block_is_not_clipped(server, browser):
             ring = page.evaluate(_RING_JS)
             assert ring["visible"] and ring["style"] != "none", ring
             assert ring["out"] <= 0.5, f"the focus ring sticks out of its clipped box: {ring}"
+
+
+# Each bar's text in the first chart as drawn: its font size times the scale() plotly puts on
+# a bar's inside text to fit it to the bar's height.
+_BAR_TEXT_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')][0]
+  .querySelectorAll('text.bartext').values().map(t => {
+    const m = /scale\\(([\\d.]+)/.exec(t.getAttribute('transform') || '');
+    return {text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * (m ? +m[1] : 1)};
+  }).toArray()"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_bars_numbers_keep_the_projector_size(server, browser, lang):
+    from core.figures import base
+
+    url = server.url(f"/arena?lang={lang}&present=1")
+    with reopened(browser, url, DESKTOP) as tab:
+        texts = tab.page.evaluate(_BAR_TEXT_JS)
+        assert len(texts) == 7, texts  # one per model
+        small = [t for t in texts if t["px"] < base.MIN_PROJECTOR_FONT - 0.01]
+        assert not small, f"bar text under {base.MIN_PROJECTOR_FONT} px on the projector: {small}"
