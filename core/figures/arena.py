@@ -215,10 +215,13 @@ def sentence_bars(
             yaxis=dict(type="category", autorange="reversed", automargin=True),
             showlegend=False,
             # plotly shrinks a bar's inside text to the bar's height: on the projector 22 px
-            # came out at 16 px (seven bars in 280 px of plot). There the bars are thicker,
-            # and the text never under the projector's least
+            # came out at 16 px (seven bars in 280 px of plot), on a phone at ~10 px beside
+            # 14 px outside a short bar. There the bars are thicker; everywhere every bar's
+            # text has one size, never under the projector's (or a phone's) least
             bargap=0.12 if presenter else 0.25,
-            uniformtext=dict(minsize=base.MIN_PROJECTOR_FONT, mode="show") if presenter else None,
+            uniformtext=dict(
+                minsize=base.MIN_PROJECTOR_FONT if presenter else base.MIN_PHONE_FONT, mode="show"
+            ),
             height=(420 if presenter else 330),
             margin=dict(l=10, r=10),
         ),

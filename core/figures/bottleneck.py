@@ -403,10 +403,14 @@ def latent_figure(
     y_title: str,
     bar_title: str,
     presenter: bool = False,
+    phone: bool = False,
 ) -> go.Figure:
     """A language model's latent state step by step: on top the state ``h_t`` after each
     word read, one column per step ((T, H) drawn as H x T); under it, from the same ``h_t``,
-    the probability of its top next-word guess, the guess written on the bar."""
+    the probability of its top next-word guess, the guess written on the bar. ``phone``:
+    the guess and its probability on two lines, without the arrow, at a phone's least size
+    and not shrunk (plotly shrinks a text over a bar to the bar's width: on one line a
+    phone's ~45-px bars made it 5-6 px high; so it is about as wide as the bar's slot)."""
     from plotly.subplots import make_subplots
 
     h = np.asarray(states, dtype=np.float32)
@@ -424,12 +428,12 @@ def latent_figure(
         rows=2, cols=1, shared_xaxes=True, row_heights=[0.62, 0.38], vertical_spacing=0.06
     )
     fig.add_trace(_latent_states(h, x, presenter), row=1, col=1)
-    fig.add_trace(_latent_guesses(x, guesses, p, s), row=2, col=1)
+    fig.add_trace(_latent_guesses(x, guesses, p, s, phone), row=2, col=1)
     layout = base.layout(presenter, title, x_title, y_title, height=s.height + 140)
     layout.pop("xaxis")
     layout.pop("yaxis")
     fig.update_layout(**layout)
-    _latent_axes(fig, s, x_title, y_title, bar_title)
+    _latent_axes(fig, s, x_title, y_title, bar_title, top=1.6 if phone else 1.35)
     return fig
 
 
@@ -448,14 +452,20 @@ def _latent_states(h: np.ndarray, x: list[str], presenter: bool) -> go.Heatmap:
     )
 
 
-def _latent_guesses(x: list[str], guesses: Sequence[str], p: np.ndarray, s: base.Scale):
-    """One bar per step: the probability of the top guess, the guess written on the bar."""
+def _latent_guesses(
+    x: list[str], guesses: Sequence[str], p: np.ndarray, s: base.Scale, phone: bool = False
+):
+    """One bar per step: the probability of the top guess, the guess written on the bar
+    (with ``phone`` the probability on a second line, no arrow)."""
+    # on a phone without the arrow: "-> shoes" ran into its neighbour's text
+    text = [f"{g}<br>{v:.0%}" if phone else f"→ {g} {v:.0%}" for g, v in zip(guesses, p)]
     return go.Bar(
         x=x,
         y=p,
-        text=[f"→ {g} {v:.0%}" for g, v in zip(guesses, p)],
+        text=text,
         textposition="outside",
-        textfont=dict(size=s.font),
+        constraintext="none" if phone else "both",
+        textfont=dict(size=base.MIN_PHONE_FONT if phone else s.font),
         cliponaxis=False,
         marker=dict(color=lexicon.look("lm_gru").color),
         hovertemplate="%{x} → %{text}<extra></extra>",
@@ -463,8 +473,11 @@ def _latent_guesses(x: list[str], guesses: Sequence[str], p: np.ndarray, s: base
     )
 
 
-def _latent_axes(fig: go.Figure, s: base.Scale, x_title: str, y_title: str, bar_title: str):
-    """The two rows' axes: dimension 1 on top of the states, the guesses as percentages."""
+def _latent_axes(
+    fig: go.Figure, s: base.Scale, x_title: str, y_title: str, bar_title: str, top: float
+):
+    """The two rows' axes: dimension 1 on top of the states, the guesses as percentages up
+    to ``top`` (room above a bar for its text)."""
     tick = dict(tickfont=dict(size=s.font))
     fig.update_yaxes(
         title=dict(text=y_title, font=dict(size=s.font + 2)),
@@ -475,8 +488,9 @@ def _latent_axes(fig: go.Figure, s: base.Scale, x_title: str, y_title: str, bar_
     )
     fig.update_yaxes(
         title=dict(text=bar_title, font=dict(size=s.font + 2)),
-        range=[0, 1.35],
+        range=[0, top],
         tickformat=".0%",
+        tickvals=[0, 0.5, 1],  # no 150 % of a probability
         row=2,
         col=1,
         **tick,

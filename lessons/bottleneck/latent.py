@@ -40,6 +40,8 @@ def show() -> None:
                 y_title=t(P + "latent.y", size=steps.states.shape[1]),
                 bar_title=t(P + "latent.bar"),
                 presenter=ui.presenter(),
+                # a phone's layout where ui.chart fits a phone (not the projector)
+                phone=ui.on_a_phone() and not ui.presenter(),
             ),
             key="bn_latent",
         )

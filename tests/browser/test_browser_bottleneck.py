@@ -1,6 +1,7 @@
 """The bottleneck page in a real Chromium: a click on the plain model reruns only its part
-(read from what the server really sends), and in presenter mode the part selector and the
-part's chart fit the first screen of a 1280x800 projector."""
+(read from what the server really sends), in presenter mode the part selector and the
+part's chart fit the first screen of a 1280x800 projector, and on a phone the first part's
+guesses over their bars can be read."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
 from core import zoo
 from core.i18n import translate
-from tests.browser.conftest import DESKTOP, wait_idle
+from tests.browser.conftest import DESKTOP, PHONE, reopened, wait_idle
 from tests.conftest import element_kind
 
 pytestmark = pytest.mark.browser
@@ -79,3 +80,30 @@ def test_a_model_click_reruns_only_its_part(server, browser):
 
 # The first presenter screen of every part (this page's included), both languages, both
 # projector sizes: tests/browser/test_slides.py
+
+
+# The bar texts of the first chart as drawn: size (font size times the scale() plotly puts on
+# a text it shrinks to its bar) and box, in page px.
+_BAR_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .js-plotly-plot')][0]
+  .querySelectorAll('text.bartext').values().map(t => {
+    const m = /scale\\(([\\d.]+)/.exec(t.getAttribute('transform') || '');
+    const r = t.getBoundingClientRect();
+    return {text: t.textContent, left: r.left, right: r.right, top: r.top, bottom: r.bottom,
+            px: parseFloat(getComputedStyle(t).fontSize) * (m ? +m[1] : 1)};
+  }).toArray()"""
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_phone_reads_the_guesses_over_the_bars(server, browser, lang):
+    """On one line over a phone's ~45-px bars plotly shrank "-> wear 95%" to 5-6 px."""
+    from core.figures import base
+
+    _need_models()
+    with reopened(browser, server.url(f"/bottleneck?lang={lang}&part=latent"), PHONE) as tab:
+        texts = tab.page.evaluate(_BAR_TEXTS_JS)
+        assert len(texts) == 5, texts  # <bos> you should wear shoes
+        small = [t for t in texts if t["px"] < base.MIN_PHONE_FONT - 0.01]
+        assert not small, f"guesses under {base.MIN_PHONE_FONT} px on a phone: {small}"
+        for a, b in zip(texts, texts[1:]):  # side by side, never into each other
+            overlap = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0
+            assert not (overlap and a["right"] > b["left"] + 0.5), (a, b)

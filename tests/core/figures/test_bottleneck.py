@@ -171,3 +171,24 @@ def test_dimension_labels_are_a_quarter_apart_and_padded_to_one_width():
         len({max(text_width(t, 12) for t in dimension_ticks(n)["ticktext"]) for n in (32, 256)})
         == 2
     )
+
+
+def test_on_a_phone_the_guesses_stand_on_two_lines_at_a_readable_size():
+    from core.figures import base
+    from core.figures.bottleneck import latent_figure
+
+    states = np.zeros((3, 8), dtype=np.float32)
+    kw = dict(title="t", x_title="x", y_title="y", bar_title="guess")
+    args = (states, ["<bos>", "you", "should"], ["you", "should", "wear"], [0.2, 0.5, 0.95])
+    wide = latent_figure(*args, **kw).to_dict()
+    phone = latent_figure(*args, phone=True, **kw).to_dict()
+    bars = [t for t in wide["data"] if t["type"] == "bar"][0]
+    small = [t for t in phone["data"] if t["type"] == "bar"][0]
+    assert bars["text"] == ["→ you 20%", "→ should 50%", "→ wear 95%"]
+    assert small["text"] == ["you<br>20%", "should<br>50%", "wear<br>95%"]
+    # kept at a phone's least size, never shrunk to the bar's width
+    assert small["constraintext"] == "none" and small["textfont"]["size"] >= base.MIN_PHONE_FONT
+    # room above the bars for two lines; the axis never says more than 100 %
+    for fig, top in ((wide, 1.35), (phone, 1.6)):
+        axis = fig["layout"]["yaxis2"]
+        assert axis["range"] == [0, top] and max(axis["tickvals"]) == 1
