@@ -10,6 +10,7 @@ thing in every part of the page. No streamlit here.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -109,8 +110,10 @@ def paths_figure(
     layer_title: str,
     colors: Mapping[str, str] | None = None,
     presenter: bool = False,
+    phone: bool = False,
 ) -> go.Figure:
     """One panel per layer type: every node faint, the signal's path bold, the pair marked.
+    ``phone``: the words under the panels as a phone can read them (:func:`_words_axis`).
 
     ``paths[arch]``: polylines of (position, layer); ``titles[arch]``: the panel's title
     (e.g. "recurrent: 26 steps"). The panels are stacked y axes (``yaxis`` at the top) over
@@ -154,7 +157,8 @@ def paths_figure(
                 font=dict(size=s.font + 1),
             )
         )
-    layout["xaxis"] = _words_axis(tokens, "y" if rows == 1 else f"y{rows}", s)
+    anchor = "y" if rows == 1 else f"y{rows}"
+    layout["xaxis"] = _words_axis(tokens, anchor, s, pair if phone else None)
     return go.Figure(
         data=data,
         layout=dict(
@@ -249,18 +253,32 @@ def _path_traces(
     ]
 
 
-def _words_axis(tokens: list[str], anchor: str, s: base.Scale) -> dict:
-    """The shared x axis of words, drawn under the bottom panel (``anchor``)."""
+def _words_axis(
+    tokens: list[str], anchor: str, s: base.Scale, phone_pair: tuple[int, int] | None = None
+) -> dict:
+    """The shared x axis of words, drawn under the bottom panel (``anchor``). With
+    ``phone_pair`` (a phone): at a phone's least size, the pair's two words and every
+    ``step``-th other word where they do not run into each other (slanted words each take
+    :data:`_SLANT` of their size along the axis; 27 words in 10-px type were a smear there).
+    """
     n = len(tokens)
+    text, size = list(tokens), max(10, s.font - (4 if n > 24 else 0))
+    if phone_pair is not None:
+        size = base.MIN_PHONE_FONT
+        step = max(1, math.ceil(n * _SLANT * size / (base.PHONE_WIDTH - _PHONE_Y_AXIS)))
+        keep = set(phone_pair) | {
+            i for i in range(0, n, step) if all(abs(i - j) >= step for j in phone_pair)
+        }
+        text = [w if i in keep else "" for i, w in enumerate(tokens)]
     return dict(
         anchor=anchor,
         tickmode="array",
         tickvals=list(range(n)),
-        ticktext=tokens,
+        ticktext=text,
         range=[-0.6, n - 0.4],
         showgrid=False,
         tickangle=-60 if n > 12 else 0,
-        tickfont=dict(size=max(10, s.font - (4 if n > 24 else 0))),
+        tickfont=dict(size=size),
     )
 
 
@@ -549,6 +567,9 @@ def _panel_axes(
 # x axis's ticks and title under it, in fonts (~50 px at 14 px; slanted ticks need more)
 _PHONE_Y_AXIS = 90
 _X_AXIS_FONTS = 4.2
+# px along the x axis a word slanted at -60 degrees takes, in its font size (its line's
+# height over sin 60 degrees, measured: 12-px words in a row stop touching ~17 px apart)
+_SLANT = 1.4
 
 
 class _Stack:

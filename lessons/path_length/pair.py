@@ -75,6 +75,8 @@ def pair_section() -> None:
                 layer_title=t(P + "pair.y"),
                 colors={arch: figures.arch_look(arch).color for arch in analysis.ARCHITECTURES},
                 presenter=ui.presenter(),
+                # a phone's layout where ui.chart fits a phone (not the projector)
+                phone=ui.on_a_phone() and not ui.presenter(),
             ),
             key="path_pair_chart",
         )

@@ -37,6 +37,9 @@ IN_VIEW = 0.90  # share of the first chart's height on the first screen (project
 MIN_FONT = 16  # px, every chart text on the projector
 PHONE_SCREENS = 1.5  # the first chart starts within this many phone screens
 MIN_HEAT_LABEL = 11  # px, heatmap tick labels on a phone
+# px, every chart text on a phone as drawn (plotly shrank bottleneck's guesses over their
+# ~45-px bars to 5-6 px until 2026-12-05): the least a heatmap's words shrink to
+MIN_PHONE_TEXT = 11
 # a phone's plot area keeps at least this share of its chart's width (a legend right of the
 # plot left the bottleneck's probe curves 3 of 358 px before legends moved above the plot)
 MIN_PLOT_SHARE = 0.4
@@ -248,6 +251,8 @@ def _phone_problems(page, stop: Stop, lang: str, errors: list[str], first: bool)
         out.append(f"{_name(stop)} [{lang}]: first chart starts at {m.first_top:.0f}px")
     if m.min_heat_label is not None and m.min_heat_label < MIN_HEAT_LABEL:
         out.append(f"{_name(stop)} [{lang}]: heatmap label {m.min_heat_label}px")
+    if m.min_font is not None and m.min_font < MIN_PHONE_TEXT - 0.05:
+        out.append(f"{_name(stop)} [{lang}]: chart text {m.min_font:.1f}px ({m.min_font_text})")
     if m.overlaps:
         out.append(f"{_name(stop)} [{lang}]: title meets legend in charts {m.overlaps}")
     out += _cut_problems(m, f"{_name(stop)} [{lang}]")

@@ -4,6 +4,7 @@ between two words, one panel per layer type, built in one go (no make_subplots).
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from core.analysis import path_length as analysis
 from core.figures import path_length as figures
@@ -53,3 +54,31 @@ def test_table_chart_marks_n_with_one_shape():
     (shape,) = fig.layout.shapes
     assert shape.x0 == shape.x1 == 10 and shape.yref == "paper"
     assert [a.text for a in fig.layout.annotations] == ["n = 10"]
+
+
+@pytest.mark.parametrize(("n", "pair"), [(27, (0, 26)), (27, (3, 4)), (21, (1, 19)), (8, (2, 6))])
+def test_on_a_phone_the_words_axis_keeps_the_pair_and_spaced_words(n, pair):
+    """27 words in 10-px type under a phone's panels were a smear: there the words are at a
+    phone's least size, the pair's two always written, the others spaced so that slanted
+    words do not run into each other."""
+    from core.figures import base
+
+    tokens = [f"w{i}" for i in range(n)]
+    paths = {"rnn": [[(i, 1) for i in range(n)]]}
+    kw = dict(title="t", layer_title="layer")
+    wide = figures.paths_figure(tokens, paths, {"rnn": "r"}, pair, **kw).to_dict()
+    phone = figures.paths_figure(tokens, paths, {"rnn": "r"}, pair, phone=True, **kw).to_dict()
+    assert wide["layout"]["xaxis"]["ticktext"] == tokens  # elsewhere every word, as before
+    axis = phone["layout"]["xaxis"]
+    assert axis["tickfont"]["size"] == base.MIN_PHONE_FONT
+    assert axis["tickvals"] == list(range(n))  # a tick under every word
+    shown = [i for i, w in enumerate(axis["ticktext"]) if w]
+    assert all(axis["ticktext"][i] == tokens[i] for i in shown)
+    assert set(pair) <= set(shown)
+    # the room a slanted word takes along the plot, from the figure's own rule
+    room = (base.PHONE_WIDTH - figures._PHONE_Y_AXIS) / (figures._SLANT * base.MIN_PHONE_FONT)
+    others = [i for i in shown if i not in pair]
+    gaps = [b - a for a, b in zip(others, others[1:])]
+    gaps += [abs(i - j) for i in others for j in pair]
+    assert all(g >= n / room for g in gaps), (shown, n / room)
+    assert len(shown) >= min(n, room) // 2  # not a bare axis either
