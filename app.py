@@ -12,8 +12,14 @@ from ui import shell
 
 ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 
-st.set_page_config(page_title="Road to Attention", page_icon=str(ICON), layout="wide")
-# Before the page: language, presenter mode, navigation, sidebar (all from the URL);
-# after it: the share link + QR of the view the page has just written to the URL.
-with shell.frame() as page:
-    page.run()
+st.set_page_config(page_title="Road to Attention", layout="wide")
+try:
+    # Before the page: language, presenter mode, navigation, sidebar (all from the URL);
+    # after it: the share link + QR of the view the page has just written to the URL.
+    with shell.frame() as page:
+        page.run()
+finally:
+    # The tab's icon last: an image icon costs its first run ~50-90 ms (Streamlit imports
+    # numpy and PIL for it), which would otherwise delay everything a cold server's first
+    # visitor sees (bench: cold start). Set on every run, a stopped one included.
+    st.set_page_config(page_icon=str(ICON))

@@ -9,18 +9,20 @@ Pages use: ``begin_page(slug)``, ``t(key, **fmt)``, ``current_lang()``, ``presen
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
-import plotly.graph_objects as go
 import streamlit as st
 
 from core import lexicon, mdtable
-from core.figures import base, describe, margins
 from serve.admission import fragment
-from ui import params, plot
+from ui import params
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
 from ui.slide import curious, mixed, slide, takeaway, try_this
+
+if TYPE_CHECKING:
+    import plotly.graph_objects as go
 
 __all__ = [
     "begin_page",
@@ -76,6 +78,11 @@ def chart(
     Last, the margins are set to what plotly would grow them to
     (:func:`core.figures.margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again."""
+    # here, not at the top: numpy and the chart code load with a page's first chart, not
+    # with the home page a cold server shows first (its first run, bench: cold start)
+    from core.figures import base, margins
+    from ui import plot
+
     phone = on_a_phone()
     if presenter():  # never on a phone (ui.shell: a phone keeps its own layout)
         base.fit_projector(fig, width=width, height=height or base.SLIDE_HEIGHT)
@@ -106,6 +113,8 @@ def chart(
 
 def _alternative(fig: go.Figure) -> str:
     """``fig``'s text alternative and data table in the visitor's language (escaped html)."""
+    from core.figures import describe
+
     # the figure's own property dicts: no copy, no validation (see base.fit_projector)
     spec = {"data": fig._data, "layout": fig._layout}  # noqa: SLF001
     return describe.alternative_html(spec, current_lang())

@@ -5,7 +5,6 @@ from __future__ import annotations
 import io
 from urllib.parse import urlencode, urlsplit
 
-import segno
 import streamlit as st
 
 from ui.i18n import presenter, t
@@ -18,10 +17,20 @@ def current_url(page_url_path: str = "") -> str:
     return f"{base}?{query}" if query else base
 
 
+class DataOverflow(ValueError):
+    """A link longer than a QR code holds."""
+
+
 def qr_png(url: str, scale: int = 10) -> bytes:
     """A QR code of ``url`` as PNG bytes (pure Python, no network)."""
+    import segno  # with the share dialog, not with every page's first run
+
     buf = io.BytesIO()
-    segno.make(url, error="m", micro=False).save(buf, kind="png", scale=scale, border=4)
+    try:
+        code = segno.make(url, error="m", micro=False)
+    except segno.DataOverflowError as exc:
+        raise DataOverflow(str(exc)) from exc
+    code.save(buf, kind="png", scale=scale, border=4)
     return buf.getvalue()
 
 
@@ -32,7 +41,7 @@ def _body(url: str) -> None:
         st.info(t("share.localhost_hint"), icon=":material/wifi:")
     try:
         png = qr_png(url)
-    except segno.DataOverflowError:  # a link longer than a QR code holds (~2.3 kB)
+    except DataOverflow:  # a link longer than a QR code holds (~2.3 kB)
         st.warning(t("share.too_long", chars=len(url)), icon=":material/qr_code_2:")
         return
     st.image(png, width=520 if presenter() else 360, caption=t("share.qr_caption"))

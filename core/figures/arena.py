@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from core import lexicon
 from core.figures import base
+from core.figures.html_look import MARK_CLASS
 
 
 def _check_series(x: Sequence[object], series: Mapping[str, Sequence[float | None]]) -> None:
@@ -235,25 +236,13 @@ def scroll_box(inner: str, label: str) -> str:
     return f'<div tabindex="0"{name} class="road-scroll">{inner}</div>'
 
 
-# The look of every HTML block this module writes (the arena's cards, word chips, confidence
-# grid and tables, every chart's data table), in every page's stylesheet (ui/style.py):
-# classes, not a style repeated on every cell or chip, so a chart's data table of 2,000
-# cells is ~30 kB in its message, not ~250 kB, and a sentence's cards and grid a third of
-# the ~90 kB they were (the bytes; the browser's time goes to laying them out).
-TABLE_CSS = (
-    ".road-scroll{overflow-x:auto;max-width:100%}"
-    ".road-table{border-collapse:collapse}"
-    ".road-table th,.road-table td{padding:0.25em 0.6em;"
-    "border-bottom:1px solid rgba(128,128,128,0.3);text-align:left}"
-    ".road-table .c{text-align:center}.road-table .r{text-align:right}"
-)
 _ALIGN_CLASS = {"left": "", "center": ' class="c"', "right": ' class="r"'}
 
 
 def table_html(
     header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str], *, label: str = ""
 ) -> str:
-    """A plain table (for ``st.html``; its look: :data:`TABLE_CSS`) in its own
+    """A plain table (for ``st.html``; its look: :mod:`~core.figures.html_look`) in its own
     sideways-scrolling box (:func:`scroll_box`, named ``label``), so a narrow phone screen
     scrolls the table, not the page. Every cell is HTML-escaped text; ``align`` is each
     column's "left", "center" or "right"."""
@@ -297,9 +286,10 @@ def _rows_html(rows: Sequence[Sequence[str]], cls: Sequence[str]) -> str:
 
 
 def card_html(name: str, color: str, meta: str, body: str, lines: Sequence[str]) -> str:
-    """One result card (for ``st.html``; its look: :data:`CSS`): a colour swatch and the
-    model's ``name`` (escaped) with ``meta`` (escaped, small), the ``body`` (HTML already
-    built from escaped text, e.g. :func:`strip_html`), then ``lines`` (escaped, small)."""
+    """One result card (for ``st.html``; its look: :mod:`~core.figures.html_look`): a colour
+    swatch and the model's ``name`` (escaped) with ``meta`` (escaped, small), the ``body``
+    (HTML already built from escaped text, e.g. :func:`strip_html`), then ``lines`` (escaped,
+    small)."""
     small = '<span class="road-small">{}</span>'
     head = (
         f'<span style="color:{html.escape(color)}">&#9632;</span> <b>{html.escape(name)}</b>'
@@ -307,15 +297,6 @@ def card_html(name: str, color: str, meta: str, body: str, lines: Sequence[str])
     )
     parts = [head, body] + [small.format(html.escape(x)) for x in lines]
     return '<div class="road-card">' + "<br>".join(parts) + "</div>"
-
-
-# One result card: a bordered box (translucent grey reads on light and dark themes) that
-# wraps its words on a phone.
-CARD_CSS = (
-    ".road-card{border:1px solid rgba(128,128,128,0.3);border-radius:0.5rem;"
-    "overflow-wrap:anywhere;padding:0.6rem 0.9rem;margin-bottom:0.6rem;line-height:1.9;"
-    "max-width:100%}.road-small{font-size:0.875em;opacity:0.75}"
-)
 
 
 def _grid(
@@ -393,29 +374,6 @@ def confidence_html(
     )
 
 
-GRID_CSS = (
-    ".road-grid{border-collapse:collapse;font-size:0.9em}"
-    ".road-grid th,.road-grid td{padding:0.15em 0.45em;white-space:nowrap;"
-    "border:1px solid rgba(128,128,128,0.25)}.road-grid th.l{text-align:left}"
-    ".road-grid td.w{color:#FFFFFF}.road-grid td.k{color:#000000}"
-)
-
-
-# Backgrounds of the token chips: translucent, so the text keeps the theme's colour (light
-# and dark themes alike); the symbols (✓ ✗ +) carry the same marks without colour.
-CHIP_BACKGROUND = {
-    "ok": "rgba(33, 195, 84, 0.18)",
-    "wrong": "rgba(255, 43, 43, 0.18)",
-    "extra": "rgba(255, 164, 33, 0.25)",
-    None: "rgba(128, 128, 128, 0.15)",
-}
-_MARK_CLASS = {"ok": "ok", "wrong": "wrong", "extra": "extra", None: "none"}
-CHIP_CSS = (
-    ".road-chip{display:inline-block;margin:0.1em 0.15em;padding:0 0.3em;border-radius:0.25em}"
-    + "".join(f".road-chip.{_MARK_CLASS[m]}{{background:{c}}}" for m, c in CHIP_BACKGROUND.items())
-)
-
-
 def strip_html(
     tokens: Sequence[str],
     marks: Sequence[str] | None = None,
@@ -431,7 +389,7 @@ def strip_html(
     chips = []
     for i, tok in enumerate(tokens):
         mark = marks[i] if marks is not None else None
-        cls = _MARK_CLASS.get(mark, "none")
+        cls = MARK_CLASS.get(mark, "none")
         sym = html.escape(symbols.get(mark, "")) if mark is not None else ""
         chips.append(f'<span class="road-chip {cls}"><code>{html.escape(tok)}</code>{sym}</span>')
     return "".join(chips)
@@ -440,12 +398,3 @@ def strip_html(
 def standalone_html(fig: go.Figure) -> str:
     """The figure as one self-contained HTML file (plotly.js inlined, no CDN: works offline)."""
     return fig.to_html(include_plotlyjs=True, full_html=True)
-
-
-# CSS: no `content-visibility: auto` on the cards and table boxes: it saved the arena's rerun
-# ~25-35 ms of layout (bench profile, 2026-12-04: the browser's part 82 ms with it, 103-125
-# without), but a box never laid out stands in at a placeholder height, and a jump down the
-# page (a link scrolled into view, the End key) lays the boxes near the viewport out a frame
-# later: the page moved under a click on the deck's "next" link (1 run in 3 of the slides
-# test on the arena in presenter mode, zh), and a teacher's click can land on the table.
-CSS = TABLE_CSS + CARD_CSS + GRID_CSS + CHIP_CSS  # ui/style.py: in every page's stylesheet

@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from core.corpus import BUCKETS
+
+if TYPE_CHECKING:  # the poll's questions load with every page, numpy with a page's chart
+    import numpy as np
 
 
 @dataclass(frozen=True)

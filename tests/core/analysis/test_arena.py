@@ -13,6 +13,7 @@ from core import corpus, lexicon
 from core.analysis import arena as A
 from core.evaluate import edit_distance, score
 from core.figures import arena as F
+from core.figures import html_look as look
 
 REF = tuple("猫 喝 了 牛奶 因为 猫 饿 了".split())
 
@@ -183,7 +184,7 @@ def test_confidence_html_has_the_tables_words_and_colours():
     assert "<b>" not in html and html.count("<tr>") == 3  # header + one row per model
     # ink by probability: white on the dark (unsure) half of the scale, black on the light
     assert html.count('<td class="w"') == 2 and html.count('<td class="k"') == 2
-    assert "<td>" in html and ".road-grid td.w{color:#FFFFFF}" in F.CSS
+    assert "<td>" in html and ".road-grid td.w{color:#FFFFFF}" in look.CSS
     with pytest.raises(ValueError, match="probabilit"):
         F.confidence_html(models, tokens, [[0.9, 0.2], [0.05]])
 
@@ -194,10 +195,10 @@ def test_strip_html_marks_and_escapes_every_word():
     assert html.count("<span") == 3 and "<i>" not in html and "&lt;i&gt;" in html
     for mark in ("ok", "wrong", "extra"):  # each mark's class, its colour in the stylesheet
         assert f'class="road-chip {mark}"' in html and symbols[mark] in html
-        assert f".road-chip.{mark}{{background:{F.CHIP_BACKGROUND[mark]}}}" in F.CSS
+        assert f".road-chip.{mark}{{background:{look.CHIP_BACKGROUND[mark]}}}" in look.CSS
     plain = F.strip_html(["猫"])  # no reference: grey, no symbol
     assert 'class="road-chip none"' in plain and "✓" not in plain
-    assert f".road-chip.none{{background:{F.CHIP_BACKGROUND[None]}}}" in F.CSS
+    assert f".road-chip.none{{background:{look.CHIP_BACKGROUND[None]}}}" in look.CSS
     assert F.strip_html([]) == ""
     with pytest.raises(ValueError, match="marks"):
         F.strip_html(["猫"], [])
@@ -205,13 +206,13 @@ def test_strip_html_marks_and_escapes_every_word():
 
 def test_table_html_escapes_and_scrolls_in_its_own_box():
     out = F.table_html(["a", "<b>"], [["x&y", "1"]], ["left", "right"])
-    assert 'class="road-scroll"' in out and ".road-scroll{overflow-x:auto;" in F.CSS
+    assert 'class="road-scroll"' in out and ".road-scroll{overflow-x:auto;" in look.CSS
     assert "&lt;b&gt;" in out and "x&amp;y" in out
     # the look is the stylesheet's (every page's), not a style repeated in every cell
     assert '<td>x&amp;y</td><td class="r">1</td>' in out and "<td style" not in out
     from ui.style import BASE_CSS
 
-    assert F.CSS in BASE_CSS and ".road-table .r{text-align:right}" in F.TABLE_CSS
+    assert look.CSS in BASE_CSS and ".road-table .r{text-align:right}" in look.TABLE_CSS
     with pytest.raises(ValueError, match="one per column"):
         F.table_html(["a"], [["1", "2"]], ["left"])
     with pytest.raises(ValueError, match="left, center or right"):
