@@ -34,8 +34,10 @@ def _counts(what: str, lo: int, hi: int, unique: bool = False):
 
 
 def _pages_options(add) -> None:
-    add("--reps", type=int, default=10, help="reruns per page (default 10)")
+    add("--reps", type=int, default=20, help="reruns per page (default 20)")
     add("--again", type=int, default=3, help="later first renders per page (3)")
+    pairs = "first renders of each page paired with the bare page's; the median is the line (3)"
+    add("--first-pairs", type=int, default=3, help=pairs)
     add("--cold-reps", type=int, default=3, help="cold starts of each (default 3)")
     add("--sessions", type=int, default=20, help="concurrent sessions (default 20)")
     add("--session-timeout", type=float, default=300.0, help="s per page round")

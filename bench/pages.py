@@ -99,11 +99,30 @@ def fresh_pair(browser, paired: Paired, errors: list[str]) -> Iterator[tuple[Pai
         yield pair, first
 
 
+def first_pairs(browser, url: str, bare_url: str, n: int, errors: list[str]) -> tuple[list, list]:
+    """``n`` more first renders of ``url`` and of the bare page, each in a new session, in
+    pairs whose order alternates (bare first, then the page first, ...), so that neither
+    always meets a machine the other one has just warmed or loaded."""
+    page, bare = [], []
+    for i in range(n):
+        order = ((bare, bare_url), (page, url)) if i % 2 == 0 else ((page, url), (bare, bare_url))
+        for bucket, target in order:
+            with B.tab(browser, errors) as tab:
+                try:
+                    bucket.append(round(B.render(tab, target), 3))
+                except B.BenchTimeout as exc:
+                    errors.append(f"first render pair {i + 1} of {target}: {exc}")
+    return page, bare
+
+
 def measure_interactive(
-    browser, url: str, reps: int, errors: list, prefer=None, again=0, paired=None, rerun_url=None
-) -> dict:
+    browser, url: str, reps: int, errors: list, prefer=None, again=0, paired=None, rerun_url=None,
+    first_pairs_n: int = 1,
+) -> dict:  # fmt: skip
     """First render of ``url`` in a new session, ``reps`` reruns of one control (on
-    ``rerun_url`` when given), the median of ``again`` more first renders; each paired."""
+    ``rerun_url`` when given), the median of ``again`` more first renders; each paired.
+    With ``paired``, the first render is the median of ``first_pairs_n`` (page, bare) pairs
+    (the first pair the page's own tab and the bare tab its reruns are paired with)."""
     with B.tab(browser, errors) as tab, contextlib.ExitStack() as stack:
         out: dict = {"first_render_s": round(B.render(tab, url), 3)}
         if paired is not None and paired.fresh:
@@ -120,6 +139,12 @@ def measure_interactive(
             out.update(control=None, reruns=0, rerun_ms_median=None, rerun_ms_p95=None)
         else:
             out.update(_reruns(tab, B.pick_control(tab, prefer), reps, url, errors, paired))
+    if paired is not None and first_pairs_n > 1:
+        more, more_bare = first_pairs(browser, url, paired.url, first_pairs_n - 1, errors)
+        page = [out["first_render_s"], *more]
+        bare = [b for b in (out.get("bare_first_render_s"), *more_bare) if b is not None]
+        out |= {"first_renders_s": page, "bare_first_renders_s": bare}
+        out |= {"first_render_s": med(page), "bare_first_render_s": med(bare)}
     if again:
         out["first_render_again_s"] = render_again(browser, url, again, errors)
     return out
@@ -270,7 +295,7 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> tuple[dict
                 try:
                     aa.append(measure_interactive(
                         browser, aa_server.url("/"), args.reps, errors, again=args.again,
-                        paired=paired,
+                        paired=paired, first_pairs_n=getattr(args, "first_pairs", 1),
                     ))  # fmt: skip
                     log(f"A/A {len(aa)}: {aa[-1]}")
                 except (B.BenchTimeout, RuntimeError) as exc:
@@ -283,6 +308,7 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> tuple[dict
                 pages[slug] = measure_interactive(
                     browser, page_url(server, slug), args.reps, errors, CONTROLS.get(slug),
                     again=args.again, paired=paired, rerun_url=rerun_url,
+                    first_pairs_n=getattr(args, "first_pairs", 1),
                 )  # fmt: skip
                 log(f"page {slug}: {pages[slug]}")
             except (B.BenchTimeout, RuntimeError) as exc:
@@ -300,7 +326,8 @@ def measure_pages(browser, server, slugs: list[str], args, errors) -> tuple[dict
 def run(args) -> dict:
     LOGS.mkdir(parents=True, exist_ok=True)
     errors: list[str] = []
-    meta = procs.run_meta() | {k: getattr(args, k) for k in ("reps", "again", "cold_reps")}
+    keys = ("reps", "again", "cold_reps", "first_pairs")
+    meta = procs.run_meta() | {k: getattr(args, k, None) for k in keys}
     meta |= {"sessions": args.sessions, "pages": args.pages or "all"}
     meta |= {"paired": bool(args.paired), "pair_tab": args.pair_tab if args.paired else None}
     result: dict = {"meta": meta | {"dry_run": bool(args.dry_run)}}

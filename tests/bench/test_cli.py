@@ -20,7 +20,8 @@ from tests.conftest import ROOT
 
 
 def test_every_subcommand_parses_with_its_defaults():
-    assert (parse(["pages"]).reps, parse(["pages"]).paired) == (10, True)
+    assert (parse(["pages"]).reps, parse(["pages"]).paired) == (20, True)
+    assert parse(["pages"]).first_pairs == 3
     args = parse(["class", "10,30", "--json"])
     assert (args.klass, args.replicas, args.abuser, args.json) == ([10, 30], None, False, True)
     assert parse(["flood", "--inputs", "30", "--pages", "attention"]).pages == ["attention"]

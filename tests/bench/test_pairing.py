@@ -91,3 +91,34 @@ def test_the_table_says_how_the_reruns_were_paired():
     # a result from before the choice: one bare tab for the run
     assert PAIRING["warm"] in markdown_table(base | {"meta": {"paired": True}})
     assert PAIRING["fresh"] not in markdown_table(base | {"meta": {"paired": False}})
+
+
+def test_the_first_render_is_the_median_of_pairs_in_alternating_order(fake, monkeypatch):
+    # page renders 3.0, 1.0, 2.0 s (median 2.0), bare 9.0, 5.0, 7.0 (median 7.0): the medians
+    # of three pairs, not the first pair (3.0 / 9.0)
+    times = {"http://app/x": iter([3.0, 1.0, 2.0]), "http://bare/": iter([9.0, 5.0, 7.0])}
+
+    def render(tab, url, *a, **k):
+        fake.events.append(("render", tab, url))
+        return next(times[url])
+
+    monkeypatch.setattr(B, "render", render)
+    warm = pages.Paired(tab=99, control=B.Control("slider", 0), url="http://bare/", fresh=True)
+    out = pages.measure_interactive(object(), "http://app/x", 1, [], paired=warm, first_pairs_n=3)
+    assert out["first_renders_s"] == [3.0, 1.0, 2.0]
+    assert out["bare_first_renders_s"] == [9.0, 5.0, 7.0]
+    assert (out["first_render_s"], out["bare_first_render_s"]) == (2.0, 7.0)
+    urls = [e[2] for e in fake.events if e[0] == "render"]
+    # the page's own tab and its bare tab, then bare first, then the page first
+    assert urls == ["http://app/x", "http://bare/"] * 1 + ["http://bare/", "http://app/x"] + [
+        "http://app/x",
+        "http://bare/",
+    ]
+    # each extra render in a new session (a tab of its own)
+    tabs = [e[1] for e in fake.events if e[0] == "render"]
+    assert len(set(tabs)) == len(tabs)
+
+
+def test_without_a_pair_the_first_render_is_the_pages_one(fake):
+    out = pages.measure_interactive(object(), "http://app/x", 1, [], first_pairs_n=3)
+    assert out["first_render_s"] == pytest.approx(1.01) and "first_renders_s" not in out
