@@ -298,6 +298,14 @@ def bound_of(metric_name: str, bounds: dict[str, int | None]) -> int | None:
     return None if not found or None in found else sum(found)
 
 
+def charts_bound_mb() -> float:
+    """The most the server's store of drawn charts holds (``ui.plot.DRAWN``: charts as sent,
+    kept for every visitor; bounded in bytes, not an ``st.cache_data``)."""
+    from ui import plot
+
+    return plot.DRAWN.max_bytes / 2**20
+
+
 def derive_ceiling(warm_mb: float, metrics: dict[str, dict], bounds: dict) -> dict:
     """The ceiling of the module docstring, with every term shown."""
     caches = {}
@@ -319,14 +327,17 @@ def derive_ceiling(warm_mb: float, metrics: dict[str, dict], bounds: dict) -> di
         }
     caches_mb = total / 2**20
     margin = MARGIN_SHARE * warm_mb
+    charts_mb = charts_bound_mb()
     return {
-        "mb": round(warm_mb + caches_mb + margin, 1),
+        "mb": round(warm_mb + caches_mb + charts_mb + margin, 1),
         "warm_mb": warm_mb,
         "caches_mb": round(caches_mb, 1),
+        "charts_mb": round(charts_mb, 1),
         "margin_mb": round(margin, 1),
         "formula": (
             "warm RSS + sum over st.cache_data caches of max_entries x measured bytes per entry"
-            f" (closed-set caches: entries held) + {MARGIN_SHARE:.0%} of warm RSS"
+            " (closed-set caches: entries held) + the drawn charts' store's byte bound"
+            f" (ui.plot.DRAWN) + {MARGIN_SHARE:.0%} of warm RSS"
         ),
         "caches": caches,
     }

@@ -157,6 +157,21 @@ def pytest_collection_modifyitems(config, items) -> None:
     items.sort(key=lambda item: item.get_closest_marker("long") is None)
 
 
+@pytest.fixture(autouse=True)
+def _charts_drawn_afresh():
+    """Every test starts with an empty store of drawn charts (``ui.plot.DRAWN``, kept for
+    the whole server): a test's fake models or manifest never meet a chart drawn from
+    another test's (as the tests clear Streamlit's own caches). Not through ``monkeypatch``:
+    an autouse fixture holding it would set it up before a test's other fixtures and undo a
+    test's own patches after theirs (``dev_zoo``'s ``load_model`` put back for good)."""
+    from ui import plot
+
+    kept = plot.DRAWN
+    plot.DRAWN = plot.Drawn(kept.max_items, kept.max_bytes)
+    yield
+    plot.DRAWN = kept
+
+
 @pytest.fixture
 def no_manifest(monkeypatch):
     """Pretend the model manifest has not been built (the state before training)."""

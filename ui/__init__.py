@@ -8,7 +8,7 @@ Pages use: ``begin_page(slug)``, ``t(key, **fmt)``, ``current_lang()``, ``presen
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import streamlit as st
@@ -57,7 +57,12 @@ def on_a_phone() -> bool:
 
 
 def chart(
-    fig: go.Figure, *, key: str | None = None, width: float = 1.0, height: int | None = None
+    fig: go.Figure | Callable[[], go.Figure],
+    *,
+    key: str | None = None,
+    width: float = 1.0,
+    height: int | None = None,
+    memo: Hashable | None = None,
 ) -> None:
     """Show a figure from ``core.figures.base`` full width, without plotly's logo.
 
@@ -77,20 +82,49 @@ def chart(
 
     Last, the margins are set to what plotly would grow them to
     (:func:`core.figures.margins.preset`), so that the browser draws the chart once instead
-    of drawing it, growing the margins and drawing it again."""
+    of drawing it, growing the margins and drawing it again.
+
+    ``memo``: everything the figure depends on besides the language, presenter mode, the
+    phone, ``width``, ``height`` and the shipped models (each in the key already), with
+    ``fig`` a function that builds it. The chart as sent (title, figure JSON, text
+    alternative) is then kept for the whole server (:data:`ui.plot.DRAWN`): the next visitor, or
+    the same one sliding back, gets it without building, fitting or encoding it again (a
+    class moving one slider between a few values; bench: reruns)."""
     # here, not at the top: numpy and the chart code load with a page's first chart, not
     # with the home page a cold server shows first (its first run, bench: cold start)
-    from core.figures import base, margins
     from ui import plot
 
     phone = on_a_phone()
+    if memo is None:
+        drawn = _prepare(fig() if callable(fig) else fig, width, height, phone)
+    else:
+        from ui import cache
+
+        ck = (key, memo, current_lang(), presenter(), phone, width, height, cache.zoo_key())
+        drawn = plot.DRAWN.get(ck)
+        if drawn is None:
+            drawn = _prepare(fig() if callable(fig) else fig, width, height, phone)
+            plot.DRAWN.put(ck, drawn, len(drawn[1]))
+    title, data = drawn
+    if title:
+        st.markdown(f"**{mdtable.escape(title)}**")
+    plot.draw_payload(data, key=key)
+
+
+def _prepare(
+    fig: go.Figure, width: float, height: int | None, phone: bool
+) -> tuple[str | None, bytes]:
+    """:func:`chart`'s work on ``fig`` (it is changed): the phone's title taken out, and what
+    the browser gets (:func:`ui.plot.payload`)."""
+    from core.figures import base, margins
+    from ui import plot
+
+    title = None
     if presenter():  # never on a phone (ui.shell: a phone keeps its own layout)
         base.fit_projector(fig, width=width, height=height or base.SLIDE_HEIGHT)
         room = base.PRESENTER_WIDTH * width
     elif phone:
-        title = base.take_title(fig)
-        if title:
-            st.markdown(f"**{mdtable.escape(title)}**")
+        title = base.take_title(fig) or None
         base.fit_phone(fig)
         room = base.PHONE_WIDTH
         # every word of a heatmap's axis, not every second one
@@ -108,7 +142,7 @@ def chart(
         # (an attention map's words); a phone zooms with two fingers, resets with a double tap
         config["displayModeBar"] = False
     # under the chart, what it shows for a screen reader, and its data as a table
-    plot.draw(fig, key=key, config=config, alt=_alternative(fig))
+    return title, plot.payload(fig, config, _alternative(fig))
 
 
 def _alternative(fig: go.Figure) -> str:

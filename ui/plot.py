@@ -12,6 +12,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
+from collections import OrderedDict
+from collections.abc import Hashable
 from functools import cache
 from pathlib import Path
 from types import SimpleNamespace
@@ -86,7 +89,63 @@ def payload(fig: go.Figure, config: dict, alt: str = "") -> bytes:
 
 def draw(fig: go.Figure, *, config: dict, alt: str = "", key: str | None = None) -> None:
     """Show ``fig`` full width with plotly's ``config`` and, under it, ``alt``'s html."""
-    _component()(data=payload(fig, config, alt), key=key, width="stretch")
+    draw_payload(payload(fig, config, alt), key=key)
+
+
+def draw_payload(data: bytes, *, key: str | None = None) -> None:
+    """Show a chart from its :func:`payload`, full width."""
+    _component()(data=data, key=key, width="stretch")
+
+
+class Drawn:
+    """Charts as sent, kept for the whole server (``ui.chart(..., memo=...)``): the least
+    recently used go first once there are ``max_items`` of them or their payloads pass
+    ``max_bytes``, so no visitor can grow it without end (each key holds a page's own
+    values, which a visitor chooses from a closed set or the URL). Thread-safe: every
+    session's script thread reads and writes it."""
+
+    def __init__(self, max_items: int, max_bytes: int) -> None:
+        self.max_items, self.max_bytes = max_items, max_bytes
+        self._items: OrderedDict[Hashable, tuple[object, int]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: Hashable) -> object | None:
+        with self._lock:
+            found = self._items.get(key)
+            if found is None:
+                self.misses += 1
+                return None
+            self._items.move_to_end(key)
+            self.hits += 1
+            return found[0]
+
+    def put(self, key: Hashable, value: object, size: int) -> None:
+        if size > self.max_bytes:
+            return
+        with self._lock:
+            old = self._items.pop(key, None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._items[key] = (value, size)
+            self._bytes += size
+            while len(self._items) > self.max_items or self._bytes > self.max_bytes:
+                self._bytes -= self._items.popitem(last=False)[1][1]
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    @property
+    def size(self) -> int:
+        """The payloads' bytes held."""
+        return self._bytes
+
+
+# 512 charts, 48 MB at most (the largest message the app sends is a chart of ~55 kB:
+# .streamlit/config.toml); a lesson's default views in both languages, on laptops, the
+# projector and phones, are a few hundred charts. The flood bench counts the bound.
+DRAWN = Drawn(max_items=512, max_bytes=48 << 20)
 
 
 def read(proto) -> SimpleNamespace:

@@ -130,16 +130,21 @@ def results(
     )
     with s.chart:
         what = "bars.title" if reference is not None else "bars.title_conf"
-        fig = figures.sentence_bars(
-            available,
-            b.values,
-            b.labels,
-            names=names,
-            title=t(P + what),
-            x_title=t(P + ("bars.x" if reference is not None else "bars.x_conf"), n=len(key)),
-            presenter=ui.presenter(),
+        x_what = "bars.x" if reference is not None else "bars.x_conf"
+        ui.chart(
+            lambda: figures.sentence_bars(
+                available,
+                b.values,
+                b.labels,
+                names=names,
+                title=t(P + what),
+                x_title=t(P + x_what, n=len(key)),
+                presenter=ui.presenter(),
+            ),
+            key="arena_bars",
+            # what the bars are built from (the names and titles: the language's)
+            memo=(tuple(available), tuple(b.values), tuple(b.labels), what, x_what, len(key)),
         )
-        ui.chart(fig, key="arena_bars")
     with s.words:
         header = words(b, available, reference is not None, view)
     with s.more, st.container(horizontal=True):

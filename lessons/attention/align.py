@@ -61,7 +61,13 @@ def step_view(
             **ui.params.bound("values", ui.params.get_bool("values", False), key="attention_v"),
         )
     with s.chart:
-        ui.chart(alignment_figure(name, run, weights, step, values), key="attention_align")
+        # what the figure is drawn from, exactly (the sentence's weights as bytes)
+        made_of = (name, tuple(run.source), tuple(run.output), weights.shape, weights.tobytes())
+        ui.chart(
+            lambda: alignment_figure(name, run, weights, step, values),
+            key="attention_align",
+            memo=(*made_of, step, values),
+        )
     with s.words:
         st.markdown(row_caption(run, weights, entropy, step))
 

@@ -135,16 +135,21 @@ def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -
     tokens = en(step.top_ids)
     idx = step.top_ids.index(step.chosen) if step.chosen in step.top_ids else None
     what = t(k(f"lm.dist.{mode}"), temp=f"{temp:.1f}", topk=topk or t(k("lm.all")))
-    fig = figures.next_token_bars(
-        tokens,
-        step.top_probs,
-        idx,
-        title=t(k("lm.chart.title"), model=ui.model_name(data.LM), context=" ".join(read[-6:])),
-        x_title=what,
-        y_title=t(k("lm.chart.y"), k=len(tokens)),
-        presenter=ui.presenter(),
+    probs = tuple(float(p) for p in step.top_probs)
+    ui.chart(
+        lambda: figures.next_token_bars(
+            tokens,
+            step.top_probs,
+            idx,
+            title=t(k("lm.chart.title"), model=ui.model_name(data.LM), context=" ".join(read[-6:])),
+            x_title=what,
+            y_title=t(k("lm.chart.y"), k=len(tokens)),
+            presenter=ui.presenter(),
+        ),
+        key=chart_key("ar_lm_chart", play),
+        height=STEP_SLIDE_HEIGHT,
+        memo=(tuple(tokens), probs, idx, tuple(read[-6:]), mode, temp, topk),
     )
-    ui.chart(fig, key=chart_key("ar_lm_chart", play), height=STEP_SLIDE_HEIGHT)
     big(
         t(k("lm.step_of"), step=n, total=len(steps))
         + " · "

@@ -26,7 +26,7 @@ def show() -> None:
     size = context.size  # the model's own C, not its name
     with s.chart:
         ui.chart(
-            figures.states_heatmap(
+            lambda: figures.states_heatmap(
                 hidden,
                 words,
                 title=t(P + "read.title", model=ui.model_name(plain), n=len(tokens)),
@@ -42,6 +42,7 @@ def show() -> None:
                 label_digits=max(len(data.plain_size(name)) for name in data.PLAIN),
             ),
             key="bn_states",
+            memo=(plain, tuple(tokens)),  # the states: that model reading these words
         )
     with s.words:
         m1, m2, m3 = st.columns(3)

@@ -105,19 +105,23 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
     shared = analysis.first_shared_layer(a, b, kernel, base=dilation, max_layers=MAX_DEPTH)
     present = ui.presenter()
     with v.chart:
-        fig = figures.window_figure(
-            tokens,
-            wins,
-            (a, b),
-            title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
-            x_title=t(P + "theory.x"),
-            y_title=t(P + "theory.y"),
-            hover=t(P + "theory.hover"),
-            pair_label=t(P + "theory.pair"),
-            presenter=present,
-            phone=ui.on_a_phone() and not present,  # presenter mode: ui.chart fits the projector
+        ui.chart(
+            lambda: figures.window_figure(
+                tokens,
+                wins,
+                (a, b),
+                title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
+                x_title=t(P + "theory.x"),
+                y_title=t(P + "theory.y"),
+                hover=t(P + "theory.hover"),
+                pair_label=t(P + "theory.pair"),
+                presenter=present,
+                # presenter mode: ui.chart fits the projector
+                phone=ui.on_a_phone() and not present,
+            ),
+            key="cnn_rf_windows",
+            memo=(tokens, a, b, pos, dilated, kernel, depth),  # the windows: a formula of these
         )
-        ui.chart(fig, key="cnn_rf_windows")
     with v.words:
         formula_words(shared, depth, kernel, dilation, abs(a - b))
 

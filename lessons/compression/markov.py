@@ -46,11 +46,12 @@ def section(seed: int) -> None:
     with s.control:
         n = st.select_slider(t(P + "markov.order"), ORDERS, **ui.params.bound("n", n, key="cmp_n"))
     with s.chart:
-        ui.chart(growth_figure(stats, n), key="cmp_growth")
+        # the same seed and order: the same chart, built once for the whole server
+        ui.chart(lambda: growth_figure(stats, n), key="cmp_growth", memo=(seed, n))
     with s.more:
         prompt = read_prompt(default_prompt)
     with s.words:
-        unseen_words(stats, n)
+        unseen_words(stats, n, seed)
         if prompt is not None:
             compare(seed, prompt, n, stats.seen[n - 1])
 
@@ -73,8 +74,9 @@ def growth_figure(stats, n: int):
     )
 
 
-def unseen_words(stats, n: int) -> None:
-    """The growth chart's caption, then the share of held-out n-grams never seen."""
+def unseen_words(stats, n: int, seed: int) -> None:
+    """The growth chart's caption, then the share of held-out n-grams never seen (``stats``:
+    the corpus ``seed``'s)."""
     i = n - 1
     st.caption(
         t(
@@ -88,7 +90,7 @@ def unseen_words(stats, n: int) -> None:
         )
     )
     ui.chart(
-        figures.unseen_chart(
+        lambda: figures.unseen_chart(
             stats.n,
             stats.test_unseen,
             current_n=n,
@@ -98,6 +100,7 @@ def unseen_words(stats, n: int) -> None:
             presenter=ui.presenter(),
         ),
         key="cmp_unseen",
+        memo=(seed, n),
     )
     st.caption(t(P + "markov.unseen.caption", windows=f"{stats.test_windows[0]:,}"))
 

@@ -64,7 +64,7 @@ def table_section() -> None:
     ns, curves = data.table_curves(max(64, min(N_MAX, 4 * n)), d, k)
     with s.chart:
         ui.chart(
-            figures.table_chart(
+            lambda: figures.table_chart(
                 ns,
                 {names[a]: curves[metric][a] for a in analysis.ARCHITECTURES},
                 current_n=n,
@@ -77,6 +77,7 @@ def table_section() -> None:
                 presenter=ui.presenter(),
             ),
             key="path_table_chart",
+            memo=(n, d, k, metric),  # the curves: a formula of these
         )
     with s.words:
         table_words(metric, n, d, k)

@@ -68,8 +68,9 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     ui.params.set_params(rho=radius)
     radius = round(float(radius), 2)
     fresh = data.fresh_curves(radius, length, float(drive), seed, quantity)
+    made_of = (radius, length, drive, seed, quantity)  # the curves: seeded cells of these
     with chart_place:
-        fresh_chart(fresh, radius, length, quantity)
+        fresh_chart(fresh, radius, length, quantity, made_of)
     far = length - 1
     st.caption(
         t(
@@ -90,42 +91,48 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     with ui.curious():  # the spectral view: the mechanism, the bound, the eigenvalues
         st.markdown(t(R + "fresh.intro"))
         st.markdown(t(R + "fresh.curious_bound", sigma=f"{fresh['sigma1']:.2f}"))
-        eigen_chart(fresh, radius)
+        eigen_chart(fresh, radius, made_of)
 
 
 def _eig_labels(radius: float) -> tuple[str, str, str]:
     return (t(R + "eig.points"), t(R + "eig.unit"), t(R + "eig.radius", radius=radius))
 
 
-def fresh_chart(fresh: dict, radius: float, length: int, quantity: str) -> None:
+def fresh_chart(fresh: dict, radius: float, length: int, quantity: str, made_of: tuple) -> None:
     """The decay of each fresh cell with the bound ρ^(T−t), one chart (the eigenvalues wait
-    in "for the curious")."""
+    in "for the curious"); ``made_of``: what ``fresh`` was computed from."""
     distance = np.arange(length)
-    figure = figures.decay_figure(
-        distance,
-        {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS},
-        title=t(R + "fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
-        x_title=t(R + "distance_axis"),
-        y_title=t(R + f"q.{quantity}.axis"),
-        bound=(t(R + "bound", radius=radius), radius ** distance.astype(float)),
-        presenter=ui.presenter(),
-        looks=names(data.PROBES.values()),
+    ui.chart(
+        lambda: figures.decay_figure(
+            distance,
+            {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS},
+            title=t(R + "fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
+            x_title=t(R + "distance_axis"),
+            y_title=t(R + f"q.{quantity}.axis"),
+            bound=(t(R + "bound", radius=radius), radius ** distance.astype(float)),
+            presenter=ui.presenter(),
+            looks=names(data.PROBES.values()),
+        ),
+        key="rnng_decay",
+        memo=made_of,
     )
-    ui.chart(figure, key="rnng_decay")
 
 
-def eigen_chart(fresh: dict, radius: float) -> None:
+def eigen_chart(fresh: dict, radius: float, made_of: tuple) -> None:
     """The vanilla RNN's eigenvalues, with the unit circle and the circle |λ| = ρ."""
     eig, unit, rad = _eig_labels(radius)
-    figure = figures.eigen_figure(
-        fresh["eig"],
-        radius=radius,
-        title=t(R + "eig.chart", hidden=data.HIDDEN),
-        x_title=t(R + "eig.re"),
-        y_title=t(R + "eig.im"),
-        eig_label=eig,
-        unit_label=unit,
-        radius_label=rad,
-        presenter=ui.presenter(),
+    ui.chart(
+        lambda: figures.eigen_figure(
+            fresh["eig"],
+            radius=radius,
+            title=t(R + "eig.chart", hidden=data.HIDDEN),
+            x_title=t(R + "eig.re"),
+            y_title=t(R + "eig.im"),
+            eig_label=eig,
+            unit_label=unit,
+            radius_label=rad,
+            presenter=ui.presenter(),
+        ),
+        key="rnng_eig",
+        memo=made_of,
     )
-    ui.chart(figure, key="rnng_eig")

@@ -208,9 +208,9 @@ def redrawn(monkeypatch):
 
         return wrap(func) if func is not None else wrap
 
-    def chart(fig, *, key=None, width=1.0):
+    def chart(fig, *, key=None, **kwargs):
         charts.append((key, tuple(stack)))
-        real_chart(fig, key=key, width=width)
+        real_chart(fig, key=key, **kwargs)
 
     def bound(name, value, *, key):
         controls[key] = tuple(stack)
