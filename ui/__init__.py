@@ -95,15 +95,16 @@ def chart(
     from ui import plot
 
     phone = on_a_phone()
+    figure = fig if callable(fig) else (lambda: fig)
     if memo is None:
-        drawn = _prepare(fig() if callable(fig) else fig, width, height, phone)
+        drawn = _prepare(figure(), width, height, phone)
     else:
         from ui import cache
 
         ck = (key, memo, current_lang(), presenter(), phone, width, height, cache.zoo_key())
         drawn = plot.DRAWN.get(ck)
         if drawn is None:
-            drawn = _prepare(fig() if callable(fig) else fig, width, height, phone)
+            drawn = _prepare(figure(), width, height, phone)
             plot.DRAWN.put(ck, drawn, len(drawn[1]))
     title, data = drawn
     if title:

@@ -87,11 +87,6 @@ def payload(fig: go.Figure, config: dict, alt: str = "") -> bytes:
     return (head + spec + ',"config":' + json.dumps(config) + "}").encode()
 
 
-def draw(fig: go.Figure, *, config: dict, alt: str = "", key: str | None = None) -> None:
-    """Show ``fig`` full width with plotly's ``config`` and, under it, ``alt``'s html."""
-    draw_payload(payload(fig, config, alt), key=key)
-
-
 def draw_payload(data: bytes, *, key: str | None = None) -> None:
     """Show a chart from its :func:`payload`, full width."""
     _component()(data=data, key=key, width="stretch")
