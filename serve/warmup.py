@@ -44,6 +44,7 @@ DONE = "road-to-attention: warm-up done in"
 # of the GIL. So the warm-up waits this long first (measured: cold start of the home page
 # against `streamlit hello`, see bench).
 DELAY_S = 2.0
+THREAD_NAME = "road-warm-up"  # the warm-up thread's name (a test tells its calls apart)
 READY_ENV = "ROAD_READY_FILE"  # written once warm (deploy/k8s: the readiness probe)
 
 _lock = threading.Lock()
@@ -172,7 +173,7 @@ def start(modules: tuple[str, ...] = MODULES) -> threading.Thread:
             _thread = threading.Thread(
                 target=_import_all,
                 args=(modules, modules is MODULES, _delay_s() if modules is MODULES else 0.0),
-                name="road-warm-up",
+                name=THREAD_NAME,
                 daemon=True,
             )
             _thread.start()

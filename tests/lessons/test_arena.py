@@ -438,6 +438,7 @@ def test_the_warm_up_fills_the_cache_the_length_slider_reads(dev_zoo, monkeypatc
     length it runs every model."""
     from core.analysis import arena as analysis
     from lessons.arena import common, data
+    from serve import warmup
 
     available = data.loadable(common.MODELS)
     assert available == tuple(zoo.TRANSLATION_MODELS)  # the dev zoo has every model
@@ -448,7 +449,7 @@ def test_the_warm_up_fills_the_cache_the_length_slider_reads(dev_zoo, monkeypatc
     def counted(*a):
         # the page's own calls: the app's warm-up thread, started by an earlier test's run
         # in this process, may be translating the default seed's lengths meanwhile
-        if threading.current_thread().name != "road-warm-up":
+        if threading.current_thread().name != warmup.THREAD_NAME:
             calls.append(a[0])
         return real(*a)
 
