@@ -6,8 +6,9 @@ import json
 import os
 import re
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -337,3 +338,64 @@ def fragment_rerun(fragment_id: str) -> Iterator[None]:
         yield
     finally:
         lsr.RerunData = plain
+
+
+@dataclass(frozen=True)
+class Sent:
+    """One element a run sent: where it goes, the fragment that drew it, what it is."""
+
+    path: tuple[int, ...]
+    fragment: str
+    type: str
+    key: str  # a widget's or chart's key among those asked for ("" otherwise)
+    body: str
+
+
+def record_sent(monkeypatch, keys: Sequence[str]) -> list[Sent]:
+    """Every element the app's runs send from now on, in order (clear it as needed): with
+    :func:`fragment_rerun`, what a click really redraws, and where. ``keys``: the widgets'
+    and charts' keys to name (their element id ends with the key)."""
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+
+    log: list[Sent] = []
+    enqueue = ForwardMsgQueue.enqueue
+
+    def record(self, msg):
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            el = msg.delta.new_element
+            kind = el.WhichOneof("type")
+            proto = getattr(el, kind)
+            ident = getattr(proto, "id", "") or ""
+            key = next((k for k in keys if ident.endswith("-" + k)), "")
+            body = getattr(proto, "body", "") if kind in ("markdown", "alert") else ""
+            log.append(Sent(tuple(msg.metadata.delta_path), msg.delta.fragment_id, kind, key, body))
+        return enqueue(self, msg)
+
+    monkeypatch.setattr(ForwardMsgQueue, "enqueue", record)
+    return log
+
+
+def fragment_of(log: list[Sent], key: str) -> str:
+    """The id of the fragment that drew the element ``key``."""
+    return next(s.fragment for s in log if s.key == key)
+
+
+def what(log: list[Sent]) -> list[str]:
+    """The elements sent, by key (widgets, charts) or type (text)."""
+    return [s.key or s.type for s in log]
+
+
+def rerun_alone(at, log: list[Sent], fragment: str, change, timeout: float = 300) -> list[str]:
+    """A click replayed as the browser sends it: ``change()`` (returning the element to run,
+    e.g. ``lambda: at.slider(key="k").set_value(7)``), then a rerun of ``fragment`` alone.
+    Checks that it raised nothing, that only ``fragment`` drew and that each named element
+    the runs logged before had placed went to the same place; returns what it sent
+    (:func:`what`)."""
+    places = {s.key: s.path for s in log if s.key}
+    log.clear()
+    with fragment_rerun(fragment):
+        change().run(timeout=timeout)
+    assert not at.exception, [e.value for e in at.exception]
+    assert {s.fragment for s in log} == {fragment}, log
+    assert all(places[s.key] == s.path for s in log if s.key in places), log
+    return what(log)

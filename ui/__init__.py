@@ -2,7 +2,7 @@
 
 Pages use: ``begin_page(slug)``, ``t(key, **fmt)``, ``current_lang()``, ``presenter()``,
 ``labeler(prefix)``, ``part_selector``, the one part layout ``slide(lead)`` with
-``takeaway``, ``try_this``, ``curious`` and ``mixed`` (see ``ui.slide``), ``chart(fig)``,
+``takeaway``, ``try_this``, ``curious``, ``mixed`` and ``hold`` (see ``ui.slide``), ``chart(fig)``,
 ``model_name(model)`` and the deep-link helpers in ``ui.params``.
 """
 
@@ -19,7 +19,7 @@ from ui import params
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary
-from ui.slide import curious, mixed, slide, takeaway, try_this
+from ui.slide import curious, hold, mixed, slide, takeaway, try_this
 
 if TYPE_CHECKING:
     import plotly.graph_objects as go
@@ -30,6 +30,7 @@ __all__ = [
     "current_lang",
     "curious",
     "fragment",
+    "hold",
     "labeler",
     "mixed",
     "model_name",

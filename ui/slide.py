@@ -72,6 +72,16 @@ def slide(lead: str | None = None) -> Slide:
     )
 
 
+def hold(*places: DeltaGenerator) -> None:
+    """For a fragment nested in a part's that writes into the part's places: an empty
+    element in each of ``places`` it leaves empty on this run (e.g. no chart for a sentence
+    the models cannot read). Streamlit 1.67 keeps a fragment's spot in an outside place only
+    if the fragment wrote there in the run that made the place; its own next rerun would
+    otherwise fail (StreamlitInvalidLayoutContextError) when it writes there again."""
+    for place in places:
+        place.empty()
+
+
 def takeaway(text: str) -> None:
     """The part's conclusion: the one takeaway style of the app."""
     st.success(text, icon=":material/lightbulb:")

@@ -62,14 +62,13 @@ def unseen_chart(
     n: Sequence[int],
     share: Sequence[float],
     *,
-    current_n: int,
     title: str,
     x_title: str,
     y_title: str,
     presenter: bool = False,
 ) -> go.Figure:
-    """Share of held-out n-grams never seen in training, one bar per n, the chosen n in
-    the highlight colour."""
+    """Share of held-out n-grams never seen in training, one bar per n, all in one colour
+    (the page's order n is marked on the growth chart beside it)."""
     if len(n) != len(share):
         raise ValueError(f"{len(n)} values of n but {len(share)} shares; pass one share per n")
     fig = base.bar_chart(
@@ -79,7 +78,6 @@ def unseen_chart(
         x_title=x_title,
         y_title=y_title,
         presenter=presenter,
-        highlight=[str(current_n)],
     )
     fig.update_traces(
         text=[f"{v:.0%}" if v >= 0.01 else f"{v:.1%}" for v in share],

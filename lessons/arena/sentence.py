@@ -62,18 +62,15 @@ def show() -> None:
     common.closing("sentence", manifest)
 
 
-@ui.fragment  # the sentence and its controls rerun this part only
+@ui.fragment  # the input choice, predict mode and view rerun this part
 def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) -> None:
-    """The bar chart (who got it right), its control (the sentence), then cards, the
-    confidence grid and every number. In predict mode the outputs stay hidden until
-    revealed one model at a time (the URL's ``mode`` and ``reveal``)."""
+    """The part's secondary controls (input choice, the grammar sentence's seed, predict
+    mode, view); :func:`sentence` draws the rest into the same slide."""
     t = ui.t
     s = ui.slide(t(P + "sentence.lead", n=len(available)))
     with s.more:
         source = common.choice("input", INPUTS, "grammar", "arena_input", "input.source")
-    with s.control:
-        tokens, reference = pick_sentence(source, s.more, src_vocab)
-    with s.more:
+        seed = seed_row() if source == "grammar" else None
         c1, c2 = st.columns(2, vertical_alignment="bottom")
         with c1:
             mode = common.choice(
@@ -83,6 +80,42 @@ def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) ->
             view = common.choice(
                 "view", VIEWS, data.DEFAULT_VIEW, "arena_view", help=t(P + "view_help")
             )
+    with s.words:  # the cards, the links to the pages that explain the models, the rest
+        cards, links, rest = st.container(), st.container(), st.container()
+    with links:  # the same for every sentence: drawn here, not at each click
+        why_links(available, WHY, WHY_PART)
+    sentence(s, Words(cards, rest), available, manifest, src_vocab, source, seed, mode, view)
+
+
+@dataclass
+class Words:
+    """The places of the sentence's words in the slide: its cards, then (under the links)
+    the confidence grid, the numbers table and the fold for the curious."""
+
+    cards: DeltaGenerator
+    rest: DeltaGenerator
+
+
+# The sentence's main control reruns only what it changes (the bars, cards, grid and table),
+# drawn into the places ``section`` made: a length click does not send the secondary
+# controls again (measured: ~3 ms a re-sent widget on one core).
+@ui.fragment
+def sentence(
+    s: Slide,
+    at: Words,
+    available: list[str],
+    manifest: dict[str, Any],
+    src_vocab: Vocab,
+    source: str,
+    seed: int | None,
+    mode: str,
+    view: str,
+) -> None:
+    """The sentence's control, the reveal buttons in predict mode, then every model's result
+    (:func:`results`). In predict mode the outputs stay hidden until revealed one model at a
+    time (the URL's ``mode`` and ``reveal``)."""
+    with s.control:
+        tokens, reference = pick_sentence(source, seed, src_vocab)
     n_models = len(available)
     revealed = ui.params.get_int("reveal", 0, len(common.MODELS), 0)
     signature = (source, tuple(tokens or ()))  # a new sentence in predict mode hides all again
@@ -95,12 +128,15 @@ def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) ->
         with s.control:
             reveal_row(revealed, n_models)
     ui.params.set_params(reveal=revealed if mode == "predict" else 0)
-    if tokens is not None:
-        results(s, available, manifest, tuple(tokens), reference, view, revealed)
+    if tokens is None:  # a sentence the models cannot read: the message under the box only
+        ui.hold(s.chart, s.more, at.cards, at.rest)
+        return
+    results(s, at, available, manifest, tuple(tokens), reference, view, revealed)
 
 
 def results(
     s: Slide,
+    at: Words,
     available: list[str],
     manifest: dict[str, Any],
     key: tuple[str, ...],
@@ -109,7 +145,7 @@ def results(
     shown: int,
 ) -> None:
     """Every model on the sentence: the bars (chart), then a card each, the confidence grid
-    and the table (words)."""
+    and the table (``at``)."""
     t, names = ui.t, common.names()
     nonce = int(st.session_state.get("arena_measure", 0))
     ref = tuple(reference.tgt) if reference is not None else None
@@ -145,8 +181,7 @@ def results(
             # what the bars are built from (the names and titles: the language's)
             memo=(tuple(available), tuple(b.values), tuple(b.labels), what, x_what, len(key)),
         )
-    with s.words:
-        header = words(b, available, reference is not None, view)
+    header = words(at, b, reference is not None, view)
     with s.more, st.container(horizontal=True):
         st.download_button(
             t(P + "table.csv"),
@@ -163,34 +198,35 @@ def results(
             icon=":material/timer:",
             key="arena_remeasure",
         )
-    with s.words, ui.curious():
+    with at.rest, ui.curious():
         stamp = max(str(r.latency["at"]) for r in runs.values())
         which = "latency.note" if nonce else "latency.note_once"
         st.markdown(t(P + "sentence.how"))
         st.caption(t(P + which, runs=data.REMEASURE_RUNS, at=stamp))
 
 
-def words(b: Board, available: list[str], has_reference: bool, view: str) -> list[str]:
-    """Under the bars: a card each, the links to the pages that explain them, the confidence
-    grid and the numbers table. Returns the table's header (the CSV download uses it)."""
+def words(at: Words, b: Board, has_reference: bool, view: str) -> list[str]:
+    """Under the bars: a card each (above the links to the pages that explain them), the
+    confidence grid and the numbers table. Returns the table's header (the CSV uses it)."""
     t = ui.t
-    if has_reference:
-        st.caption(t(f"{P}legend.{view}"))
-    # a card a model, one element (ui.markup: the html is escaped here, not again in the page)
-    escaped_html("".join(b.cards), key="arena_cards")
-    why_links(available, WHY, WHY_PART)
-    if b.grid[0] and any(b.grid[1]):
-        st.markdown(f"**{t(P + 'conf.title')}**")
-        marks = b.grid[3] if has_reference else None
-        grid = figures.confidence_html(
-            *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
-        )
-        escaped_html(grid, key="arena_grid")
-        st.caption(t(P + "conf.caption"))
-    st.markdown(f"**{t(P + 'table.header')}**")
-    header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
-    table = figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header"))
-    escaped_html(table, key="arena_table")
+    with at.cards:
+        if has_reference:
+            st.caption(t(f"{P}legend.{view}"))
+        # a card a model, one element (ui.markup: the html is escaped here, not in the page)
+        escaped_html("".join(b.cards), key="arena_cards")
+    with at.rest:
+        if b.grid[0] and any(b.grid[1]):
+            st.markdown(f"**{t(P + 'conf.title')}**")
+            marks = b.grid[3] if has_reference else None
+            grid = figures.confidence_html(
+                *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
+            )
+            escaped_html(grid, key="arena_grid")
+            st.caption(t(P + "conf.caption"))
+        st.markdown(f"**{t(P + 'table.header')}**")
+        header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
+        table = figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header"))
+        escaped_html(table, key="arena_table")
     return header
 
 
@@ -202,11 +238,30 @@ def _draw() -> None:
     st.query_params["seed"] = str(random.randint(0, MAX_SEED))
 
 
+def seed_row() -> int:
+    """The grammar sentence's seed (in the URL) and the button that draws a new one."""
+    t = ui.t
+    seed = get_int("seed", 0, MAX_SEED, analysis.DEFAULT_SEED)
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        seed = st.number_input(
+            t(P + "input.seed"),
+            0,
+            MAX_SEED,
+            step=1,
+            help=t(P + "input.seed_help"),
+            width=180,
+            **bound("seed", seed, key="arena_seed"),
+        )
+        st.button(t(P + "input.draw"), on_click=_draw, icon=":material/casino:")
+    set_params(seed=seed)
+    return int(seed)
+
+
 def pick_sentence(
-    source: str, more: DeltaGenerator, src_vocab: Vocab
+    source: str, seed: int | None, src_vocab: Vocab
 ) -> tuple[list[str] | None, corpus.Pair | None]:
-    """The sentence's main control for ``source`` (its seed in ``more``): the tokens
-    (``None`` with a message when it cannot be translated) and the reference, if any."""
+    """The sentence's main control for ``source`` (a grammar sentence: of ``seed``): the
+    tokens (``None`` with a message when it cannot be translated) and the reference, if any."""
     t = ui.t
     reference: corpus.Pair | None = None
     tokens: list[str] | None = None
@@ -223,23 +278,11 @@ def pick_sentence(
         raw_text = LESSON_LABELS[idx]
     elif source == "grammar":
         length = get_int("len", 1, corpus.MAX_LEN, analysis.DEFAULT_LENGTH)
-        seed = get_int("seed", 0, MAX_SEED, analysis.DEFAULT_SEED)
         length = st.slider(
             t(P + "input.length"), 1, corpus.MAX_LEN, **bound("len", length, key="arena_len")
         )
-        with more, st.container(horizontal=True, vertical_alignment="bottom"):
-            seed = st.number_input(
-                t(P + "input.seed"),
-                0,
-                MAX_SEED,
-                step=1,
-                help=t(P + "input.seed_help"),
-                width=180,
-                **bound("seed", seed, key="arena_seed"),
-            )
-            st.button(t(P + "input.draw"), on_click=_draw, icon=":material/casino:")
-        set_params(len=length, seed=seed)
-        reference = data.grammar(int(seed), int(length))
+        set_params(len=length)
+        reference = data.grammar(int(seed or 0), int(length))
         raw_text = " ".join(reference.src)
     else:
         raw_text, tokens = ui.inputs.sentence_input(

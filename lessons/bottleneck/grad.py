@@ -11,15 +11,21 @@ from core.analysis import bottleneck as analysis
 from core.analysis.influence import verdict
 from core.figures import bottleneck as figures
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, sentence_part
+from lessons.bottleneck.common import P, sentence_part
 from ui import models
+from ui.slide import Slide
 
 t = ui.t
 
 
-@ui.fragment  # the sentence, the model switch and the log toggle rerun only this part
+@ui.fragment  # the sentence reruns only this part, the model switch and the log toggle only
+# the chart and its caption
 def show() -> None:
-    s, plain, tokens = sentence_part("grad", main="sentence")
+    sentence_part("grad", main="sentence", draw=draw)
+
+
+def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
+    """The log-scale toggle, then how much each word of ``tokens`` moves ``plain``'s C."""
     with s.more:
         log_y = ui.params.get_bool("log", False)
         log_y = st.toggle(t(P + "grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
@@ -46,4 +52,3 @@ def show() -> None:
     ratio = analysis.early_late_ratio(norms)
     with s.words:
         st.caption(t(P + "grad.caption_" + verdict(ratio), ratio=f"{ratio:.2g}"))
-    close_part("grad")

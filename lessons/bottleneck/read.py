@@ -8,15 +8,20 @@ import ui
 from core import lexicon
 from core.figures import bottleneck as figures
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, sentence_part
+from lessons.bottleneck.common import P, sentence_part
 from ui import models
+from ui.slide import Slide
 
 t = ui.t
 
 
-@ui.fragment  # the model switch and the sentence rerun only this part
+@ui.fragment  # the sentence reruns only this part, the model switch only the chart and words
 def show() -> None:
-    s, plain, tokens = sentence_part("read", main="plain")
+    sentence_part("read", main="plain", draw=draw)
+
+
+def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
+    """The states heatmap of ``plain`` reading ``tokens`` (C its last column), the sizes."""
     if tokens is None:
         return
     presenter = ui.presenter()
@@ -50,4 +55,3 @@ def show() -> None:
         m2.metric(t(P + "read.states"), f"{len(words)} × {hidden.shape[1]}")
         m3.metric(t(P + "read.c_size"), size)
         st.caption(t(P + "read.caption", size=size))
-    close_part("read")

@@ -10,15 +10,20 @@ from core.analysis import bottleneck as analysis
 from core.evaluate import score
 from core.figures import bottleneck as figures
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, marked, sentence_part
+from lessons.bottleneck.common import P, marked, sentence_part
 from ui import models
+from ui.slide import Slide
 
 t = ui.t
 
 
-@ui.fragment  # the model switch and the sentence rerun only this part
+@ui.fragment  # the sentence reruns only this part, the model switch only the outputs
 def show() -> None:
-    s, plain, tokens = sentence_part("side", main="sentence")
+    sentence_part("side", main="sentence", draw=draw)
+
+
+def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
+    """``plain`` and the attention model on ``tokens``, side by side, wrong words marked."""
     if tokens is None:
         return
     ids = tuple(models.get_vocabs()[0].encode(tokens, eos=True))
@@ -33,7 +38,6 @@ def show() -> None:
             st.markdown(f"{t(P + 'side.reference')} {figures.chips(reference)}")
     with s.words:
         st.caption(t(P + ("side.caption" if reference is not None else "side.no_reference")))
-    close_part("side")
 
 
 def model_output(name: str, out: list[str], reference: tuple[str, ...] | None, n: int) -> None:

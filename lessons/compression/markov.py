@@ -16,6 +16,7 @@ from core.translate import InputError, prepare
 from core.vocab import tokenize_en
 from lessons.compression import data
 from ui.models import get_manifest, get_vocabs, require
+from ui.slide import Slide
 
 P = "compression."
 ORDERS = (2, 3, 4, 5, 6)
@@ -36,20 +37,27 @@ def show() -> None:
         st.markdown(t(P + "markov.curious", order=order, **fold))
 
 
-@ui.fragment  # the order n and the prompt rerun only this part
+@ui.fragment  # the prompt reruns this part; the order n only what it changes (order_view)
 def section(seed: int) -> None:
     s = ui.slide(t(P + "markov.lead"))
     with st.spinner(t(P + "markov.spinner")):
         stats = data.ngram_stats(seed)
         default_prompt = data.default_prompt(seed)
+    with s.more:
+        prompt = read_prompt(default_prompt)
+    order_view(s, seed, stats, prompt)
+
+
+# The order n redraws its chart and words in the places ``section`` made: a click sends
+# neither the prompt's box nor the spinner around the (cached) corpus counts again.
+@ui.fragment
+def order_view(s: Slide, seed: int, stats, prompt: list[str] | None) -> None:
     n = ui.params.get_choice("n", ORDERS, analysis.DEFAULT_ORDER)
     with s.control:
         n = st.select_slider(t(P + "markov.order"), ORDERS, **ui.params.bound("n", n, key="cmp_n"))
     with s.chart:
         # the same seed and order: the same chart, built once for the whole server
         ui.chart(lambda: growth_figure(stats, n), key="cmp_growth", memo=(seed, n))
-    with s.more:
-        prompt = read_prompt(default_prompt)
     with s.words:
         unseen_words(stats, n, seed)
         if prompt is not None:
@@ -89,20 +97,27 @@ def unseen_words(stats, n: int, seed: int) -> None:
             share=f"{stats.seen[i] / stats.possible[i]:.1e}",
         )
     )
+    # every order's share, the same for every n: a click on n leaves this chart as it is
     ui.chart(
         lambda: figures.unseen_chart(
             stats.n,
             stats.test_unseen,
-            current_n=n,
-            title=t(P + "markov.unseen.title", n=n, share=f"{stats.test_unseen[i]:.0%}"),
+            title=t(P + "markov.unseen.title"),
             x_title=t(P + "markov.x"),
             y_title=t(P + "markov.unseen.y"),
             presenter=ui.presenter(),
         ),
         key="cmp_unseen",
-        memo=(seed, n),
+        memo=(seed,),
     )
-    st.caption(t(P + "markov.unseen.caption", windows=f"{stats.test_windows[0]:,}"))
+    st.caption(
+        t(
+            P + "markov.unseen.caption",
+            n=n,
+            share=f"{stats.test_unseen[i]:.0%}",
+            windows=f"{stats.test_windows[0]:,}",
+        )
+    )
 
 
 # --- the prompt --------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ import streamlit as st
 import core.zoo as zoo
 from core import corpus, lexicon
 from core.i18n import translate
-from tests.conftest import make_app
+from tests.conftest import fragment_of, make_app, record_sent, rerun_alone, what
 
 ARENA = "pages/arena.py"
 
@@ -461,3 +461,39 @@ def test_the_warm_up_fills_the_cache_the_length_slider_reads(dev_zoo, monkeypatc
         assert len(_bars(at)) == len(available) and calls == []
     at = make_app(ARENA, lang="en", input="grammar", seed=seed, len="14").run()
     assert not at.exception and sorted(set(calls)) == sorted(available)
+
+
+def test_a_length_click_redraws_the_sentence_not_the_secondary_controls(dev_zoo, monkeypatch):
+    """The length slider (the benchmark's control) reruns the fragment nested in the part's:
+    the slider, the bars, the cards and the tables, each in the place it had; the input
+    choice, the seed, the predict mode and the view are not sent again and keep their values."""
+    keys = ("arena_len", "arena_bars", "arena_input", "arena_seed", "arena_mode", "arena_view")
+    sent = record_sent(monkeypatch, keys)
+    at = make_app(ARENA, lang="en", seed="7").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    inner, outer = fragment_of(sent, "arena_len"), fragment_of(sent, "arena_input")
+    assert inner and outer and inner != outer
+    first = {s.key: s.path for s in sent if s.key}
+    # the bars above the slider above the secondary controls (input, seed, mode, view)
+    assert first["arena_bars"] < first["arena_len"] < first["arena_input"] < first["arena_seed"]
+    assert first["arena_seed"] < first["arena_mode"] < first["arena_view"]
+    now = rerun_alone(at, sent, inner, lambda: at.slider(key="arena_len").set_value(7))
+    assert {"arena_len", "arena_bars"} <= set(now), now
+    assert not {"arena_input", "arena_seed", "arena_mode", "arena_view"} & set(now), now
+    assert at.query_params["len"] == "7" and at.query_params["seed"] == "7"
+    assert len(_bars(at)) == len(_names())  # every model on the new sentence
+    assert at.session_state["arena_seed"] == 7  # the seed kept its value
+
+
+def test_a_typed_sentence_mended_after_an_error_draws_every_model(dev_zoo, monkeypatch):
+    """A sentence the models cannot read leaves the chart and the words empty; mending it
+    in the box (a rerun of the sentence's own fragment) draws them in their places."""
+    sent = record_sent(monkeypatch, ("arena_text", "arena_bars"))
+    at = make_app(ARENA, lang="en", input="typed", text="the zzyzx cat").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert "zzyzx" in " ".join(str(e.value) for e in [*at.error, *at.warning])
+    assert "arena_bars" not in what(sent)
+    inner = fragment_of(sent, "arena_text")
+    mended = "the cat drank the milk"
+    rerun_alone(at, sent, inner, lambda: at.text_input(key="arena_text").input(mended))
+    assert len(_bars(at)) == len(_names())

@@ -9,7 +9,16 @@ import json
 import pytest
 
 from core import zoo
-from tests.conftest import ROOT, cjk_share, main_text, make_app, md_tables
+from tests.conftest import (
+    ROOT,
+    cjk_share,
+    fragment_of,
+    main_text,
+    make_app,
+    md_tables,
+    record_sent,
+    rerun_alone,
+)
 
 PAGE = "pages/autoregressive.py"
 
@@ -299,6 +308,28 @@ def test_every_part_is_a_fragment():
     for name in ("lm", "translate", "wrong", "cost"):
         text = (ROOT / "lessons/autoregressive" / f"{name}.py").read_text(encoding="utf-8")
         assert "@ui.fragment" in text.split("def show()")[0].rsplit("\n\n", 1)[-1], name
+
+
+def test_a_mode_click_redraws_the_run_not_the_prompt(monkeypatch):
+    """Greedy / sampling (the benchmark's control) reruns the fragment nested in the part's:
+    its controls, the stepper, the chart and the record, placed in the slide's order; the
+    prompt's box, the takeaway and "try this" are not sent again."""
+    _need("lm_gru")
+    keys = ("ar_prefix", "ar_mode", "ar_temp", "ar_step_next", "ar_lm_chart")
+    sent = record_sent(monkeypatch, keys)
+    at = run(part="lm")
+    inner, outer = fragment_of(sent, "ar_mode"), fragment_of(sent, "ar_prefix")
+    assert inner and outer and inner != outer
+    first = {s.key: s.path for s in sent if s.key}
+    # the chart above the stepper above the prompt's box, then the sampling controls
+    assert first["ar_lm_chart"] < first["ar_step_next"] < first["ar_prefix"] < first["ar_mode"]
+    now = rerun_alone(
+        at, sent, inner, lambda: at.segmented_control(key="ar_mode").set_value("sample")
+    )
+    assert {"ar_mode", "ar_temp", "ar_step_next", "ar_lm_chart"} <= set(now), now
+    assert "ar_prefix" not in now and "alert" not in now, now
+    assert at.query_params["mode"] == "sample" and at.query_params["prefix"] == "you should"
+    assert not at.slider(key="ar_temp").disabled  # sampling: its temperature is on
 
 
 def test_mode_change_keeps_the_link_and_the_record_in_step():

@@ -390,8 +390,10 @@ def test_plain_round_trips_through_the_url(dev_zoo):
 
 def test_the_controls_of_a_part_rerun_that_part_only(dev_zoo, monkeypatch):
     """Which fragment draws each control: a widget reruns the fragment it is drawn in, so the
-    model switch and the sentence sit in the part's own fragment, the part selector in the
-    lesson's (the browser test checks what a click really sends)."""
+    sentence sits in the part's own fragment, the part selector in the lesson's, and in a
+    part that reads the sentence the model switch (and grad's log toggle) in a fragment
+    nested in the part's: a switch does not send the sentence box again (the browser test
+    checks what a click really sends)."""
     import functools
     import sys
 
@@ -430,14 +432,16 @@ def test_the_controls_of_a_part_rerun_that_part_only(dev_zoo, monkeypatch):
     for name in ("segmented_control", "text_input", "button", "slider", "toggle"):
         monkeypatch.setattr(st, name, spy_widget(getattr(st, name)))
     expected = {part: f"lessons.bottleneck.{part}" for part in ("read", "side", "stretch", "grad")}
+    switch = "lessons.bottleneck.common"  # the model switch's own fragment (model_view)
     for part, fragment in expected.items():
         drawn.clear()
         _run(lang="en", part=part)
-        assert drawn["bn_plain"] == ("lesson", fragment), part
+        reads = part in SENTENCE_PARTS
+        assert drawn["bn_plain"] == ("lesson", fragment, *([switch] if reads else [])), part
         assert drawn["bottleneck_part"] == ("lesson",), part
         for key in ("bn_text", "bn_ex_8", "bn_ex_44"):
-            assert (drawn.get(key) == ("lesson", fragment)) == (part in SENTENCE_PARTS), (part, key)
-    assert drawn["bn_log"] == ("lesson", "lessons.bottleneck.grad")
+            assert (drawn.get(key) == ("lesson", fragment)) == reads, (part, key)
+    assert drawn["bn_log"] == ("lesson", "lessons.bottleneck.grad", switch)
 
 
 def test_example_button_and_typed_sentence(dev_zoo):

@@ -12,7 +12,15 @@ import numpy as np
 import pytest
 
 from core import zoo
-from tests.conftest import cjk_share, main_text, make_app, md_tables
+from tests.conftest import (
+    cjk_share,
+    fragment_of,
+    main_text,
+    make_app,
+    md_tables,
+    record_sent,
+    rerun_alone,
+)
 
 PAGE = "pages/compression.py"
 DEFAULT_ORDER = 4  # the page's default n-gram order
@@ -73,9 +81,10 @@ def test_markov_default_shows_the_table_explode_and_the_window_fail():
     unseen = array(chart(at, "cmp_unseen")["data"][0]["y"])
     assert unseen[i] > UNSEEN_MIN
     assert all(a <= b for a, b in zip(unseen, unseen[1:]))  # and so does the unseen share
-    # the chosen n is the highlighted bar
+    # every order in one colour (the growth chart marks n); the caption gives n's share
     colors = chart(at, "cmp_unseen")["data"][0]["marker"]["color"]
-    assert len({colors[j] for j in range(len(colors)) if j != i}) == 1 and colors[i] != colors[0]
+    assert isinstance(colors, str) or len(set(colors)) == 1, colors
+    assert f"At n = {DEFAULT_ORDER}, {unseen[i]:.0%} of the n-gram occurrences" in main_text(at)
     # the searched default prompt: the count table cannot use its whole window
     text = main_text(at)
     assert "never occur together in training" in text
@@ -94,12 +103,37 @@ def test_markov_order_changes_the_marked_n_and_the_continuation():
     two = md_tables(at)[0]
     assert all(len(row[0].split()) <= 1 for row in two[1:])  # context: one word at most
     assert "n = 2" in json.dumps(chart(at, "cmp_growth")["layout"]["annotations"])
+    unseen_at_2 = chart(at, "cmp_unseen")
     at.select_slider(key="cmp_n").set_value(5).run(timeout=600)
     assert not at.exception and at.query_params["n"] == "5"
     five = md_tables(at)[0]
     assert max(len(row[0].split()) for row in five[1:]) > 1
     assert "n = 5" in json.dumps(chart(at, "cmp_growth")["layout"]["annotations"])
     assert two != five
+    # the unseen chart is the same for every n (a click on n leaves it as it is)
+    assert chart(at, "cmp_unseen") == unseen_at_2
+
+
+def test_an_order_click_redraws_what_n_changes_not_the_prompt(monkeypatch):
+    """The order n (the benchmark's control) reruns the fragment nested in the part's: the
+    slider, the growth chart, the unseen chart (the same figure) and the comparison, each in
+    the place it had; the prompt's box is not sent again."""
+    _need_lm()
+    keys = ("cmp_n", "cmp_growth", "cmp_unseen", "cmp_prefix")
+    sent = record_sent(monkeypatch, keys)
+    at = run(part="markov")
+    inner, outer = fragment_of(sent, "cmp_n"), fragment_of(sent, "cmp_prefix")
+    assert inner and outer and inner != outer
+    first = {s.key: s.path for s in sent if s.key}
+    # the growth chart above the slider above the prompt's box, the unseen chart under it
+    assert first["cmp_growth"] < first["cmp_n"] < first["cmp_prefix"] < first["cmp_unseen"]
+    unseen = chart(at, "cmp_unseen")
+    set_n = lambda: at.select_slider(key="cmp_n").set_value(3)  # noqa: E731
+    now = rerun_alone(at, sent, inner, set_n, timeout=600)
+    assert {"cmp_n", "cmp_growth", "cmp_unseen"} <= set(now), now
+    assert "cmp_prefix" not in now, now
+    assert chart(at, "cmp_unseen") == unseen
+    assert at.query_params["n"] == "3" and "n = 3" in main_text(at)
 
 
 def test_markov_bad_prompt_and_bad_order_fall_back_with_a_notice():

@@ -9,14 +9,13 @@ with curves) stands in for the pretrained weights, so these tests do not depend 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 
 import pytest
 import streamlit as st
 
 from core import probes_data, zoo
 from core.i18n import translate
-from tests.conftest import fragment_rerun, make_app
+from tests.conftest import Sent, fragment_of, fragment_rerun, make_app, record_sent, what
 
 PAGE = "pages/rnn_gradients.py"
 PROBES = ("probe_rnn", "probe_lstm", "probe_gru")
@@ -589,50 +588,13 @@ def test_on_a_phone_the_decay_comes_first_and_full_width(fake_zoo, monkeypatch):
 SECONDARY = ("rnng_T", "rnng_drive", "rnng_seed")
 
 
-@dataclass(frozen=True)
-class Sent:
-    """One element a run sent: where it goes, the fragment that drew it, what it is."""
-
-    path: tuple[int, ...]
-    fragment: str
-    type: str
-    key: str  # a widget's or chart's key ("" for text)
-    body: str
+KEYS = ("rnng_rho", "rnng_q", *SECONDARY, "rnng_fresh", "rnng_decay", "rnng_eig")
 
 
 @pytest.fixture
 def sent(monkeypatch) -> list[Sent]:
     """Every element the runs of the test send, in order (cleared by the test as needed)."""
-    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
-
-    log: list[Sent] = []
-    enqueue = ForwardMsgQueue.enqueue
-
-    def record(self, msg):
-        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
-            el = msg.delta.new_element
-            kind = el.WhichOneof("type")
-            proto = getattr(el, kind)
-            ident = getattr(proto, "id", "") or ""
-            key = next((k for k in KEYS if ident.endswith("-" + k)), "")
-            body = getattr(proto, "body", "") if kind in ("markdown", "alert") else ""
-            log.append(Sent(tuple(msg.metadata.delta_path), msg.delta.fragment_id, kind, key, body))
-        return enqueue(self, msg)
-
-    monkeypatch.setattr(ForwardMsgQueue, "enqueue", record)
-    return log
-
-
-KEYS = ("rnng_rho", "rnng_q", *SECONDARY, "rnng_fresh", "rnng_decay", "rnng_eig")
-
-
-def fragment_of(log: list[Sent], key: str) -> str:
-    return next(s.fragment for s in log if s.key == key)
-
-
-def what(log: list[Sent]) -> list[str]:
-    """The elements sent, by key (widgets, charts) or type (text)."""
-    return [s.key or s.type for s in log]
+    return record_sent(monkeypatch, KEYS)
 
 
 @pytest.mark.parametrize("present", ["0", "1"])
