@@ -73,11 +73,14 @@ def slide(lead: str | None = None) -> Slide:
 
 
 def hold(*places: DeltaGenerator) -> None:
-    """For a fragment nested in a part's that writes into the part's places: an empty
-    element in each of ``places`` it leaves empty on this run (e.g. no chart for a sentence
-    the models cannot read). Streamlit 1.67 keeps a fragment's spot in an outside place only
-    if the fragment wrote there in the run that made the place; its own next rerun would
-    otherwise fail (StreamlitInvalidLayoutContextError) when it writes there again."""
+    """An empty element in each of ``places``, for a fragment nested in a part's that writes
+    into the part's places. In the nested fragment: a place it leaves empty on this run (e.g.
+    no chart for a sentence the models cannot read); Streamlit 1.67 keeps a fragment's spot in
+    an outside place only if the fragment wrote there in the run that made the place, and its
+    own next rerun would fail (StreamlitInvalidLayoutContextError) writing there again. In
+    the part's fragment, before calling the nested one: ``s.more``, made on first use, when
+    only the nested fragment writes there (a projector's fold made by the nested fragment
+    would be gone at its own rerun: the page went blank at a second click)."""
     for place in places:
         place.empty()
 

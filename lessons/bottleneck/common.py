@@ -149,6 +149,9 @@ def sentence_part(part: str, *, main: str, draw: Draw) -> None:
         tokens = sentence_box()
     if tokens is None:
         s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
+    # the secondary controls' place made in this run (on the projector, a fold): one that the
+    # model switch's fragment made would be gone at its own rerun (measured: the page blank)
+    ui.hold(s.more)
     model_view(s, main, tokens, draw)
     if tokens is not None:
         close_part(part)

@@ -79,6 +79,35 @@ def test_a_model_click_reruns_only_the_switch_and_what_it_changes(server, browse
         context.close()
 
 
+@pytest.mark.parametrize("part", ["side", "grad"])
+def test_on_the_projector_the_folded_model_switch_answers_every_click(server, browser, part):
+    """Presenter mode: the model switch of a part whose main control is the sentence sits in
+    "More controls", drawn by the switch's own fragment; click after click the fold, the
+    switch and the part stay (a fold the fragment made itself vanished at its second
+    click and the page went blank)."""
+    _need_models()
+    context = browser.new_context(viewport=DESKTOP)
+    context.set_default_timeout(180_000)
+    page = context.new_page()
+    try:
+        page.goto(server.url(f"/bottleneck?lang=en&present=1&part={part}"))
+        wait_idle(page)
+        fold = translate("shell.more_controls", "en")
+        page.locator('[data-testid="stMain"] summary', has_text=fold).click()
+        main = page.locator('[data-testid="stMain"]')
+        for size in ("32", "128", "32"):
+            name = f"gru_plain_{size}"
+            main.locator("button", has_text=f"C = {size}").first.click()
+            page.wait_for_url(f"**plain={name}**", timeout=30_000)
+            wait_idle(page)
+            assert main.locator("summary", has_text=fold).count() == 1, name
+            assert main.locator("button", has_text="C = 256").count() == 1, name
+            # the part drawn with that model (side: its output's header; grad: the chart's title)
+            assert translate(f"model.{name}.name", "en") in (main.text_content() or ""), name
+    finally:
+        context.close()
+
+
 # The first presenter screen of every part (this page's included), both languages, both
 # projector sizes: tests/browser/test_slides.py
 
