@@ -5,9 +5,11 @@ that containment. ~30 s on an idle machine."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, reopened
+from tests.browser.conftest import DESKTOP, PHONE, reopened, wait_idle
 
 pytestmark = pytest.mark.browser
 
@@ -90,3 +92,32 @@ def test_the_bars_numbers_have_one_readable_size(server, browser, viewport, pres
         assert not small, f"bar text under {least} px: {small}"
         sizes = {round(t["px"], 1) for t in texts}
         assert len(sizes) == 1, f"the bars' numbers in {len(sizes)} sizes: {texts}"
+
+
+# The numbers table as drawn: its rows of cells' text (the header first).
+_TABLE_JS = """() => {
+  const t = [...document.querySelectorAll('[data-testid="stMain"] .road-html table')]
+    .find(t => t.querySelector('th') && t.querySelector('th').textContent === 'Model');
+  return [...t.querySelectorAll('tr')].map(r => [...r.cells].map(c => c.textContent));
+}"""
+
+
+def test_the_csv_download_is_the_table_on_screen_after_a_length_click(server, browser):
+    """The CSV button belongs to the part (a length click does not send it again); what it
+    downloads is read at the click: the table of the sentence on screen, not the first one."""
+    import csv
+    import io
+
+    with reopened(browser, server.url("/arena?lang=en&len=9&seed=3"), DESKTOP) as tab:
+        page = tab.page
+        first = page.evaluate(_TABLE_JS)
+        page.locator('[data-testid="stMain"] [data-testid="stSlider"] input').first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_url("**len=10**", timeout=30_000)
+        wait_idle(page)
+        shown = page.evaluate(_TABLE_JS)
+        assert shown != first and len(shown) == len(first)  # a new sentence, every model
+        with page.expect_download(timeout=30_000) as got:
+            page.get_by_role("button", name="Download the table (CSV)").click()
+        text = Path(got.value.path()).read_text(encoding="utf-8-sig")
+        assert list(csv.reader(io.StringIO(text))) == shown
