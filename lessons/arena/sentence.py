@@ -80,57 +80,20 @@ def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) ->
             view = common.choice(
                 "view", VIEWS, data.DEFAULT_VIEW, "arena_view", help=t(P + "view_help")
             )
-        table = exports()
     with s.words:  # the cards, the links to the pages that explain the models, the rest
         cards, links, rest = st.container(), st.container(), st.container()
-        with ui.curious():  # how the numbers are measured; the sentence's timestamp nested
-            st.markdown(t(P + "sentence.how"))
-            how = st.container()
     with links:  # the same for every sentence: drawn here, not at each click
         why_links(available, WHY, WHY_PART)
-    at = Words(cards, rest, how, table)
-    sentence(s, at, available, manifest, src_vocab, source, seed, mode, view)
-
-
-# What the CSV download holds: the table on screen, set by :func:`sentence` at each run (the
-# button is the part's, drawn once; its callable runs at the click, outside the script).
-CSV_KEY = "arena_csv_table"
-
-
-def exports() -> dict[str, list]:
-    """The CSV download of the numbers table and "Measure again" (the part's: a sentence's
-    click does not send them again). Returns the holder the sentence's table goes into."""
-    t = ui.t
-    table: dict[str, list] = st.session_state.setdefault(CSV_KEY, {"header": [], "rows": []})
-    with st.container(horizontal=True):
-        st.download_button(
-            t(P + "table.csv"),
-            data=lambda: analysis.table_csv(table["header"], table["rows"]),
-            file_name="arena.csv",
-            mime="text/csv",
-            on_click="ignore",
-            icon=":material/download:",
-            key="arena_csv",
-        )
-        st.button(
-            t(P + "latency.again"),
-            on_click=remeasure,
-            icon=":material/timer:",
-            key="arena_remeasure",
-        )
-    return table
+    sentence(s, Words(cards, rest), available, manifest, src_vocab, source, seed, mode, view)
 
 
 @dataclass
 class Words:
     """The places of the sentence's words in the slide: its cards, then (under the links)
-    the confidence grid and the numbers table, the timestamp in the fold for the curious;
-    ``table`` is what the CSV download holds (:func:`exports`)."""
+    the confidence grid, the numbers table and the fold for the curious."""
 
     cards: DeltaGenerator
     rest: DeltaGenerator
-    how: DeltaGenerator
-    table: dict[str, list]
 
 
 # The sentence's main control reruns only what it changes (the bars, cards, grid and table),
@@ -166,8 +129,7 @@ def sentence(
             reveal_row(revealed, n_models)
     ui.params.set_params(reveal=revealed if mode == "predict" else 0)
     if tokens is None:  # a sentence the models cannot read: the message under the box only
-        ui.hold(s.chart, at.cards, at.rest, at.how)
-        at.table.update(header=table_header(), rows=[])  # the columns, no model's row
+        ui.hold(s.chart, s.more, at.cards, at.rest)
         return
     results(s, at, available, manifest, tuple(tokens), reference, view, revealed)
 
@@ -220,10 +182,26 @@ def results(
             memo=(tuple(available), tuple(b.values), tuple(b.labels), what, x_what, len(key)),
         )
     header = words(at, b, reference is not None, view)
-    at.table.update(header=header, rows=b.rows)
-    with at.how:
+    with s.more, st.container(horizontal=True):
+        st.download_button(
+            t(P + "table.csv"),
+            data=lambda: analysis.table_csv(header, b.rows),
+            file_name="arena.csv",
+            mime="text/csv",
+            on_click="ignore",
+            icon=":material/download:",
+            key="arena_csv",
+        )
+        st.button(
+            t(P + "latency.again"),
+            on_click=remeasure,
+            icon=":material/timer:",
+            key="arena_remeasure",
+        )
+    with at.rest, ui.curious():
         stamp = max(str(r.latency["at"]) for r in runs.values())
         which = "latency.note" if nonce else "latency.note_once"
+        st.markdown(t(P + "sentence.how"))
         st.caption(t(P + which, runs=data.REMEASURE_RUNS, at=stamp))
 
 
@@ -246,15 +224,10 @@ def words(at: Words, b: Board, has_reference: bool, view: str) -> list[str]:
             escaped_html(grid, key="arena_grid")
             st.caption(t(P + "conf.caption"))
         st.markdown(f"**{t(P + 'table.header')}**")
-        header = table_header()
+        header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
         table = figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header"))
         escaped_html(table, key="arena_table")
     return header
-
-
-def table_header() -> list[str]:
-    """The numbers table's column headers in the visitor's language."""
-    return [ui.t(f"{P}col.{c}") for c in TABLE_COLUMNS]
 
 
 # --- controls ------------------------------------------------------------------------------

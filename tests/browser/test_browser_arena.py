@@ -103,8 +103,8 @@ _TABLE_JS = """() => {
 
 
 def test_the_csv_download_is_the_table_on_screen_after_a_length_click(server, browser):
-    """The CSV button belongs to the part (a length click does not send it again); what it
-    downloads is read at the click: the table of the sentence on screen, not the first one."""
+    """After a length click (the sentence's fragment alone reruns), the CSV download is the
+    table of the sentence on screen, not of the first one."""
     import csv
     import io
 

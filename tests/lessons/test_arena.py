@@ -309,26 +309,6 @@ def test_csv_is_the_tables_text():
     assert list(csv.reader(io.StringIO(data))) == [header, rows[0]]
 
 
-def _csv_table(at) -> tuple[list[str], list[list[str]]]:
-    """What the page's CSV download would write: (header, rows) of its holder."""
-    from lessons.arena.sentence import CSV_KEY
-
-    held = at.session_state[CSV_KEY]
-    return list(held["header"]), [list(r) for r in held["rows"]]
-
-
-def _table_text(at) -> tuple[list[str], list[list[str]]]:
-    """The numbers table on screen as text: (header, rows)."""
-    import html as html_
-
-    body = next(h.proto.body for h in at.get("html") if ">Model</th>" in h.proto.body)
-    cells = [
-        [html_.unescape(c) for c in re.findall(r"<t[hd][^>]*>([^<]*)</t[hd]>", tr)]
-        for tr in re.findall(r"<tr>(.*?)</tr>", body)
-    ]
-    return cells[0], cells[1:]
-
-
 def _cards(at, lang: str = "en") -> str:
     """The six result cards (one HTML element)."""
     first = lexicon.name("gru_plain_32", lang)
@@ -486,10 +466,8 @@ def test_the_warm_up_fills_the_cache_the_length_slider_reads(dev_zoo, monkeypatc
 def test_a_length_click_redraws_the_sentence_not_the_secondary_controls(dev_zoo, monkeypatch):
     """The length slider (the benchmark's control) reruns the fragment nested in the part's:
     the slider, the bars, the cards and the tables, each in the place it had; the input
-    choice, the seed, the predict mode, the view, the CSV download and "Measure again" are not
-    sent again (they keep their values, and the CSV holds the new sentence's table)."""
+    choice, the seed, the predict mode and the view are not sent again and keep their values."""
     keys = ("arena_len", "arena_bars", "arena_input", "arena_seed", "arena_mode", "arena_view")
-    keys += ("arena_csv", "arena_remeasure")
     sent = record_sent(monkeypatch, keys)
     at = make_app(ARENA, lang="en", seed="7").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
@@ -498,13 +476,10 @@ def test_a_length_click_redraws_the_sentence_not_the_secondary_controls(dev_zoo,
     first = {s.key: s.path for s in sent if s.key}
     # the bars above the slider above the secondary controls (input, seed, mode, view)
     assert first["arena_bars"] < first["arena_len"] < first["arena_input"] < first["arena_seed"]
-    assert first["arena_seed"] < first["arena_mode"] < first["arena_view"] < first["arena_csv"]
-    assert first["arena_csv"] < first["arena_remeasure"]
-    before = _csv_table(at)
+    assert first["arena_seed"] < first["arena_mode"] < first["arena_view"]
     now = rerun_alone(at, sent, inner, lambda: at.slider(key="arena_len").set_value(7))
     assert {"arena_len", "arena_bars"} <= set(now), now
-    assert not set(keys[2:]) & set(now), now
-    assert _csv_table(at) == _table_text(at) != before  # the download: the table on screen
+    assert not {"arena_input", "arena_seed", "arena_mode", "arena_view"} & set(now), now
     assert at.query_params["len"] == "7" and at.query_params["seed"] == "7"
     assert len(_bars(at)) == len(_names())  # every model on the new sentence
     assert at.session_state["arena_seed"] == 7  # the seed kept its value
@@ -518,10 +493,7 @@ def test_a_typed_sentence_mended_after_an_error_draws_every_model(dev_zoo, monke
     assert not at.exception, [e.value for e in at.exception]
     assert "zzyzx" in " ".join(str(e.value) for e in [*at.error, *at.warning])
     assert "arena_bars" not in what(sent)
-    header, rows = _csv_table(at)
-    assert rows == [] and header[0] == "Model"  # the download: the columns, no model's row
     inner = fragment_of(sent, "arena_text")
     mended = "the cat drank the milk"
     rerun_alone(at, sent, inner, lambda: at.text_input(key="arena_text").input(mended))
     assert len(_bars(at)) == len(_names())
-    assert _csv_table(at) == _table_text(at)
