@@ -42,11 +42,14 @@ BASE_CSS = f"""
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}
+/* (in a row, the box that lays the hidden one out goes too: it would keep its room) */
 @media (prefers-reduced-motion: no-preference) {{
-  [class*="_if_still"] {{ display: none !important; }}
+  [class*="_if_still"],
+  [data-testid="stLayoutWrapper"]:has(> [class*="_if_still"]) {{ display: none !important; }}
 }}
 @media (prefers-reduced-motion: reduce) {{
-  [class*="_if_motion"] {{ display: none !important; }}
+  [class*="_if_motion"],
+  [data-testid="stLayoutWrapper"]:has(> [class*="_if_motion"]) {{ display: none !important; }}
   *, *::before, *::after {{
     animation-duration: 0.01ms !important; animation-iteration-count: 1 !important;
     transition-duration: 0.01ms !important; transition-delay: 0s !important;

@@ -58,17 +58,18 @@ def stepper(param: str, n: int, default: int = 1) -> tuple[int, bool]:
     raw = ui.params.get_int(param, 1, 999, default)
     step = min(max(1, raw), n)  # a run that ends earlier than the link's step: its last step
     flag = f"ar_play_{param}"
-    buttons = (  # name, column, icon, on_click, args, disabled (Play and Last share one)
-        ("back", 0, "arrow_back", _go, (param, step - 1), step <= 1),
-        ("next", 1, "arrow_forward", _go, (param, step + 1), step >= n),
-        ("play", 2, "play_arrow", _play, (flag,), step >= n),
-        ("last", 2, "last_page", _go, (param, n), step >= n),
-        ("restart", 3, "restart_alt", _go, (param, 1), step <= 1),
+    buttons = (  # name, icon, on_click, args, disabled (one of Play and Last is shown)
+        ("back", "arrow_back", _go, (param, step - 1), step <= 1),
+        ("next", "arrow_forward", _go, (param, step + 1), step >= n),
+        ("play", "play_arrow", _play, (flag,), step >= n),
+        ("last", "last_page", _go, (param, n), step >= n),
+        ("restart", "restart_alt", _go, (param, 1), step <= 1),
     )
-    cols = st.columns(4)
     places = {"play": f"ar_{param}_play_if_motion", "last": f"ar_{param}_last_if_still"}
-    for name, col, icon, on_click, args, disabled in buttons:
-        with cols[col], st.container(key=places[name]) if name in places else nullcontext():
+    # one row (not columns: 4 blocks fewer at each click; it wraps on a phone)
+    row = st.container(horizontal=True)
+    for name, icon, on_click, args, disabled in buttons:
+        with row, st.container(key=places[name]) if name in places else nullcontext():
             st.button(
                 t(k(f"step.{name}")),
                 key=f"ar_{param}_{name}",
