@@ -77,7 +77,16 @@ def read_list(path: Path) -> frozenset[str]:
 ICON_FONT = re.compile(r"^media/MaterialSymbols-Rounded\.[A-Za-z0-9_-]{8}\.woff2$")
 ICON_NAME = re.compile(r":material/([a-z0-9_]+):")
 ICON_LETTERS = "abcdefghijklmnopqrstuvwxyz0123456789_"
-APP_CODE = ("app.py", "pages", "lessons", "ui", "core", "serve")  # what draws the app's icons
+APP_CODE = (
+    "app.py",
+    "pages",
+    "lessons",
+    "poll",
+    "ui",
+    "serve",
+    "charts",
+    "core",
+)  # what draws the app's icons
 ICON_LIST_HEADER = (
     "The icons the deploy's icon font keeps: python deploy/precompress.py --list-icons . "
     "> deploy/material-icons.txt"

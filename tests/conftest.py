@@ -66,6 +66,8 @@ def element_kind(element) -> str:
 # environment) go to a folder of their own, never to the user's data directory.
 os.environ.setdefault("ROAD_DATA_DIR", tempfile.mkdtemp(prefix="road-test-data-"))
 APP = ROOT / "app.py"
+# The app's Python packages (what the image ships and a server of a test's own copies)
+APP_PACKAGES = ("charts", "core", "lessons", "pages", "poll", "serve", "ui")
 MAX_WORKERS = 4  # pytest -n auto: one worker per core, at most this many
 _charts_read_as_plotly_charts()
 

@@ -65,24 +65,24 @@ def chart(
     height: int | None = None,
     memo: Hashable | None = None,
 ) -> None:
-    """Show a figure from ``core.figures.base`` full width, without plotly's logo.
+    """Show a figure from ``charts.base`` full width, without plotly's logo.
 
     On a phone (:func:`on_a_phone`) the title is text above the chart, which wraps
-    (:func:`core.figures.base.take_title`), long panel titles are wrapped
-    (:func:`core.figures.base.fit_phone`), a category axis labels every category (smaller labels,
-    :func:`core.figures.margins.label_every_category`), and plotly's tool bar is off (without
+    (:func:`charts.base.take_title`), long panel titles are wrapped
+    (:func:`charts.base.fit_phone`), a category axis labels every category (smaller labels,
+    :func:`charts.margins.label_every_category`), and plotly's tool bar is off (without
     hover it would stay over the chart's top). On every screen a horizontal axis title wider
-    than its room is wrapped (:func:`core.figures.margins.wrap_x_titles`).
+    than its room is wrapped (:func:`charts.margins.wrap_x_titles`).
 
     In presenter mode the figure is first fitted to the projector
-    (:func:`core.figures.base.fit_projector`: every text at projector size, the title wrapped to
+    (:func:`charts.base.fit_projector`: every text at projector size, the title wrapped to
     ``width`` -- the fraction of the main column the chart gets, 0.5 in one of two
     columns -- and the height capped so the chart stays on the first screen; ``height``:
-    a lower cap, :data:`core.figures.base.STEP_SLIDE_HEIGHT` for a chart with step
+    a lower cap, :data:`charts.base.STEP_SLIDE_HEIGHT` for a chart with step
     controls under it).
 
     Last, the margins are set to what plotly would grow them to
-    (:func:`core.figures.margins.preset`), so that the browser draws the chart once instead
+    (:func:`charts.margins.preset`), so that the browser draws the chart once instead
     of drawing it, growing the margins and drawing it again.
 
     ``memo``: everything the figure depends on besides the language, presenter mode, the
@@ -118,7 +118,7 @@ def _prepare(
 ) -> tuple[str | None, bytes]:
     """:func:`chart`'s work on ``fig`` (it is changed): the phone's title taken out, and what
     the browser gets (:func:`ui.plot.payload`)."""
-    from core.figures import base, margins
+    from charts import base, margins
     from ui import plot
 
     title = None
@@ -149,7 +149,7 @@ def _prepare(
 
 def _alternative(fig: go.Figure) -> str:
     """``fig``'s text alternative and data table in the visitor's language (escaped html)."""
-    from core.figures import describe
+    from charts import describe
 
     # the figure's own property dicts: no copy, no validation (see base.fit_projector)
     spec = {"data": fig._data, "layout": fig._layout}  # noqa: SLF001

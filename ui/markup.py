@@ -6,7 +6,7 @@ then React replaces it whole: ~65 ms of the arena's rerun for its three blocks (
 elements), against ~15 ms this way (a components-v2 element, like the charts of
 ``ui.plot``: the body set as the box's ``innerHTML`` when it differs from the one drawn).
 That skips a second sanitising pass, so only text that was escaped piece by piece may come
-here: the builders of ``core.figures.arena`` escape every word (tests/core/analysis/
+here: the builders of ``charts.arena`` escape every word (tests/core/analysis/
 test_arena.py), and ``tests/ui/test_text_inputs.py`` lists the files allowed to call
 :func:`escaped_html`, as it does for ``st.html``.
 """

@@ -81,7 +81,7 @@ def payload(fig: go.Figure, config: dict, alt: str = "") -> bytes:
     <config>}``, UTF-8. The spec is the JSON ``st.plotly_chart`` sent (``plotly.io.to_json``
     without validation: the figure was built, and validated, by plotly's own objects);
     ``alt`` is the chart's text alternative and data table, every text in it escaped
-    (``core.figures.describe.alternative_html``), put by road-chart.js under the chart."""
+    (``charts.describe.alternative_html``), put by road-chart.js under the chart."""
     spec = pio.to_json(fig, validate=False)
     head = '{"alt":' + json.dumps(alt) + ',"spec":'
     return (head + spec + ',"config":' + json.dumps(config) + "}").encode()

@@ -20,8 +20,8 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
+from charts import base
 from core import lexicon
-from core.figures import base
 from core.poll import questions as pq
 from core.poll import store as ps
 from core.poll.runs import RunStore

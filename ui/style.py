@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.figures.html_look import CSS as ROAD_HTML_CSS
+from charts.html_look import CSS as ROAD_HTML_CSS
 
 FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/ui/test_clicker.py)
 
@@ -16,7 +16,7 @@ FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/u
 # and animation and swaps what moves for what does not (keys ``*_if_motion`` / ``*_if_still``).
 BASE_CSS = f"""
 <style>
-/* the app's HTML blocks (cards, chips, grids, tables): core/figures/html_look.py */
+/* the app's HTML blocks (cards, chips, grids, tables): charts/html_look.py */
 {ROAD_HTML_CSS}
 /* ... laid out and painted only near the screen (the arena's cards, confidence grid and numbers
    table: ~1,600 elements under its chart, rerun by its slider off screen; their size is kept
@@ -83,7 +83,7 @@ LABEL_CSS = """
 """
 
 # Readable from the back of a classroom at 1280x720: bigger text, bolder headings,
-# high-contrast ink, roomier widgets. Charts scale themselves through core.figures.base.
+# high-contrast ink, roomier widgets. Charts scale themselves through charts.base.
 PRESENTER_CSS = """
 <style>
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] p,

@@ -11,9 +11,9 @@ import streamlit as st
 
 import core.zoo as zoo
 import ui
+from charts import arena as figures
 from core import corpus, probes_data
 from core.analysis import arena as analysis
-from core.figures import arena as figures
 from lessons.arena import common
 
 P = common.P

@@ -17,9 +17,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 import ui
 import ui.inputs
+from charts import arena as figures
 from core import corpus, lexicon
 from core.analysis import arena as analysis
-from core.figures import arena as figures
 from core.vocab import Vocab, detokenize_zh
 from lessons.arena import common, data
 from ui.markup import escaped_html

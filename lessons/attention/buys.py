@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import attention as figures
 from core import zoo
 from core.analysis import attention as analysis
 from core.corpus import BUCKETS
-from core.figures import attention as figures
 from core.vocab import detokenize_zh
 from lessons.attention import common, data
 from ui import models

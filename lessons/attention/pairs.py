@@ -8,8 +8,8 @@ import numpy as np
 import streamlit as st
 
 import ui
+from charts import attention as figures
 from core.analysis import attention as analysis
-from core.figures import attention as figures
 from lessons.attention import common, data
 from ui.inputs import plain
 

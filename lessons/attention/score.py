@@ -12,9 +12,9 @@ import pandas as pd
 import streamlit as st
 
 import ui
+from charts import attention as figures
 from core.analysis import attention as analysis
 from core.analysis import coref
-from core.figures import attention as figures
 from lessons.attention import common, data
 from ui import models
 

@@ -9,10 +9,10 @@ import numpy as np
 import streamlit as st
 
 import ui
+from charts import attention as figures
 from core import corpus
 from core.analysis import attention as analysis
 from core.analysis import coref
-from core.figures import attention as figures
 from lessons.attention import common, data
 from ui import models
 from ui.inputs import plain

@@ -6,8 +6,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import autoregressive as figures
 from core.analysis import autoregressive as analysis
-from core.figures import autoregressive as figures
 from lessons.autoregressive import data
 from lessons.autoregressive.common import k, part_end
 from ui.models import get_model, require

@@ -5,11 +5,11 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import autoregressive as figures
+from charts.base import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core import mdtable as md
 from core.analysis import autoregressive as analysis
-from core.figures import autoregressive as figures
-from core.figures.base import STEP_SLIDE_HEIGHT
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (
     animate,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import autoregressive as figures
+from charts.base import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core.analysis import autoregressive as analysis
-from core.figures import autoregressive as figures
-from core.figures.base import STEP_SLIDE_HEIGHT
 from core.vocab import detokenize_zh
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (

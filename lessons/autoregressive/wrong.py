@@ -13,10 +13,10 @@ import inspect
 import streamlit as st
 
 import ui
+from charts import autoregressive as figures
 from core.analysis import autoregressive as analysis
 from core.analysis import slips
 from core.evaluate import max_output_len
-from core.figures import autoregressive as figures
 from lessons.autoregressive import data
 from lessons.autoregressive.common import k, part_end, read_source, zh
 from ui.models import get_vocabs, require

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
-from core.figures import bottleneck as figures
 from core.i18n import translate
 from core.translate import InputError, prepare
 from lessons.bottleneck import data

@@ -5,9 +5,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core import lexicon
 from core.analysis import latent
-from core.figures import bottleneck as figures
 from lessons.bottleneck import data
 from lessons.bottleneck.common import P, close_part, part_header
 from ui import models

@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core import corpus
 from core.analysis import bottleneck as analysis
-from core.figures import bottleneck as figures
 from lessons.bottleneck import data
 from lessons.bottleneck.common import P, close_part, part_header
 from ui import models

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
-from core.figures import bottleneck as figures
 from lessons.bottleneck import data
 from lessons.bottleneck.common import P, close_part, part_header
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core import lexicon
-from core.figures import bottleneck as figures
 from lessons.bottleneck import data
 from lessons.bottleneck.common import P, sentence_part
 from ui import models

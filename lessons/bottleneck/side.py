@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
-from core.figures import bottleneck as figures
 from lessons.bottleneck import data
 from lessons.bottleneck.common import P, marked, sentence_part
 from ui import models

@@ -7,10 +7,10 @@ import numpy as np
 import streamlit as st
 
 import ui
+from charts import bottleneck as figures
 from core import corpus
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
-from core.figures import bottleneck as figures
 from lessons.bottleneck import data
 from lessons.bottleneck.common import P, close_part, marked, part_header, plain_picker
 from ui import models

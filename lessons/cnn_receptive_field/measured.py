@@ -9,10 +9,10 @@ import numpy as np
 import streamlit as st
 
 import ui
+from charts import base
+from charts import cnn_receptive_field as figures
 from core import lexicon, zoo
 from core.analysis import receptive_field as analysis
-from core.figures import base
-from core.figures import cnn_receptive_field as figures
 from lessons.cnn_receptive_field import data
 from lessons.cnn_receptive_field.common import (
     P,

@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts.path_length import probe_chart
 from core import zoo
 from core.analysis import receptive_field as analysis
-from core.figures.path_length import probe_chart
 from lessons.cnn_receptive_field.common import P
 from ui.models import show_zoo_error
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import cnn_receptive_field as figures
 from core.analysis import receptive_field as analysis
-from core.figures import cnn_receptive_field as figures
 from lessons.cnn_receptive_field.common import (
     KERNELS,
     MAX_DEPTH,

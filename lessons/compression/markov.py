@@ -8,10 +8,10 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import compression as figures
 from core import lexicon
 from core import mdtable as md
 from core.analysis import compression as analysis
-from core.figures import compression as figures
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
 from lessons.compression import data

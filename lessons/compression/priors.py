@@ -7,9 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import compression as figures
 from core import mdtable as md
 from core.analysis import compression as analysis
-from core.figures import compression as figures
 from lessons.compression import data
 
 P = "compression."

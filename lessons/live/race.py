@@ -10,9 +10,9 @@ import time
 import streamlit as st
 
 import ui
+from charts import live as figures
+from charts.base import STEP_SLIDE_HEIGHT
 from core import live
-from core.figures import live as figures
-from core.figures.base import STEP_SLIDE_HEIGHT
 from core.poll.runs import Run
 from core.poll.store import PollError
 from core.vocab import detokenize_zh

@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import path_length as figures
 from core.analysis import path_length as analysis
-from core.figures import path_length as figures
 
 P = "path_length."
 K_MAX = 9

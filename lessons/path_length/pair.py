@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import path_length as figures
 from core.analysis import path_length as analysis
 from core.analysis import receptive_field
-from core.figures import path_length as figures
 from lessons.path_length.common import K_MAX, P, arch_names, close_part, header, kernel_slider
 from ui import word_pair
 

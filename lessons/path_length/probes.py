@@ -7,8 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts.path_length import probe_chart
 from core import lexicon, zoo
-from core.figures.path_length import probe_chart
 from lessons.path_length.common import P, header
 from ui.models import get_manifest, show_zoo_error
 

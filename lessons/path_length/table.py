@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import path_length as figures
 from core import mdtable
 from core.analysis import path_length as analysis
-from core.figures import path_length as figures
 from lessons.path_length import data
 from lessons.path_length.common import (
     K_MAX,

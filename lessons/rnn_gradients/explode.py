@@ -7,9 +7,9 @@ import numpy as np
 import streamlit as st
 
 import ui
+from charts import rnn_gradients as figures
 from core import probes_data
 from core.analysis import explosion
-from core.figures import rnn_gradients as figures
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import R, sci
 from serve import jobs

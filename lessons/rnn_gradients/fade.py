@@ -8,8 +8,8 @@ import numpy as np
 import streamlit as st
 
 import ui
+from charts import rnn_gradients as figures
 from core.analysis import influence
-from core.figures import rnn_gradients as figures
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import R, names
 from serve import jobs

@@ -9,7 +9,7 @@ import numpy as np
 import streamlit as st
 
 import ui
-from core.figures import rnn_gradients as figures
+from charts import rnn_gradients as figures
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import QUANTITIES, R, names, quantity_picker, sci
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import rnn_gradients as figures
 from core import probes_data, zoo
 from core.analysis import rnn_gradients as analysis
-from core.figures import rnn_gradients as figures
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import R, choice, names
 from ui.models import get_manifest, show_zoo_error

@@ -6,7 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from core.figures import rnn_gradients as figures
+from charts import rnn_gradients as figures
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import R, names, quantity_picker, sci
 from serve import jobs

@@ -7,10 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts import rnn_gradients as figures
 from core import lexicon, zoo
 from core.analysis import influence
 from core.analysis.bottleneck import early_late_ratio
-from core.figures import rnn_gradients as figures
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
 from lessons.rnn_gradients import data

@@ -6,7 +6,7 @@
  * chart it drew; titles bold), plotly's config with Streamlit's defaults (no logo, no
  * lasso/box select, no cloud button), the figure's own height (else 450 px) and the
  * container's width, followed as the container or the window changes.
- * The figure's margins come pre-computed (core/figures/margins.py) for exactly this. */
+ * The figure's margins come pre-computed (charts/margins.py) for exactly this. */
 (function () {
   "use strict";
   const THEME = {
@@ -226,7 +226,7 @@
 
   // The chart's text alternative (a visually hidden description, then its data as a table
   // in a closed <details>), right after the chart: built and escaped by the server
-  // (core/figures/describe.py alternative_html); replaced only when it changes, so a table a
+  // (charts/describe.py alternative_html); replaced only when it changes, so a table a
   // student opened stays open while the chart redraws the same data. The table enters the
   // page when its fold is first opened: a closed fold's table (up to 2,000 cells, a 256 x 33
   // map's) was parsed into the page again on every click that redrew the chart.

@@ -20,7 +20,7 @@ import pytest
 from bench import procs
 from bench.browser import CHROMIUM, CHROMIUM_ARGS, PHONE_UA
 from bench.procs import Server, free_port, stop_server
-from tests.conftest import ROOT, need
+from tests.conftest import APP_PACKAGES, ROOT, need
 
 __all__ = ["PHONE_UA", "Server", "free_port", "start_server", "stop_server"]
 
@@ -159,7 +159,7 @@ def copy_app(dest: Path) -> Path:
     """A copy of the app's files (for tests that need a server of their own)."""
     for name in ("app.py",):
         shutil.copy2(ROOT / name, dest / name)
-    for d in ("core", "serve", "ui", "lessons", "pages", "static", ".streamlit"):
+    for d in (*APP_PACKAGES, "static", ".streamlit"):
         if (ROOT / d).exists():
             shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "assets").mkdir()
@@ -170,7 +170,7 @@ def copy_app(dest: Path) -> Path:
     return dest
 
 
-# Per drawn chart: the margins the app set (core.figures.margins.preset) and the ones plotly
+# Per drawn chart: the margins the app set (charts.margins.preset) and the ones plotly
 # ended with. Plotly only ever grows a margin, and when it does it draws the chart again.
 _MARGINS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((g, i) => {
     const m = (g.layout && g.layout.margin) || {}, s = (g._fullLayout || {})._size || {};
@@ -182,9 +182,9 @@ _MARGINS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((g,
 
 def grown_margins(page, where: str) -> list[str]:
     """Charts whose margins plotly had to grow beyond what the app set, so that it drew them
-    twice (the estimate of ``core.figures.margins`` fell short), one line each. The top
+    twice (the estimate of ``charts.margins`` fell short), one line each. The top
     margin of a title that pushes it itself (presenter mode) is plotly's, on purpose
-    (``core.figures.margins.title_pushes``)."""
+    (``charts.margins.title_pushes``)."""
     out = []
     for c in page.evaluate(_MARGINS_JS):
         if c["set"]["l"] is None:

@@ -123,7 +123,7 @@ def test_language_switch_and_share_dialog(server, browser):
 
 PROBE_PAGE = """
 import ui
-from core.figures import base
+from charts import base
 
 ui.begin_page("home")
 ui.chart(base.bar_chart(["a", "b"], [1, 2], title=ui.t("page.home.title"),

@@ -126,7 +126,7 @@ _BAR_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_phone_reads_the_guesses_over_the_bars(server, browser, lang):
     """On one line over a phone's ~45-px bars plotly shrank "-> wear 95%" to 5-6 px."""
-    from core.figures import base
+    from charts import base
 
     _need_models()
     with reopened(browser, server.url(f"/bottleneck?lang={lang}&part=latent"), PHONE) as tab:

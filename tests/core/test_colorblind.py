@@ -17,8 +17,8 @@ import colorspacious
 import numpy as np
 import pytest
 
+from charts import base
 from core import lexicon, zoo
-from core.figures import base
 
 # ΔE00 ≈ 1 is a just-noticeable difference between large patches side by side (Sharma et al.
 # 2005); thin lines and small markers need several times that. 8 keeps every pair drawn

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core.figures import describe
+from charts import describe
 
 
 def _sent(fig: go.Figure) -> dict:

@@ -28,7 +28,7 @@ from pathlib import Path
 import yaml
 
 from bench import procs
-from tests.conftest import ROOT, need
+from tests.conftest import APP_PACKAGES, ROOT, need
 
 DEPLOY = ROOT / "deploy"
 K8S = DEPLOY / "k8s"
@@ -59,7 +59,7 @@ def _env_names_read() -> set[str]:
     """``ROAD_*`` names the code reads (Python sources and the image's entry point)."""
     names: set[str] = set()
     files = [ROOT / "app.py", START]
-    for d in ("core", "serve", "ui", "lessons", "pages"):
+    for d in APP_PACKAGES:
         files += (ROOT / d).rglob("*.py")
     for f in files:
         names |= set(re.findall(r"\bROAD_[A-Z_]+\b", f.read_text()))

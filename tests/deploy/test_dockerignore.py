@@ -14,7 +14,7 @@ from functools import cache
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.conftest import APP_PACKAGES, ROOT
 
 KEPT_OUT = [
     "tests/conftest.py",
@@ -121,7 +121,7 @@ def test_every_tracked_file_of_the_app_goes_in_and_no_test_or_bench_file():
     kept = [p for p in tracked if not ignored(p)]
     leaked = [p for p in kept if p.split("/")[0] in {"tests", "bench", ".git", ".ci"}]
     assert not leaked, leaked
-    for folder in ("core", "ui", "pages", "assets", "deploy"):
+    for folder in (*APP_PACKAGES, "assets", "deploy"):
         inside = [p for p in tracked if p.startswith(folder + "/")]
         assert inside and all(not ignored(p) for p in inside), folder
     # every top-level Python package the app may import goes in, whatever its name

@@ -32,7 +32,7 @@ import pytest
 from bench.browser import CHROMIUM_ARGS
 from core.i18n import translate
 from core.poll import questions as pq
-from tests.conftest import ROOT, in_fresh_thread, need
+from tests.conftest import APP_PACKAGES, ROOT, in_fresh_thread, need
 
 BUILD = ROOT / "deploy" / "docker" / "build.py"
 RUN = ROOT / "deploy" / "docker" / "chroot-run.sh"
@@ -43,7 +43,7 @@ BUILD_WAIT_S = 40 * 60  # a background build (.ci/run) measured ~12 min on a loa
 CHROMIUM = "/usr/bin/chromium"
 LESSON = "bottleneck"  # a lesson page with charts
 SECRET = "road-secret-image-5c1e"  # the raising page's message: never shown to a visitor
-IN_IMAGE = ["app.py", "core", "ui", "pages", "assets", "deploy/docker/start.sh"]
+IN_IMAGE = ["app.py", *APP_PACKAGES, "assets", "deploy/docker/start.sh"]
 NOT_IN_IMAGE = ["tests", "bench", "results", ".env", ".git", ".ci", "requirements-dev.txt"]
 
 

@@ -8,8 +8,8 @@ import html
 import json
 import re
 
+from charts import describe
 from core import lexicon
-from core.figures import describe
 from core.i18n import translate
 
 _ALT = re.compile(r'<p class="chart-alt"[^>]*>(.*?)</p>', re.S)
@@ -18,7 +18,7 @@ _MODEL_COLORS = {lk.color.upper() for lk in lexicon.LOOKS.values()}
 
 def problems(at, lang: str) -> list[str]:
     """One line per chart of the run view ``at`` without its text alternative (sent with
-    it, equal to :func:`core.figures.describe.describe` of its spec, in ``lang``), and per two
+    it, equal to :func:`charts.describe.describe` of its spec, in ``lang``), and per two
     model lines in one chart that share both dash and marker."""
     charts = at.get("plotly_chart")
     specs = [json.loads(c.proto.spec) for c in charts]

@@ -14,9 +14,9 @@ import pytest
 import streamlit as st
 
 import core.zoo as zoo
+from charts.bottleneck import chip
 from core import corpus, lexicon
 from core.analysis import bottleneck as bn
-from core.figures.bottleneck import chip
 from core.i18n import translate
 from tests.conftest import dev_zoo_loaded, make_app
 

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 
 from bench import procs
-from tests.conftest import ROOT
+from tests.conftest import APP_PACKAGES, ROOT
 from ui.nav import PAGES
 
 MODELS = ROOT / "assets" / "models"
@@ -63,7 +63,7 @@ def copy_app(dest: Path, models: bool = True) -> Path:
     dest.mkdir(parents=True, exist_ok=True)
     shutil.copy2(ROOT / "app.py", dest / "app.py")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
-    for d in ("core", "serve", "ui", "lessons", "pages", "static", ".streamlit"):
+    for d in (*APP_PACKAGES, "static", ".streamlit"):
         if (ROOT / d).exists():
             shutil.copytree(ROOT / d, dest / d, ignore=ignore)
     (dest / "assets").mkdir()

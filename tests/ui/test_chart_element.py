@@ -14,11 +14,12 @@ import plotly
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from tests.conftest import APP_PACKAGES
 from ui import plot
 
 ROOT = Path(__file__).resolve().parents[2]
 # What the app runs (bench/bare_app.py, the bare baseline, keeps st.plotly_chart on purpose)
-APP_CODE = ["app.py", "pages", "lessons", "ui", "core", "serve"]
+APP_CODE = ["app.py", *APP_PACKAGES]
 
 
 def _sources() -> list[Path]:

@@ -45,7 +45,7 @@ SCRIPT = textwrap.dedent(
     print(json.dumps({"exception": [e.message for e in at.exception], "seen": seen}))
     """
 )
-WATCH = ("numpy", "streamlit.emojis", "segno", "core.figures.base", "torch", "pandas")
+WATCH = ("numpy", "streamlit.emojis", "segno", "charts.base", "torch", "pandas")
 
 
 def _first_run() -> dict:
@@ -61,7 +61,7 @@ def test_the_home_pages_first_run_imports_only_what_it_draws():
     result = _first_run()
     assert result["exception"] == []
     seen = result["seen"]
-    for name in ("streamlit.emojis", "segno", "core.figures.base", "torch", "pandas"):
+    for name in ("streamlit.emojis", "segno", "charts.base", "torch", "pandas"):
         assert name not in seen, (name, seen.get(name))
     # numpy: first asked for by the icon, the last line of app.py (nothing of ours before it)
     icon_line = next(

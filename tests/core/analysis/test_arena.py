@@ -1,4 +1,4 @@
-"""core.analysis.arena and core.figures.arena: verdicts, timing, manifest tables, figures."""
+"""core.analysis.arena and charts.arena: verdicts, timing, manifest tables, figures."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from dataclasses import dataclass
 
 import pytest
 
+from charts import arena as F
+from charts import html_look as look
 from core import corpus, lexicon
 from core.analysis import arena as A
 from core.evaluate import edit_distance, score
-from core.figures import arena as F
-from core.figures import html_look as look
 
 REF = tuple("猫 喝 了 牛奶 因为 猫 饿 了".split())
 

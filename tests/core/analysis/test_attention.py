@@ -195,7 +195,7 @@ def test_examples_and_pairs_are_real_corpus_sentences():
 
 
 def test_figure_builders_check_their_input_and_keep_the_tokens():
-    from core.figures import attention as FA
+    from charts import attention as FA
 
     w = np.array([[0.7, 0.2, 0.1], [0.1, 0.1, 0.8]])
     hover = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
@@ -315,7 +315,7 @@ def test_resize_keeps_what_fits_and_fills_with_zeros():
 
 
 def test_worked_example_figure_and_formulas():
-    from core.figures import attention as FA
+    from charts import attention as FA
 
     ex = A.worked_example(A.TOY_QUERY, A.TOY_KEYS, A.TOY_VALUES, temperature=0.5)
     words = list(A.TOY_WORDS[:4])
@@ -369,7 +369,7 @@ def test_worked_example_figure_and_formulas():
 
 
 def test_model_score_formula_names_each_score_kind():
-    from core.figures import attention as FA
+    from charts import attention as FA
 
     assert r"v^\top \tanh(W s_{i-1} + U h_j)" in FA.model_score_latex("additive")
     dot, scaled = FA.model_score_latex("dot", 8), FA.model_score_latex("scaled", 8)

@@ -234,7 +234,7 @@ def test_alternatives_are_the_other_considered_words_without_pad_bos_unk():
 
 
 def test_marked_and_sentence_row_markdown():
-    from core.figures.autoregressive import marked, sentence_row
+    from charts.autoregressive import marked, sentence_row
 
     line = marked(["you", "should", "wear", "sh*o`es"], 2, 3)
     assert line == "you should **wear** :orange-background[**sho'es**]"

@@ -1,7 +1,7 @@
 """Figures of the CNN receptive-field page: growing windows, measured gradients, probes.
 
 Builders take arrays, token lists and already-translated labels, check them, and return
-plotly figures styled with the app template (``core.figures.base``). No streamlit here.
+plotly figures styled with the app template (``charts.base``). No streamlit here.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from core.figures import base
+from charts import base
 
 
 def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:

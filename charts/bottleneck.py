@@ -1,4 +1,4 @@
-"""Figures of the bottleneck page, on the app's one template (``core.figures.base``).
+"""Figures of the bottleneck page, on the app's one template (``charts.base``).
 
 Every builder takes plain arrays and labels, checks them, and raises a ``ValueError`` that
 says how to fix the call; text (titles, axis names, legend names) comes in already
@@ -12,8 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from charts import base
 from core import lexicon, mdtable
-from core.figures import base
 
 GREY = "#9E9E9E"
 
@@ -134,7 +134,7 @@ def states_heatmap(
     return go.Figure(data=[heatmap, strip], layout=layout)
 
 
-FIGURE_SPACE = "\u2007"  # a space as wide as a digit (core/figures/glyphs.json)
+FIGURE_SPACE = "\u2007"  # a space as wide as a digit (charts/glyphs.json)
 
 
 def dimension_ticks(n_dims: int, digits: int = 0) -> dict:

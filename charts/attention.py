@@ -1,4 +1,4 @@
-"""Figures of the attention page, on ``core.figures.base`` (template, palette, presenter scale).
+"""Figures of the attention page, on ``charts.base`` (template, palette, presenter scale).
 
 Builders take arrays and token lists, check them, and raise ``ValueError`` saying how to
 fix the call. Every hover label text is passed in by the page, so it is translated.
@@ -13,8 +13,8 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
+from charts import base, margins
 from core import lexicon
-from core.figures import base, margins
 
 
 def _matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
@@ -42,7 +42,7 @@ def _heatmap_trace(
     *,
     show_values: bool,
 ) -> dict:
-    """The heatmap trace of :func:`attention_heatmap` (as ``core.figures.base.heatmap`` draws it,
+    """The heatmap trace of :func:`attention_heatmap` (as ``charts.base.heatmap`` draws it,
     with the hover of each cell's weight and its row's sum)."""
     missing = {"row", "col", "weight", "sum"} - set(hover)
     if missing:
@@ -107,7 +107,7 @@ def _heat_top(presenter: bool, xl: Sequence[str] = (), s: base.Scale | None = No
 
 
 def _heat_height(rows: int, s: base.Scale) -> int:
-    """The height of a heatmap figure of ``rows`` rows (as ``core.figures.base.heatmap``)."""
+    """The height of a heatmap figure of ``rows`` rows (as ``charts.base.heatmap``)."""
     return max(s.height, min(900, 40 + math.ceil(rows * s.font * 2.2)))
 
 
@@ -135,7 +135,7 @@ def attention_heatmap(
     xl = base.unique_labels(_labels("x_labels", x_labels, cols))
     yl = base.unique_labels(_labels("y_labels", y_labels, rows))
     s = base.scale(presenter)
-    # one construction, as core.figures.base.heatmap draws it (plotly validates every call)
+    # one construction, as charts.base.heatmap draws it (plotly validates every call)
     trace = _heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
     shapes = [] if highlight_row is None else [_row_frame(highlight_row, z, presenter)]
     return go.Figure(
@@ -442,7 +442,7 @@ def alignment_figure(
 def every_category(n: int, room_px: float, s: base.Scale) -> dict:
     """A projector's category axis of ``n`` words that labels every one (plotly drops every
     other label when they crowd), at the scale's font or smaller to fit ``room_px``, never
-    under :data:`core.figures.base.MIN_PROJECTOR_FONT`."""
+    under :data:`charts.base.MIN_PROJECTOR_FONT`."""
     size = min(s.font, math.floor(room_px / max(n, 1) / 1.15))
     size = max(size, base.MIN_PROJECTOR_FONT)
     return dict(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=size))
@@ -788,7 +788,7 @@ def _lines_layout(
 
 
 def _line_traces(x: np.ndarray, curves: Mapping[str, Sequence[float] | np.ndarray]) -> list[dict]:
-    """The traces of ``core.figures.base.line_chart`` (one line with markers per named curve)."""
+    """The traces of ``charts.base.line_chart`` (one line with markers per named curve)."""
     if not curves:
         raise ValueError("curves is empty; pass {name: values} with at least one line")
     data = []

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from charts import autoregressive as figures
 from core import lexicon
-from core.figures import autoregressive as figures
 
 
 def test_slip_shares_bin_and_sum_to_one():

@@ -12,8 +12,8 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 
+from charts import base, margins
 from core import lexicon
-from core.figures import base, margins
 
 # Points of the unit and radius circles on the eigenvalue plane: a regular 60-gon strays
 # from the true circle by r·(1 − cos 3°) ≈ 0.14 % of its radius, under half a pixel even at
@@ -48,7 +48,7 @@ def _positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
 
 
 def _layout_dict(presenter: bool, title: str, x_title: str, y_title: str, **extra) -> dict:
-    """:func:`core.figures.base.layout` with this page's legend, in a row between the title
+    """:func:`charts.base.layout` with this page's legend, in a row between the title
     and the plot, and the template's fonts."""
     extra = {"legend": dict(orientation="h", yanchor="bottom", y=1.02, x=0), **extra}
     out = base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
@@ -568,7 +568,7 @@ def note_place(
 @cache  # the same note and size on every rerun of the part: ~1.4 ms of wrapping each time
 def _wrappings(note: str, font: float) -> tuple[str, ...]:
     """``note`` on one line, then wrapped into two and three lines, each as narrow as
-    :func:`core.figures.base.wrap` makes it on that many lines."""
+    :func:`charts.base.wrap` makes it on that many lines."""
     full = margins.text_width(note, font)
     out: dict[int, str] = {1: note}
     for factor in np.linspace(1.0, 0.25, 31):  # narrower and narrower: the last one kept
@@ -579,7 +579,7 @@ def _wrappings(note: str, font: float) -> tuple[str, ...]:
 
 
 def _hline(y: float, line: dict, presenter: bool) -> dict:
-    """:func:`core.figures.base.hline` at this page's width (half the scale's line)."""
+    """:func:`charts.base.hline` at this page's width (half the scale's line)."""
     return base.hline(y, dict(line, width=base.scale(presenter).line / 2))
 
 

@@ -2,7 +2,7 @@
 distance probes (shared with the CNN page) and the lesson's three problems side by side.
 
 Builders take numbers, token lists and already-translated labels and return plotly
-figures styled with the app template (``core.figures.base``). Models and probes are drawn with
+figures styled with the app template (``charts.base``). Models and probes are drawn with
 their one look from ``core.lexicon``; the layer types of Table 1 take the look of the probe
 that embodies them (self-attention, recurrent, convolution), so a colour means the same
 thing in every part of the page. No streamlit here.
@@ -16,8 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from charts import base
 from core import lexicon
-from core.figures import base
 
 Polyline = Sequence[tuple[int, int]]  # (position, layer) points
 

@@ -1,4 +1,4 @@
-"""Figures of the compression page (lesson 1.6), on the app's template (``core.figures.base``).
+"""Figures of the compression page (lesson 1.6), on the app's template (``charts.base``).
 
 Builders take plain lists and already-translated labels, check them, and raise a
 ``ValueError`` that says how to fix the call; they never read models or corpora.
@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from charts import base
 from core import lexicon
-from core.figures import base
 
 # Each architecture drawn like its one-layer distance probe elsewhere in the app (one look
 # per family); the MLP has no probe and gets a neutral grey.

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from charts import cnn_receptive_field as figures
+from charts.path_length import probe_chart
 from core.analysis import receptive_field as analysis
-from core.figures import cnn_receptive_field as figures
-from core.figures.path_length import probe_chart
 
 
 def test_window_figure_marks_the_pair_with_two_lines():

@@ -270,7 +270,7 @@ def alternative_html(spec: Mapping, lang: str) -> str:
     """One HTML block (for ``st.html``) to put under a chart: its :func:`describe` text,
     visually hidden but read by a screen reader, then a closed ``<details>`` whose summary
     ("Chart data as a table") opens :func:`tables` (keyboard-operable, every text escaped)."""
-    from core.figures.arena import table_html
+    from charts.arena import table_html
 
     parts = [f'<p class="chart-alt" style="{_HIDDEN}">{html.escape(describe(spec, lang))}</p>']
     blocks = []

@@ -1,4 +1,4 @@
-"""The margin estimate of core.figures.margins: plotly's autoMargin arithmetic, the label
+"""The margin estimate of charts.margins: plotly's autoMargin arithmetic, the label
 widths and tick labels it reads, and what it sets on a figure. (Whether the browser then
 keeps those margins is checked in tests/browser/test_chart_margins.py.)"""
 
@@ -8,8 +8,8 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core.figures import base
-from core.figures import margins as cm
+from charts import base
+from charts import margins as cm
 
 
 def test_text_width_uses_the_measured_advances_and_counts_cjk_as_square():

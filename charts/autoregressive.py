@@ -1,4 +1,4 @@
-"""Figures of the autoregressive page, on the app's template (``core.figures.base``).
+"""Figures of the autoregressive page, on the app's template (``charts.base``).
 
 Builders take plain lists, check them and raise a ``ValueError`` that says how to fix the
 call; they never read models. Titles and axis names come from the page (translated).
@@ -12,8 +12,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from charts import base
 from core import lexicon
-from core.figures import base
 
 
 def next_token_bars(
@@ -29,7 +29,7 @@ def next_token_bars(
     """Horizontal bars of the top-k next-token probabilities, most probable on top.
 
     ``chosen`` is the index (into ``tokens``) of the token that was appended, drawn in the
-    highlight colour (:data:`core.figures.base.HIGHLIGHT`); ``None`` if it is not among them.
+    highlight colour (:data:`charts.base.HIGHLIGHT`); ``None`` if it is not among them.
     Every bar has its probability written on it.
     """
     p = np.asarray(probs, dtype=float)
@@ -88,7 +88,7 @@ def attention_row(
     presenter: bool = False,
 ) -> go.Figure:
     """One decoder step's attention over the source tokens (bars in sentence order), the
-    largest weight in the highlight colour (:data:`core.figures.base.HIGHLIGHT`)."""
+    largest weight in the highlight colour (:data:`charts.base.HIGHLIGHT`)."""
     w = np.asarray(weights, dtype=float)
     if w.ndim != 1 or w.size == 0:
         raise ValueError("weights must be a non-empty 1-D list, one weight per source token")

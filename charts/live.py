@@ -11,9 +11,9 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
+from charts import attention as attention_figures
+from charts import base
 from core import lexicon
-from core.figures import attention as attention_figures
-from core.figures import base
 
 
 def loss_curves(
@@ -64,7 +64,7 @@ def bucket_accuracy(
     buckets: Sequence[str], accuracy: Mapping[str, Sequence[float]], **labels
 ) -> go.Figure:
     """Accuracy (fractions 0-1) per length bucket, one line per model
-    (:func:`core.figures.attention.bucket_lines`, same ``labels``: title, axis titles,
+    (:func:`charts.attention.bucket_lines`, same ``labels``: title, axis titles,
     presenter, names); no models yet (no evaluation so far) draws the empty axes."""
     if accuracy:
         return attention_figures.bucket_lines(buckets, accuracy, **labels)

@@ -10,8 +10,8 @@ import numpy as np
 import plotly.io as pio
 import pytest
 
-from core.figures import attention as F
-from core.figures import base
+from charts import attention as F
+from charts import base
 
 HOVER = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
 

@@ -1,4 +1,4 @@
-"""core.figures.base: one template for both modes, input checks that say how to fix the call."""
+"""charts.base: one template for both modes, input checks that say how to fix the call."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 import pytest
 
-from core.figures import base
+from charts import base
 from tests.conftest import ROOT
 
 
@@ -159,8 +159,8 @@ def test_fit_projector_raises_every_font_and_caps_height():
 def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
     """Bottleneck's part 1 on a projector, in Chinese: two stacked subplots whose y titles
     ran into each other. Each title now fits its own axis and half the gap to the next."""
-    from core.figures.bottleneck import latent_figure
-    from core.figures.margins import text_width
+    from charts.bottleneck import latent_figure
+    from charts.margins import text_width
 
     states = np.linspace(-1, 1, 5 * 256).reshape(5, 256)
     fig = latent_figure(
@@ -277,7 +277,7 @@ def test_on_a_phone_the_title_leaves_the_figure_and_panel_titles_fit():
     assert anns[1]["font"]["size"] == 16 and anns[1]["text"] == "short"
     assert anns[2]["font"]["size"] == base.MIN_PHONE_FONT and "<br>" in anns[2]["text"]
     # subplot titles are centred: their lines stay centred; a title anchored on the panel's
-    # left edge (core.figures.attention's panels) gets its wrapped lines from that edge
+    # left edge (charts.attention's panels) gets its wrapped lines from that edge
     assert "align" not in anns[2]
     fig = make_subplots(rows=2, cols=1)
     fig.add_annotation(text=long, x=0, xref="paper", xanchor="left", y=1, yref="paper",
@@ -292,7 +292,7 @@ def test_on_a_phone_a_right_legend_lies_above_the_plot_and_colour_bars_are_thin(
     probe curves were drawn 3 px wide, measured in Chromium at 390x844): on a phone it lies
     above the plot in rows, and the margins are set for it there; colour bars are thin. A
     legend the figure placed elsewhere, and a laptop's figure, are left alone."""
-    from core.figures import margins
+    from charts import margins
 
     names = [f"GRU + attention, model {i}" for i in range(6)]
     fig = base.line_chart(list(range(10)), {n: list(range(10)) for n in names}, title="t")

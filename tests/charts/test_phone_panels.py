@@ -8,10 +8,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from core.figures import base
-from core.figures import cnn_receptive_field as cnn
-from core.figures import path_length as pl
-from core.figures import rnn_gradients as rg
+from charts import base
+from charts import cnn_receptive_field as cnn
+from charts import path_length as pl
+from charts import rnn_gradients as rg
 
 # the plain width of text as plotly's default font draws it (a CJK glyph is square)
 _CJK = ("\u2e80", "\u9fff")

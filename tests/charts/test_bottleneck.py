@@ -1,4 +1,4 @@
-"""core.figures.bottleneck: the builders check their input, build each figure in one go,
+"""charts.bottleneck: the builders check their input, build each figure in one go,
 and send the encoder's states as float32."""
 
 from __future__ import annotations
@@ -6,9 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from charts import bottleneck as figs
 from core import corpus, lexicon
 from core.analysis import bottleneck as bn
-from core.figures import bottleneck as figs
 from tests.core.analysis.test_bottleneck import _model
 
 
@@ -155,8 +155,8 @@ def test_states_heatmap_sends_float32_and_the_same_values():
 
 
 def test_dimension_labels_are_a_quarter_apart_and_padded_to_one_width():
-    from core.figures.bottleneck import FIGURE_SPACE, dimension_ticks
-    from core.figures.margins import text_width
+    from charts.bottleneck import FIGURE_SPACE, dimension_ticks
+    from charts.margins import text_width
 
     assert dimension_ticks(32) == {"tickvals": [8, 16, 24, 32], "ticktext": ["8", "16", "24", "32"]}
     assert dimension_ticks(256, 3)["tickvals"] == [64, 128, 192, 256]
@@ -174,8 +174,8 @@ def test_dimension_labels_are_a_quarter_apart_and_padded_to_one_width():
 
 
 def test_on_a_phone_the_guesses_stand_on_two_lines_at_a_readable_size():
-    from core.figures import base
-    from core.figures.bottleneck import latent_figure
+    from charts import base
+    from charts.bottleneck import latent_figure
 
     states = np.zeros((3, 8), dtype=np.float32)
     kw = dict(title="t", x_title="x", y_title="y", bar_title="guess")

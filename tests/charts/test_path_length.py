@@ -6,8 +6,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from charts import path_length as figures
 from core.analysis import path_length as analysis
-from core.figures import path_length as figures
 
 
 def _points(trace) -> set[tuple[int, int]]:
@@ -61,7 +61,7 @@ def test_on_a_phone_the_words_axis_keeps_the_pair_and_spaced_words(n, pair):
     """27 words in 10-px type under a phone's panels were a smear: there the words are at a
     phone's least size, the pair's two always written, the others spaced so that slanted
     words do not run into each other."""
-    from core.figures import base
+    from charts import base
 
     tokens = [f"w{i}" for i in range(n)]
     paths = {"rnn": [[(i, 1) for i in range(n)]]}

@@ -1,10 +1,10 @@
-"""The look of the HTML blocks ``core.figures.arena`` writes, as CSS: plain strings, so the
+"""The look of the HTML blocks ``charts.arena`` writes, as CSS: plain strings, so the
 stylesheet every page carries (``ui/style.py``) costs no import of numpy or plotly (a cold
 server's first page, the home page, draws no chart: see ``ui.chart``)."""
 
 from __future__ import annotations
 
-# The look of every HTML block core.figures.arena writes (the arena's cards, word chips, confidence
+# The look of every HTML block charts.arena writes (the arena's cards, word chips, confidence
 # grid and tables, every chart's data table), in every page's stylesheet (ui/style.py):
 # classes, not a style repeated on every cell or chip, so a chart's data table of 2,000
 # cells is ~30 kB in its message, not ~250 kB, and a sentence's cards and grid a third of

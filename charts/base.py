@@ -97,7 +97,7 @@ def template(presenter: bool = False) -> str:
 def _register(presenter: bool) -> str:
     name = "road_presenter" if presenter else "road"
     # into the registry's own dict: its ``__setitem__`` would validate the template into a
-    # plain Template again (tests/core/figures/test_base.py checks the copy stays cheap)
+    # plain Template again (tests/charts/test_base.py checks the copy stays cheap)
     pio.templates._templates[name] = _Registered(template_of(presenter).to_plotly_json())  # noqa: SLF001
     return name
 
@@ -438,7 +438,7 @@ PROJECTOR_WIDTH = 1200
 PROJECTOR_FRAME_PX = 160
 # Width of a full-width chart (measured at 1280 x 800): on a laptop with the sidebar open,
 # and in presenter mode (sidebar folded). The margins are worked out for these
-# (core.figures.margins); another width only costs a redraw where the estimate falls short.
+# (charts.margins); another width only costs a redraw where the estimate falls short.
 LAPTOP_WIDTH = 820
 PRESENTER_WIDTH = 1120
 

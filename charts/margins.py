@@ -541,7 +541,7 @@ def wrap_x_titles(
     edges (eight parts in the two languages: the arena's bars, attention's maps, the probes'
     curves). The room is twice the distance from the axis's centre to the nearer edge of a
     chart ``width_px`` wide, with the margins :func:`preset` works out for it, less
-    :data:`TITLE_EDGE`; ``wrap`` breaks a text to a width (``core.figures.base.wrap``). The
+    :data:`TITLE_EDGE`; ``wrap`` breaks a text to a width (``charts.base.wrap``). The
     title of an axis above another panel (a stacked subplot) is made smaller instead, not
     under ``smallest`` px: an extra line would run into the panel under it. Returns the axes
     whose titles changed, ["x", "x3"]; sets nothing else (call :func:`preset` after it: a

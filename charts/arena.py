@@ -12,9 +12,9 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
+from charts import base
+from charts.html_look import MARK_CLASS
 from core import lexicon
-from core.figures import base
-from core.figures.html_look import MARK_CLASS
 
 
 def _check_series(x: Sequence[object], series: Mapping[str, Sequence[float | None]]) -> None:
@@ -242,7 +242,7 @@ _ALIGN_CLASS = {"left": "", "center": ' class="c"', "right": ' class="r"'}
 def table_html(
     header: Sequence[str], rows: Sequence[Sequence[str]], align: Sequence[str], *, label: str = ""
 ) -> str:
-    """A plain table (for ``st.html``; its look: :mod:`~core.figures.html_look`) in its own
+    """A plain table (for ``st.html``; its look: :mod:`~charts.html_look`) in its own
     sideways-scrolling box (:func:`scroll_box`, named ``label``), so a narrow phone screen
     scrolls the table, not the page. Every cell is HTML-escaped text; ``align`` is each
     column's "left", "center" or "right"."""
@@ -286,7 +286,7 @@ def _rows_html(rows: Sequence[Sequence[str]], cls: Sequence[str]) -> str:
 
 
 def card_html(name: str, color: str, meta: str, body: str, lines: Sequence[str]) -> str:
-    """One result card (for ``st.html``; its look: :mod:`~core.figures.html_look`): a colour
+    """One result card (for ``st.html``; its look: :mod:`~charts.html_look`): a colour
     swatch and the model's ``name`` (escaped) with ``meta`` (escaped, small), the ``body``
     (HTML already built from escaped text, e.g. :func:`strip_html`), then ``lines`` (escaped,
     small)."""

@@ -9,8 +9,8 @@ import json
 import numpy as np
 import pytest
 
+from charts import rnn_gradients as figures
 from core.analysis import rnn_gradients as analysis
-from core.figures import rnn_gradients as figures
 
 
 def test_decay_figure_is_log_and_refuses_non_positive_values():
