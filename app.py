@@ -8,6 +8,8 @@ import streamlit as st
 # a module another thread is still importing (pandas, imported by a page or the warm-up
 # beside a figure being built: see core._guard_plotly_peeks)
 import core  # noqa: F401
+import lessons
+from poll import panel
 from ui import shell
 
 ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
@@ -15,8 +17,9 @@ ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 st.set_page_config(page_title="Road to Attention", layout="wide")
 try:
     # Before the page: language, presenter mode, navigation, sidebar (all from the URL);
-    # after it: the share link + QR of the view the page has just written to the URL.
-    with shell.frame() as page:
+    # after it: the class poll's offers for the part, the deck's links, the share link + QR
+    # of the view the page has just written to the URL, and the lessons' warm-ups.
+    with shell.frame(after_part=panel.after_part, warm_ups=lessons.warm_ups) as page:
         page.run()
 finally:
     # The tab's icon last: an image icon costs its first run ~50-90 ms (Streamlit imports

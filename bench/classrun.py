@@ -118,7 +118,7 @@ def live_race():
     """Live training beside a class, as the live page's Start makes it, restarted as it ends;
     the dict it yields holds, afterwards, the races and the steps they trained."""
     from core import live
-    from serve.live import RunManager
+    from poll.training import RunManager
 
     manager = RunManager(f"sqlite:///{LOGS / 'live-bench.sqlite3'}", heartbeat_timeout=1e9)
     runs, stop, summary = [], threading.Event(), {}

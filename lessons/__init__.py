@@ -6,3 +6,18 @@ computations (``ui.cache.data``); ``common.py`` what several parts share. Figure
 in ``charts/<slug>.py`` and computations in ``core/analysis/``: a lesson module only
 wires widgets, caches and figures together.
 """
+
+from collections.abc import Callable
+
+
+def warm_ups() -> tuple[Callable[[], int], ...]:
+    """What the server computes in the background once warm (``serve.warmup``), so the first
+    class to drag a part's main slider does not wait: every value of the arena's "Length" on
+    its default seed (55 sentences x 7 models) and of the RNN-gradients page's spectral radius
+    (21 values), the other controls at their defaults. The modules are imported here, when
+    the warm-up thread calls this, not with the package: they bring torch, which a cold
+    server's first page (home) never needs."""
+    from lessons.arena import data as arena
+    from lessons.rnn_gradients import data as rnn_gradients
+
+    return (arena.warm_default, rnn_gradients.warm_fresh)

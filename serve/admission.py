@@ -1,26 +1,25 @@
 """Every page run passes one fair gate (``serve.fairshare``): one server's cores shared
-fairly among its visitors, so one client cannot spoil a class. The settings come from the
+fairly among its visitors, so one client cannot spoil a class. This module decides; ``ui.gate``
+tells a refused visitor why. The settings come from the
 environment (the image and ``deploy/`` set them; a local ``streamlit run app.py`` needs
 none): see :func:`gate`.
 """
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 import streamlit as st
 from streamlit.logger import get_logger
 
 from serve import cpus
-from serve.fairshare import BUSY, FairGate
+from serve.fairshare import Admission, FairGate
 from serve.looplag import LoopLag
 
 _LOG = get_logger("road.admission")
@@ -189,23 +188,18 @@ def holding() -> bool:
 
 
 @contextmanager
-def admitted(retry_key: str = "ui_admission_retry") -> Iterator[bool]:
-    """``with admitted() as ok:`` around a page run. Not ok: the visitor has been told why
-    (and what to do: the ``retry_key`` button) in their language; the caller stops the run."""
-    from ui.i18n import t
-
+def admitted() -> Iterator[Admission]:
+    """``with admitted() as decision:`` around a page run: the gate's decision (``ok``, or the
+    ``reason`` it was refused: :data:`serve.fairshare.BUSY` or crowded). Drawing nothing, it
+    leaves telling the visitor to ``ui.gate``; the caller stops a refused run."""
     session, address = _session_id(), client_address()
     with gate().admit(session, address) as admission:
         if admission.new_session:  # one line per session: who the gate shares the cores among
             _LOG.info("new session %s from %s", session[:8], address)
-        if not admission.ok:
-            key = "admission.busy" if admission.reason == BUSY else "admission.crowded"
-            st.warning(t(key), icon=":material/hourglass_top:")
-            st.button(t("admission.retry"), key=retry_key, type="primary")
         _HELD.on = admission.ok
         t0 = time.monotonic()
         try:
-            yield admission.ok
+            yield admission
         finally:
             _HELD.on = False
             if _on(TRACE_ENV):
@@ -220,23 +214,3 @@ def admitted(retry_key: str = "ui_admission_retry") -> Iterator[bool]:
                     _LAG.lag if _LAG is not None else -1.0,
                     _LAG.backlog if _LAG is not None else -1,
                 )
-
-
-def fragment(func: Callable[..., Any] | None = None, *, run_every: float | None = None):
-    """``st.fragment`` whose own reruns pass the gate too: a fragment's rerun runs only the
-    fragment (not app.py and its frame), so without this a client could rerun the heaviest
-    part of a page as often as it likes, past every limit. Drawn by a full run, whose frame
-    already holds a slot, it runs straight away. Use as ``@admission.fragment`` or
-    ``@admission.fragment(run_every=2)``."""
-
-    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
-        @functools.wraps(f)
-        def gated(*args: Any, **kwargs: Any) -> Any:
-            if holding():
-                return f(*args, **kwargs)
-            with admitted(f"ui_admission_retry_{f.__module__}.{f.__qualname__}") as ok:
-                return f(*args, **kwargs) if ok else None
-
-        return st.fragment(gated, run_every=run_every)
-
-    return decorate(func) if func is not None else decorate

@@ -17,6 +17,7 @@ import os
 import sys
 import threading
 import time
+from collections.abc import Callable, Iterable
 
 # torch (~1.5 s) and what builds on it, then pandas (~0.5 s; the attention page's score
 # table). plotly looks pandas up in sys.modules without importing it, where a module being
@@ -80,7 +81,12 @@ def _delay_s() -> float:
         return DELAY_S
 
 
-def _import_all(modules: tuple[str, ...], corpus: bool = False, delay: float = 0.0) -> None:
+def _import_all(
+    modules: tuple[str, ...],
+    corpus: bool = False,
+    delay: float = 0.0,
+    warm_ups: WarmUps | None = None,
+) -> None:
     start = time.perf_counter()
     if _stop.wait(delay):
         return
@@ -93,6 +99,7 @@ def _import_all(modules: tuple[str, ...], corpus: bool = False, delay: float = 0
             continue
     if corpus:
         _warm_corpus()
+        _warm_lessons(warm_ups)
         if _stop.is_set():
             return
         _freeze()
@@ -115,9 +122,8 @@ def _mark_ready() -> None:
 def _warm_corpus() -> None:
     """The corpus splits behind the autoregressive and compression parts (~2.5 s on one
     core), the compression page's n-gram counts (~8 s), its default prompt (~2 s), the
-    RNN-gradients page's first study (~3 s), then the sliders a teacher drags on their
-    defaults (:data:`SLIDERS`), built once in the background so the first class to open
-    them does not wait."""
+    RNN-gradients page's first study (~3 s), built once in the background so the first class
+    to open them does not wait."""
     try:
         from core import corpus, zoo
         from core.analysis import compression, ngram
@@ -137,21 +143,30 @@ def _warm_corpus() -> None:
         influence.fade_study()  # the RNN-gradients page's first part (~3 s)
     except Exception:  # noqa: BLE001  (missing weights: the page says which)
         return
-    for warm in SLIDERS:
+
+
+# What the lessons register (``lessons.warm_ups``, handed over by the app's frame): a function
+# that gives the warm-ups, each a function of no argument that checks :func:`stopping` between
+# its items.
+WarmUps = Callable[[], Iterable[Callable[[], object]]]
+
+
+def _warm_lessons(warm_ups: WarmUps | None) -> None:
+    """The lessons' own warm-ups (the sliders a teacher drags, on their defaults), one after
+    the other; one that fails is skipped (the page reports its own errors)."""
+    if warm_ups is None:
+        return
+    try:
+        steps = tuple(warm_ups())
+    except Exception:  # noqa: BLE001  (missing weights or data: the page says which)
+        return
+    for step in steps:
         if _stop.is_set():
             return
         try:
-            module, name = warm.split(":")
-            getattr(importlib.import_module(module), name)()
+            step()
         except Exception:  # noqa: BLE001  (the page reports its own errors)
             continue
-
-
-# Every value of a part's main slider, the part's other controls at their defaults: the
-# arena's "Length" on its default seed (55 sentences x 7 models, ~2.6 s), the RNN-gradients
-# page's spectral radius (21 values, ~0.9 s). Each is a function of no argument that checks
-# :func:`stopping` between its items.
-SLIDERS = ("lessons.arena.data:warm_default", "lessons.rnn_gradients.data:warm_fresh")
 
 
 def _freeze() -> None:
@@ -164,15 +179,20 @@ def _freeze() -> None:
     gc.freeze()
 
 
-def start(modules: tuple[str, ...] = MODULES) -> threading.Thread:
+def start(modules: tuple[str, ...] = MODULES, warm_ups: WarmUps | None = None) -> threading.Thread:
     """Start the warm-up thread (once per process) and return it. The app's own warm-up
-    (``MODULES``) also builds the shared corpus splits."""
+    (``MODULES``) also builds the shared corpus splits, then runs ``warm_ups``' steps."""
     global _thread
     with _lock:
         if _thread is None:
             _thread = threading.Thread(
                 target=_import_all,
-                args=(modules, modules is MODULES, _delay_s() if modules is MODULES else 0.0),
+                args=(
+                    modules,
+                    modules is MODULES,
+                    _delay_s() if modules is MODULES else 0.0,
+                    warm_ups,
+                ),
                 name=THREAD_NAME,
                 daemon=True,
             )

@@ -1,4 +1,4 @@
-"""A stand-in for the training process (``serve.live._child``'s signature): it writes a
+"""A stand-in for the training process (``poll.training._child``'s signature): it writes a
 progress record every 0.2 s without torch, until cancelled, so a page test sees a run grow
 in seconds on any machine."""
 
@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import time
 
-from core.poll.runs import RunStore
+from poll.runs import RunStore
 
 
 def fake_child(

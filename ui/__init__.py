@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING
 import streamlit as st
 
 from core import lexicon, mdtable
-from serve.admission import fragment
 from ui import params
+from ui.gate import fragment
 from ui.i18n import current_lang, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 from ui.shell import begin_page, secondary

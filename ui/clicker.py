@@ -1,7 +1,7 @@
 """A presentation clicker turns the deck in presenter mode (PageDown / → / Space, PageUp / ←,
 Home / End).
 
-One static script (allowed by the shipped CSP through its SHA-256, like ``ui.poll``'s), put
+One static script (allowed by the shipped CSP through its SHA-256, like ``poll.views``'s), put
 once per document: a key press clicks the deck's own link (``ui.shell.deck_links``: the
 containers ``deck_prev`` / ``deck_next``, and the hidden ``deck_first`` / ``deck_last``), so
 the clicker goes exactly where the mouse would, without a reload. It acts only while a page

@@ -7,15 +7,15 @@ which a page runs without the frame (see :func:`_leave_legacy_mode`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 import streamlit as st
 from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
-from serve import admission, warmup
-from ui import clicker, share, style
+from serve import warmup
+from ui import clicker, gate, share, style
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
 from ui.nav import PAGES, ROOT, Stop, deck, is_built, neighbours, page_parts
 from ui.params import notice
@@ -174,20 +174,27 @@ def _sidebar() -> None:
         st.caption(t("shell.sidebar_note"))
 
 
+# What the app draws after a part (slug, part): the class poll's offers (``poll.panel``).
+AfterPart = Callable[[str, str | None], None]
+
+
 @contextmanager
-def frame() -> Iterator[StreamlitPage]:
-    """The frame around one run of a page: ``with shell.frame() as page: page.run()``."""
+def frame(
+    after_part: AfterPart | None = None, warm_ups: warmup.WarmUps | None = None
+) -> Iterator[StreamlitPage]:
+    """The frame around one run of a page: ``with shell.frame() as page: page.run()``;
+    ``after_part`` and ``warm_ups`` are handed to :func:`finish`."""
     try:
         bad = _resolve()  # the language first: a refusal speaks the visitor's language
         # One fair gate around everything the run draws (serve/admission.py): on a busy public
         # server, the address and session that used least recently go first; a refused run
-        # says why and stops. (A fragment's own reruns pass it too: admission.fragment.)
-        with admission.admitted() as ok:
+        # says why and stops. (A fragment's own reruns pass it too: ui.gate.fragment.)
+        with gate.admitted() as ok:
             if not ok:
                 st.stop()
             page = start(bad)
             yield page
-            finish(page)
+            finish(page, after_part, warm_ups)
     finally:
         # Marks "no frame" again, so a later run that skips app.py is noticed.
         st.session_state[SHELL_RAN_KEY] = False
@@ -263,42 +270,19 @@ def deck_links(slug: str, part: str | None) -> None:
                         _stop_link(stop, _stop_label(stop))
 
 
-def part_questions(slug: str, part: str | None) -> list:
-    """The class poll's questions of this part (none for a part the page does not have)."""
-    from core.poll.questions import for_part  # no model code: answers are computed later
-
-    return for_part(slug, part if part in page_parts(slug) else None)
-
-
-def ask_links(slug: str, part: str | None) -> None:
-    """On the projector, "Ask the class" for each poll question of this part: opens the
-    poll room for this browser (the teacher), with the question's room code and QR."""
-    if not presenter():
-        return
-    for q in part_questions(slug, part):
-        st.page_link(
-            str(ROOT / "pages/poll.py"),
-            label=t("poll.ask_button"),
-            help=t(f"poll.q.{q.id}.text"),
-            icon=":material/how_to_vote:",
-            query_params={"ask": q.id, "lang": current_lang(), "present": 1},
-        )
-
-
-def finish(page: StreamlitPage | None = None) -> None:
-    """Everything after the page (which has written its state to the URL): "Ask the class"
-    on the projector, "Predict, then check" for a visitor alone (after the whole part, so it
+def finish(
+    page: StreamlitPage | None = None,
+    after_part: AfterPart | None = None,
+    warm_ups: warmup.WarmUps | None = None,
+) -> None:
+    """Everything after the page (which has written its state to the URL): ``after_part``
+    (the class poll's "Ask the class" and "Predict, then check", after the whole part so it
     never pushes a chart down), the deck's previous/next links, sharing, and (once per
-    process) the background import of what the lesson pages need."""
+    process) the background import of what the lesson pages need, then ``warm_ups``."""
     if page is not None:
         slug, part = _slug(page), st.query_params.get("part")
-        ask_links(slug, part)
-        # a run-bound question (the live race's) has its own box on its page, by the run
-        questions = [q for q in part_questions(slug, part) if not q.run_bound]
-        if questions:
-            from ui import predict  # imports ui.poll, which imports this package
-
-            predict.offer(questions)
+        if after_part is not None:
+            after_part(slug, part)
         deck_links(slug, part)
     # Write the address bar once per full run, changed or not: a deck link to another part
     # of the same page sets the query string on the server, and the browser's address
@@ -306,7 +290,7 @@ def finish(page: StreamlitPage | None = None) -> None:
     st.query_params["lang"] = current_lang()
     if st.session_state.pop(SHARE_OPEN_KEY, False):
         share.show_dialog(share.current_url())
-    warmup.start()
+    warmup.start(warm_ups=warm_ups)
 
 
 def _leave_legacy_mode() -> None:

@@ -11,9 +11,9 @@ from typing import Any
 import streamlit as st
 
 from core import live
-from core.poll.runs import Run
-from serve.live import RunManager
-from ui import poll
+from poll import views
+from poll.runs import Run
+from poll.training import RunManager
 
 STEPS_ENV = "ROAD_LIVE_STEPS"  # a smaller step budget (tests); the default is core.live's
 RUN = "live_run"  # session key: the run this visitor started
@@ -49,13 +49,13 @@ def shown_run() -> Run | None:
 
 
 def is_owner(run: Run | None) -> bool:
-    return run is not None and manager().runs.is_owner(run.id, poll.browser_id())
+    return run is not None and manager().runs.is_owner(run.id, views.browser_id())
 
 
 def teaches() -> bool | None:
     """Whether this visitor teaches the class on this server (``None``: no class on; see
-    :meth:`core.poll.store.PollStore.teaches`)."""
-    return manager().polls.teaches(poll.browser_id())
+    :meth:`poll.store.PollStore.teaches`)."""
+    return manager().polls.teaches(views.browser_id())
 
 
 def may_cancel(run: Run | None) -> bool:

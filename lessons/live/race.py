@@ -13,13 +13,13 @@ import ui
 from charts import live as figures
 from charts.base import STEP_SLIDE_HEIGHT
 from core import live
-from core.poll.runs import Run
-from core.poll.store import PollError
 from core.vocab import detokenize_zh
 from lessons.live import common
-from serve.admission import fragment
-from serve.live import Busy
-from ui import poll
+from poll import views
+from poll.runs import Run
+from poll.store import PollError
+from poll.training import Busy
+from ui.gate import fragment
 
 t = ui.t
 P = "live.race."
@@ -52,7 +52,7 @@ def _panel(shown: str | None) -> None:
         st.rerun()  # a new run, or this one ended: redraw with the other refresh rate
     owner = common.is_owner(run)
     if run is not None and run.active and owner:
-        common.manager().runs.beat(run.id, poll.browser_id())  # the teacher is still here
+        common.manager().runs.beat(run.id, views.browser_id())  # the teacher is still here
     owner = owner or common.may_cancel(run)
     s = ui.slide(t(P + "lead"))
     with s.chart:
@@ -203,7 +203,7 @@ def controls(run: Run | None, owner: bool) -> None:
 
 
 def _start(max_len: int) -> None:
-    started = common.manager().start(poll.browser_id(), common.config(max_len))
+    started = common.manager().start(views.browser_id(), common.config(max_len))
     if isinstance(started, Busy):
         ago = round(time.time() - started.started)
         st.session_state["live_message"] = t(P + "busy", ago=ago)
@@ -214,7 +214,7 @@ def _start(max_len: int) -> None:
 
 def _cancel(run_id: str) -> None:
     try:
-        common.manager().cancel(run_id, poll.browser_id())
+        common.manager().cancel(run_id, views.browser_id())
     except PollError:
         st.session_state["live_message"] = t(P + "not_owner")
 

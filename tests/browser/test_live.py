@@ -20,9 +20,10 @@ from pathlib import Path
 import pytest
 
 from bench import procs
-from core.poll.store import DATA_DIR_ENV, PollStore
 from lessons.live.common import STEPS_ENV
 from lessons.live.race import WATCH_S
+from poll.store import DATA_DIR_ENV, PollStore
+from poll.views import COOKIE
 from tests.browser.conftest import (
     ARTIFACTS,
     DESKTOP,
@@ -34,7 +35,6 @@ from tests.browser.conftest import (
     wait_idle,
 )
 from tests.conftest import ROOT
-from ui.poll import COOKIE
 
 pytestmark = pytest.mark.browser
 

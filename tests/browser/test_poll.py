@@ -15,8 +15,8 @@ import time
 import pytest
 
 from core.i18n import translate
-from core.poll import questions as pq
-from core.poll.store import PollStore, default_url
+from poll import questions as pq
+from poll.store import PollStore, default_url
 from tests.browser.conftest import (
     DESKTOP,
     PHONE,

@@ -15,7 +15,8 @@ import time
 import pytest
 
 from core.i18n import translate
-from core.poll.store import PollStore, default_url
+from poll.store import PollStore, default_url
+from poll.views import COOKIE
 from tests.browser.conftest import (
     DESKTOP,
     PHONE,
@@ -26,7 +27,6 @@ from tests.browser.conftest import (
     stop_server,
     wait_idle,
 )
-from ui.poll import COOKIE
 
 pytestmark = pytest.mark.browser
 

@@ -16,8 +16,8 @@ import re
 import pytest
 
 from core.i18n import translate
-from core.poll import questions as pq
-from core.poll.store import PollStore, default_url
+from poll import questions as pq
+from poll.store import PollStore, default_url
 from tests.browser.conftest import ARTIFACTS, PHONE, PHONE_UA, wait_idle
 
 pytestmark = pytest.mark.browser

@@ -26,7 +26,7 @@ import pytest
 
 from bench import procs
 from core.i18n import translate
-from core.poll.store import PollStore
+from poll.store import PollStore
 from tests import pg
 from tests.browser.conftest import PHONE, PHONE_UA, wait_idle
 from tests.conftest import ROOT, need

@@ -31,7 +31,7 @@ import pytest
 
 from bench.browser import CHROMIUM_ARGS
 from core.i18n import translate
-from core.poll import questions as pq
+from poll import questions as pq
 from tests.conftest import APP_PACKAGES, ROOT, in_fresh_thread, need
 
 BUILD = ROOT / "deploy" / "docker" / "build.py"

@@ -298,7 +298,7 @@ def test_expired_polls_are_purged_on_a_schedule():
     job = objs[PURGE]["spec"]
     assert job["concurrencyPolicy"] == "Forbid" and job["schedule"].split()[1] == "*"  # hourly
     (c,) = _pod_specs(objs)[PURGE]["containers"]
-    assert c["command"] == ["python", "-m", "core.poll.store", "purge"]
+    assert c["command"] == ["python", "-m", "poll.store", "purge"]
     assert c["image"] == _app(objs)["image"]  # the app's own image and database
     (url,) = [e for e in c["env"] if e["name"] == "ROAD_DATABASE_URL"]
     assert url["valueFrom"]["secretKeyRef"] == {"name": "road-db", "key": "url"}

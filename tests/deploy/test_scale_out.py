@@ -30,8 +30,8 @@ import pytest
 from bench import procs
 from bench.browser import CHROMIUM, CHROMIUM_ARGS
 from core.i18n import translate
-from core.poll import questions as pq
-from core.poll.store import PollStore
+from poll import questions as pq
+from poll.store import PollStore
 from tests import pg
 from tests.browser.conftest import wait_counts
 from tests.conftest import ROOT, in_fresh_thread, need

@@ -2,7 +2,7 @@
 second browser that pressed Start too late is told a run is in progress, a student reads the
 run without Start or Cancel, and the teacher's Cancel stops it. The process is a stand-in
 that writes records without torch (``tests/live_fake.py``; the real one is tested in
-``tests/serve/test_live.py``); ~20 s."""
+``tests/poll/test_training.py``); ~20 s."""
 
 from __future__ import annotations
 
@@ -10,11 +10,11 @@ import time
 
 import pytest
 
-from core.poll.store import DATA_DIR_ENV
 from lessons.live import common
+from poll import views
+from poll.store import DATA_DIR_ENV
 from tests.conftest import main_text, make_app
 from tests.live_fake import fake_child
-from ui import poll
 
 LIVE = "pages/live.py"
 
@@ -70,7 +70,7 @@ TEACHER, STUDENT = "teacher-browser-0001", "student-browser-0001"
 
 def _as(browser: str, lang: str = "en"):
     at = make_app(LIVE, lang=lang)
-    at.session_state[poll.BROWSER] = browser  # as the browser's cookie would say
+    at.session_state[views.BROWSER] = browser  # as the browser's cookie would say
     return at.run(timeout=120)
 
 

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 
 from core.i18n import translate
-from core.poll import questions as pq
-from core.poll import store as ps
+from poll import questions as pq
+from poll import store as ps
+from poll.views import BROWSER
 from tests.conftest import main_text, make_app
-from ui.poll import BROWSER
 
 QID = "cnn_layers"
 
@@ -153,15 +153,15 @@ def test_every_question_reveals_the_answer_the_models_give(qid):
 @pytest.fixture
 def own_store(monkeypatch, tmp_path):
     """A data folder of this test's own: no poll or race of another test."""
-    from core.poll.store import DATA_DIR_ENV
-    from ui import poll
+    from poll import views
+    from poll.store import DATA_DIR_ENV
 
     monkeypatch.setenv(DATA_DIR_ENV, str(tmp_path))
-    poll.store.clear()
-    poll.runs.clear()
+    views.store.clear()
+    views.runs.clear()
     yield ps.PollStore()
-    poll.store.clear()
-    poll.runs.clear()
+    views.store.clear()
+    views.runs.clear()
 
 
 def _race_result(attention: float, plain: float) -> dict:
@@ -176,7 +176,7 @@ def _race_result(attention: float, plain: float) -> dict:
 def test_the_live_question_is_revealed_by_the_race_the_class_watched(own_store):
     """Reveal waits for a race that ends after the poll opened; then the room and a phone see
     that race's verdict, its two numbers, and the student's vote beside it."""
-    from core.poll.runs import RunStore
+    from poll.runs import RunStore
 
     runs = RunStore(own_store)
     old = runs.start("a" * 32, {"max_len": 30})  # a race that ended before the poll opened

@@ -6,9 +6,9 @@ import base64
 import hashlib
 import re
 
-from core.poll import store as ps
+from poll import store as ps
+from poll import views
 from tests.conftest import ROOT, make_app
-from ui import poll
 
 
 def _csp(path) -> str:
@@ -20,8 +20,8 @@ def _csp(path) -> str:
 
 
 def test_the_shipped_csp_allows_the_cookie_script_by_its_hash():
-    digest = base64.b64encode(hashlib.sha256(poll.COOKIE_JS.encode()).digest()).decode()
-    assert digest == poll.COOKIE_JS_HASH
+    digest = base64.b64encode(hashlib.sha256(views.COOKIE_JS.encode()).digest()).decode()
+    assert digest == views.COOKIE_JS_HASH
     for path in (
         ROOT / "deploy" / "nginx" / "headers.conf",
         ROOT / "deploy" / "k8s" / "edge.yaml",
@@ -37,14 +37,14 @@ def test_the_shipped_csp_allows_the_cookie_script_by_its_hash():
 def test_the_page_sends_the_hashed_script_with_this_sessions_id():
     at = make_app("pages/poll.py", lang="en")
     at.run(timeout=120)
-    browser = at.session_state[poll.BROWSER]
+    browser = at.session_state[views.BROWSER]
     assert ps.valid_browser(browser) and len(browser) >= 32
     bodies = [h.proto.body for h in at.get("html") if "data-road-browser" in h.proto.body]
     assert len(bodies) == 1
     # the script is the hashed text exactly; the id travels in an attribute beside it
-    assert f"<script>{poll.COOKIE_JS}</script>" in bodies[0]
+    assert f"<script>{views.COOKIE_JS}</script>" in bodies[0]
     assert f'data-road-browser="{browser}"' in bodies[0]
-    assert f"max-age={ps.TTL_S}" in poll.COOKIE_JS and "SameSite=Lax" in poll.COOKIE_JS
+    assert f"max-age={ps.TTL_S}" in views.COOKIE_JS and "SameSite=Lax" in views.COOKIE_JS
     again = make_app("pages/poll.py", lang="en")
     again.run(timeout=120)
-    assert again.session_state[poll.BROWSER] != browser  # another browser, another id
+    assert again.session_state[views.BROWSER] != browser  # another browser, another id

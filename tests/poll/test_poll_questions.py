@@ -18,7 +18,7 @@ import torch
 
 from core import corpus, evaluate, lexicon, zoo
 from core.i18n import load_catalogue
-from core.poll import questions as pq
+from poll import questions as pq
 from ui.nav import PAGES
 
 LANGS = ("en", "zh")
@@ -87,7 +87,7 @@ def test_keyed_model_answers_read_as_the_lexicon_names(q):
 
 def _race(attention: float, plain: float):
     """A finished live race whose longest bucket ended at these token accuracies (%)."""
-    from core.poll.runs import Run
+    from poll.runs import Run
 
     buckets = ["1-10", "11-20", "21-30"]
     acc = {

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 import sqlalchemy as sa
 
-from core.poll import store as ps
-from core.poll.store import PollError, PollStore
+from poll import store as ps
+from poll.store import PollError, PollStore
 from tests import pg
 
 TEACHER = "teacher-browser-0001"  # browser ids: 16-64 url-safe characters
@@ -65,7 +65,7 @@ def make_store(request, tmp_path):
 
     yield make
     if request.param == "postgresql" and made:
-        from core.poll.store import metadata
+        from poll.store import metadata
 
         metadata.drop_all(made[0].engine)  # each test starts from empty tables
     for s in made:

@@ -1,16 +1,16 @@
 """Predict, then check: a visitor alone picks an answer to a part's poll question, checks it,
-and sees the models' answer (as core.poll.questions computes it), its evidence, and whether
+and sees the models' answer (as poll.questions computes it), its evidence, and whether
 the pick was right; nothing reaches the poll store; a missing model is said, not raised."""
 
 from __future__ import annotations
 
 import pytest
 
-import ui.poll
+import poll.views
 from core import zoo
 from core.i18n import translate
-from core.poll import questions as pq
-from core.poll import store as ps
+from poll import questions as pq
+from poll import store as ps
 from tests.conftest import make_app
 
 # (question, page, part, language): four pages, both languages, formulas and a shipped model
@@ -29,7 +29,7 @@ def no_store(monkeypatch):
     def refuse(*_a, **_k):
         raise AssertionError("Predict, then check used the poll store")
 
-    monkeypatch.setattr(ui.poll, "store", refuse)
+    monkeypatch.setattr(poll.views, "store", refuse)
     monkeypatch.setattr(ps.PollStore, "__init__", refuse)
     for name in ("open", "vote", "tally", "get", "set_state", "restart", "my_vote"):
         monkeypatch.setattr(ps.PollStore, name, refuse)
@@ -132,11 +132,11 @@ def test_a_missing_model_is_said_in_the_visitors_language(no_store, monkeypatch)
         raise zoo.ZooError(f"assets/models/{name}.pt", "missing")
 
     monkeypatch.setattr(pq, "probe_accuracy", missing)
-    ui.poll.solution.clear()
+    poll.views.solution.clear()
     try:
         at = _page("probe_far", "path_length", "probes", "zh")
         _check(at, "probe_far", 0)
         assert translate("poll.predict.missing", "zh") in [w.value for w in at.warning]
         assert not [s for s in at.success if s.value.startswith("模型给出的答案")]
     finally:
-        ui.poll.solution.clear()
+        poll.views.solution.clear()

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from core.poll import store as ps
-from core.poll.runs import RunStore
+from poll import store as ps
+from poll.runs import RunStore
 from tests.poll import test_poll_store as tps
 from tests.poll.test_poll_store import TEACHER, Clock, b
 

@@ -8,7 +8,7 @@ import threading
 import pytest
 import sqlalchemy as sa
 
-from core.poll import store as ps
+from poll import store as ps
 from tests.poll.test_poll_store import pg_url  # noqa: F401 (fixture)
 
 

@@ -96,13 +96,14 @@ def _fragment_script():
     import streamlit as st
 
     from serve import admission
+    from ui import gate
 
-    @admission.fragment
+    @gate.fragment
     def part(label: str) -> None:
         st.write(f"{label}: {admission.holding()}")
 
     part("alone")  # as a fragment's own rerun reaches it: no frame around it
-    with admission.admitted() as ok:
+    with gate.admitted() as ok:
         if ok:
             part("in a run")  # drawn by a full run that holds a slot already
 
@@ -136,11 +137,12 @@ def test_no_page_makes_an_ungated_fragment():
     root = Path(__file__).resolve().parents[2]
     bare = re.compile(r"^\s*@?st\.fragment\b|=\s*st\.fragment\(", re.M)
     files = [*root.glob("app.py"), *root.glob("pages/*.py"), *root.glob("ui/*.py")]
+    files += root.glob("poll/*.py")
     files += root.glob("lessons/**/*.py")
     offenders = [
         str(f.relative_to(root))
         for f in files
-        if f.name != "admission.py" and bare.search(f.read_text(encoding="utf-8"))
+        if f.name != "gate.py" and bare.search(f.read_text(encoding="utf-8"))
     ]
     assert offenders == []
     uses = sum(f.read_text(encoding="utf-8").count("@ui.fragment") for f in files)

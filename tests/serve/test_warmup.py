@@ -27,9 +27,12 @@ def test_the_shell_starts_it_after_a_page(monkeypatch, no_manifest):
 
     monkeypatch.setattr(warmup, "_thread", None)
     calls = []
-    monkeypatch.setattr(warmup, "start", lambda *a: calls.append(a))
+    monkeypatch.setattr(warmup, "start", lambda *a, **kw: calls.append((a, kw)))
     at = make_app("pages/home.py", lang="en").run()
     assert not at.exception and calls
+    import lessons  # the lessons' own warm-ups are handed over by the app's frame
+
+    assert calls[-1][1]["warm_ups"] is lessons.warm_ups
 
 
 def test_a_module_plotly_peeks_at_only_with_the_peek_guarded():
@@ -55,10 +58,10 @@ def test_the_app_warm_up_waits_first_and_the_wait_is_configurable(monkeypatch):
     monkeypatch.setattr(warmup.threading, "Thread", lambda **kw: started.append(kw) or _Idle())
     monkeypatch.setenv("ROAD_WARMUP_DELAY_S", "1.5")
     warmup.start()
-    assert started[0]["args"] == (warmup.MODULES, True, 1.5)
+    assert started[0]["args"] == (warmup.MODULES, True, 1.5, None)
     monkeypatch.setattr(warmup, "_thread", None)
     warmup.start(("json",))  # any other list (a test's) starts at once
-    assert started[1]["args"] == (("json",), False, 0.0)
+    assert started[1]["args"] == (("json",), False, 0.0, None)
 
 
 class _Idle:
@@ -86,7 +89,10 @@ def test_the_corpus_warm_up_fills_the_caches_the_compression_page_reads(monkeypa
     monkeypatch.setattr(influence, "fade_study", lambda: calls.append(("fade",)))
     monkeypatch.setattr(arena_data, "loadable", lambda names: ("m1", "m2"))
     monkeypatch.setattr(arena_data, "warm", lambda names: calls.append(("arena", names)))
+    import lessons
+
     warmup._warm_corpus()
+    warmup._warm_lessons(lessons.warm_ups)
     assert calls == [
         ("splits", 77),
         ("stats", 77),

@@ -1,7 +1,7 @@
 """Class polls and votes in SQLite (default) or PostgreSQL, through SQLAlchemy Core.
 
 One small interface (:class:`PollStore`), one short transaction a call. A *browser id* is
-a random token the browser keeps (``ui.poll``). The opener's browser is the poll's teacher:
+a random token the browser keeps (``poll.views``). The opener's browser is the poll's teacher:
 only a teacher browser reveals, closes, resets, moves on, or adds another device with a
 one-time code (:data:`HANDOVER_S` s, single use). A vote is one row per browser id and
 round (the primary key refuses a second), changeable while the poll is open. Only SHA-256
@@ -37,7 +37,7 @@ STATES = ("open", "closed", "revealed")
 HANDOVER_S = 120  # a hand-over code works once, within two minutes
 CLASS_S = 3 * 3600  # a room opened this recently: a class is on (live training: see teaches)
 MAX_TEACHERS = 4  # teacher browsers of one poll (the projector, a phone, a tablet, ...)
-BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what ui.poll's cookie may hold
+BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what poll.views's cookie may hold
 
 DATA_DIR_ENV = "ROAD_DATA_DIR"  # where the SQLite file lives
 DB_URL_ENV = "ROAD_DATABASE_URL"  # e.g. postgresql+psycopg://user@/road?host=/run/pg
@@ -75,7 +75,7 @@ class PollError(Exception):
 @dataclass(frozen=True)
 class Poll:
     code: str
-    question: str  # a question id of core.poll.questions
+    question: str  # a question id of poll.questions
     n_answers: int
     state: str  # "open", "closed" or "revealed"
     created: float  # unix time
@@ -122,13 +122,13 @@ handovers = sa.Table(
     sa.Column("code", sa.String(CODE_LEN), nullable=False),
     sa.Column("expires", sa.Float, nullable=False),
 )
-runs = sa.Table(  # live training runs (core.poll.runs): the teacher's, watched by the room
+runs = sa.Table(  # live training runs (poll.runs): the teacher's, watched by the room
     "live_runs",
     metadata,
     sa.Column("id", sa.String(CODE_LEN), primary_key=True),
     sa.Column("owner_hash", sa.String(64), nullable=False),  # the starting browser
     sa.Column("config", sa.Text, nullable=False),  # JSON: core.live.RaceConfig
-    sa.Column("status", sa.String(12), nullable=False),  # core.poll.runs.STATUSES
+    sa.Column("status", sa.String(12), nullable=False),  # poll.runs.STATUSES
     sa.Column("progress", sa.Text, nullable=False),  # JSON list of progress records
     sa.Column("result", sa.Text, nullable=True),  # JSON, at the end
     sa.Column("cancel", sa.Integer, nullable=False),  # 1: the teacher asked to stop
@@ -485,7 +485,7 @@ class PollStore:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """``python -m core.poll.store purge``: delete the expired polls of the configured
+    """``python -m poll.store purge``: delete the expired polls of the configured
     database (``ROAD_DATABASE_URL``, else the SQLite file); run on a schedule."""
     import argparse
 

@@ -401,7 +401,7 @@ def _arena_exact() -> Solution:
 
 def _live_winner(run) -> Solution:
     """Who was ahead on the longest sentences when ``run`` (a finished
-    :class:`core.poll.runs.Run` of the live race) ended: its own held-out accuracies."""
+    :class:`poll.runs.Run` of the live race) ended: its own held-out accuracies."""
     from core import live
 
     result = run.result

@@ -3,7 +3,7 @@
 A run belongs to the browser that started it (a SHA-256 digest of its id, as a poll's
 teacher): only that browser may cancel it or keep it alive with a heartbeat; everyone reads.
 The training process writes its progress records and, at the end, its result. A run is
-deleted :data:`core.poll.store.TTL_S` (24 h) after it started, with the polls.
+deleted :data:`poll.store.TTL_S` (24 h) after it started, with the polls.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from core.poll import store as ps
+from poll import store as ps
 
 STATUSES = ("starting", "running", "done", "cancelled", "failed")
 ACTIVE = ("starting", "running")
@@ -40,7 +40,7 @@ class Run:
 
 
 class RunStore:
-    """Runs in a :class:`core.poll.store.PollStore`'s database (same engine, same clock)."""
+    """Runs in a :class:`poll.store.PollStore`'s database (same engine, same clock)."""
 
     def __init__(self, polls: ps.PollStore) -> None:
         self.engine = polls.engine
@@ -137,7 +137,7 @@ class RunStore:
 
     def request_cancel(self, run_id: str, browser: str, *, teacher: bool = False) -> None:
         """The owner, or the class's teacher (``teacher``: checked by the caller with
-        :meth:`core.poll.store.PollStore.teaches`), asks the run to stop (the training
+        :meth:`poll.store.PollStore.teaches`), asks the run to stop (the training
         process polls this flag)."""
         self._owned(run_id, browser, teacher=teacher, cancel=1)
 

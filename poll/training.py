@@ -3,7 +3,7 @@
 The page's script thread never trains. :class:`RunManager` (one per server process) spawns
 ``core.live.race`` in a fresh process with one torch thread at the lowest priority
 (niceness +10 and, on Linux, the idle scheduling class); that
-process writes its records to the poll's store (:mod:`core.poll.runs`) at least every
+process writes its records to the poll's store (:mod:`poll.runs`) at least every
 :data:`WRITE_EVERY_S`, and stops by itself when the teacher cancels, when the teacher's page
 has not beaten for :data:`HEARTBEAT_TIMEOUT_S`, or when the server that started it is gone.
 Cancel also ends the process at once from the server; a server exiting ends it too.
@@ -20,8 +20,8 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from core.poll.runs import Run, RunStore
-from core.poll.store import PollStore
+from poll.runs import Run, RunStore
+from poll.store import PollStore
 
 WRITE_EVERY_S = 0.5  # progress reaches the store at least this often
 CHECK_EVERY_S = 0.25  # the process reads the cancel flag and the heartbeat this often

@@ -2,7 +2,7 @@
 
 Identity is the browser: a random id in a first-party cookie (:data:`COOKIE`), read by the
 server with ``st.context.cookies`` and written by the page (:func:`keep_browser_id`). Votes
-and teacher rights in ``core.poll.store`` are keyed on it, so a reload, a phone asleep
+and teacher rights in ``poll.store`` are keyed on it, so a reload, a phone asleep
 past its session, or another replica keeps one vote and keeps the teacher's view. The room
 is ``/poll?room=CODE``: a teacher browser sees code, QR, live histogram and the buttons;
 every other browser one big button per answer. Both refresh every 2 s.
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import base64
 import hashlib
-import math
 import secrets
 import time
 from dataclasses import dataclass
@@ -20,13 +19,13 @@ from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
-from charts import base
+from charts import poll as poll_charts
 from core import lexicon
-from core.poll import questions as pq
-from core.poll import store as ps
-from core.poll.runs import RunStore
-from serve.admission import fragment
+from poll import questions as pq
+from poll import store as ps
+from poll.runs import RunStore
 from ui import chart, page_link
+from ui.gate import fragment
 from ui.i18n import current_lang, presenter, t
 
 BROWSER = "poll_browser"  # this session's browser id (from the cookie, or new)
@@ -163,30 +162,17 @@ def labels(q: pq.Question) -> list[str]:
     return q.answer_labels(t)
 
 
-def vote_axis(fig, counts) -> None:
-    """A vote axis: whole votes from zero (integer ticks), each bar's count above it."""
-    top = max(3, max(counts, default=0))
-    step = max(1, math.ceil(top / 5))
-    fig.update_yaxes(range=[0, top * 1.18], tick0=0, dtick=step, tickformat="d")
-    fig.update_traces(text=[str(c) for c in counts], textposition="outside", cliponaxis=False)
-
-
 def histogram(q: pq.Question, counts, reveal: int | None, height: int | None = None):
     """The class's answers as bars (the right one highlighted once revealed)."""
-    names = labels(q)
-    fig = base.bar_chart(
-        names,
+    return poll_charts.histogram(
+        labels(q),
         list(counts),
+        reveal,
         title=t("poll.histogram.title", n=sum(counts)),
         y_title=t("poll.histogram.y"),
         presenter=presenter(),
-        highlight=[names[reveal]] if reveal is not None else (),
+        height=height,
     )
-    fig.update_xaxes(type="category")  # answers are categories even when they read as numbers
-    vote_axis(fig, counts)
-    if height:
-        fig.update_layout(height=height)
-    return fig
 
 
 def _evidence_label(q: pq.Question, name: str) -> str:
@@ -199,18 +185,14 @@ def _evidence_label(q: pq.Question, name: str) -> str:
 
 
 def evidence_chart(q: pq.Question, sol: pq.Solution, height: int | None = None):
-    shown = [_evidence_label(q, n) for n in sol.evidence]
-    fig = base.bar_chart(
-        shown,
+    return poll_charts.evidence(
+        [_evidence_label(q, n) for n in sol.evidence],
         list(sol.evidence.values()),
         title=t(sol.evidence_key),
         presenter=presenter(),
         log_y=sol.log_y,
+        height=height,
     )
-    fig.update_xaxes(type="category")
-    if height:
-        fig.update_layout(height=height)
-    return fig
 
 
 # --- the room ------------------------------------------------------------------------------

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 
 from core import live
-from core.poll.store import PollError
-from serve.live import NICE, Busy, RunManager
+from poll.store import PollError
+from poll.training import NICE, Busy, RunManager
 
 TEACHER = "teacher-browser-0001"
 SMALL = asdict(replace(live.DEFAULT, steps=400, log_every=2, eval_every=100, eval_per_bucket=2))

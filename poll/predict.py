@@ -2,9 +2,9 @@
 
 Under a part with a poll question a visitor picks an answer and presses "Check"; the
 models' answer appears with the evidence a poll's reveal shows (the same code:
-:func:`ui.poll.say_answer`, :func:`ui.poll.proof`) and whether the pick was right. The pick
+:func:`poll.views.say_answer`, :func:`poll.views.proof`) and whether the pick was right. The pick
 lives in this session only: nothing goes to the poll store, a file or the URL. Placed by
-:func:`ui.shell.finish` after the whole part; on the projector folded and closed ("Ask the
+:func:`poll.panel.after_part` after the whole part; on the projector folded and closed ("Ask the
 class" is the room's way to predict; an open answer would spoil the vote).
 """
 
@@ -13,9 +13,9 @@ from __future__ import annotations
 import streamlit as st
 
 from core import zoo
-from core.poll import questions as pq
-from serve.admission import fragment
-from ui import poll
+from poll import questions as pq
+from poll import views
+from ui.gate import fragment
 from ui.i18n import presenter, t
 
 
@@ -49,7 +49,7 @@ def _check(q: pq.Question) -> None:
 @fragment
 def predict(q: pq.Question) -> None:
     """One question: the pick, "Check", then the models' answer and its proof."""
-    names = poll.labels(q)
+    names = views.labels(q)
     st.markdown(t(f"poll.q.{q.id}.text"))
     pick = st.radio(
         t("poll.predict.pick"),
@@ -61,7 +61,7 @@ def predict(q: pq.Question) -> None:
         on_change=_forget,
         args=(q,),
     )
-    # Both ways, as the poll's buttons (ui.poll.acted): the callback runs before a rerun that
+    # Both ways, as the poll's buttons (poll.views.acted): the callback runs before a rerun that
     # would lose the return value, the return value reaches a session that has not drawn the
     # button yet; checking twice is checking once.
     if st.button(
@@ -75,16 +75,16 @@ def predict(q: pq.Question) -> None:
     if pick is None or st.session_state.get(_key(q, "checked")) != pick:
         return
     try:
-        sol = poll.computed(q)
+        sol = views.computed(q)
     except zoo.ZooError:
         st.warning(t("poll.predict.missing"), icon=":material/inventory_2:")
         return
-    except ValueError:  # the models answer none of the options (core.poll.questions)
+    except ValueError:  # the models answer none of the options (poll.questions)
         st.warning(t("poll.predict.outside"), icon=":material/help:")
         return
-    poll.say_answer(q, sol)
+    views.say_answer(q, sol)
     if pick == sol.correct:
         st.success(t("poll.predict.right", pick=names[pick]), icon=":material/thumb_up:")
     else:
         st.warning(t("poll.predict.wrong", pick=names[pick]), icon=":material/close:")
-    poll.proof(q, sol, key=_key(q, "evidence"))
+    views.proof(q, sol, key=_key(q, "evidence"))

@@ -1,0 +1,55 @@
+"""The fair gate as a visitor meets it: ``serve.admission`` decides whether a run may go,
+this module tells a refused visitor why (in their language) and what to do (a retry button),
+and gives every part a gated fragment.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import streamlit as st
+
+from serve import admission
+from serve.fairshare import BUSY
+from ui.i18n import t
+
+
+def refusal(reason: str | None, retry_key: str) -> None:
+    """Why the run was refused (a busy server, or too many requests from this address) and
+    the button that tries again."""
+    key = "admission.busy" if reason == BUSY else "admission.crowded"
+    st.warning(t(key), icon=":material/hourglass_top:")
+    st.button(t("admission.retry"), key=retry_key, type="primary")
+
+
+@contextmanager
+def admitted(retry_key: str = "ui_admission_retry") -> Iterator[bool]:
+    """``with admitted() as ok:`` around a page run. Not ok: the visitor has been told why
+    (and what to do: the ``retry_key`` button); the caller stops the run."""
+    with admission.admitted() as decision:
+        if not decision.ok:
+            refusal(decision.reason, retry_key)
+        yield decision.ok
+
+
+def fragment(func: Callable[..., Any] | None = None, *, run_every: float | None = None):
+    """``st.fragment`` whose own reruns pass the gate too: a fragment's rerun runs only the
+    fragment (not app.py and its frame), so without this a client could rerun the heaviest
+    part of a page as often as it likes, past every limit. Drawn by a full run, whose frame
+    already holds a slot, it runs straight away. Use as ``@ui.fragment`` or
+    ``@ui.fragment(run_every=2)``."""
+
+    def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(f)
+        def gated(*args: Any, **kwargs: Any) -> Any:
+            if admission.holding():
+                return f(*args, **kwargs)
+            with admitted(f"ui_admission_retry_{f.__module__}.{f.__qualname__}") as ok:
+                return f(*args, **kwargs) if ok else None
+
+        return st.fragment(gated, run_every=run_every)
+
+    return decorate(func) if func is not None else decorate
