@@ -21,10 +21,10 @@ from collections.abc import Callable, Iterable
 
 # torch (~1.5 s) and what builds on it, then pandas (~0.5 s; the attention page's score
 # table). plotly looks pandas up in sys.modules without importing it, where a module being
-# imported sits half-built (a page's figure raised on it, found by helper-16): ``core`` makes
-# that lookup pass over a module still being imported (core._guard_plotly_peeks), so the
-# import can run beside the pages instead of delaying the first one (app.py imported pandas
-# whole before any page until 2026-12-04: 0.45 s of a cold start).
+# imported sits half-built (a page's figure once raised on it): ``core`` makes that lookup
+# pass over a module still being imported (core._guard_plotly_peeks), so the import can run
+# beside the pages instead of delaying the first one (importing pandas whole in app.py cost
+# a cold start ~0.45 s).
 MODULES = (
     "torch",
     "core.models.rnn_seq2seq",

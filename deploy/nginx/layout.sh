@@ -10,7 +10,7 @@
 # made (Streamlit's /static/ files with their .br and .gz): static.conf points /static/ at
 # it. Unset, static.conf points at an empty folder and every asset is proxied to the app
 # and compressed on the fly. Used by deploy/docker/start.sh (the image and Compose) and by
-# tests/test_scale_out.py, tests/test_deploy.py and tests/browser/test_phone_bytes.py.
+# tests/deploy/test_scale_out.py, tests/deploy/test_config.py and tests/browser/test_phone_bytes.py.
 set -eu
 if [ "$#" -lt 3 ]; then
     echo "usage: [ROAD_STATIC_DIR=FOLDER] $0 PREFIX LISTEN UPSTREAM..." >&2

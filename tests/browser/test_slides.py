@@ -38,7 +38,7 @@ MIN_FONT = 16  # px, every chart text on the projector
 PHONE_SCREENS = 1.5  # the first chart starts within this many phone screens
 MIN_HEAT_LABEL = 11  # px, heatmap tick labels on a phone
 # px, every chart text on a phone as drawn (plotly shrank bottleneck's guesses over their
-# ~45-px bars to 5-6 px until 2026-12-05): the least a heatmap's words shrink to
+# ~45-px bars to 5-6 px before): the least a heatmap's words shrink to
 MIN_PHONE_TEXT = 11
 # a phone's plot area keeps at least this share of its chart's width (a legend right of the
 # plot left the bottleneck's probe curves 3 of 358 px before legends moved above the plot)

@@ -137,7 +137,7 @@ def bold_problems(text: str) -> list[str]:
     "text, ok",
     [
         ("**先预测**：训练结束时", True),
-        ("**先预测：**训练结束时", False),  # the live page's predict box until 2026-12-04
+        ("**先预测：**训练结束时", False),  # the live page's predict box, once
         ("**怎么看这张图。**每一列", False),  # the bottleneck's latent guide until then
         ("**“引号”**里", False),
         ("（**注意**）", True),
