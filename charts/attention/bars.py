@@ -151,15 +151,7 @@ def weight_bars(
                 tickangle=_bar_tick_angle(base.unique_labels(labels), s),
             ),
             yaxis=axis(s, y_title),
-            legend=dict(
-                orientation="h",
-                yanchor="bottom",
-                y=1.02,
-                xanchor="right",
-                x=1.0,
-                font=dict(size=s.font),
-            ),
-            font=dict(family=base.FONT_FAMILY, size=s.font),
+            **fonts(s, orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1.0),
             shapes=shapes,
         ),
     )

@@ -8,7 +8,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
-from charts.attention.common import axis, line_traces
+from charts.attention.common import axis, fonts, line_traces
 from core import lexicon
 
 
@@ -45,15 +45,14 @@ def bucket_lines(
             yaxis=axis(s, y_title, range=[-0.03, 1.03]),
             # inside the plot, bottom left (where no line goes: every model starts high), so
             # a narrow screen never puts it on the title
-            legend=dict(
+            **fonts(
+                s,
                 orientation="v",
                 yanchor="bottom",
                 y=0.02,
                 xanchor="left",
                 x=0.01,
                 bgcolor="rgba(255,255,255,0.8)",
-                font=dict(size=s.font),
             ),
-            font=dict(family=base.FONT_FAMILY, size=s.font),
         ),
     )

@@ -11,6 +11,7 @@ from charts import base
 
 
 def check_matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+    """``m`` as a float array, after checking it is a non-empty finite 2-D matrix."""
     z = np.asarray(m, dtype=float)
     if z.ndim != 2 or 0 in z.shape:
         raise ValueError(f"{name} must be a non-empty 2-D array (rows, cols), got {z.shape}")
@@ -20,6 +21,7 @@ def check_matrix(name: str, m: Sequence[Sequence[float]] | np.ndarray) -> np.nda
 
 
 def check_labels(name: str, labels: Sequence[object], n: int) -> list[str]:
+    """``labels`` as strings, after checking there is one per row (or column) of ``n``."""
     out = [str(x) for x in labels]
     if len(out) != n:
         raise ValueError(f"{name} has {len(out)} entries for {n} rows/columns; pass one each")
@@ -34,12 +36,13 @@ def axis(s: base.Scale, title: str = "", **extra: object) -> dict:
     )
 
 
-def fonts(s: base.Scale) -> dict:
+def fonts(s: base.Scale, **legend: object) -> dict:
     """The layout's fonts on the figure itself, not only in the template: Streamlit's chart
-    theme writes its own (small) fonts over the template's in the browser."""
+    theme writes its own (small) fonts over the template's in the browser. ``legend``: the
+    legend's other properties (where it goes)."""
     return dict(
         font=dict(family=base.FONT_FAMILY, size=s.font),
-        legend=dict(font=dict(size=s.font)),
+        legend=dict(**legend, font=dict(size=s.font)),
     )
 
 

@@ -9,7 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
-from charts.attention.common import axis, line_traces
+from charts.attention.common import axis, fonts, line_traces
 
 
 def saturation_figure(
@@ -59,10 +59,9 @@ def saturation_figure(
                 s, x_title, type="log", tickvals=list(dims), ticktext=[str(d) for d in dims]
             ),
             yaxis=axis(s, y_title),
-            legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0.0, font=dict(size=s.font)),
+            **fonts(s, orientation="h", yanchor="bottom", y=1.02, x=0.0),
             # the title's line, then the legend's row above the plot: room for both
             margin=dict(t=round(3 * s.title + 4 * s.font)),
-            font=dict(family=base.FONT_FAMILY, size=s.font),
             shapes=shapes,
             annotations=annotations,
         ),
