@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base
+from charts import base, common
 from charts.html_look import MARK_CLASS
 from core import lexicon
 
@@ -36,18 +36,17 @@ def _check_series(x: Sequence[object], series: Mapping[str, Sequence[float | Non
 def _lines(
     x: Sequence[object],
     series: Mapping[str, Sequence[float | None]],
-    *,
     names: Mapping[str, str] | None,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: common.Titles,
     presenter: bool,
+    *,
     x_type: str | None = None,
     shapes: Sequence[Mapping] = (),
     annotations: Sequence[Mapping] = (),
 ) -> go.Figure:
     """One line per model in its one look (``core.lexicon``), named by ``names`` (display
     names; the model's key when absent)."""
+    title, x_title, y_title = titles
     s = base.scale(presenter)
     names = dict(names or {})
     data = []
@@ -110,16 +109,8 @@ def accuracy_by_length(
     """Held-out accuracy per source-length bucket, one line per model (None = no data);
     ``names``: the models' display names."""
     _check_series(buckets, series)
-    return _lines(
-        [str(b) for b in buckets],
-        series,
-        names=names,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
-        x_type="category",
-    )
+    titles = common.Titles(title, x_title, y_title)
+    return _lines([str(b) for b in buckets], series, names, titles, presenter, x_type="category")
 
 
 def accuracy_by_distance(
@@ -145,17 +136,9 @@ def accuracy_by_distance(
         shapes.append(base.hline(chance, line))
         if chance_label:
             annotations.append(base.hline_label(chance, chance_label, side="left"))
-    return _lines(
-        [int(d) for d in distances],
-        series,
-        names=names,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
-        shapes=shapes,
-        annotations=annotations,
-    )
+    titles = common.Titles(title, x_title, y_title)
+    x = [int(d) for d in distances]
+    return _lines(x, series, names, titles, presenter, shapes=shapes, annotations=annotations)
 
 
 def sentence_bars(

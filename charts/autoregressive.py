@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base
+from charts import base, common
 from core import lexicon
 
 
@@ -57,21 +57,15 @@ def next_token_bars(
             cliponaxis=False,
             hovertemplate="%{y}: %{x:.3f}<extra></extra>",
         ),
-        layout=dict(
-            template=base.template(presenter),
-            title=dict(text=title),
+        layout=common.titled_layout(
+            presenter,
+            title,
+            x_title,
+            y_title,
             # room after the longest bar for its number ("100%"): more at the projector's font
-            xaxis=dict(
-                title=dict(text=x_title), range=[0, 1.3 if presenter else 1.15], tickformat=".0%"
-            ),
+            xaxis=dict(range=[0, 1.3 if presenter else 1.15], tickformat=".0%"),
             # every candidate named, also on a slide short enough for the step buttons
-            yaxis=dict(
-                title=dict(text=y_title),
-                type="category",
-                autorange="reversed",
-                tickmode="linear",
-                dtick=1,
-            ),
+            yaxis=dict(type="category", autorange="reversed", tickmode="linear", dtick=1),
             height=max(s.height - 60, 70 + p.size * (s.font * 2 + 8)),
             showlegend=False,
         ),
@@ -105,13 +99,13 @@ def attention_row(
             marker_color=colors,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         ),
-        layout=dict(
-            template=base.template(presenter),
-            title=dict(text=title),
-            xaxis=dict(
-                title=dict(text=x_title), type="category", tickangle=-45 if w.size > 8 else 0
-            ),
-            yaxis=dict(title=dict(text=y_title), range=[0, max(1e-9, float(w.max())) * 1.1]),
+        layout=common.titled_layout(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=dict(type="category", tickangle=-45 if w.size > 8 else 0),
+            yaxis=dict(range=[0, max(1e-9, float(w.max())) * 1.1]),
             showlegend=False,
         ),
     )

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base
+from charts import base, common
 
 
 def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:
@@ -119,16 +119,12 @@ def _window_layout(
     s = base.scale(presenter)
     a, b = pair
     n = len(tokens)
-    return dict(
-        template=base.template(presenter),
-        title=dict(text=title),
-        xaxis=dict(title=dict(text=axes[0]), **_tokens_axis(tokens, presenter)),
-        yaxis=dict(
-            title=dict(text=axes[1]),
-            tickmode="linear",
-            dtick=1 if n_layers <= 12 else 2,
-            range=[-0.6, None],
-        ),
+    return common.titled_layout(
+        presenter,
+        title,
+        *axes,
+        xaxis=_tokens_axis(tokens, presenter),
+        yaxis=dict(tickmode="linear", dtick=1 if n_layers <= 12 else 2, range=[-0.6, None]),
         shapes=[_vline(p, dash="dash", width=s.line, color=s.palette[4]) for p in sorted({a, b})],
         annotations=[
             dict(
@@ -197,11 +193,13 @@ def gradient_heatmap(
                 hoverinfo="skip",
             ),
         ],
-        layout=dict(
-            template=base.template(presenter),
-            title=dict(text=title),
-            xaxis=dict(title=dict(text=x_title), **_tokens_axis(tokens, presenter)),
-            yaxis=dict(title=dict(text=y_title), tickmode="linear", dtick=1, range=[0.5, L + 0.5]),
+        layout=common.titled_layout(
+            presenter,
+            title,
+            x_title,
+            y_title,
+            xaxis=_tokens_axis(tokens, presenter),
+            yaxis=dict(tickmode="linear", dtick=1, range=[0.5, L + 0.5]),
             legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),
             height=max(s.height, 160 + L * (48 if presenter else 36)),
         ),

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 import plotly.graph_objects as go
 
-from charts import base
+from charts import base, common
 from core import lexicon
 
 # Each architecture drawn like its one-layer distance probe elsewhere in the app (one look
@@ -109,23 +109,17 @@ def weights_chart(
     missing = sorted(set(series) - set(names))
     if missing:
         raise ValueError(f"no display name for {missing}; pass names[arch] for every series")
-    fig = base.line_chart(
+    fig = common.look_lines(
         ns,
         {names[a]: v for a, v in series.items()},
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
+        {names[a]: ARCH_LOOKS[a] for a in series},
+        common.Titles(title, x_title, y_title),
+        presenter,
         log_y=True,
-        markers=False,
+        # a marker too: the RNN's and attention's lines are both solid, colour alone is not enough
+        markers=True,
     )
     s = base.scale(presenter)
-    for trace, arch in zip(fig.data, series, strict=True):
-        lk = ARCH_LOOKS[arch]
-        trace.line = dict(color=lk.color, dash=lk.dash, width=s.line)
-        # a marker too: the RNN's and attention's lines are both solid, colour alone is not enough
-        trace.mode = "lines+markers"
-        trace.marker = dict(color=lk.color, symbol=lk.marker, size=s.marker)
     ticks = [v for v in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024) if min(ns) <= v <= max(ns)]
     fig.update_xaxes(type="log", tickmode="array", tickvals=ticks)
     fig.update_yaxes(exponentformat="power", dtick=1)  # powers of ten only

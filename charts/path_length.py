@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base
+from charts import base, common
 from core import lexicon
 
 Polyline = Sequence[tuple[int, int]]  # (position, layer) points
@@ -41,14 +41,6 @@ def arch_look(arch: str) -> lexicon.Look:
     raise ValueError(f"unknown layer type {arch!r}; use one of {[*ARCH_PROBE, 'conv_dilated']}")
 
 
-def _apply_looks(fig: go.Figure, looks: Mapping[str, lexicon.Look], width: float) -> None:
-    for tr in fig.data:
-        lk = looks.get(tr.name)
-        if lk is not None:
-            tr.line = dict(color=lk.color, dash=lk.dash, width=width)
-            tr.marker = dict(color=lk.color, symbol=lk.marker)
-
-
 def table_chart(
     ns: Sequence[int],
     series: Mapping[str, Sequence[float]],
@@ -64,18 +56,10 @@ def table_chart(
 ) -> go.Figure:
     """One Table-1 metric against n (one line per layer type), the chosen n marked.
     ``looks``: series name -> its look (see :func:`arch_look`)."""
-    fig = base.line_chart(
-        ns,
-        series,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
-        presenter=presenter,
-        log_y=log_y,
-        markers=False,
+    fig = common.look_lines(
+        ns, series, looks or {}, common.Titles(title, x_title, y_title), presenter, log_y=log_y
     )
     s = base.scale(presenter)
-    _apply_looks(fig, looks or {}, s.line)
     # the chosen n, marked (and the legend placed) in one layout update
     base.vmark(
         fig,
