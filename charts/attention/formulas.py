@@ -17,7 +17,7 @@ def _n(x: float, digits: int = 3) -> str:
 def _big(x: float) -> str:
     """A possibly large positive number (an exponential) with 4 significant digits."""
     mantissa, _, exp = f"{x:.4g}".partition("e")
-    return rf"{mantissa}	imes 10^{{{int(exp)}}}" if exp else mantissa
+    return rf"{mantissa} \times 10^{{{int(exp)}}}" if exp else mantissa
 
 
 def _p(x: float) -> str:
