@@ -12,7 +12,10 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base, margins
+from charts import base
+from charts.screen.margins import TEXT_SIZE
+from charts.screen.sizes import PHONE_WIDTH
+from charts.screen.text import text_width, wrap
 from core import lexicon
 
 # Points of the unit and radius circles on the eigenvalue plane: a regular 60-gon strays
@@ -354,8 +357,8 @@ def _accuracy_note(
         if inside is not None:
             return [inside], None
     # under the x ticks and the axis title, from the plot's left edge, wrapped to it
-    width = base.PHONE_WIDTH - _PHONE_Y_AXIS if phone else _PLOT_PX[presenter][0]
-    text = base.wrap(note, s.font, width)
+    width = PHONE_WIDTH - _PHONE_Y_AXIS if phone else _PLOT_PX[presenter][0]
+    text = wrap(note, s.font, width)
     below = _X_AXIS_FONTS * s.font
     n_lines = text.count("<br>") + 1
     where = dict(xref="paper", x=0, xanchor="left", align="left", yref="paper", y=0)
@@ -380,7 +383,7 @@ def note_place(
     font, else Streamlit's theme's). ``None`` when no place is free (then the note goes under
     the plot)."""
     s = base.scale(presenter)
-    font = s.font if presenter else margins.TEXT_SIZE
+    font = s.font if presenter else TEXT_SIZE
     width_px, height_px = _PLOT_PX[presenter]
     lo, hi = float(np.min(xs)), float(np.max(xs))
     pad = _X_PAD * ((hi - lo) or 1.0)  # plotly's autorange leaves room for the end markers
@@ -398,7 +401,7 @@ def note_place(
     floor_px = chance * to_px[1] + 1.6 * font + clear  # the chance line's label hangs under it
     for text in _wrappings(note, font):
         n_lines = text.count("<br>") + 1
-        box_w = margins.text_width(text, font) + 2 * clear
+        box_w = text_width(text, font) + 2 * clear
         box_h = n_lines * font * 1.3 + 2 * clear
         left = width_px - box_w
         for top in np.arange(y_max * to_px[1], floor_px + box_h - 1e-9, -y_max * to_px[1] / 40):
@@ -423,11 +426,11 @@ def note_place(
 @cache  # the same note and size on every rerun of the part: ~1.4 ms of wrapping each time
 def _wrappings(note: str, font: float) -> tuple[str, ...]:
     """``note`` on one line, then wrapped into two and three lines, each as narrow as
-    :func:`charts.base.wrap` makes it on that many lines."""
-    full = margins.text_width(note, font)
+    :func:`charts.screen.text.wrap` makes it on that many lines."""
+    full = text_width(note, font)
     out: dict[int, str] = {1: note}
     for factor in np.linspace(1.0, 0.25, 31):  # narrower and narrower: the last one kept
-        text = base.wrap(note, font, full * factor)
+        text = wrap(note, font, full * factor)
         if "<br>" in text:
             out[text.count("<br>") + 1] = text
     return tuple(out[n] for n in sorted(out) if n <= 3)

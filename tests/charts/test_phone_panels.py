@@ -11,6 +11,7 @@ from charts import base
 from charts import cnn_receptive_field as cnn
 from charts import path_length as pl
 from charts import rnn_gradients as rg
+from charts.screen.sizes import PHONE_WIDTH
 
 # the plain width of text as plotly's default font draws it (a CJK glyph is square)
 _CJK = ("\u2e80", "\u9fff")
@@ -86,7 +87,7 @@ def test_problems_figure_stacks_its_panels_with_their_titles_above(presenter, n)
         assert ann["yanchor"] == "bottom" and ann["y"] == pytest.approx(ys[c][1])
         size = ann["font"]["size"]
         lines = ann["text"].split("<br>")
-        assert max(_width(ln, size) for ln in lines) <= base.PHONE_WIDTH - 90
+        assert max(_width(ln, size) for ln in lines) <= PHONE_WIDTH - 90
         if c:  # room between the panel above (its x axis) and this title
             room = (ys[c - 1][0] - ann["y"]) * px - ann.get("yshift", 0)
             assert room >= len(lines) * size * 1.2 + 3 * size
@@ -118,7 +119,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
     assert below["text"].replace("<br>", " ") == note  # the same words, wrapped
     lines = below["text"].split("<br>")
     assert len(lines) > 1
-    assert max(_width(ln, base.NORMAL.font) for ln in lines) <= base.PHONE_WIDTH - 90
+    assert max(_width(ln, base.NORMAL.font) for ln in lines) <= PHONE_WIDTH - 90
     # under the plot from its left edge, and the bottom margin holds it
     assert below["yref"] == "paper" and below["y"] == 0 and below["yanchor"] == "top"
     assert below["xref"] == "paper" and below["x"] == 0 and below["xanchor"] == "left"

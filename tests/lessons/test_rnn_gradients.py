@@ -8,6 +8,7 @@ with curves) stands in for the pretrained weights, so these tests do not depend 
 
 from __future__ import annotations
 
+import importlib
 import json
 
 import pytest
@@ -569,6 +570,8 @@ def test_on_a_phone_the_decay_comes_first_and_full_width(fake_zoo, monkeypatch):
     import ui
 
     monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    # the chart element asks its own module (ui.chart), the lesson asks the package
+    monkeypatch.setattr(importlib.import_module("ui.chart"), "on_a_phone", lambda: True)
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     assert len(charts(at)) == 2
