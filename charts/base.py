@@ -18,7 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
 
-from charts.screen import sizes
+from charts.screen.sizes import LAPTOP_FONT, LAPTOP_TITLE, PROJECTOR_FONT, PROJECTOR_TITLE
 
 # Old names of what fitting a figure to a screen moved to charts.screen, still read here by
 # modules and tests outside charts (lessons, charts.arena / attention / bottleneck /
@@ -79,22 +79,10 @@ class Scale:
     palette: tuple[str, ...]
 
 
-# the text sizes are the screens' own (charts.screen fits unset text to them)
-NORMAL = Scale(
-    font=sizes.LAPTOP_FONT,
-    title=sizes.LAPTOP_TITLE,
-    line=2.0,
-    marker=7,
-    height=380,
-    palette=TOL_BRIGHT,
-)
-PRESENTER = Scale(
-    font=sizes.PROJECTOR_FONT,
-    title=sizes.PROJECTOR_TITLE,
-    line=4.5,
-    marker=12,
-    height=520,
-    palette=OKABE_ITO,
+# (font, title): the screens' own text sizes (charts.screen fits unset text to them)
+NORMAL, PRESENTER = (
+    Scale(LAPTOP_FONT, LAPTOP_TITLE, line=2.0, marker=7, height=380, palette=TOL_BRIGHT),
+    Scale(PROJECTOR_FONT, PROJECTOR_TITLE, line=4.5, marker=12, height=520, palette=OKABE_ITO),
 )
 
 
@@ -227,6 +215,15 @@ def _finite(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     return arr
 
 
+def vector(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``values`` as a float array, checked to be one-dimensional and not empty (the error
+    names ``name``)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
+    return arr
+
+
 def _dress(
     fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str, log_y: bool = False
 ) -> go.Figure:
@@ -281,9 +278,7 @@ def line_chart(
     markers: bool = True,
 ) -> go.Figure:
     """One line per named series, all over the same ``x``."""
-    xs = _finite("x", x)
-    if xs.ndim != 1 or xs.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D sequence, got shape {xs.shape}")
+    xs = vector("x", _finite("x", x))
     if not series:
         raise ValueError("series is empty; pass {name: values} with at least one line")
     fig = go.Figure()
@@ -390,6 +385,11 @@ def hline(y: float, line: Mapping) -> dict:
     """A reference line across the whole plot at height ``y`` (what ``add_hline`` draws,
     built directly: ``add_hline`` re-validates the whole figure)."""
     return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=dict(line))
+
+
+def vline(x: float, line: Mapping) -> dict:
+    """A reference line up the whole plot at ``x`` (:func:`hline` turned upright)."""
+    return dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1, line=dict(line))
 
 
 def hline_label(y: float, text: str, *, side: str = "right", anchor: str = "top") -> dict:

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from charts import rnn_gradients as figures
+from charts.rnn_gradients.learning import _wrappings
 from core.analysis import rnn_gradients as analysis
 
 
@@ -118,7 +119,7 @@ def _note(lines, presenter, note=NOTE, chance=0.1):
 @pytest.mark.parametrize("presenter", [False, True])
 @pytest.mark.parametrize("note", [NOTE, NOTE_ZH])
 def test_the_note_keeps_its_words_on_one_to_three_lines(presenter, note):
-    texts = figures._wrappings(note, 22 if presenter else 12)
+    texts = _wrappings(note, 22 if presenter else 12)
     assert [t.count("<br>") + 1 for t in texts] == [1, 2, 3]
     glue = "" if note is NOTE_ZH else " "
     assert all(glue.join(t.split("<br>")) == note for t in texts)
