@@ -9,9 +9,7 @@ to fix the call. No streamlit here: figures are returned, the page displays them
 from __future__ import annotations
 
 import copy
-import html
 import math
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
@@ -19,6 +17,21 @@ from functools import cache
 import numpy as np
 import plotly.graph_objects as go
 import plotly.io as pio
+
+from charts.screen.sizes import LAPTOP_FONT, LAPTOP_TITLE, PROJECTOR_FONT, PROJECTOR_TITLE
+
+# Old names of what fitting a figure to a screen moved to charts.screen, still read here by
+# modules and tests outside charts (lessons, charts.arena / attention / bottleneck /
+# path_length, tests/browser): new code imports them from charts.screen.sizes / .text.
+from charts.screen.sizes import MIN_PHONE_FONT as MIN_PHONE_FONT
+from charts.screen.sizes import MIN_PROJECTOR_FONT as MIN_PROJECTOR_FONT
+from charts.screen.sizes import PHONE_WIDTH as PHONE_WIDTH
+from charts.screen.sizes import PRESENTER_WIDTH as PRESENTER_WIDTH
+from charts.screen.sizes import PROJECTOR_WIDTH as PROJECTOR_WIDTH
+from charts.screen.sizes import SLIDE_HEIGHT as SLIDE_HEIGHT
+from charts.screen.sizes import STEP_SLIDE_HEIGHT as STEP_SLIDE_HEIGHT
+from charts.screen.text import is_cjk as _is_cjk  # noqa: F401 (charts.bottleneck)
+from charts.screen.text import wrap as wrap
 
 # Fonts with Chinese glyphs first, so chart text in zh never falls back to boxes.
 FONT_FAMILY = (
@@ -66,8 +79,11 @@ class Scale:
     palette: tuple[str, ...]
 
 
-NORMAL = Scale(font=14, title=17, line=2.0, marker=7, height=380, palette=TOL_BRIGHT)
-PRESENTER = Scale(font=22, title=28, line=4.5, marker=12, height=520, palette=OKABE_ITO)
+# (font, title): the screens' own text sizes (charts.screen fits unset text to them)
+NORMAL, PRESENTER = (
+    Scale(LAPTOP_FONT, LAPTOP_TITLE, line=2.0, marker=7, height=380, palette=TOL_BRIGHT),
+    Scale(PROJECTOR_FONT, PROJECTOR_TITLE, line=4.5, marker=12, height=520, palette=OKABE_ITO),
+)
 
 
 def scale(presenter: bool) -> Scale:
@@ -199,6 +215,15 @@ def _finite(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     return arr
 
 
+def vector(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
+    """``values`` as a float array, checked to be one-dimensional and not empty (the error
+    names ``name``)."""
+    arr = np.asarray(values, dtype=float)
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D sequence, got shape {arr.shape}")
+    return arr
+
+
 def _dress(
     fig: go.Figure, presenter: bool, title: str, x_title: str, y_title: str, log_y: bool = False
 ) -> go.Figure:
@@ -253,9 +278,7 @@ def line_chart(
     markers: bool = True,
 ) -> go.Figure:
     """One line per named series, all over the same ``x``."""
-    xs = _finite("x", x)
-    if xs.ndim != 1 or xs.size == 0:
-        raise ValueError(f"x must be a non-empty 1-D sequence, got shape {xs.shape}")
+    xs = vector("x", _finite("x", x))
     if not series:
         raise ValueError("series is empty; pass {name: values} with at least one line")
     fig = go.Figure()
@@ -364,6 +387,11 @@ def hline(y: float, line: Mapping) -> dict:
     return dict(type="line", xref="x domain", x0=0, x1=1, yref="y", y0=y, y1=y, line=dict(line))
 
 
+def vline(x: float, line: Mapping) -> dict:
+    """A reference line up the whole plot at ``x`` (:func:`hline` turned upright)."""
+    return dict(type="line", xref="x", x0=x, x1=x, yref="y domain", y0=0, y1=1, line=dict(line))
+
+
 def hline_label(y: float, text: str, *, side: str = "right", anchor: str = "top") -> dict:
     """The label of :func:`hline` at ``y``: at its right (or left) end, under (or above) it."""
     return dict(
@@ -418,305 +446,4 @@ def vmark(
         annotations=[*fig.layout.annotations, note],
         **layout,
     )
-    return fig
-
-
-# --- the projector ---------------------------------------------------------------------------
-# A part's main chart on the projector must fit, whole, on the first 1280x800 screen under
-# the compact presenter header (measured in Chromium: the header, the part selector and
-# one sentence take ~260 px), so no figure is drawn taller than this in presenter mode.
-SLIDE_HEIGHT = 480
-# A part whose step controls (Back / Next / Play, a step slider) sit under its chart: the
-# chart leaves them room on the first screen (measured: with the line of words between,
-# the buttons end ~115 px under the chart).
-STEP_SLIDE_HEIGHT = SLIDE_HEIGHT - 150
-MIN_PROJECTOR_FONT = 18  # px: no chart text smaller than this on a projector (tests ask >= 16)
-# Width of the main column in presenter mode at 1280 px (sidebar folded), for title wrapping.
-PROJECTOR_WIDTH = 1200
-# px of a presenter figure's height outside its plot area: a wrapped title above, tick labels
-# and an axis title below (measured on the slides: 480 px figures have 300-340 px of plot)
-PROJECTOR_FRAME_PX = 160
-# Width of a full-width chart (measured at 1280 x 800): on a laptop with the sidebar open,
-# and in presenter mode (sidebar folded). The margins are worked out for these
-# (charts.margins); another width only costs a redraw where the estimate falls short.
-LAPTOP_WIDTH = 820
-PRESENTER_WIDTH = 1120
-
-
-def _is_cjk(ch: str) -> bool:
-    return "\u2e80" <= ch <= "\u9fff" or "\uff00" <= ch <= "\uffef" or "\u3000" <= ch <= "\u303f"
-
-
-def _text_width(text: str, size: float) -> float:
-    """Rough rendered width in px of ``text`` at ``size`` px (CJK glyphs are square)."""
-    return sum(size if _is_cjk(ch) else 0.56 * size for ch in text)
-
-
-def wrap(text: str, size: float, width: float) -> str:
-    """``text`` with ``<br>`` inserted so that no line is wider than ``width`` px at
-    ``size`` px: at spaces in Latin text, between any two characters in Chinese. Text that
-    already has line breaks is wrapped line by line."""
-    if not text:
-        return text
-    out: list[str] = []
-    for para in text.split("<br>"):
-        line = ""
-        # tokens: words with their trailing space, or single CJK characters
-        tokens: list[str] = []
-        word = ""
-        for ch in para:
-            if _is_cjk(ch):
-                if word:
-                    tokens.append(word)
-                    word = ""
-                tokens.append(ch)
-            else:
-                word += ch
-                if ch == " ":
-                    tokens.append(word)
-                    word = ""
-        if word:
-            tokens.append(word)
-        tokens = _keep_punctuation_attached(tokens)
-        for tok in tokens:
-            if line and _text_width(line + tok.rstrip(), size) > width:
-                out.append(line.rstrip())
-                line = tok.lstrip() if tok.strip() else ""
-            else:
-                line += tok
-        out.append(line.rstrip())
-    return "<br>".join(out)
-
-
-# Chinese line-breaking rules (kinsoku): no line starts with a closing mark, none ends with an
-# opening one.
-_OPENING = set("（《“‘「『【〔(")
-_CLOSING = set("）》”’」』】〕，。、；：！？)")
-
-
-def _keep_punctuation_attached(tokens: list[str]) -> list[str]:
-    """Merge an opening mark with the token after it and a closing mark with the one before,
-    so that :func:`wrap` never breaks next to them ("（1–256）" stays whole)."""
-    out: list[str] = []
-    glue = False  # the last token was an opening mark: the next one joins it
-    for tok in tokens:
-        if out and (glue or tok in _CLOSING):
-            out[-1] += tok
-        else:
-            out.append(tok)
-        glue = tok in _OPENING
-    return out
-
-
-def _fix_font(holder: dict, key: str, floor: float, unset: float) -> None:
-    """Raise ``holder[key]["size"]`` to ``floor`` if it is set below it; set it to ``unset``
-    if it is not set at all (in Streamlit an unset size falls to the theme's small default,
-    whatever the figure's template says)."""
-    font = holder.setdefault(key, {})
-    size = font.get("size")
-    if size is None:
-        font["size"] = unset
-    elif size < floor:
-        font["size"] = floor
-
-
-def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEIGHT) -> go.Figure:
-    """Make any figure readable on a projector, whoever built it; returns the same figure.
-
-    - every text (layout font, titles, ticks, legends, annotations, colour bars, trace text)
-      at least :data:`MIN_PROJECTOR_FONT` px, none left to a theme's small default;
-    - the title wrapped to the chart's width (``width``: the fraction of the main column the
-      chart gets, e.g. 0.5 in one of two columns) instead of being cut, at the top of the
-      figure, with the top margin sized for its lines and for a legend at the top (which
-      goes right under the title: they never overlap);
-    - no taller than ``height`` px, so the main chart stays on the first screen.
-
-    It edits the figure's own property dicts (``fig._layout``, ``fig._data``) rather than
-    going through ``update_layout``: plotly validates every magic-underscore path, which
-    cost ~100 ms a figure; this costs well under 1 ms. (plotly is pinned; a test checks the
-    result through plotly's public ``to_dict``.)
-    """
-    floor, full = MIN_PROJECTOR_FONT, PRESENTER.font  # full: what an unset size becomes
-    lay: dict = fig._layout  # noqa: SLF001 (see the docstring)
-    data: list[dict] = fig._data  # noqa: SLF001
-    _fix_font(lay, "font", floor, full)
-    axes = {k for k in lay if k.startswith(("xaxis", "yaxis"))}
-    for tr in data:  # axes a trace draws on but the layout never mentions
-        for ref, stem in (("xaxis", "xaxis"), ("yaxis", "yaxis")):
-            if tr.get("type", "scatter") in ("pie", "table", "sankey", "indicator"):
-                continue
-            axes.add(stem + str(tr.get(ref, ref[0]))[1:])
-    for name in axes:
-        axis = lay.setdefault(name, {})
-        _fix_font(axis, "tickfont", floor, full)
-        _fix_font(axis.setdefault("title", {}), "font", floor, full)
-    for name in [k for k in lay if k.startswith("coloraxis")]:
-        bar = lay[name].setdefault("colorbar", {})
-        _fix_font(bar, "tickfont", floor, full)
-        _fix_font(bar.setdefault("title", {}), "font", floor, full)
-    legend = lay.setdefault("legend", {})
-    _fix_font(legend, "font", floor, full)
-    for ann in lay.get("annotations") or []:
-        _fix_font(ann, "font", floor, full)
-    for tr in data:
-        if tr.get("text") is not None or tr.get("texttemplate"):
-            _fix_font(tr, "textfont", floor, full)
-        if tr.get("type") in ("heatmap", "contour", "histogram2d") and tr.get("showscale", True):
-            bar = tr.setdefault("colorbar", {})
-            _fix_font(bar, "tickfont", floor, full)
-            _fix_font(bar.setdefault("title", {}), "font", floor, full)
-        if "hoverlabel" in tr:
-            _fix_font(tr["hoverlabel"], "font", floor, full)
-    # the title: wrapped, at the top; the margin makes room for it and a legend at the top
-    title = lay.setdefault("title", {})
-    tfont = title.setdefault("font", {})
-    tfont["size"] = max(tfont.get("size") or PRESENTER.title, floor)
-    for name in axes:  # tick labels above the plot would sit under the title: move them down
-        if name.startswith("xaxis") and lay[name].get("side") == "top":
-            lay[name]["side"] = "bottom"
-    _title_on_top(lay, data, PROJECTOR_WIDTH * width)
-    if lay.get("height") is None or lay["height"] > height:
-        lay["height"] = height
-    _wrap_y_titles(lay, lay["height"])
-    return fig
-
-
-def _wrap_y_titles(lay: dict, height: float) -> None:
-    """Wrap every vertical axis title to the length of its own axis (and half the gap to the
-    next one). On a projector the text is big and a stacked subplot's axis short: plotly
-    never wraps an axis title, so the titles of two stacked subplots ran into each other
-    (bottleneck's part 1, in Chinese)."""
-    plot = max(100.0, height - PROJECTOR_FRAME_PX)
-    domains = {k: tuple(lay[k].get("domain") or (0.0, 1.0)) for k in lay if k.startswith("yaxis")}
-    for name, (lo, hi) in domains.items():
-        title = lay[name].get("title")
-        if not isinstance(title, dict) or not title.get("text"):
-            continue
-        below = max((top for n, (_, top) in domains.items() if n != name and top <= lo), default=lo)
-        above = min((bot for n, (bot, _) in domains.items() if n != name and bot >= hi), default=hi)
-        room = plot * ((hi - lo) + (lo - below) / 2 + (above - hi) / 2)
-        size = (title.get("font") or {}).get("size") or PRESENTER.font
-        title["text"] = wrap(str(title["text"]), size, room)
-
-
-def _title_on_top(lay: dict, data: list[dict], width_px: float) -> None:
-    """Wrap the title to ``width_px`` and stand it on the plot's top edge, above a legend at
-    the top and above subplot titles: plotly never wraps a title, it cuts it (a phone) or
-    lets it run over the legend."""
-    title = lay.setdefault("title", {})
-    text = title.get("text") or ""
-    if not text:
-        return
-    tsize = title.setdefault("font", {}).get("size") or NORMAL.title
-    title["text"] = wrap(text, tsize, width_px - 40)
-    gap = 6
-    legend = lay.setdefault("legend", {})
-    lsize = legend.get("font", {}).get("size") or NORMAL.font
-    shown = [tr for tr in data if tr.get("showlegend") is not False and tr.get("name")]
-    if lay.get("showlegend") is not False and len(shown) > 1 and legend.get("y", 0) > 1:
-        # a legend above the plot: on the plot's top edge, the title above it
-        per_row = max(1, int(width_px // 260))
-        rows = -(-len(shown) // per_row)
-        legend.update(y=1.0, yanchor="bottom", yref="paper")
-        gap += int(rows * lsize * 1.7)
-    # subplot titles and notes standing on the plot's top edge: the title goes above them
-    above = [
-        a
-        for a in lay.get("annotations") or []
-        if a.get("yref", "paper") == "paper" and (a.get("y") or 0) >= 0.98
-    ]
-    if above:
-        lines = max(str(a.get("text", "")).count("<br>") + 1 for a in above)
-        size = max((a.get("font") or {}).get("size") or NORMAL.font for a in above)
-        gap = max(gap, int(lines * size * 1.4) + 10)
-    # anchored on the plot's top edge and pushed up by its own lines (automargin makes the
-    # top margin as tall as they need): a wrapped title is never cut at the top
-    title.update(y=1.0, yref="paper", yanchor="bottom", pad={"b": gap}, automargin=True)
-    margin = lay.setdefault("margin", {})
-    margin["t"] = min(margin.get("t") or 10, 10)  # the title's automargin decides
-
-
-PHONE_WIDTH = 360  # px: the plot area a phone gives a chart (a 390-px screen, less padding)
-MIN_PHONE_FONT = 12  # px: a panel title is made no smaller than this to fit a phone
-MIN_PHONE_TICK = 11  # px: tick labels shrink no further to label every category on a phone
-PHONE_BAR = 10  # px: a colour bar's thickness on a phone (plotly's default: 30)
-PHONE_BAR_PAD = 4  # px: its padding on either side (plotly's default: 10)
-PHONE_BAR_TITLE = 12  # px: its title at most (the app's charts: 14, Streamlit's default: 17)
-
-
-def take_title(fig: go.Figure) -> str:
-    """Remove the figure's title and return it as plain text (line breaks and tags gone),
-    for the page to show above the chart. On a phone plotly cut a title wider than the
-    chart (it never wraps one) and a long one ran over a legend at the top; text above
-    the chart wraps like any text. The room the figure kept for its title row goes too."""
-    lay: dict = fig._layout  # noqa: SLF001 (see fit_projector)
-    title = lay.get("title") or {}
-    text = title.get("text") or ""
-    if not text:
-        return ""
-    size = (title.get("font") or {}).get("size") or NORMAL.title
-    title["text"] = ""
-    margin = lay.get("margin") or {}
-    if margin.get("t"):
-        margin["t"] = max(10, margin["t"] - math.ceil(size * 1.5))
-    plain = re.sub(r"<br\s*/?>", " ", text)
-    return html.unescape(re.sub(r"<[^>]+>", "", plain)).strip()
-
-
-def fit_phone(fig: go.Figure, *, width_px: float = PHONE_WIDTH) -> go.Figure:
-    """Fit long panel titles (annotations on a panel's top edge) to a phone's width:
-    smaller (not under :data:`MIN_PHONE_FONT`), wrapped only if that is not enough; lay a
-    legend that stands right of the plot above it, in rows, and make colour bars thin
-    (:data:`PHONE_BAR`), so that the plot keeps the phone's width; returns the same figure.
-    (The chart's own title: :func:`take_title`.)"""
-    lay: dict = fig._layout  # noqa: SLF001 (see fit_projector)
-    # a panel title starts at the plot's left edge (x = 0 on the paper) and may run to the
-    # figure's right edge: the room is the width less the left margin, which plotly grows
-    # for the axis's title and labels (~130 px measured for a heatmap of words)
-    room = max(120.0, width_px - max((lay.get("margin") or {}).get("l") or 0, 130))
-    for ann in lay.get("annotations") or []:
-        if ann.get("yanchor") == "bottom" and ann.get("text") and not ann.get("showarrow", True):
-            # smaller rather than wrapped: an extra line would grow up into the panel above
-            font = ann.setdefault("font", {})
-            size = font.get("size") or NORMAL.font
-            lines = [re.sub(r"<[^>]+>", "", ln) for ln in re.split(r"<br\s*/?>", ann["text"])]
-            wide = max(_text_width(line, size) for line in lines)
-            if wide > room:
-                font["size"] = max(MIN_PHONE_FONT, math.floor(size * room / wide))
-                if max(_text_width(line, font["size"]) for line in lines) > room:
-                    ann["text"] = wrap(str(ann["text"]), font["size"], room)
-                    if ann.get("xanchor") == "left":  # its lines from the same left edge
-                        ann.setdefault("align", "left")
-    # a legend standing right of the plot would leave it a sliver of a phone's width (the
-    # bottleneck's probe curves: 3 px): it lies above the plot instead, in rows
-    legend = lay.get("legend") or {}
-    data: list[dict] = fig._data  # noqa: SLF001
-    shown = any(tr.get("showlegend") is not False and tr.get("name") for tr in data)
-    right = legend.get("x", 1.02) >= 1 and legend.get("xanchor", "left") in ("left", "auto")
-    vertical = legend.get("orientation", "v") == "v"
-    if lay.get("showlegend") is not False and shown and vertical and right:
-        lay["legend"] = {
-            **legend,
-            "orientation": "h",
-            "x": 0.0,
-            "xanchor": "left",
-            "y": 1.02,
-            "yanchor": "bottom",
-        }
-    # colour bars: thin, close to the plot (a 13-word attention map keeps ~30 px more)
-    bars = [lay[k].setdefault("colorbar", {}) for k in lay if k.startswith("coloraxis")]
-    for tr in data:
-        if tr.get("type") in ("heatmap", "contour", "histogram2d") and tr.get("showscale", True):
-            if not tr.get("coloraxis"):
-                bars.append(tr.setdefault("colorbar", {}))
-        elif (tr.get("marker") or {}).get("showscale"):
-            bars.append(tr["marker"].setdefault("colorbar", {}))
-    for bar in bars:
-        if bar.get("orientation", "v") == "v":
-            bar["thickness"] = min(bar.get("thickness") or 30, PHONE_BAR)
-            bar["xpad"] = min(bar.get("xpad", 10), PHONE_BAR_PAD)
-            title = bar.get("title")
-            if isinstance(title, dict) and title.get("text"):  # above the bar: sets its width
-                font = title.setdefault("font", {})
-                font["size"] = min(font.get("size") or PHONE_BAR_TITLE, PHONE_BAR_TITLE)
     return fig

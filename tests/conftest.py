@@ -401,3 +401,14 @@ def rerun_alone(at, log: list[Sent], fragment: str, change, timeout: float = 300
     assert {s.fragment for s in log} == {fragment}, log
     assert all(places[s.key] == s.path for s in log if s.key in places), log
     return what(log)
+
+
+def as_a_phone(monkeypatch) -> None:
+    """Take this test's visitor for a phone everywhere the app asks (AppTest sends no
+    User-Agent): the lessons ask ``ui.on_a_phone``, the chart element and the frame
+    ``ui.draw.on_a_phone``."""
+    import ui
+    from ui import draw
+
+    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    monkeypatch.setattr(draw, "on_a_phone", lambda: True)

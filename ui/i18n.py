@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from core import lexicon
 from core.i18n import DEFAULT_LANG, LANGS, translate
 
 LANG_KEY = "ui_lang_value"  # canonical language of this session, set by the shell each run
@@ -34,3 +35,8 @@ def labeler(prefix: str):
     """
     lang = current_lang()
     return lambda option: translate(f"{prefix}{option}", lang)
+
+
+def model_name(model: str) -> str:
+    """The one display name of a model or probe, in the session's language."""
+    return lexicon.name(model, current_lang())

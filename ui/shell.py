@@ -15,7 +15,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from serve import warmup
-from ui import clicker, gate, share, style
+from ui import clicker, draw, gate, share, style
 from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
 from ui.nav import PAGES, ROOT, Stop, deck, is_built, neighbours, page_parts
 from ui.params import notice
@@ -108,9 +108,7 @@ def _resolve() -> list[tuple[str, str, object]]:
 
 
 def _on_a_phone() -> bool:
-    from ui import on_a_phone  # the package's own test (ui/__init__.py imports this module)
-
-    return on_a_phone()
+    return draw.on_a_phone()  # through the module: a test fakes a phone there
 
 
 def _on_lang() -> None:

@@ -5,13 +5,13 @@ words: only the layout changes."""
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 
 from charts import base
 from charts import cnn_receptive_field as cnn
 from charts import path_length as pl
 from charts import rnn_gradients as rg
+from charts.screen.sizes import PHONE_WIDTH
 
 # the plain width of text as plotly's default font draws it (a CJK glyph is square)
 _CJK = ("\u2e80", "\u9fff")
@@ -19,25 +19,6 @@ _CJK = ("\u2e80", "\u9fff")
 
 def _width(text: str, size: float) -> float:
     return sum(size if _CJK[0] <= ch <= _CJK[1] else 0.56 * size for ch in text)
-
-
-def _fresh(*, stacked: bool, presenter: bool = False, eig_title: str = "Eigenvalues<br>RNN"):
-    d = np.arange(40)
-    rng = np.random.default_rng(1)
-    return rg.fresh_figure(
-        d,
-        {"Vanilla RNN": 0.9**d, "LSTM": 0.5**d + 1e-12},
-        rng.normal(size=16) * 0.5 + 1j * rng.normal(size=16) * 0.5,
-        radius=0.9,
-        bound=("ρ^(T−t)", 0.9**d),
-        titles=("Untrained cells<br>ρ = 0.9", eig_title),
-        decay_axes=("distance", "norm"),
-        eig_axes=("re", "im"),
-        eig_labels=("λ", "unit circle", "radius"),
-        presenter=presenter,
-        looks={"Vanilla RNN": "probe_rnn", "LSTM": "probe_lstm"},
-        stacked=stacked,
-    )
 
 
 PANELS = [
@@ -88,41 +69,6 @@ def _check_stacked(lay: dict, n: int) -> list[list[float]]:
 
 
 @pytest.mark.parametrize("presenter", [False, True])
-def test_fresh_figure_stacks_the_decay_above_the_eigenvalues(presenter):
-    wide = _fresh(stacked=False, presenter=presenter).to_dict()
-    tall = _fresh(stacked=True, presenter=presenter).to_dict()
-    assert tall["data"] == wide["data"]  # the same traces on the same axes
-    lay = tall["layout"]
-    ys = _check_stacked(lay, 2)
-    # the side-by-side figure had the panels next to each other, sharing the height
-    assert wide["layout"]["xaxis"]["domain"][1] < wide["layout"]["xaxis2"]["domain"][0]
-    assert lay["height"] > 1.4 * wide["layout"]["height"]
-    # the eigenvalues' title: in the gap above its own panel, with room for its two lines
-    (title,) = lay["annotations"]
-    assert "Eigenvalues" in title["text"] and title["yanchor"] == "bottom"
-    assert ys[1][1] <= title["y"] < ys[0][0]
-    size = title["font"]["size"]
-    gap_px = (ys[0][0] - title["y"]) * _plot_px(lay) - title.get("yshift", 0)
-    assert gap_px >= 2 * size * 1.2 + 2 * size  # its two lines + the decay's x axis above
-    # the decay's title stays the figure's title (a phone shows it above the chart)
-    assert lay["title"]["text"].startswith("Untrained cells")
-    # the legend under the lower panel, its entries all there
-    assert lay["legend"]["y"] < 0 and lay["legend"]["yanchor"] == "top"
-    assert lay["margin"]["b"] >= 7 * size  # seven entries, a row each at worst
-
-
-@pytest.mark.parametrize(
-    "text", ["Eigenvalues of W_hh<br>vanilla RNN, 64 × 64", "W_hh 的特征值<br>普通 RNN，64 × 64"]
-)
-def test_fresh_figure_stacked_eigen_title_fits_a_phone_in_both_languages(text):
-    lay = _fresh(stacked=True, eig_title=text).to_dict()["layout"]
-    (title,) = lay["annotations"]
-    assert title["x"] == 0 and title["xanchor"] == "left" and title["xref"] == "paper"
-    lines = title["text"].removeprefix("<b>").removesuffix("</b>").split("<br>")
-    assert max(_width(ln, title["font"]["size"]) for ln in lines) < base.PHONE_WIDTH - 90
-
-
-@pytest.mark.parametrize("presenter", [False, True])
 @pytest.mark.parametrize("n", [1, 2, 3])
 def test_problems_figure_stacks_its_panels_with_their_titles_above(presenter, n):
     wide = pl.problems_figure(PANELS[:n], title="", presenter=presenter).to_dict()
@@ -141,7 +87,7 @@ def test_problems_figure_stacks_its_panels_with_their_titles_above(presenter, n)
         assert ann["yanchor"] == "bottom" and ann["y"] == pytest.approx(ys[c][1])
         size = ann["font"]["size"]
         lines = ann["text"].split("<br>")
-        assert max(_width(ln, size) for ln in lines) <= base.PHONE_WIDTH - 90
+        assert max(_width(ln, size) for ln in lines) <= PHONE_WIDTH - 90
         if c:  # room between the panel above (its x axis) and this title
             room = (ys[c - 1][0] - ann["y"]) * px - ann.get("yshift", 0)
             assert room >= len(lines) * size * 1.2 + 3 * size
@@ -173,7 +119,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
     assert below["text"].replace("<br>", " ") == note  # the same words, wrapped
     lines = below["text"].split("<br>")
     assert len(lines) > 1
-    assert max(_width(ln, base.NORMAL.font) for ln in lines) <= base.PHONE_WIDTH - 90
+    assert max(_width(ln, base.NORMAL.font) for ln in lines) <= PHONE_WIDTH - 90
     # under the plot from its left edge, and the bottom margin holds it
     assert below["yref"] == "paper" and below["y"] == 0 and below["yanchor"] == "top"
     assert below["xref"] == "paper" and below["x"] == 0 and below["xanchor"] == "left"

@@ -1,4 +1,4 @@
-"""The RNN-gradient figures: the decay on a log axis beside the eigenvalues, built with what
+"""The RNN-gradient figures: the decay on a log axis and the eigenvalues, built with what
 they need and no more (circles of 61 points, decay lines without an x array), the influence
 strip, the accuracy and step figures' checks."""
 
@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from charts import rnn_gradients as figures
+from charts.rnn_gradients.learning import _wrappings
 from core.analysis import rnn_gradients as analysis
 
 
@@ -32,62 +33,11 @@ def test_influence_strip_checks_lengths():
     assert len(set(f.data[0].x)) == 3  # repeated words stay separate cells
 
 
-def test_fresh_figure_puts_decay_and_eigenvalues_side_by_side():
-    d = np.arange(10)
-    ev = analysis.eigenvalues(analysis.recurrent_matrix(8, 0.7, seed=0))
-    f = figures.fresh_figure(
-        d,
-        {"rnn": 0.7**d, "gru": 0.9**d},
-        ev,
-        radius=0.7,
-        bound=("b", 0.7 ** d.astype(float)),
-        titles=("decay", "eig"),
-        decay_axes=("T−t", "norm"),
-        eig_axes=("re", "im"),
-        eig_labels=("λ", "unit", "ρ"),
-    )
-    assert [tr.name for tr in f.data] == ["rnn", "gru", "b", "unit", "ρ", "λ"]
-    assert {tr.xaxis for tr in f.data[3:]} == {"x2"} and f.data[0].xaxis in (None, "x")
-    assert f.layout.yaxis.type == "log" and f.layout.yaxis2.scaleanchor == "x2"
-    assert f.layout.xaxis.domain[1] < f.layout.xaxis2.domain[0]
-    assert f.layout.title.text == "decay" and f.layout.annotations[0].text == "<b>eig</b>"
-    np.testing.assert_allclose(sorted(f.data[5].x), sorted(ev.real))
-    with pytest.raises(ValueError):
-        figures.fresh_figure(
-            d,
-            {"rnn": -d},
-            ev,
-            radius=0.7,
-            bound=("b", 0.7 ** d.astype(float)),
-            titles=("a", "b"),
-            decay_axes=("x", "y"),
-            eig_axes=("x", "y"),
-            eig_labels=("a", "b", "c"),
-        )
-
-
-def _fresh(d: np.ndarray, radius: float = 0.9, presenter: bool = False):
-    ev = analysis.eigenvalues(analysis.recurrent_matrix(64, radius, seed=0))
-    return figures.fresh_figure(
-        d,
-        {"rnn": 0.7**d, "lstm": 0.8**d, "gru": 0.9**d},
-        ev,
-        radius=radius,
-        bound=("b", radius ** d.astype(float)),
-        titles=("decay", "eig"),
-        decay_axes=("x", "y"),
-        eig_axes=("re", "im"),
-        eig_labels=("λ", "unit", "ρ"),
-        presenter=presenter,
-    )
-
-
 @pytest.mark.parametrize("presenter", [False, True])
 @pytest.mark.parametrize("radius", [0.5, 1.0, 1.45])
 def test_circles_are_closed_61_gons_on_their_radius(radius, presenter):
     assert 60 <= figures.CIRCLE_POINTS <= 90
-    fresh = _fresh(np.arange(20), radius, presenter)
-    eig = figures.eigen_figure(
+    f = figures.eigen_figure(
         analysis.eigenvalues(analysis.recurrent_matrix(64, radius, seed=0)),
         radius=radius,
         title="t",
@@ -98,35 +48,32 @@ def test_circles_are_closed_61_gons_on_their_radius(radius, presenter):
         radius_label="ρ",
         presenter=presenter,
     )
-    for f in (fresh, eig):
-        circles = {tr.name: tr for tr in f.data if tr.mode == "lines" and tr.name in ("unit", "ρ")}
-        assert set(circles) == {"unit", "ρ"}
-        for name, r in (("unit", 1.0), ("ρ", radius)):
-            x, y = np.asarray(circles[name].x), np.asarray(circles[name].y)
-            assert x.size == y.size == figures.CIRCLE_POINTS
-            np.testing.assert_allclose(np.hypot(x, y), r, rtol=1e-12)  # every point on it
-            np.testing.assert_allclose([x[-1], y[-1]], [x[0], y[0]], atol=1e-12)  # closed
-            # the chords stay within 0.2 % of the radius: round at any size on screen
-            mid = np.hypot((x[1:] + x[:-1]) / 2, (y[1:] + y[:-1]) / 2)
-            assert mid.min() > r * 0.998
-        markers = next(tr for tr in f.data if tr.mode == "markers")
-        assert len(markers.x) == 64 and len(markers.customdata) == 64  # the content: kept
+    circles = {tr.name: tr for tr in f.data if tr.mode == "lines" and tr.name in ("unit", "ρ")}
+    assert set(circles) == {"unit", "ρ"}
+    for name, r in (("unit", 1.0), ("ρ", radius)):
+        x, y = np.asarray(circles[name].x), np.asarray(circles[name].y)
+        assert x.size == y.size == figures.CIRCLE_POINTS
+        np.testing.assert_allclose(np.hypot(x, y), r, rtol=1e-12)  # every point on it
+        np.testing.assert_allclose([x[-1], y[-1]], [x[0], y[0]], atol=1e-12)  # closed
+        # the chords stay within 0.2 % of the radius: round at any size on screen
+        mid = np.hypot((x[1:] + x[:-1]) / 2, (y[1:] + y[:-1]) / 2)
+        assert mid.min() > r * 0.998
+    markers = next(tr for tr in f.data if tr.mode == "markers")
+    assert len(markers.x) == 64 and len(markers.customdata) == 64  # the content: kept
 
 
 @pytest.mark.parametrize("presenter", [False, True])
 def test_decay_lines_carry_no_x_array(presenter):
     d = np.arange(60)
-    fresh = _fresh(d, presenter=presenter)
-    decay = figures.decay_figure(
+    f = figures.decay_figure(
         d, {"a": 0.5**d}, title="t", x_title="x", y_title="y", bound=("b", 0.5**d)
     )
-    for f in (fresh, decay):
-        lines = [tr for tr in f.data if tr.xaxis in (None, "x")]
-        assert len(lines) in (2, 4)
-        for tr in lines:
-            assert tr.x is None and (tr.x0, tr.dx) == (0, 1), tr.name
-            assert len(tr.y) == 60
-    spec = json.loads(fresh.to_json())
+    lines = [tr for tr in f.data if tr.xaxis in (None, "x")]
+    assert len(lines) in (2, 4)
+    for tr in lines:
+        assert tr.x is None and (tr.x0, tr.dx) == (0, 1), tr.name
+        assert len(tr.y) == 60
+    spec = json.loads(f.to_json())
     assert all("x" not in tr for tr in spec["data"][:4])
     # distances that are not evenly spaced still get their array
     odd = figures.decay_figure(
@@ -137,17 +84,6 @@ def test_decay_lines_carry_no_x_array(presenter):
         [3, 5, 7], {"a": [1.0, 0.5, 0.25]}, title="t", x_title="", y_title=""
     )
     assert (shifted.data[0].x0, shifted.data[0].dx) == (3, 2)
-
-
-def test_the_figure_keeps_its_panels_legend_and_hover():
-    f = _fresh(np.arange(30), radius=1.2)
-    assert [tr.name for tr in f.data] == ["rnn", "lstm", "gru", "b", "unit", "ρ", "λ"]
-    assert all(tr.hovertemplate.startswith("T−t=%{x}") for tr in f.data[:4])
-    assert [tr.hoverinfo for tr in f.data[4:6]] == ["skip", "skip"]
-    assert "|λ|=%{customdata" in f.data[6].hovertemplate
-    assert f.layout.yaxis2.scaleanchor == "x2" and f.layout.yaxis.type == "log"
-    lim = 1.1 * max(1.2, float(np.max(np.abs(f.data[6].x + 1j * np.asarray(f.data[6].y)))))
-    assert tuple(f.layout.xaxis2.range) == pytest.approx((-lim, lim))
 
 
 def test_fade_words_figure_draws_one_line_per_model_over_the_words():
@@ -183,7 +119,7 @@ def _note(lines, presenter, note=NOTE, chance=0.1):
 @pytest.mark.parametrize("presenter", [False, True])
 @pytest.mark.parametrize("note", [NOTE, NOTE_ZH])
 def test_the_note_keeps_its_words_on_one_to_three_lines(presenter, note):
-    texts = figures._wrappings(note, 22 if presenter else 12)
+    texts = _wrappings(note, 22 if presenter else 12)
     assert [t.count("<br>") + 1 for t in texts] == [1, 2, 3]
     glue = "" if note is NOTE_ZH else " "
     assert all(glue.join(t.split("<br>")) == note for t in texts)

@@ -20,7 +20,7 @@ from core import corpus, lexicon
 from core.analysis import attention as analysis
 from core.analysis import coref
 from core.vocab import Vocab
-from tests.conftest import main_text, make_app
+from tests.conftest import as_a_phone, main_text, make_app
 from ui.nav import page_parts
 
 PAGE = "pages/attention.py"
@@ -151,7 +151,7 @@ def test_on_a_phone_every_source_word_is_labelled_and_no_tool_bar_covers_them(
     assert config.get("displayModeBar") is not False
     laptop_size = _figs(laptop)[0]["layout"]["xaxis"]["tickfont"]["size"]
 
-    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    as_a_phone(monkeypatch)
     phone = _run()
     for el in phone.get("plotly_chart"):
         assert json.loads(el.proto.config)["displayModeBar"] is False

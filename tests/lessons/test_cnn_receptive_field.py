@@ -19,7 +19,7 @@ import streamlit.testing.v1.local_script_runner as lsr
 from core import lexicon
 from core.analysis import receptive_field as analysis
 from core.i18n import translate
-from tests.conftest import ROOT, element_kind, fragment_rerun, main_text, make_app
+from tests.conftest import ROOT, as_a_phone, element_kind, fragment_rerun, main_text, make_app
 from tests.lessons.parts import chart_keys, runs_alone
 
 PAGE = "pages/cnn_receptive_field.py"
@@ -497,10 +497,9 @@ def test_on_a_phone_the_pair_label_stays_inside_the_chart(fake_zoo, monkeypatch)
     """Centred on the pair's right line (near the plot's right edge) the label ran past a
     phone's chart: there it ends at the line instead (``ui.on_a_phone`` patched: AppTest
     sends no User-Agent)."""
-    import ui
 
     wide = _chart(make_app(PAGE, lang="en").run(timeout=120), "cnn_rf_windows")
-    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    as_a_phone(monkeypatch)
     at = make_app(PAGE, lang="en").run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     fig = _chart(at, "cnn_rf_windows")

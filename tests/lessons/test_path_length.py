@@ -16,7 +16,7 @@ from core import lexicon, zoo
 from core.analysis import path_length as analysis
 from core.analysis import receptive_field as rf
 from core.i18n import translate
-from tests.conftest import ROOT, main_text, make_app, md_tables
+from tests.conftest import ROOT, as_a_phone, main_text, make_app, md_tables
 from tests.lessons.parts import chart_keys, runs_alone
 from tests.lessons.test_cnn_receptive_field import _chart, fake_zoo  # noqa: F401 (fixture)
 
@@ -226,10 +226,9 @@ def test_without_manifest_the_formulas_still_work(no_zoo):
 def test_on_a_phone_the_three_problems_stand_one_under_the_other(fake_zoo, monkeypatch):  # noqa: F811
     """A phone (``ui.on_a_phone``, which AppTest cannot send as a User-Agent) gets the three
     panels full width, one under the other, each title above its own panel."""
-    import ui
 
     wide = _chart(make_app(PAGE, lang="en", part="problems").run(timeout=120), "problems")
-    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    as_a_phone(monkeypatch)
     at = make_app(PAGE, lang="en", part="problems").run(timeout=120)
     assert not at.exception, [e.value for e in at.exception]
     fig = _chart(at, "path_problems_chart")

@@ -15,7 +15,15 @@ import streamlit as st
 
 from core import probes_data, zoo
 from core.i18n import translate
-from tests.conftest import Sent, fragment_of, fragment_rerun, make_app, record_sent, what
+from tests.conftest import (
+    Sent,
+    as_a_phone,
+    fragment_of,
+    fragment_rerun,
+    make_app,
+    record_sent,
+    what,
+)
 
 PAGE = "pages/rnn_gradients.py"
 PROBES = ("probe_rnn", "probe_lstm", "probe_gru")
@@ -566,9 +574,8 @@ def test_on_a_phone_the_decay_comes_first_and_full_width(fake_zoo, monkeypatch):
     """A phone (``ui.on_a_phone``: its User-Agent, which AppTest cannot send) gets part 2's
     decay as the slide's picture and the eigenvalues, folded, after it; a presenter-mode
     link (the projector's QR code) opens the same phone layout there."""
-    import ui
 
-    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    as_a_phone(monkeypatch)
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     assert len(charts(at)) == 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 from streamlit.testing.v1 import AppTest
 
 from core.i18n import translate
-from tests.conftest import ROOT, cjk_share, main_text, make_app
+from tests.conftest import ROOT, as_a_phone, cjk_share, main_text, make_app
 from ui.params import safe_value
 
 HOME = "pages/home.py"
@@ -72,14 +72,13 @@ def test_a_phone_keeps_its_layout_from_a_presenter_link(no_manifest, monkeypatch
     phone to a few pixels. A phone (``ui.on_a_phone`` patched: AppTest sends no
     User-Agent) keeps its own layout, says so once, and its switch is off and disabled;
     a laptop following the same link is in presenter mode."""
-    import ui
 
     phone_note = translate("shell.presenter_phone", "zh")
     laptop = make_app("pages/path_length.py", lang="zh", present="1", part="table").run()
     assert laptop.query_params["present"] == "1"
     assert phone_note not in main_text(laptop)
 
-    monkeypatch.setattr(ui, "on_a_phone", lambda: True)
+    as_a_phone(monkeypatch)
     at = make_app("pages/path_length.py", lang="zh", present="1", part="table").run()
     assert not at.exception
     assert at.query_params["present"] == "0" and at.query_params["lang"] == "zh"

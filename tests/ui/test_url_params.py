@@ -96,11 +96,12 @@ GARBAGE: dict[str, tuple[str, ...]] = {
 
 def page_params(slug: str) -> list[str]:
     """The URL parameters a page reads, found in its source."""
-    # the page and the modules that are its own parts (lessons/<slug>/, ui/<slug>_*.py)
+    # the page and the modules that are its own parts (lessons/<slug>/, a feature's page:
+    # poll/page.py)
     files = [
         ROOT / "pages" / f"{slug}.py",
         *sorted((ROOT / "lessons" / slug).glob("*.py")),
-        *sorted((ROOT / "ui").glob(f"{slug}_*.py")),
+        *sorted((ROOT / slug).glob("page.py")),
     ]
     src = "\n".join(f.read_text(encoding="utf-8") for f in files)
     names = {m for pat in _PATTERNS for m in pat.findall(src)}

@@ -1,4 +1,4 @@
-"""The margin estimate of charts.margins: plotly's autoMargin arithmetic, the label
+"""The margin estimate of charts.screen.margins: plotly's autoMargin arithmetic, the label
 widths and tick labels it reads, and what it sets on a figure. (Whether the browser then
 keeps those margins is checked in tests/browser/test_chart_margins.py.)"""
 
@@ -9,16 +9,8 @@ import plotly.graph_objects as go
 import pytest
 
 from charts import base
-from charts import margins as cm
-
-
-def test_text_width_uses_the_measured_advances_and_counts_cjk_as_square():
-    assert cm.text_width("0", 10) == pytest.approx(5.55)
-    assert cm.text_width("60%", 12) == pytest.approx((555 + 555 + 921) * 12 / 1000)
-    assert cm.text_width("老虎", 14) == pytest.approx(28.0)
-    # lines: the widest; tags and zero-width spaces take no room
-    assert cm.text_width("ab<br>abcd", 10) == cm.text_width("abcd", 10)
-    assert cm.text_width("<b>ab</b>\u200b", 10) == cm.text_width("ab", 10)
+from charts.screen import margins as cm
+from charts.screen.sizes import PHONE_WIDTH
 
 
 def test_solve_is_plotlys_arithmetic():
@@ -127,14 +119,14 @@ def _plot_width(fig: go.Figure, width_px: float) -> float:
 
 def test_label_every_category_shrinks_labels_to_plotlys_rule():
     fig = _word_heatmap(16)
-    room = _plot_width(fig, base.PHONE_WIDTH) - cm.SLACK
+    room = _plot_width(fig, PHONE_WIDTH) - cm.SLACK
     assert round(1.2 * 14) * 16 > room  # at 14 px plotly would skip some words
-    got = cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9)
+    got = cm.label_every_category(fig, width_px=PHONE_WIDTH, smallest=9)
     size = fig.layout.xaxis.tickfont.size
     assert got == {"x": size} and 9 <= size < 14
     # the largest size at which plotly labels all 16 words (its prepTicks: round(1.2 size)
     # px per category), measured on the plot left by the margins of the smaller labels
-    assert round(1.2 * size) * 16 <= _plot_width(fig, base.PHONE_WIDTH) - cm.SLACK
+    assert round(1.2 * size) * 16 <= _plot_width(fig, PHONE_WIDTH) - cm.SLACK
     assert round(1.2 * (size + 1)) * 16 > room
     assert fig.to_dict()["layout"]["xaxis"]["side"] == "top"  # the rest of the axis kept
     # the y axis (11 rows on 400 px) had room: untouched
@@ -144,22 +136,22 @@ def test_label_every_category_shrinks_labels_to_plotlys_rule():
 def test_label_every_category_leaves_what_fits_what_cannot_and_what_is_set():
     # 4 words fit at 14 px: nothing changes
     fig = _word_heatmap(4)
-    assert cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(fig, width_px=PHONE_WIDTH, smallest=9) == {}
     assert fig.layout.xaxis.tickfont.size == 14
     # 60 words cannot fit even at the smallest size: plotly keeps thinning them
     fig = _word_heatmap(60)
-    assert cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(fig, width_px=PHONE_WIDTH, smallest=9) == {}
     assert fig.layout.xaxis.tickfont.size == 14
     # a size the figure leaves unset is Streamlit's 12 px; 20 words need a smaller one
     fig = _word_heatmap(20, tickfont=None)
-    got = cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9)
+    got = cm.label_every_category(fig, width_px=PHONE_WIDTH, smallest=9)
     assert 9 <= got["x"] < cm.TICK_SIZE
     # ticks the figure chose itself, and numbers, are left alone
     fig = _word_heatmap(13)
     fig.update_xaxes(dtick=2)
-    assert cm.label_every_category(fig, width_px=base.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(fig, width_px=PHONE_WIDTH, smallest=9) == {}
     numbers = go.Figure(go.Heatmap(z=np.ones((3, 40)), x=list(range(40))))
-    assert cm.label_every_category(numbers, width_px=base.PHONE_WIDTH, smallest=9) == {}
+    assert cm.label_every_category(numbers, width_px=PHONE_WIDTH, smallest=9) == {}
 
 
 def test_overlapping_x_labels_turn_as_plotly_turns_them():
@@ -200,9 +192,9 @@ def test_a_long_x_title_is_wrapped_to_the_room_it_has_on_a_phone(title):
     names = [f"GRU, C = {n}" for n in (32, 128, 256)]
     fig = go.Figure(go.Bar(x=[0.2, 0.3, 0.4], y=names, orientation="h"))
     fig.update_layout(xaxis_title=title, height=300)
-    room = _room(fig, base.PHONE_WIDTH)
+    room = _room(fig, PHONE_WIDTH)
     assert cm.text_width(title, cm.TITLE_SIZE) > room  # it did run past an edge
-    got = cm.wrap_x_titles(fig, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12)
+    got = cm.wrap_x_titles(fig, width_px=PHONE_WIDTH, smallest=12)
     text = fig.layout.xaxis.title.text
     assert (
         got == ["x"]
@@ -213,11 +205,11 @@ def test_a_long_x_title_is_wrapped_to_the_room_it_has_on_a_phone(title):
     assert fig.layout.xaxis.title.font.size is None  # the size is kept: a bottom axis wraps
     short = go.Figure(go.Bar(x=[0.2, 0.3, 0.4], y=names, orientation="h"))
     short.update_layout(xaxis_title="accuracy")
-    assert cm.wrap_x_titles(short, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12) == []
+    assert cm.wrap_x_titles(short, width_px=PHONE_WIDTH, smallest=12) == []
     assert short.layout.xaxis.title.text == "accuracy"
     # the wrapped title's second line is room the bottom margin preset sets now makes
-    one_line = cm.preset(_copy(fig).update_layout(xaxis_title="x"), width_px=base.PHONE_WIDTH)
-    assert cm.preset(fig, width_px=base.PHONE_WIDTH)["b"] > one_line["b"]
+    one_line = cm.preset(_copy(fig).update_layout(xaxis_title="x"), width_px=PHONE_WIDTH)
+    assert cm.preset(fig, width_px=PHONE_WIDTH)["b"] > one_line["b"]
 
 
 def test_a_long_x_title_over_another_panel_is_made_smaller_not_taller():
@@ -234,12 +226,12 @@ def test_a_long_x_title_over_another_panel_is_made_smaller_not_taller():
         xaxis2={"anchor": "y2", "title": {"text": long}},
         height=600,
     )
-    got = cm.wrap_x_titles(fig, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12)
+    got = cm.wrap_x_titles(fig, width_px=PHONE_WIDTH, smallest=12)
     assert got == ["x", "x2"]
     top, bottom = fig.layout.xaxis.title, fig.layout.xaxis2.title
     assert "<br>" not in top.text and 12 <= top.font.size < cm.TITLE_SIZE
     assert "<br>" in bottom.text and bottom.font.size is None
     # too long even at the smallest size: smallest, and wrapped after all
     fig.update_layout(xaxis_title_text=long + ", as the model reads it", xaxis_title_font_size=None)
-    assert cm.wrap_x_titles(fig, width_px=base.PHONE_WIDTH, wrap=base.wrap, smallest=12)
+    assert cm.wrap_x_titles(fig, width_px=PHONE_WIDTH, smallest=12)
     assert fig.layout.xaxis.title.font.size == 12 and "<br>" in fig.layout.xaxis.title.text

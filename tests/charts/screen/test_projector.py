@@ -1,0 +1,117 @@
+"""charts.screen.projector: any figure made readable on the projector, whoever built it."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from charts import base
+from charts.screen.projector import fit_projector
+from charts.screen.sizes import (
+    MIN_PROJECTOR_FONT,
+    PROJECTOR_FRAME_PX,
+    PROJECTOR_WIDTH,
+    SLIDE_HEIGHT,
+)
+from charts.screen.text import rough_width
+
+
+def _font_sizes(node, key: str = "") -> list[float]:
+    """Every font size in a figure dict (under any key ending in "font")."""
+    out: list[float] = []
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "size" and key.endswith("font") and isinstance(v, (int, float)):
+                out.append(v)
+            else:
+                out += _font_sizes(v, k)
+    elif isinstance(node, list):
+        for v in node:
+            out += _font_sizes(v, key)
+    return out
+
+
+def test_fit_projector_raises_every_font_and_caps_height():
+    fig = base.heatmap(np.eye(40), list(range(40)), list(range(40)), title="x", presenter=False)
+    fig.update_layout(annotations=[dict(text="note", font=dict(size=9))], height=900)
+    fig.update_xaxes(tickfont=dict(size=8))
+    fit_projector(fig)
+    d = fig.to_dict()
+    d["layout"].pop("template")  # the laptop template: every size it sets is overridden
+    sizes = _font_sizes(d["layout"]) + _font_sizes(d["data"])
+    assert sizes and min(sizes) >= MIN_PROJECTOR_FONT
+    assert d["layout"]["xaxis"]["tickfont"]["size"] == MIN_PROJECTOR_FONT  # was 8
+    assert d["layout"]["yaxis"]["tickfont"]["size"] == base.PRESENTER.font  # was unset
+    assert d["layout"]["height"] == SLIDE_HEIGHT
+
+
+def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
+    """Bottleneck's part 1 on a projector, in Chinese: two stacked subplots whose y titles
+    ran into each other. Each title now fits its own axis and half the gap to the next."""
+    from charts.bottleneck import latent_figure
+    from charts.screen.text import text_width
+
+    states = np.linspace(-1, 1, 5 * 256).reshape(5, 256)
+    fig = latent_figure(
+        states,
+        ["<bos>", "you", "should", "wear", "shoes"],
+        ["the", "will", "wear", "shoes", "<eos>"],
+        [0.41, 0.13, 0.95, 0.86, 0.43],
+        title="GRU 语言模型：每个词后的状态 h_t 及其对下一个词的首选",
+        x_title="刚读入的词",
+        y_title="h_t 的单元（1–256）",
+        bar_title="最可能的词",
+        presenter=True,
+    )
+    fit_projector(fig)
+    lay = fig.to_dict()["layout"]
+    plot = lay["height"] - PROJECTOR_FRAME_PX
+    spans = []
+    for name in ("yaxis", "yaxis2"):
+        title = lay[name]["title"]
+        lines = title["text"].split("<br>")
+        longest = max(text_width(line, title["font"]["size"]) for line in lines)
+        lo, hi = lay[name]["domain"]
+        mid = plot * (lo + hi) / 2
+        spans.append((mid - longest / 2, mid + longest / 2))
+    assert "<br>" in lay["yaxis"]["title"]["text"]  # the long one is wrapped
+    assert lay["yaxis2"]["title"]["text"] == "最可能的词"  # the short one fits as it is
+    (lo2, hi2), (lo1, hi1) = sorted(spans)
+    assert hi2 <= lo1, spans  # the two titles no longer overlap
+    # a figure with one axis keeps a title that fits
+    fig = base.line_chart([1, 2], {"a": [1, 2]}, title="t", y_title="exact match")
+    fit_projector(fig)
+    assert fig.layout.yaxis.title.text == "exact match"
+
+
+def test_fit_projector_wraps_a_long_title_and_keeps_a_top_legend_under_it():
+    title = "Exact match by source length for every translation model of the zoo, greedy"
+    fig = base.line_chart([1, 2], {"a": [1, 2], "b": [2, 1], "c": [1, 1]}, title=title)
+    fig.update_layout(legend=dict(orientation="h", y=1.15))
+    fit_projector(fig, width=0.5)
+    lay = fig.to_dict()["layout"]
+    lines = lay["title"]["text"].split("<br>")
+    assert len(lines) >= 2 and " ".join(lines) == title
+    size = lay["title"]["font"]["size"]
+    limit = PROJECTOR_WIDTH * 0.5 - 40
+    assert all(rough_width(line, size) <= limit for line in lines[:-1])
+    # the legend sits on the plot's top edge; the title stands on it, pushed up by a gap as
+    # tall as the legend's row, and plotly's automargin gives the title's lines their room
+    assert lay["legend"]["y"] == 1.0 and lay["legend"]["yanchor"] == "bottom"
+    assert lay["title"]["yanchor"] == "bottom" and lay["title"]["automargin"] is True
+    assert lay["title"]["pad"]["b"] >= lay["legend"]["font"]["size"] * 1.5
+
+
+def test_fit_projector_keeps_the_title_clear_of_top_ticks_and_subplot_titles():
+    from plotly.subplots import make_subplots
+
+    fig = base.heatmap(np.eye(3), list("abc"), list("xyz"), title="a heatmap", presenter=True)
+    assert fig.layout.xaxis.side == "top"
+    fit_projector(fig)
+    assert fig.to_dict()["layout"]["xaxis"]["side"] == "bottom"  # ticks no longer under it
+
+    fig = make_subplots(rows=1, cols=2, subplot_titles=("left panel", "right panel"))
+    fig.update_layout(title_text="two panels")
+    fit_projector(fig)
+    lay = fig.to_dict()["layout"]
+    size = lay["annotations"][0]["font"]["size"]
+    assert lay["title"]["pad"]["b"] >= size * 1.4  # the title stands above the panel titles

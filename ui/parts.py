@@ -1,0 +1,61 @@
+"""A lesson page's parts: the part selector (in the URL as ``part``), the dispatch to the
+chosen part's ``show()``, and a page link that degrades to text outside the navigation."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+import streamlit as st
+from streamlit.errors import StreamlitPageNotFoundError
+
+from ui import params
+from ui.i18n import labeler, presenter, t
+from ui.nav import neighbours, page_parts
+
+
+def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
+    """The part of a lesson page on screen: one segmented control (options
+    ``<prefix>part.<name>``), in the URL as ``part`` (the first part by default; a bad value
+    falls back with the usual notice). Returns the chosen part's name.
+
+    ``prefix`` is ``"<slug>."``; ``parts`` must be the page's parts as declared in
+    ``ui.nav.PAGES`` (the deck walks those). In presenter mode the label says where the
+    part is in the page and in the whole lesson ("Part 2 of 5 · slide 12 of 31")."""
+    slug = prefix.rstrip(".")
+    declared = page_parts(slug)
+    if declared and tuple(parts) != declared:
+        raise ValueError(
+            f"page {slug!r} shows parts {tuple(parts)} but ui.nav.PAGES declares {declared}; "
+            "keep them the same (the deck walks the declared ones)"
+        )
+    part = params.get_choice("part", parts, default=parts[0])
+    label = t("shell.part")
+    if presenter():
+        _, _, k, n = neighbours(slug, part)
+        label = t("shell.part_of", k=list(parts).index(part) + 1, n=len(parts), slide=k, total=n)
+    part = st.segmented_control(
+        label,
+        parts,
+        format_func=labeler(prefix + "part."),
+        required=True,
+        **params.bound("part", part, key=key),
+    )
+    params.set_params(part=part)
+    return part
+
+
+def page_link(path: str, *, label: str, **kwargs: object) -> None:
+    """``st.page_link`` that degrades to plain text when no navigation is registered (a page
+    file run on its own, outside ``app.py``): the link is then simply not clickable."""
+    try:
+        st.page_link(path, label=label, **kwargs)
+    except StreamlitPageNotFoundError:
+        st.caption(label)
+
+
+def show_part(slug: str, shows: Mapping[str, Callable[[], None]]) -> None:
+    """A lesson page's part selector (:func:`part_selector`, widget key ``<slug>_part``),
+    then the chosen part: ``shows`` maps each part declared in ``ui.nav.PAGES``, in that
+    order, to the function of ``lessons.<slug>.<part>`` that draws it."""
+    part = part_selector(f"{slug}.", tuple(shows), key=f"{slug}_part")
+    shows[part]()
