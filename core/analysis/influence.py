@@ -206,16 +206,6 @@ def fade_factor(influence: np.ndarray, near: int = 3, far: int = 3) -> float:
     return float(words[-near:].mean() / words[:far].mean())
 
 
-def median_fade(model, rows: Sequence[Sequence[int]], near: int = 3, far: int = 3) -> float:
-    """:func:`fade_factor` of :func:`context_influence` over sentences (ids with EOS):
-    the median, so that one odd sentence does not decide."""
-    factors = [fade_factor(context_influence(model, r), near, far) for r in rows]
-    factors = [f for f in factors if np.isfinite(f)]
-    if not factors:
-        raise ValueError(f"no sentence has {near + far} words or more")
-    return float(np.median(factors))
-
-
 def sentence_curve(model, src_vocab, text: str) -> dict:
     """The curve a page draws for one sentence: its words, ‖∂C/∂e_j‖ per word (EOS left
     out) divided by the largest, the first-third / last-third ratio and its verdict
@@ -265,17 +255,6 @@ def compare_fade(
     return FadeComparison(text, curves, choices)
 
 
-def fade_by_distance(model, rows) -> np.ndarray:
-    """Geometric mean over sentences (ids with EOS) of ‖∂C/∂e_j‖ by distance from the last
-    word, divided by its value at distance 0; (L,) for the shortest sentence's L words."""
-    curves = [by_distance(context_influence(model, r)) for r in rows]
-    if not curves:
-        raise ValueError("rows is empty; pass source id lists ending with EOS")
-    n = min(len(c) for c in curves)
-    g = rnn_gradients.geometric_mean(np.array([c[:n] for c in curves]))
-    return g / g[0]
-
-
 def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> list:
     """``n`` seeded declarative pairs (no questions) of ``min_words`` source words or more:
     the sentences the by-distance evidence is measured on."""
@@ -291,13 +270,16 @@ def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> li
 class FadeEvidence:
     """How one encoder's influence falls with distance over many sentences."""
 
-    curve: np.ndarray  # fade_by_distance: geometric mean by distance, 1 at distance 0
-    median_fade: float  # median_fade: last three words over first three, median
+    curve: np.ndarray  # geometric mean of ‖∂C/∂e_j‖ by distance over sentences, 1 at 0
+    median_fade: float  # fade_factor (last three words over first three): the median
     n: int  # sentences measured
 
 
 def fade_evidence(model, rows) -> FadeEvidence:
-    """:func:`fade_by_distance` and :func:`median_fade` from one backward pass per sentence."""
+    """How :func:`context_influence` falls with distance over sentences (ids with EOS), from
+    one backward pass per sentence: the geometric mean of :func:`by_distance` divided by its
+    value at distance 0 ((L,) for the shortest sentence's L words), and the median
+    :func:`fade_factor`, so that one odd sentence does not decide."""
     if not rows:
         raise ValueError("rows is empty; pass source id lists ending with EOS")
     influences = [context_influence(model, r) for r in rows]

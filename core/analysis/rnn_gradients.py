@@ -46,11 +46,6 @@ class Cell:
     def state_size(self) -> int:
         return 2 * self.hidden if self.kind == "lstm" else self.hidden
 
-    def recurrent_blocks(self) -> list[np.ndarray]:
-        """The (H, H) recurrent matrix of each gate, in PyTorch's gate order."""
-        H = self.hidden
-        return [self.w_hh[i * H : (i + 1) * H].numpy() for i in range(GATES[self.kind])]
-
 
 # --- recurrent matrices with a chosen spectral radius ----------------------------------------
 
