@@ -201,8 +201,7 @@ def replay_transformer_logits(
             mha = layer.cross_attn
             v = mha._split(mha.v_proj(memory["hidden"]))  # (1, h, S, d)
             context = w[None] @ v  # (1, h, T, d): the plotted weights
-            context = context.transpose(1, 2).reshape(1, T, mha.h * mha.d)  # (1, T, D)
-            y = y + mha.o_proj(context)
+            y = y + mha.o_proj(mha._merge(context))  # (1, T, D)
             y = y + layer.ff(layer.norm3(y))
         return model.out(model.dec_norm(y))[0].numpy()  # (T, V)
 
