@@ -102,10 +102,7 @@ def input_jacobians(cell, states: torch.Tensor, xs: torch.Tensor) -> torch.Tenso
         raise ValueError(f"need a GRU or tanh-RNN cell, got {cell.kind!r}")
     gi = xs @ cell.w_ih.T + cell.b_ih  # (..., 3H)
     gh = states @ cell.w_hh.T + cell.b_hh  # (..., 3H)
-    r = torch.sigmoid(gi[..., :H] + gh[..., :H])
-    z = torch.sigmoid(gi[..., H : 2 * H] + gh[..., H : 2 * H])
-    hn = gh[..., 2 * H :]
-    n = torch.tanh(gi[..., 2 * H :] + r * hn)
+    r, z, hn, n = rnn_gradients.gru_gates(gi, gh, H)
     W_r, W_z, W_n = cell.w_ih.split(H)  # (H, E) each
     dr = (r * (1 - r)).unsqueeze(-1) * W_r  # ∂r/∂x
     dz = (z * (1 - z)).unsqueeze(-1) * W_z  # ∂z/∂x
