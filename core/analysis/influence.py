@@ -10,6 +10,7 @@ the RNN-gradient page's default sentence (:func:`typical_sentence`).
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from core import corpus, zoo
 from core.analysis import rnn_gradients
 from core.analysis.bottleneck import early_late_ratio
 
@@ -207,8 +209,6 @@ def sentence_curve(model, src_vocab, text: str) -> dict:
     """The curve a page draws for one sentence: its words, ‖∂C/∂e_j‖ per word (EOS left
     out) divided by the largest, the first-third / last-third ratio and its verdict
     (:func:`verdict`), and :func:`fade_factor`."""
-    from core.analysis.bottleneck import early_late_ratio
-
     tokens = text.split()
     unknown = [w for w in tokens if w not in src_vocab]
     if unknown:
@@ -255,8 +255,6 @@ def compare_fade(
 def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> list:
     """``n`` seeded declarative pairs (no questions) of ``min_words`` source words or more:
     the sentences the by-distance evidence is measured on."""
-    import random
-
     pool = [p for p in pairs if p.kind != "question" and len(p.src) >= min_words]
     if len(pool) < n:
         raise ValueError(f"only {len(pool)} sentences of {min_words}+ words; ask for fewer")
@@ -302,8 +300,6 @@ def fade_study() -> dict:
     ``FADE_MODELS`` on the shipped weights, computed once per process (~3 s on one core;
     the server's warm-up starts it, so the page that opens on it rarely waits). Keyed on
     the models' manifest entries and the corpus seed; a second caller waits for the first."""
-    from core import corpus, zoo
-
     manifest = zoo.load_manifest()
     seed = manifest["corpus"]["seed"]
     # the models' manifest entries (their checksums, or a test zoo's own) name the weights

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 KINDS: tuple[str, ...] = ("rnn", "lstm", "gru")  # the cells the page compares
@@ -340,8 +341,6 @@ def probe_decay(probe, x: torch.Tensor, y: torch.Tensor, n_state: int = 8) -> di
     ‖∂h_T/∂s_t‖ averaged the same way over the first ``n_state`` sequences. Index k is the
     distance from the query (the last position). Call outside ``torch.inference_mode()``.
     """
-    import torch.nn.functional as F
-
     with torch.enable_grad():
         emb = probe.embed(x).detach().requires_grad_(True)  # (B, L, E)
         logits, _ = probe(x, embedded=emb)  # (B, n_keys)
