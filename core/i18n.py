@@ -63,11 +63,6 @@ def translate(key: str, lang: str = DEFAULT_LANG, **fmt: object) -> str:
     return text.format(**fmt) if fmt else text
 
 
-def has_key(key: str) -> bool:
-    """Whether the English catalogue (the reference) defines ``key``."""
-    return key in load_catalogue(DEFAULT_LANG)
-
-
 def lang_from_locale(locale: str | None) -> str:
     """Map a browser locale (``navigator.language``, e.g. ``"zh-CN"``) to ``"en"``/``"zh"``."""
     if locale and locale.strip().lower().startswith("zh"):

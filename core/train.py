@@ -40,9 +40,9 @@ class TrainSpec:
 
 
 SPECS: dict[str, TrainSpec] = {
-    # Budgets are optimizer steps (a whole `--all` retrain: ~51 min on two cores, measured
-    # 2026-12-04, README "Models"); the models of one family share one budget, so a
-    # comparison inside a family is about size or architecture alone.
+    # Budgets are optimizer steps, not seconds, so that a retrain on a noisy machine gives
+    # the same models; the models of one family share one budget, so a comparison inside a
+    # family is about size or architecture alone.
     # the bottleneck family: C of 32, 128 and 256 numbers (256 = the attention model's state)
     "gru_plain_32": TrainSpec(
         "rnn_seq2seq", "translation", {"hidden": 32, "emb_dim": 64}, 2000, lr=3e-3
@@ -438,7 +438,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 # rough seconds per step on one of two busy cores, only used to start the longest jobs
-# first (measured 2026-11-29; the GRU's scale with its hidden size, attention adds ~20 %)
+# first (a GRU's cost scales with its hidden size; attention adds about 20 %)
 _COST = {"rnn_seq2seq": 0.23, "transformer": 0.14, "cnn_seq2seq": 0.28, "lm_gru": 0.1}
 _COST_RNN_CELL = {"gru": 1.0, "rnn": 0.45}  # a tanh step is about a third of a GRU's work
 

@@ -132,14 +132,6 @@ def score_to_weight(
     )
 
 
-@torch.inference_mode()
-def predicate_reading(model, vocab, case: corpus.CorefCase) -> np.ndarray:
-    """Layer 1's weight from "it" on the predicate, per head (h,): the first step of the
-    lesson's reading (the predicate decides which noun the last layer must look at)."""
-    _, _, layers = encode_cases(model, vocab, [case])
-    return layers[0]["attn"][0, :, case.it, len(case.tokens) - 1].numpy()
-
-
 def lesson_pair(model, vocab) -> dict[str, ScoreToWeight]:
     """:func:`score_to_weight` on the lesson's pair, keyed by predicate ("hungry", "sweet")."""
     cases = corpus.lesson_coref_cases()

@@ -17,6 +17,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from core import probes_data
+
 LRS: tuple[float, ...] = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)  # one-step learning rates
 EVAL_DISTANCES: tuple[int, ...] = (5, 10, 15, 20)  # where the vanilla RNN answers well
 N_EVAL = 50  # held-out sequences per distance
@@ -79,8 +81,6 @@ def _trainable_copy(probe):
 def exploding_batch(probe, n_batches: int = N_BATCHES, batch_size: int = BATCH_SIZE):
     """Search the seeded training batches 0..n_batches−1 for the largest gradient norm.
     Returns (seed, norms) with norms[k] the gradient norm of batch k."""
-    from core import probes_data
-
     model = _trainable_copy(probe)
     norms = []
     for seed in range(n_batches):
@@ -91,8 +91,6 @@ def exploding_batch(probe, n_batches: int = N_BATCHES, batch_size: int = BATCH_S
 
 def held_out(distances=EVAL_DISTANCES, n: int = N_EVAL) -> tuple[torch.Tensor, torch.Tensor]:
     """The fixed held-out set the accuracy is measured on (n sequences per distance)."""
-    from core import probes_data
-
     sets = [probes_data.eval_set(d, n) for d in distances]
     return torch.cat([s[0] for s in sets]), torch.cat([s[1] for s in sets])
 
@@ -108,8 +106,6 @@ def _score(model, x: torch.Tensor, y: torch.Tensor) -> tuple[float, float]:
 def explosion_sweep(probe, *, clip: float = 1.0, lrs=LRS, n_batches: int = N_BATCHES) -> Explosion:
     """One plain-SGD step (θ ← θ − lr·g) on the exploding batch, at every learning rate,
     with g as it is and with g rescaled to norm ≤ ``clip`` (as ``clip_grad_norm_``)."""
-    from core import probes_data
-
     if not clip > 0 or not all(lr > 0 for lr in lrs):
         raise ValueError(f"clip and learning rates must be positive, got {clip}, {lrs}")
     seed, norms = exploding_batch(probe, n_batches)

@@ -10,6 +10,7 @@ the RNN-gradient page's default sentence (:func:`typical_sentence`).
 from __future__ import annotations
 
 import json
+import random
 import threading
 from collections import Counter
 from collections.abc import Sequence
@@ -19,6 +20,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from core import corpus, zoo
 from core.analysis import rnn_gradients
 from core.analysis.bottleneck import early_late_ratio
 
@@ -102,10 +104,7 @@ def input_jacobians(cell, states: torch.Tensor, xs: torch.Tensor) -> torch.Tenso
         raise ValueError(f"need a GRU or tanh-RNN cell, got {cell.kind!r}")
     gi = xs @ cell.w_ih.T + cell.b_ih  # (..., 3H)
     gh = states @ cell.w_hh.T + cell.b_hh  # (..., 3H)
-    r = torch.sigmoid(gi[..., :H] + gh[..., :H])
-    z = torch.sigmoid(gi[..., H : 2 * H] + gh[..., H : 2 * H])
-    hn = gh[..., 2 * H :]
-    n = torch.tanh(gi[..., 2 * H :] + r * hn)
+    r, z, hn, n = rnn_gradients.gru_gates(gi, gh, H)
     W_r, W_z, W_n = cell.w_ih.split(H)  # (H, E) each
     dr = (r * (1 - r)).unsqueeze(-1) * W_r  # ∂r/∂x
     dz = (z * (1 - z)).unsqueeze(-1) * W_z  # ∂z/∂x
@@ -206,22 +205,10 @@ def fade_factor(influence: np.ndarray, near: int = 3, far: int = 3) -> float:
     return float(words[-near:].mean() / words[:far].mean())
 
 
-def median_fade(model, rows: Sequence[Sequence[int]], near: int = 3, far: int = 3) -> float:
-    """:func:`fade_factor` of :func:`context_influence` over sentences (ids with EOS):
-    the median, so that one odd sentence does not decide."""
-    factors = [fade_factor(context_influence(model, r), near, far) for r in rows]
-    factors = [f for f in factors if np.isfinite(f)]
-    if not factors:
-        raise ValueError(f"no sentence has {near + far} words or more")
-    return float(np.median(factors))
-
-
 def sentence_curve(model, src_vocab, text: str) -> dict:
     """The curve a page draws for one sentence: its words, ‖∂C/∂e_j‖ per word (EOS left
     out) divided by the largest, the first-third / last-third ratio and its verdict
     (:func:`verdict`), and :func:`fade_factor`."""
-    from core.analysis.bottleneck import early_late_ratio
-
     tokens = text.split()
     unknown = [w for w in tokens if w not in src_vocab]
     if unknown:
@@ -265,22 +252,9 @@ def compare_fade(
     return FadeComparison(text, curves, choices)
 
 
-def fade_by_distance(model, rows) -> np.ndarray:
-    """Geometric mean over sentences (ids with EOS) of ‖∂C/∂e_j‖ by distance from the last
-    word, divided by its value at distance 0; (L,) for the shortest sentence's L words."""
-    curves = [by_distance(context_influence(model, r)) for r in rows]
-    if not curves:
-        raise ValueError("rows is empty; pass source id lists ending with EOS")
-    n = min(len(c) for c in curves)
-    g = rnn_gradients.geometric_mean(np.array([c[:n] for c in curves]))
-    return g / g[0]
-
-
 def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> list:
     """``n`` seeded declarative pairs (no questions) of ``min_words`` source words or more:
     the sentences the by-distance evidence is measured on."""
-    import random
-
     pool = [p for p in pairs if p.kind != "question" and len(p.src) >= min_words]
     if len(pool) < n:
         raise ValueError(f"only {len(pool)} sentences of {min_words}+ words; ask for fewer")
@@ -291,13 +265,16 @@ def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> li
 class FadeEvidence:
     """How one encoder's influence falls with distance over many sentences."""
 
-    curve: np.ndarray  # fade_by_distance: geometric mean by distance, 1 at distance 0
-    median_fade: float  # median_fade: last three words over first three, median
+    curve: np.ndarray  # geometric mean of ‖∂C/∂e_j‖ by distance over sentences, 1 at 0
+    median_fade: float  # fade_factor (last three words over first three): the median
     n: int  # sentences measured
 
 
 def fade_evidence(model, rows) -> FadeEvidence:
-    """:func:`fade_by_distance` and :func:`median_fade` from one backward pass per sentence."""
+    """How :func:`context_influence` falls with distance over sentences (ids with EOS), from
+    one backward pass per sentence: the geometric mean of :func:`by_distance` divided by its
+    value at distance 0 ((L,) for the shortest sentence's L words), and the median
+    :func:`fade_factor`, so that one odd sentence does not decide."""
     if not rows:
         raise ValueError("rows is empty; pass source id lists ending with EOS")
     influences = [context_influence(model, r) for r in rows]
@@ -323,8 +300,6 @@ def fade_study() -> dict:
     ``FADE_MODELS`` on the shipped weights, computed once per process (~3 s on one core;
     the server's warm-up starts it, so the page that opens on it rarely waits). Keyed on
     the models' manifest entries and the corpus seed; a second caller waits for the first."""
-    from core import corpus, zoo
-
     manifest = zoo.load_manifest()
     seed = manifest["corpus"]["seed"]
     # the models' manifest entries (their checksums, or a test zoo's own) name the weights

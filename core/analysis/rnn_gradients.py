@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 KINDS: tuple[str, ...] = ("rnn", "lstm", "gru")  # the cells the page compares
@@ -45,11 +46,6 @@ class Cell:
     @property
     def state_size(self) -> int:
         return 2 * self.hidden if self.kind == "lstm" else self.hidden
-
-    def recurrent_blocks(self) -> list[np.ndarray]:
-        """The (H, H) recurrent matrix of each gate, in PyTorch's gate order."""
-        H = self.hidden
-        return [self.w_hh[i * H : (i + 1) * H].numpy() for i in range(GATES[self.kind])]
 
 
 # --- recurrent matrices with a chosen spectral radius ----------------------------------------
@@ -140,6 +136,17 @@ def cell_from_module(module: nn.Module) -> Cell:
 # --- the recurrence, one step at a time ----------------------------------------------------
 
 
+def gru_gates(gi: torch.Tensor, gh: torch.Tensor, H: int):
+    """The GRU's gates from gi = W_ih x + b_ih and gh = W_hh h + b_hh (..., 3H), PyTorch's
+    order (reset, update, new): r, z, hn = W_hn h + b_hn and the candidate
+    n = tanh(W_in x + b_in + r ⊙ hn), each (..., H)."""
+    r = torch.sigmoid(gi[..., :H] + gh[..., :H])
+    z = torch.sigmoid(gi[..., H : 2 * H] + gh[..., H : 2 * H])
+    hn = gh[..., 2 * H :]
+    n = torch.tanh(gi[..., 2 * H :] + r * hn)
+    return r, z, hn, n
+
+
 def step(cell: Cell, state: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
     """One step of the recurrence: state (..., S), x (..., E) → next state (..., S)."""
     H = cell.hidden
@@ -156,11 +163,7 @@ def step(cell: Cell, state: torch.Tensor, x: torch.Tensor) -> torch.Tensor:
         c_new = torch.sigmoid(f) * c + torch.sigmoid(i) * torch.tanh(g)
         h_new = torch.sigmoid(o) * torch.tanh(c_new)
         return torch.cat([h_new, c_new], dim=-1)  # (..., 2H)
-    # gru, PyTorch order: reset, update, new
-    ir, iz, in_ = gi.split(H, dim=-1)
-    hr, hz, hn = gh.split(H, dim=-1)
-    r, z = torch.sigmoid(ir + hr), torch.sigmoid(iz + hz)
-    n = torch.tanh(in_ + r * hn)
+    _, z, _, n = gru_gates(gi, gh, H)
     return (1 - z) * n + z * h
 
 
@@ -196,10 +199,7 @@ def step_jacobians(cell: Cell, states: torch.Tensor, xs: torch.Tensor) -> torch.
         gi = xs @ cell.w_ih.T + cell.b_ih
         gh = h @ W.T + cell.b_hh
         W_r, W_z, W_n = W.split(H)
-        r = torch.sigmoid(gi[..., :H] + gh[..., :H])
-        z = torch.sigmoid(gi[..., H : 2 * H] + gh[..., H : 2 * H])
-        hn = gh[..., 2 * H :]
-        n = torch.tanh(gi[..., 2 * H :] + r * hn)
+        r, z, hn, n = gru_gates(gi, gh, H)
         dr = _diag(r * (1 - r), W_r)  # ∂r/∂h
         dz = _diag(z * (1 - z), W_z)  # ∂z/∂h
         dn = _diag(1 - n**2, _diag(r, W_n) + hn.unsqueeze(-1) * dr)  # ∂n/∂h
@@ -264,10 +264,7 @@ def _backward_step(cell: Cell, states: torch.Tensor, xs: torch.Tensor):
         a = 1 - torch.tanh(gi + gh) ** 2  # (B, L, H): tanh'
         return lambda g, t: (g * a[:, t, None, :]) @ W
     if cell.kind == "gru":  # gates r, z, n
-        r = torch.sigmoid(gi[..., :H] + gh[..., :H])
-        z = torch.sigmoid(gi[..., H : 2 * H] + gh[..., H : 2 * H])
-        hn = gh[..., 2 * H :]
-        n = torch.tanh(gi[..., 2 * H :] + r * hn)
+        r, z, hn, n = gru_gates(gi, gh, H)
         dn = (1 - z) * (1 - n**2)  # (B, L, H)
         v = torch.cat([dn * hn * r * (1 - r), (h - n) * z * (1 - z), dn * r], -1)  # r, z, n
 
@@ -344,8 +341,6 @@ def probe_decay(probe, x: torch.Tensor, y: torch.Tensor, n_state: int = 8) -> di
     ‖∂h_T/∂s_t‖ averaged the same way over the first ``n_state`` sequences. Index k is the
     distance from the query (the last position). Call outside ``torch.inference_mode()``.
     """
-    import torch.nn.functional as F
-
     with torch.enable_grad():
         emb = probe.embed(x).detach().requires_grad_(True)  # (B, L, E)
         logits, _ = probe(x, embedded=emb)  # (B, n_keys)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from core.corpus.grammar import _attrs, _nouns
+from core.corpus.phrases import _attrs, _nouns
 from core.corpus.words import _PREDS, PLACES, STATE_PREDS
 
 __all__ = [

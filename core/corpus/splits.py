@@ -14,7 +14,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.corpus.grammar import _P, _coref, _longrange, _sense, sample_pair
+from core.corpus.grammar import sample_pair
+from core.corpus.phenomena import _coref, _longrange, _sense
+from core.corpus.phrases import _P
 from core.corpus.words import LESSON_PAIRS, SENSE_INTERNAL, SENSES, Pair
 
 __all__ = [
@@ -219,7 +221,7 @@ def cache_dir() -> Path:
 
 def _splits_file(seed: int, sizes: tuple[int, int, int]) -> Path:
     h = hashlib.sha256()
-    for source in sorted(Path(__file__).parent.glob("*.py")):  # words, grammar, splits
+    for source in sorted(Path(__file__).parent.glob("*.py")):  # every module of the corpus
         h.update(source.read_bytes())
     h.update(repr((seed, sizes)).encode())
     return cache_dir() / f"splits-{seed}-{h.hexdigest()[:16]}.json.gz"

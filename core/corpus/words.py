@@ -67,8 +67,9 @@ KINDS: tuple[str, ...] = (
 )
 
 
-def _pair(en: str, zh: str, kind: str) -> Pair:
-    return Pair(tuple(en.split()), tuple(zh.split()), kind)
+def _pair(en: str, zh: str, kind: str, **probe) -> Pair:
+    """A pair from space-separated tokens; ``probe``: its ``check`` and ``info``."""
+    return Pair(tuple(en.split()), tuple(zh.split()), kind, **probe)
 
 
 # The lesson's own sentences, exactly as the lesson translates them.
@@ -78,16 +79,16 @@ LESSON_PAIRS: tuple[Pair, ...] = (
     _pair("where are you", "你 在 哪里", "lesson"),
     _pair("i love you", "我 爱 你", "lesson"),
     _pair("a boy is eating the banana", "一 个 男孩 在 吃 香蕉", "lesson"),
-    Pair(
-        tuple("the cat drank the milk because it was hungry".split()),
-        tuple("猫 喝 了 牛奶 因为 猫 饿 了".split()),
+    _pair(
+        "the cat drank the milk because it was hungry",
+        "猫 喝 了 牛奶 因为 猫 饿 了",
         "lesson",
         check=((5, "猫"),),
         info=(("reading", "subject"),),
     ),
-    Pair(
-        tuple("the cat drank the milk because it was sweet".split()),
-        tuple("猫 喝 了 牛奶 因为 牛奶 很 甜".split()),
+    _pair(
+        "the cat drank the milk because it was sweet",
+        "猫 喝 了 牛奶 因为 牛奶 很 甜",
         "lesson",
         check=((5, "牛奶"),),
         info=(("reading", "object"),),

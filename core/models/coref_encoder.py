@@ -17,7 +17,12 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from core.models.transformer import FeedForward, scaled_dot_product_attention, sinusoidal_positions
+from core.models.transformer import (
+    FeedForward,
+    MultiHeadAttention,
+    scaled_dot_product_attention,
+    sinusoidal_positions,
+)
 
 PAD_ID = 0
 
@@ -34,21 +39,12 @@ class CorefEncoderConfig:
         object.__setattr__(self, "heads", tuple(self.heads))
 
 
-class SelfAttention(nn.Module):
-    """Multi-head self-attention that also returns its queries and keys."""
+class SelfAttention(MultiHeadAttention):
+    """The Transformer's multi-head attention over one sentence, without dropout, that also
+    returns its queries and keys (the same projections, so the same weights file)."""
 
     def __init__(self, d_model: int, n_heads: int):
-        super().__init__()
-        assert d_model % n_heads == 0, "d_model must be divisible by the number of heads"
-        self.h, self.d = n_heads, d_model // n_heads
-        self.q_proj = nn.Linear(d_model, d_model)
-        self.k_proj = nn.Linear(d_model, d_model)
-        self.v_proj = nn.Linear(d_model, d_model)
-        self.o_proj = nn.Linear(d_model, d_model)
-
-    def _split(self, x):  # (B, S, D) -> (B, h, S, d)
-        B, S, _ = x.shape
-        return x.view(B, S, self.h, self.d).transpose(1, 2)
+        super().__init__(d_model, n_heads, dropout=0.0)
 
     def forward(self, x, mask):
         """x (B,S,D), mask (B,1,1,S) True on words → output (B,S,D), attn_weights (B,h,S,S),
@@ -56,9 +52,7 @@ class SelfAttention(nn.Module):
         query, keys = self._split(self.q_proj(x)), self._split(self.k_proj(x))  # (B, h, S, d)
         values = self._split(self.v_proj(x))  # (B, h, S, d)
         context, attn_weights = scaled_dot_product_attention(query, keys, values, mask)
-        B, _, S, _ = context.shape
-        context = context.transpose(1, 2).reshape(B, S, self.h * self.d)  # (B, S, D)
-        return self.o_proj(context), attn_weights, query, keys
+        return self.o_proj(self._merge(context)), attn_weights, query, keys  # (B, S, D)
 
 
 class Layer(nn.Module):

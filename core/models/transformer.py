@@ -73,6 +73,10 @@ class MultiHeadAttention(nn.Module):
         B, L, _ = x.shape
         return x.view(B, L, self.h, self.d).transpose(1, 2)
 
+    def _merge(self, context):  # (B, h, L, d) -> (B, L, D): the heads side by side again
+        B, _, L, _ = context.shape
+        return context.transpose(1, 2).reshape(B, L, self.h * self.d)
+
     def project_kv(self, memory):
         """The keys and values of ``memory`` (B,S,D): each (B,h,S,d)."""
         return self._split(self.k_proj(memory)), self._split(self.v_proj(memory))
@@ -86,9 +90,7 @@ class MultiHeadAttention(nn.Module):
         context, attn_weights = scaled_dot_product_attention(
             q, k, v, mask, p
         )  # (B,h,T,d), (B,h,T,S)
-        B, _, T, _ = context.shape
-        context = context.transpose(1, 2).reshape(B, T, self.h * self.d)  # (B, T, D)
-        return self.o_proj(context), attn_weights
+        return self.o_proj(self._merge(context)), attn_weights  # (B, T, D), (B, h, T, S)
 
 
 class FeedForward(nn.Module):

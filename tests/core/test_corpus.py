@@ -13,11 +13,13 @@ from core.corpus import (
     LESSON_PAIRS,
     Pair,
     build_splits,
+    clauses,
     coref_probe,
     generate,
-    grammar,
     length_bucket,
     longrange_probe,
+    phenomena,
+    phrases,
     sample_pair,
     sense_probe,
 )
@@ -31,39 +33,39 @@ def verb(base: str) -> corpus.Verb:
     return next(v for v in corpus.VERBS if v.base == base)
 
 
-def pron(en: str, role: str = "subj") -> grammar._P:
+def pron(en: str, role: str = "subj") -> phrases._P:
     for subj, obj, zh, agr in corpus.PRONOUNS:
         if en == (subj if role == "subj" else obj):
-            return grammar._p(en, zh, agr)
+            return phrases._p(en, zh, agr)
     raise KeyError(en)
 
 
-def np(en: str) -> grammar._P:
+def np(en: str) -> phrases._P:
     """'rice' / 'the cat' / 'a boy' as the grammar would build it."""
     words = en.split()
     noun = next(n for n in corpus.NOUNS if n.en == words[-1])
     agr = "3p" if noun.plural else "3s"
     if len(words) == 1:
-        return grammar._p(en, noun.zh, agr)
+        return phrases._p(en, noun.zh, agr)
     if words[0] == "the":
-        return grammar._p(en, noun.zh, agr)
-    return grammar._p(en, f"一 {noun.cls} {noun.zh}", agr)
+        return phrases._p(en, noun.zh, agr)
+    return phrases._p(en, f"一 {noun.cls} {noun.zh}", agr)
 
 
-def place(en: str) -> grammar._P:
-    return grammar._p(en, dict(corpus.PLACES)[en]) if en else grammar._EMPTY
+def place(en: str) -> phrases._P:
+    return phrases._p(en, dict(corpus.PLACES)[en]) if en else phrases._EMPTY
 
 
-def time(en: str) -> grammar._P:
-    return grammar._p(en, {t[0]: t[1] for t in corpus.TIMES}[en]) if en else grammar._EMPTY
+def time(en: str) -> phrases._P:
+    return phrases._p(en, {t[0]: t[1] for t in corpus.TIMES}[en]) if en else phrases._EMPTY
 
 
 def declare(subj, v, tense, obj=None, where="", when=""):
-    return grammar._declare(subj, verb(v), tense, obj, place(where), time(when))
+    return clauses._declare(subj, verb(v), tense, obj, place(where), time(when))
 
 
 def ask(q, subj, v, tense, obj=None, where="", when=""):
-    return grammar._ask(q, subj, verb(v), tense, obj, place(where), time(when))
+    return clauses._ask(q, subj, verb(v), tense, obj, place(where), time(when))
 
 
 # Chinese antecedent -> its English head word, where the distance is measured from.
@@ -76,7 +78,7 @@ def long_distance(src, antecedent: str) -> int:
     return words.index("their") - words.index(LONG_HEAD[antecedent])
 
 
-def pair(p: grammar._P) -> tuple[str, str]:
+def pair(p: phrases._P) -> tuple[str, str]:
     return " ".join(p.en), " ".join(p.zh)
 
 
@@ -201,17 +203,17 @@ def test_clauses_have_requested_length_and_adjuncts() -> None:
     place_words = {en.split()[-1] for en, _ in corpus.PLACES}
     for n in range(2, 9):  # without relative clauses (depth 0) a clause has <= 8 tokens
         for _ in range(10):
-            c = grammar._clause(rng, n, adjunct="none")
+            c = clauses._clause(rng, n, adjunct="none")
             assert c is not None and len(c.en) == n
             assert not time_words & set(c.en)
     for n in range(3, 15):
         for _ in range(10):
-            c = grammar._clause(rng, n, adjunct="need")
+            c = clauses._clause(rng, n, adjunct="need")
             assert c is not None and len(c.en) == n
             assert (time_words | place_words) & set(c.en)
     for n in range(5, 29):
         c = next(
-            c for c in (grammar._clause(rng, n, depth=2, need_rel=True) for _ in range(5)) if c
+            c for c in (clauses._clause(rng, n, depth=2, need_rel=True) for _ in range(5)) if c
         )
         assert len(c.en) == n and {"that", "who"} & set(c.en)
 
@@ -222,8 +224,8 @@ def test_relative_clauses_move_before_noun() -> None:
     for _ in range(40000):
         n = rng.choice((5, 6))
         kind = rng.choice(("animal", "person", "food"))
-        if n in grammar._np_lengths(kind, "obj", 1, True):
-            p = grammar._np(rng, kind, "obj", 1, n, True)
+        if n in phrases._np_lengths(kind, "obj", 1, True):
+            p = phrases._np(rng, kind, "obj", 1, n, True)
             nps[p.en] = p.zh
     assert nps[toks("the cat that i saw")] == toks("我 看见 的 猫")
     assert nps[toks("the boy who eats rice")] == toks("吃 米饭 的 男孩")
@@ -255,14 +257,14 @@ def test_questions(sample: list[Pair]) -> None:
     rng = random.Random(4)
     seen = {}
     for _ in range(20000):
-        q = grammar._question(rng, 3)
+        q = clauses._question(rng, 3)
         if q is not None:
             seen[q.en] = q.zh
     assert seen[toks("where is he")] == toks("他 在 哪里")
     assert seen[toks("how are you")] == toks("你 好 吗")
     assert seen[toks("where are you")] == toks("你 在 哪里")
     for n in range(3, 25):
-        q = next(q for q in (grammar._question(rng, n, depth=2) for _ in range(5)) if q)
+        q = next(q for q in (clauses._question(rng, n, depth=2) for _ in range(5)) if q)
         assert len(q.en) == n
     qs = [p for p in sample if p.kind == "question"]
     assert qs
@@ -330,15 +332,15 @@ def test_coref_probe_balanced_and_checked() -> None:
 def test_sense_examples() -> None:
     rng = random.Random(6)
     for _ in range(200):
-        p = grammar._sense(rng, "power", "after")
+        p = phenomena._sense(rng, "power", "after")
         assert "transformer" in p.en and "变压器" in p.zh and "Transformer" not in p.zh
         # context after the word
         assert p.en.index("transformer") < len(p.en) - 3
-    p = grammar._sense(rng, "model", "internal")
+    p = phenomena._sense(rng, "model", "internal")
     assert "Transformer" in p.zh
     for sense, zh in (("money", "银行"), ("river", "河岸")):
         for where in ("before", "after"):
-            q = grammar._sense(rng, sense, where)
+            q = phenomena._sense(rng, sense, where)
             assert q.zh[q.check[0][0]] == zh
             contexts = [tuple(en.split()) for en, _ in corpus.SENSE_CONTEXT[sense]]
             if where == "after":  # the deciding clause comes after the ambiguous word
@@ -384,7 +386,7 @@ def test_longrange_distance_is_as_requested(distance: int) -> None:
     rng = random.Random(distance)
     for reading in ("song", "shade"):
         for _ in range(5):
-            p = grammar._longrange(rng, distance, reading)
+            p = phenomena._longrange(rng, distance, reading)
             ((i, ante),) = p.check
             assert p.zh[i] == ante
             assert ante in (SINGERS if reading == "song" else TREES)
@@ -400,18 +402,18 @@ def test_longrange_distance_is_as_requested(distance: int) -> None:
 def test_longrange_antecedent_is_the_distant_noun() -> None:
     # the predicate says singer or tree; only the distant mention says which one
     rng = random.Random(3)
-    antecedents = Counter(grammar._longrange(rng, 20, "song").check[0][1] for _ in range(200))
+    antecedents = Counter(phenomena._longrange(rng, 20, "song").check[0][1] for _ in range(200))
     assert set(antecedents) == SINGERS and antecedents["秋蝉"] > 50
-    p = grammar._longrange(rng, 12, "shade")
+    p = phenomena._longrange(rng, 12, "shade")
     tree_en = next(en for en, zh in corpus.LONG_TREES if zh == p.check[0][1])
     assert tree_en in p.en
 
 
 def test_longrange_too_short_raises() -> None:
     with pytest.raises(ValueError):
-        grammar._longrange(random.Random(0), 3, "song")
+        phenomena._longrange(random.Random(0), 3, "song")
     with pytest.raises(ValueError):
-        grammar._longrange(random.Random(0), 10, "smell")
+        phenomena._longrange(random.Random(0), 10, "smell")
 
 
 def test_longrange_probe() -> None:

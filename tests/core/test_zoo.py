@@ -327,13 +327,11 @@ def test_claim_the_plain_rnn_translation_model_fades_and_the_gru_does_not(vocabs
 
     rows = _long_rows(vocabs[0])
     rnn, gru = zoo.load_model("rnn_plain_256"), zoo.load_model("gru_plain_256")
+    rnn_ev, gru_ev = influence.fade_evidence(rnn, rows), influence.fade_evidence(gru, rows)
     # the last three words move C this many times more than the first three (median)
-    assert influence.median_fade(rnn, rows) >= 3.0
-    assert influence.median_fade(gru, rows) <= 1.5
-    rnn_curve, gru_curve = (
-        influence.fade_by_distance(rnn, rows),
-        influence.fade_by_distance(gru, rows),
-    )
+    assert rnn_ev.median_fade >= 3.0
+    assert gru_ev.median_fade <= 1.5
+    rnn_curve, gru_curve = rnn_ev.curve, gru_ev.curve
     assert rnn_curve[30:].max() <= 0.3  # 30+ words back: under a third of the last word's
     assert gru_curve[30:].mean() >= 2 * rnn_curve[30:].mean()
 
