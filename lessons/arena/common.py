@@ -17,7 +17,7 @@ from ui import models
 from ui.params import bound, get_choice, set_params
 
 P = "arena."
-MODELS = zoo.TRANSLATION_MODELS
+MODELS = data.MODELS
 MODES = ("show", "predict")
 
 
