@@ -27,7 +27,6 @@ from ui.nav import PAGES, is_built, page_spec
 from ui.params import bound, get_int, set_params
 from ui.slide import Slide
 
-P = common.P
 INPUTS = ("lesson", "grammar", "typed")
 VIEWS = ("edit", "position")
 # The numbers table (its column header keys are "arena.col.<name>"); outputs are on the cards.
@@ -56,10 +55,10 @@ MAX_SEED = 999_999
 
 def show() -> None:
     available, manifest, src_vocab = common.open_zoo()
-    common.header("sentence", n=len(available))  # the models whose weights loaded
+    common.header("arena.sentence.header", n=len(available))  # the models whose weights loaded
     with st.container():  # one block (see common.header)
         section(available, manifest, src_vocab)
-    common.closing("sentence", manifest)
+    common.closing("arena.sentence.takeaway", "arena.sentence.try", manifest)
 
 
 @ui.fragment  # the input choice, predict mode and view rerun this part
@@ -67,18 +66,23 @@ def section(available: list[str], manifest: dict[str, Any], src_vocab: Vocab) ->
     """The part's secondary controls (input choice, the grammar sentence's seed, predict
     mode, view); :func:`sentence` draws the rest into the same slide."""
     t = ui.t
-    s = ui.slide(t(P + "sentence.lead", n=len(available)))
+    s = ui.slide(t("arena.sentence.lead", n=len(available)))
     with s.more:
-        source = common.choice("input", INPUTS, "grammar", "arena_input", "input.source")
+        source = common.choice("input", INPUTS, "grammar", "arena_input", "arena.input.source")
         seed = seed_row() if source == "grammar" else None
         c1, c2 = st.columns(2, vertical_alignment="bottom")
         with c1:
             mode = common.choice(
-                "mode", common.MODES, "show", "arena_mode", help=t(P + "mode_help")
+                "mode", common.MODES, "show", "arena_mode", "arena.mode", help=t("arena.mode_help")
             )
         with c2:
             view = common.choice(
-                "view", VIEWS, data.DEFAULT_VIEW, "arena_view", help=t(P + "view_help")
+                "view",
+                VIEWS,
+                data.DEFAULT_VIEW,
+                "arena_view",
+                "arena.view",
+                help=t("arena.view_help"),
             )
     with s.words:  # the cards, the links to the pages that explain the models, the rest
         cards, links, rest = st.container(), st.container(), st.container()
@@ -151,7 +155,7 @@ def results(
     ref = tuple(reference.tgt) if reference is not None else None
     # "Measure again" times five decodes a model, long enough to say so; otherwise a
     # translation each (cached after the first visit): no spinner to send and clear
-    with st.spinner(t(P + "latency.measuring")) if nonce else contextlib.nullcontext():
+    with st.spinner(t("arena.latency.measuring")) if nonce else contextlib.nullcontext():
         runs = data.sentence(tuple(available), key, ref, view, nonce)
     b = board(
         available,
@@ -165,16 +169,16 @@ def results(
         symbols=SYMBOLS,
     )
     with s.chart:
-        what = "bars.title" if reference is not None else "bars.title_conf"
-        x_what = "bars.x" if reference is not None else "bars.x_conf"
+        what = "arena.bars.title" if reference is not None else "arena.bars.title_conf"
+        x_what = "arena.bars.x" if reference is not None else "arena.bars.x_conf"
         ui.chart(
             lambda: figures.sentence_bars(
                 available,
                 b.values,
                 b.labels,
                 names=names,
-                title=t(P + what),
-                x_title=t(P + x_what, n=len(key)),
+                title=t(what),
+                x_title=t(x_what, n=len(key)),
                 presenter=ui.presenter(),
             ),
             key="arena_bars",
@@ -184,7 +188,7 @@ def results(
     header = words(at, b, reference is not None, view)
     with s.more, st.container(horizontal=True):
         st.download_button(
-            t(P + "table.csv"),
+            t("arena.table.csv"),
             data=lambda: analysis.table_csv(header, b.rows),
             file_name="arena.csv",
             mime="text/csv",
@@ -193,16 +197,16 @@ def results(
             key="arena_csv",
         )
         st.button(
-            t(P + "latency.again"),
+            t("arena.latency.again"),
             on_click=remeasure,
             icon=":material/timer:",
             key="arena_remeasure",
         )
     with at.rest, ui.curious():
         stamp = max(str(r.latency["at"]) for r in runs.values())
-        which = "latency.note" if nonce else "latency.note_once"
-        st.markdown(t(P + "sentence.how"))
-        st.caption(t(P + which, runs=data.REMEASURE_RUNS, at=stamp))
+        which = "arena.latency.note" if nonce else "arena.latency.note_once"
+        st.markdown(t("arena.sentence.how"))
+        st.caption(t(which, runs=data.REMEASURE_RUNS, at=stamp))
 
 
 def words(at: Words, b: Board, has_reference: bool, view: str) -> list[str]:
@@ -211,21 +215,21 @@ def words(at: Words, b: Board, has_reference: bool, view: str) -> list[str]:
     t = ui.t
     with at.cards:
         if has_reference:
-            st.caption(t(f"{P}legend.{view}"))
+            st.caption(t(f"arena.legend.{view}"))
         # a card a model, one element (ui.markup: the html is escaped here, not in the page)
         escaped_html("".join(b.cards), key="arena_cards")
     with at.rest:
         if b.grid[0] and any(b.grid[1]):
-            st.markdown(f"**{t(P + 'conf.title')}**")
+            st.markdown(f"**{t('arena.conf.title')}**")
             marks = b.grid[3] if has_reference else None
             grid = figures.confidence_html(
-                *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t(P + "conf.title")
+                *b.grid[:3], marks, mark_symbols=SYMBOLS, label=t("arena.conf.title")
             )
             escaped_html(grid, key="arena_grid")
-            st.caption(t(P + "conf.caption"))
-        st.markdown(f"**{t(P + 'table.header')}**")
-        header = [t(f"{P}col.{c}") for c in TABLE_COLUMNS]
-        table = figures.table_html(header, b.rows, TABLE_ALIGN, label=t(P + "table.header"))
+            st.caption(t("arena.conf.caption"))
+        st.markdown(f"**{t('arena.table.header')}**")
+        header = [t(f"arena.col.{c}") for c in TABLE_COLUMNS]
+        table = figures.table_html(header, b.rows, TABLE_ALIGN, label=t("arena.table.header"))
         escaped_html(table, key="arena_table")
     return header
 
@@ -244,15 +248,15 @@ def seed_row() -> int:
     seed = get_int("seed", 0, MAX_SEED, analysis.DEFAULT_SEED)
     with st.container(horizontal=True, vertical_alignment="bottom"):
         seed = st.number_input(
-            t(P + "input.seed"),
+            t("arena.input.seed"),
             0,
             MAX_SEED,
             step=1,
-            help=t(P + "input.seed_help"),
+            help=t("arena.input.seed_help"),
             width=180,
             **bound("seed", seed, key="arena_seed"),
         )
-        st.button(t(P + "input.draw"), on_click=_draw, icon=":material/casino:")
+        st.button(t("arena.input.draw"), on_click=_draw, icon=":material/casino:")
     set_params(seed=seed)
     return int(seed)
 
@@ -268,7 +272,7 @@ def pick_sentence(
     if source == "lesson":
         idx = get_int("lesson", 0, len(LESSON_LABELS) - 1, DEFAULT_LESSON)
         idx = st.selectbox(
-            t(P + "input.lesson"),
+            t("arena.input.lesson"),
             range(len(LESSON_LABELS)),
             format_func=LESSON_LABELS.__getitem__,
             **bound("lesson", idx, key="arena_lesson"),
@@ -279,19 +283,19 @@ def pick_sentence(
     elif source == "grammar":
         length = get_int("len", 1, corpus.MAX_LEN, analysis.DEFAULT_LENGTH)
         length = st.slider(
-            t(P + "input.length"), 1, corpus.MAX_LEN, **bound("len", length, key="arena_len")
+            t("arena.input.length"), 1, corpus.MAX_LEN, **bound("len", length, key="arena_len")
         )
         set_params(len=length)
         reference = data.grammar(int(seed or 0), int(length))
         raw_text = " ".join(reference.src)
     else:
         raw_text, tokens = ui.inputs.sentence_input(
-            t(P + "input.text"),
+            t("arena.input.text"),
             param="text",
             default=DEFAULT_TEXT,
             key="arena_text",
             src_vocab=src_vocab,
-            help=t(P + "input.text_help"),
+            help=t("arena.input.text_help"),
         )
     if source != "typed":
         # lesson and grammar sentences go through the same check (a word missing from the
@@ -301,14 +305,14 @@ def pick_sentence(
         reference = analysis.find_reference(tokens)
     if tokens is not None:
         st.markdown(
-            t(P + "input.source_line", text=ui.inputs.plain(" ".join(tokens)), n=len(tokens))
+            t("arena.input.source_line", text=ui.inputs.plain(" ".join(tokens)), n=len(tokens))
         )
         if reference is not None:
             st.markdown(
-                t(P + "input.reference", text=ui.inputs.plain(detokenize_zh(reference.tgt)))
+                t("arena.input.reference", text=ui.inputs.plain(detokenize_zh(reference.tgt)))
             )
         else:
-            st.info(t(P + "input.no_reference"), icon=":material/help:")
+            st.info(t("arena.input.no_reference"), icon=":material/help:")
     return tokens, reference
 
 
@@ -322,7 +326,7 @@ def reveal_row(revealed: int, total: int) -> None:
     t = ui.t
     with st.container(horizontal=True, vertical_alignment="center"):
         st.button(
-            t(P + "reveal_next"),
+            t("arena.reveal_next"),
             on_click=_set_reveal,
             args=(min(revealed + 1, total),),
             disabled=revealed >= total,
@@ -330,13 +334,13 @@ def reveal_row(revealed: int, total: int) -> None:
             icon=":material/visibility:",
         )
         st.button(
-            t(P + "hide_all"),
+            t("arena.hide_all"),
             on_click=_set_reveal,
             args=(0,),
             disabled=revealed == 0,
             icon=":material/visibility_off:",
         )
-        st.caption(t(P + "predict_note", shown=revealed, total=total))
+        st.caption(t("arena.predict_note", shown=revealed, total=total))
 
 
 def remeasure() -> None:
@@ -351,13 +355,13 @@ def why_text(name: str, manifest: Mapping[str, Any]) -> str:
     t = ui.t
     cfg = ((manifest.get("models") or {}).get(name) or {}).get("config") or {}
     if name.startswith("gru_plain"):
-        return t(P + "why.gru_plain", hidden=cfg.get("hidden", "?"))
+        return t("arena.why.gru_plain", hidden=cfg.get("hidden", "?"))
     if name == "cnn_s2s":
         layers, kernel = cfg.get("enc_layers"), cfg.get("kernel")
         if isinstance(layers, int) and isinstance(kernel, int):
-            return t(P + "why.cnn_s2s", layers=layers, rf=1 + layers * (kernel - 1))
-        return t(P + "why.cnn_s2s_plain")
-    return t(f"{P}why.{name}")
+            return t("arena.why.cnn_s2s", layers=layers, rf=1 + layers * (kernel - 1))
+        return t("arena.why.cnn_s2s_plain")
+    return t(f"arena.why.{name}")
 
 
 def why_links(
@@ -369,7 +373,7 @@ def why_links(
     order = [spec.slug for spec in PAGES]
     slugs = sorted({s for n in names for s in why[n]}, key=lambda s: order.index(s))
     with st.container(horizontal=True, gap="medium", vertical_alignment="center"):
-        st.caption(t(P + "why.links"))
+        st.caption(t("arena.why.links"))
         for slug in slugs:
             spec = page_spec(slug)
             if spec is not None and is_built(slug):
@@ -385,7 +389,7 @@ def why_links(
                     },
                 )
             else:
-                st.caption(t(P + "why.soon", page=t(f"page.{slug}.title")))
+                st.caption(t("arena.why.soon", page=t(f"page.{slug}.title")))
 
 
 # --- every model on one sentence -----------------------------------------------------------
@@ -433,27 +437,27 @@ def board(
         if not visible:
             b.labels.append("?")
         elif scores and scores["exact"] == 1:
-            b.labels.append(t(P + "bars.exact", v=f"{value:.0%}"))
+            b.labels.append(t("arena.bars.exact", v=f"{value:.0%}"))
         else:
             b.labels.append(f"{value:.0%}" + (" ✗" if scores else ""))
         ms = run.latency["median_ms"]
-        meta = t(P + "card.meta", params=f"{run.params:,}", ms=f"{ms:.0f}")
+        meta = t("arena.card.meta", params=f"{run.params:,}", ms=f"{ms:.0f}")
         if not visible:
-            body, small = f"<b>{html.escape(t(P + 'card.hidden'))}</b>", []
+            body, small = f"<b>{html.escape(t('arena.card.hidden'))}</b>", []
         else:
             marks = verdict.marks if verdict else None
-            body = figures.strip_html(out, marks, mark_symbols=symbols) or t(P + "empty_output")
-            card = "card.exact" if scores and scores["exact"] == 1 else "card.score"
+            body = figures.strip_html(out, marks, mark_symbols=symbols) or t("arena.empty_output")
+            card = "arena.card.exact" if scores and scores["exact"] == 1 else "arena.card.score"
             small = [
                 t(
-                    P + card,
+                    card,
                     correct=verdict.correct,
                     n=len(ref),
                     missing=verdict.missing,
                     conf=f"{conf:.0%}",
                 )
                 if verdict
-                else t(P + "card.conf", conf=f"{conf:.0%}")
+                else t("arena.card.conf", conf=f"{conf:.0%}")
             ]
         pages = " · ".join(t(f"page.{slug}.title") for slug in why[name])
         small.append(f"{why_text(name, manifest)} → {pages}")

@@ -451,9 +451,10 @@ def score_numbers(kind: str, ms: ModelScores, weights: np.ndarray) -> None:
     match = float(np.abs(analysis.softmax(ms.scores) - ms.used).max())
     with ui.curious():
         st.latex(ms.formula)
-        gap_key = "caption_dot" if kind == "dot" else "caption_same"
-        fmt = f"{match:.2f}" if kind == "dot" else f"{match:.1e}"
-        st.caption(t(f"attention.score.{gap_key}", gap=fmt))
+        if kind == "dot":
+            st.caption(t("attention.score.caption_dot", gap=f"{match:.2f}"))
+        else:
+            st.caption(t("attention.score.caption_same", gap=f"{match:.1e}"))
 
 
 def score_figure(labels, ms: ModelScores, weights: np.ndarray, temp: float):

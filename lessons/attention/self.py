@@ -148,8 +148,8 @@ def explorer() -> None:
     st.markdown(caption(run, weights, word))
     ui.chart(lines(run, weights, word), key="attention_self_lines")
     numbers = it_numbers(found)
-    key = "tr_separates" if found.separates else "tr_note"
-    st.caption(t(f"attention.self.{key}", **numbers))
+    key = "attention.self.tr_separates" if found.separates else "attention.self.tr_note"
+    st.caption(t(key, **numbers))
     with ui.curious():
         st.caption(t("attention.self.search", **numbers))
     ui.params.set_params(q=" ".join(tokens))

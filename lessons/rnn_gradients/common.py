@@ -10,7 +10,6 @@ import streamlit as st
 
 import ui
 
-R = "rnn_gradients."
 QUANTITIES = ("state", "input")
 
 
@@ -49,10 +48,10 @@ def choice(
 def quantity_picker() -> str:
     """What parts 1 and 2 measure (one URL parameter, the same control in both parts)."""
     return choice(
-        ui.t(R + "fresh.quantity"),
+        ui.t("rnn_gradients.fresh.quantity"),
         QUANTITIES,
         param="q",
         default="state",
         key="rnng_q",
-        format_func=ui.labeler(R + "q."),
+        format_func=ui.labeler("rnn_gradients.q."),
     )
