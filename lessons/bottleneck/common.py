@@ -131,13 +131,14 @@ def plain_picker() -> str:
 Draw = Callable[[Slide, str, tuple[str, ...] | None], None]
 
 
-def sentence_part(lead: str, *, main: str, draw: Draw) -> bool:
+def sentence_part(header: str, lead: str, *, main: str, draw: Draw) -> bool:
     """A part that reads the sentence through one plain model (read, side, grad): its
-    slide (``lead``: the catalogue's key of its sentence), the sentence box and the model
-    switch -- the one named by ``main`` ("plain" or "sentence") as the slide's main control,
-    the other among the secondary ones --, then ``draw``. When the models cannot read the
-    sentence, a note in place of the chart (``draw`` gets None). Returns whether the models
-    read it (the part then closes with its takeaway)."""
+    header and slide (the catalogue's keys ``header`` and ``lead``), the sentence box and the
+    model switch -- the one named by ``main`` ("plain" or "sentence") as the slide's main
+    control, the other among the secondary ones --, then ``draw``. When the models cannot
+    read the sentence, a note in place of the chart (``draw`` gets None). Returns whether the
+    models read it (the part then closes with its takeaway)."""
+    part_header(header)
     s = ui.slide(t(lead))
     with s.more if main == "plain" else s.control:
         tokens = sentence_box()

@@ -11,7 +11,7 @@ from core import lexicon
 from core.analysis import bottleneck as analysis
 from core.analysis.influence import verdict
 from lessons.bottleneck import data
-from lessons.bottleneck.common import part_header, sentence_part
+from lessons.bottleneck.common import sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -21,8 +21,7 @@ t = ui.t
 @ui.fragment  # the sentence reruns only this part, the model switch and the log toggle only
 # the chart and its caption
 def show() -> None:
-    part_header("bottleneck.grad.header")
-    if sentence_part("bottleneck.grad.lead", main="sentence", draw=draw):
+    if sentence_part("bottleneck.grad.header", "bottleneck.grad.lead", main="sentence", draw=draw):
         ui.takeaway(t("bottleneck.grad.takeaway"))
         ui.try_this(t("bottleneck.grad.try"))
 
