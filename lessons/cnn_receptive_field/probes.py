@@ -7,10 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from charts.path_length import probe_chart
-from core import zoo
 from core.analysis import receptive_field as analysis
-from ui.models import show_zoo_error
+from lessons import probe_chart
 
 t = ui.t
 CNN_PROBES = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
@@ -18,19 +16,12 @@ SOLVED = 0.5  # a distance counts as solved at this accuracy (chance is 1 / N_KE
 
 
 def show() -> None:
-    # Imported here: both import torch, which part 1 (the formula) never needs.
-    from core.analysis.distance_probes import probe_curves
+    # Imported here: it imports torch, which part 1 (the formula) never needs.
     from core.probes_data import N_KEYS
-    from ui.models import get_manifest
 
     st.header(t("cnn_receptive_field.probes.header"))
     s = ui.slide(t("cnn_receptive_field.probes.lead"))
-    try:
-        manifest = get_manifest()
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-        manifest = {"models": {}}
-    curves = probe_curves(manifest, CNN_PROBES, lambda name, _cfg: ui.model_name(name))
+    curves = probe_chart.read_curves(CNN_PROBES)
     if curves.missing:
         with s.words:
             names = ", ".join(ui.model_name(m) for m in curves.missing)
@@ -41,22 +32,16 @@ def show() -> None:
         return
     chance = 1 / N_KEYS
     shown = {ui.model_name(m): m for m in CNN_PROBES if ui.model_name(m) in curves.series}
-    with s.chart:
-        ui.chart(
-            probe_chart(  # the one probe chart, shared with path length
-                curves.distances,
-                curves.series,
-                fields=curves.fields,
-                models=shown,
-                chance=chance,
-                title=t("cnn_receptive_field.probes.title"),
-                x_title=t("cnn_receptive_field.probes.x"),
-                y_title=t("cnn_receptive_field.probes.y"),
-                field_label=t("cnn_receptive_field.probes.field"),
-                chance_label=t("cnn_receptive_field.probes.chance"),
-                presenter=ui.presenter(),
-            ),
+    with s.chart:  # the one probe chart, shared with path length
+        probe_chart.draw(
+            curves,
             key="cnn_rf_probes",
+            models=shown,
+            title=t("cnn_receptive_field.probes.title"),
+            x_title=t("cnn_receptive_field.probes.x"),
+            y_title=t("cnn_receptive_field.probes.y"),
+            field_label=t("cnn_receptive_field.probes.field"),
+            chance_label=t("cnn_receptive_field.probes.chance"),
         )
     with s.words:
         probe_words(curves, chance)

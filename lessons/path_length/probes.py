@@ -7,10 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from charts.path_length import probe_chart
 from core import lexicon, zoo
+from lessons import probe_chart
 from lessons.path_length.common import header
-from ui.models import get_manifest, show_zoo_error
 
 t = ui.t
 PROBES = zoo.PROBE_MODELS  # every distance probe, in the lesson's order
@@ -102,14 +101,8 @@ def probe_section():
     """Read the probes from the manifest, say which are missing and draw the
     accuracy-by-distance chart. Returns the curves drawn, or ``None`` if none."""
     from core.analysis import distance_probes
-    from core.probes_data import N_KEYS
 
-    try:
-        manifest = get_manifest()
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-        manifest = {"models": {}}
-    curves = distance_probes.probe_curves(manifest, PROBES, lambda name, _cfg: ui.model_name(name))
+    curves = probe_chart.read_curves(PROBES)
     if curves.missing:
         st.info(
             t("path_length.probes.missing", models=_names(curves.missing)),
@@ -118,24 +111,18 @@ def probe_section():
     if not (curves.series and curves.distances):
         return None
     zh = ui.current_lang() == "zh"
-    ui.chart(
-        probe_chart(
-            curves.distances,
-            curves.series,
-            models=curves.models,
-            fields=curves.fields,
-            together=distance_probes.overlaps(curves.series),
-            together_label=t("path_length.probes.together"),  # {names} filled per group
-            joiner="、" if zh else ", ",
-            chance=1 / N_KEYS,
-            title=t("path_length.probes.title"),
-            x_title=t("path_length.probes.x"),
-            y_title=t("path_length.probes.y"),
-            field_label=t("path_length.probes.field"),
-            chance_label=t("path_length.probes.chance"),
-            presenter=ui.presenter(),
-        ),
+    probe_chart.draw(
+        curves,
         key="path_probes_chart",
+        models=curves.models,
+        together=distance_probes.overlaps(curves.series),
+        together_label=t("path_length.probes.together"),  # {names} filled per group
+        joiner="、" if zh else ", ",
+        title=t("path_length.probes.title"),
+        x_title=t("path_length.probes.x"),
+        y_title=t("path_length.probes.y"),
+        field_label=t("path_length.probes.field"),
+        chance_label=t("path_length.probes.chance"),
     )
     return curves
 
