@@ -12,9 +12,10 @@ import core.zoo as zoo
 import ui
 from core.analysis import arena as analysis
 from core.vocab import Vocab
+from lessons import controls
 from lessons.arena import data
 from ui import models
-from ui.params import bound, get_choice, set_params
+from ui.params import get_choice
 
 MODELS = data.MODELS
 MODES = ("show", "predict")
@@ -29,16 +30,9 @@ def choice(param: str, options: tuple[str, ...], default: str, key: str, label: 
     """A segmented control over ``options`` in the URL as ``param``; its label is the
     catalogue's ``label`` and its options ``<label>.<option>``."""
     value = get_choice(param, options, default=default)
-    value = st.segmented_control(
-        ui.t(label),
-        options,
-        format_func=ui.labeler(label + "."),
-        required=True,
-        **kw,
-        **bound(param, value, key=key),
+    return controls.segmented(
+        ui.t(label), options, value, param=param, key=key, format_func=ui.labeler(label + "."), **kw
     )
-    set_params(**{param: value})
-    return value
 
 
 def open_part(name: str) -> None:

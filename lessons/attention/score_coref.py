@@ -10,6 +10,7 @@ import ui
 from charts import attention as figures
 from core.analysis import attention as analysis
 from core.analysis import coref
+from lessons import controls
 from lessons.attention import data
 from ui import models
 
@@ -26,14 +27,14 @@ def in_coref() -> None:
     pair = data.coref_pair()
     chart = st.container()
     predicate = ui.params.get_choice("cs", tuple(pair), default=next(iter(pair)))
-    predicate = st.segmented_control(
+    predicate = controls.segmented(
         t("attention.score.coref.sentence"),
         tuple(pair),
+        predicate,
+        param="cs",
+        key="attention_cs",
         format_func=lambda p: f"… it was {p}",
-        required=True,
-        **ui.params.bound("cs", predicate, key="attention_cs"),
     )
-    ui.params.set_params(cs=predicate)
     sw = pair[predicate]
     with chart:
         ui.chart(coref_figure(sw), key="attention_score_coref")

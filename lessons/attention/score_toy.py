@@ -121,34 +121,24 @@ def toy_editors(
         v, index=[f"v · {w}" for w in words], columns=[str(i + 1) for i in range(v.shape[1])]
     )
 
-    def config(df: pd.DataFrame, index_label: str) -> dict[str, object]:
+    def editor(df: pd.DataFrame, key: str) -> pd.DataFrame:
+        """``df`` to edit: its row names in a text column, each number within the limit."""
         number = {
             c: st.column_config.NumberColumn(
                 c, min_value=-analysis.TOY_LIMIT, max_value=analysis.TOY_LIMIT
             )
             for c in df.columns
         }
-        return {"_index": st.column_config.TextColumn(index_label), **number}
+        config = {"_index": st.column_config.TextColumn(t("attention.toy.vector")), **number}
+        return st.data_editor(df, key=key, num_rows="fixed", column_config=config, width="stretch")
 
     left, right = st.columns([max(3, q.size + 1), max(2, v.shape[1] + 1)])
     with left:
         st.markdown(t("attention.toy.qk_label", d=q.size))
-        e_qk = st.data_editor(
-            qk,
-            key=f"attention_toy_qk_{ver}",
-            num_rows="fixed",
-            column_config=config(qk, t("attention.toy.vector")),
-            width="stretch",
-        )
+        e_qk = editor(qk, f"attention_toy_qk_{ver}")
     with right:
         st.markdown(t("attention.toy.v_label"))
-        e_v = st.data_editor(
-            vv,
-            key=f"attention_toy_v_{ver}",
-            num_rows="fixed",
-            column_config=config(vv, t("attention.toy.vector")),
-            width="stretch",
-        )
+        e_v = editor(vv, f"attention_toy_v_{ver}")
     empty = []
     tables = []
     for df in (e_qk, e_v):

@@ -17,6 +17,7 @@ import ui
 from core import lexicon
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
+from lessons import controls
 from ui.models import get_vocabs
 from ui.slide import Slide
 
@@ -172,15 +173,14 @@ def read_source(
 def pick_translator() -> str:
     """The translation model, tied to the URL parameter ``model``."""
     name = ui.params.get_choice("model", TRANSLATORS, "gru_attention")
-    name = st.segmented_control(
+    return controls.segmented(
         ui.t("autoregressive.tr.model"),
         TRANSLATORS,
+        name,
+        param="model",
+        key="ar_model",
         format_func=ui.model_name,
-        required=True,
-        **ui.params.bound("model", name, key="ar_model"),
     )
-    ui.params.set_params(model=name)
-    return name
 
 
 def big(text: str) -> None:

@@ -17,6 +17,7 @@ from charts import autoregressive as figures
 from core.analysis import autoregressive as analysis
 from core.analysis import slips
 from core.evaluate import max_output_len
+from lessons import controls
 from lessons.autoregressive import data
 from lessons.autoregressive.common import read_source, zh
 from ui.models import get_vocabs, require
@@ -66,15 +67,14 @@ def show() -> None:
 def pick_model() -> str:
     """The model whose output is shown, tied to the URL parameter ``wmodel``."""
     name = ui.params.get_choice("wmodel", PICKABLE, data.SLIP_MODEL)
-    name = st.segmented_control(
+    return controls.segmented(
         t("autoregressive.tr.model"),
         PICKABLE,
+        name,
+        param="wmodel",
+        key="ar_wmodel",
         format_func=ui.model_name,
-        required=True,
-        **ui.params.bound("wmodel", name, key="ar_wmodel"),
     )
-    ui.params.set_params(wmodel=name)
-    return name
 
 
 def show_sentences(

@@ -1,5 +1,5 @@
 """What several parts of the bottleneck lesson share: the sentence box, the plain model's
-switch, the opening of a part that reads a sentence, a part's header, the intro.
+switch, the opening of a part that reads a sentence, a part's header and close, the intro.
 
 Everything is drawn where it is called (inside the calling part's fragment) and reads the
 session's language and presenter flag on each call: no per-session state here. A part that
@@ -18,6 +18,7 @@ from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from core.i18n import translate
 from core.translate import InputError, prepare
+from lessons import controls
 from lessons.bottleneck import data
 from ui import models
 from ui.slide import Slide
@@ -46,6 +47,13 @@ def input_message(err: InputError) -> str:
         for o in err.unknown
     )
     return t("bottleneck.input.unknown", words=words)
+
+
+def close_part(takeaway: str, try_this: str) -> None:
+    """The part's conclusion and what to try next (the catalogue's keys), in the app's one
+    style."""
+    ui.takeaway(t(takeaway))
+    ui.try_this(t(try_this))
 
 
 def part_header(key: str) -> None:
@@ -114,16 +122,15 @@ def plain_picker() -> str:
         return translate("bottleneck.plain.option", lang, size=data.plain_size(name))
 
     plain = ui.params.get_choice("plain", data.PLAIN, default="gru_plain_256")
-    plain = st.segmented_control(
+    return controls.segmented(
         t("bottleneck.plain.label"),
         data.PLAIN,
+        plain,
+        param="plain",
+        key="bn_plain",
         format_func=plain_label,
-        required=True,
         help=t("bottleneck.plain.help"),
-        **ui.params.bound("plain", plain, key="bn_plain"),
     )
-    ui.params.set_params(plain=plain)
-    return plain
 
 
 # What a part draws with the plain model it reads through: the slide (the sentence box is in

@@ -11,7 +11,7 @@ from core import lexicon
 from core.analysis import bottleneck as analysis
 from core.analysis.influence import verdict
 from lessons.bottleneck import data
-from lessons.bottleneck.common import sentence_part
+from lessons.bottleneck.common import close_part, sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -22,8 +22,7 @@ t = ui.t
 # the chart and its caption
 def show() -> None:
     if sentence_part("bottleneck.grad.header", "bottleneck.grad.lead", main="sentence", draw=draw):
-        ui.takeaway(t("bottleneck.grad.takeaway"))
-        ui.try_this(t("bottleneck.grad.try"))
+        close_part("bottleneck.grad.takeaway", "bottleneck.grad.try")
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:

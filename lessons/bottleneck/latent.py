@@ -9,7 +9,7 @@ from charts import bottleneck as figures
 from core import lexicon
 from core.analysis import latent
 from lessons.bottleneck import data
-from lessons.bottleneck.common import part_header
+from lessons.bottleneck.common import close_part, part_header
 from ui import models
 
 t = ui.t
@@ -47,8 +47,7 @@ def show() -> None:
         )
     with s.words:  # a plain guide for a newcomer; the maths is for the curious
         st.markdown(t("bottleneck.latent.guide", n=len(read), size=steps.states.shape[1]))
-    ui.takeaway(t("bottleneck.latent.takeaway"))
-    ui.try_this(t("bottleneck.latent.try"))
+    close_part("bottleneck.latent.takeaway", "bottleneck.latent.try")
     with ui.curious():
         st.caption(t("bottleneck.latent.caption", size=steps.states.shape[1]))
         hits = latent.hits(steps, ids)

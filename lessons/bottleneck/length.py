@@ -9,8 +9,9 @@ import ui
 from charts import bottleneck as figures
 from core import corpus
 from core.analysis import bottleneck as analysis
+from lessons import controls
 from lessons.bottleneck import data
-from lessons.bottleneck.common import part_header
+from lessons.bottleneck.common import close_part, part_header
 from ui import models
 
 t = ui.t
@@ -23,14 +24,14 @@ def show() -> None:
     manifest = models.get_manifest()
     metric = ui.params.get_choice("metric", analysis.METRICS, default="exact")
     with s.control:
-        metric = st.segmented_control(
+        metric = controls.segmented(
             t("bottleneck.length.metric"),
             analysis.METRICS,
+            metric,
+            param="metric",
+            key="bn_metric",
             format_func=ui.labeler("bottleneck.metric."),
-            required=True,
-            **ui.params.bound("metric", metric, key="bn_metric"),
         )
-    ui.params.set_params(metric=metric)
     names = (*data.PLAIN, data.ATTN, *data.OTHERS)
     curves = analysis.length_curves(manifest, names, metric)
     if not curves:
@@ -53,7 +54,6 @@ def show() -> None:
     counts = analysis.bucket_counts(manifest, data.ATTN)
     with s.words:
         st.caption(t("bottleneck.length.caption", n=sum(counts), per=min(counts) if counts else 0))
-    ui.takeaway(t("bottleneck.length.takeaway"))
-    ui.try_this(t("bottleneck.length.try"))
+    close_part("bottleneck.length.takeaway", "bottleneck.length.try")
     with ui.curious():
         st.markdown(t("bottleneck.length.curious"))

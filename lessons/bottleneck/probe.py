@@ -11,7 +11,7 @@ import ui
 from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from lessons.bottleneck import data
-from lessons.bottleneck.common import part_header
+from lessons.bottleneck.common import close_part, part_header
 
 t = ui.t
 
@@ -55,8 +55,7 @@ def show() -> None:
         )
     with s.words:
         st.caption(t("bottleneck.probe.caption", kept=kept_text(probes, (*data.PLAIN, data.ATTN))))
-    ui.takeaway(t("bottleneck.probe.takeaway"))
-    ui.try_this(t("bottleneck.probe.try"))
+    close_part("bottleneck.probe.takeaway", "bottleneck.probe.try")
     with ui.curious():
         st.markdown(t("bottleneck.probe.intro"))
         st.markdown(

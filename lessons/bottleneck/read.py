@@ -8,7 +8,7 @@ import ui
 from charts import bottleneck as figures
 from core import lexicon
 from lessons.bottleneck import data
-from lessons.bottleneck.common import sentence_part
+from lessons.bottleneck.common import close_part, sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -18,8 +18,7 @@ t = ui.t
 @ui.fragment  # the sentence reruns only this part, the model switch only the chart and words
 def show() -> None:
     if sentence_part("bottleneck.read.header", "bottleneck.read.lead", main="plain", draw=draw):
-        ui.takeaway(t("bottleneck.read.takeaway"))
-        ui.try_this(t("bottleneck.read.try"))
+        close_part("bottleneck.read.takeaway", "bottleneck.read.try")
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:

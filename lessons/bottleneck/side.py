@@ -10,7 +10,7 @@ from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
 from lessons.bottleneck import data
-from lessons.bottleneck.common import marked, sentence_part
+from lessons.bottleneck.common import close_part, marked, sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -20,8 +20,7 @@ t = ui.t
 @ui.fragment  # the sentence reruns only this part, the model switch only the outputs
 def show() -> None:
     if sentence_part("bottleneck.side.header", "bottleneck.side.lead", main="sentence", draw=draw):
-        ui.takeaway(t("bottleneck.side.takeaway"))
-        ui.try_this(t("bottleneck.side.try"))
+        close_part("bottleneck.side.takeaway", "bottleneck.side.try")
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:

@@ -12,7 +12,7 @@ from core import corpus
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
 from lessons.bottleneck import data
-from lessons.bottleneck.common import marked, part_header, plain_picker
+from lessons.bottleneck.common import close_part, marked, part_header, plain_picker
 from ui import models
 
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, analysis.STRETCH_LEN
@@ -76,8 +76,7 @@ def show() -> None:
         st.caption(t("bottleneck.stretch.caption", min_n=analysis.STRETCH_MIN_N, n=len(refs)))
         if length > corpus.MAX_LEN:
             st.caption(t("bottleneck.stretch.beyond", max=corpus.MAX_LEN))
-    ui.takeaway(t("bottleneck.stretch.takeaway"))
-    ui.try_this(t("bottleneck.stretch.try"))
+    close_part("bottleneck.stretch.takeaway", "bottleneck.stretch.try")
     show_sentences(batch, outs)
 
 

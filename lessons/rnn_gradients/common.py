@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-import streamlit as st
-
 import ui
+from lessons import controls
 
 QUANTITIES = ("state", "input")
 
@@ -34,15 +33,8 @@ def choice(
 ) -> str:
     """One of ``options`` on a segmented control, in the URL as ``param`` (a bad value falls
     back to ``default`` with the usual notice)."""
-    value = st.segmented_control(
-        label,
-        options,
-        format_func=format_func,
-        required=True,
-        **ui.params.bound(param, ui.params.get_choice(param, options, default=default), key=key),
-    )
-    ui.params.set_params(**{param: value})
-    return value
+    value = ui.params.get_choice(param, options, default=default)
+    return controls.segmented(label, options, value, param=param, key=key, format_func=format_func)
 
 
 def quantity_picker() -> str:
