@@ -12,12 +12,12 @@ import core.zoo as zoo
 import ui
 from core.analysis import arena as analysis
 from core.vocab import Vocab
+from lessons import controls
 from lessons.arena import data
 from ui import models
-from ui.params import bound, get_choice, set_params
+from ui.params import get_choice
 
-P = "arena."
-MODELS = zoo.TRANSLATION_MODELS
+MODELS = data.MODELS
 MODES = ("show", "predict")
 
 
@@ -26,42 +26,33 @@ def names() -> dict[str, str]:
     return {m: ui.model_name(m) for m in MODELS + zoo.PROBE_MODELS}
 
 
-def choice(
-    param: str, options: tuple[str, ...], default: str, key: str, label: str = "", **kw
-) -> str:
-    """A segmented control over ``options`` in the URL as ``param``; its label is
-    ``arena.<label>`` and its options ``arena.<label>.<option>`` (``label``: ``param``)."""
-    label = P + (label or param)
+def choice(param: str, options: tuple[str, ...], default: str, key: str, label: str, **kw) -> str:
+    """A segmented control over ``options`` in the URL as ``param``; its label is the
+    catalogue's ``label`` and its options ``<label>.<option>``."""
     value = get_choice(param, options, default=default)
-    value = st.segmented_control(
-        ui.t(label),
-        options,
-        format_func=ui.labeler(label + "."),
-        required=True,
-        **kw,
-        **bound(param, value, key=key),
+    return controls.segmented(
+        ui.t(label), options, value, param=param, key=key, format_func=ui.labeler(label + "."), **kw
     )
-    set_params(**{param: value})
-    return value
 
 
 def open_part(name: str) -> None:
     st.query_params["part"] = name
 
 
-def header(part: str, **fmt: object) -> None:
-    """The part's header (``fmt`` fills its placeholders). The sentence part is one block
-    and the evidence part starts with an element at the same place: switching parts replaces
-    the long sentence part at once, so the browser lands at the evidence's header instead of
-    keeping a scroll position near the bottom."""
-    st.header(ui.t(f"{P}{part}.header", **fmt))
+def header(key: str, **fmt: object) -> None:
+    """The part's header (the catalogue's ``key``; ``fmt`` fills its placeholders). The
+    sentence part is one block and the evidence part starts with an element at the same place:
+    switching parts replaces the long sentence part at once, so the browser lands at the
+    evidence's header instead of keeping a scroll position near the bottom."""
+    st.header(ui.t(key, **fmt))
 
 
-def closing(part: str, manifest: dict[str, Any]) -> None:
-    """The part's takeaway (with the held-out numbers of the longest bucket) and "try this"."""
+def closing(takeaway: str, try_this: str, manifest: dict[str, Any]) -> None:
+    """The part's takeaway (the catalogue's key ``takeaway``, filled with the held-out numbers
+    of the longest bucket) and "try this" (the key ``try_this``)."""
     claim = analysis.length_claim(analysis.exact_by_length(manifest, MODELS)) or {"cnn": "?"}
-    ui.takeaway(ui.t(f"{P}{part}.takeaway", **claim))
-    ui.try_this(ui.t(f"{P}{part}.try"))
+    ui.takeaway(ui.t(takeaway, **claim))
+    ui.try_this(ui.t(try_this))
 
 
 def open_zoo() -> tuple[list[str], dict[str, Any], Vocab]:
@@ -81,7 +72,7 @@ def open_zoo() -> tuple[list[str], dict[str, Any], Vocab]:
     if missing:
         st.warning(
             ui.t(
-                P + "missing",
+                "arena.missing",
                 models=", ".join(map(ui.model_name, missing)),
                 command=zoo.REBUILD_COMMAND,
             ),

@@ -13,6 +13,7 @@ from core.analysis import arena as analysis
 from core.translate import InputError, prepare, translate_tokens
 from ui import cache, models
 
+MODELS = zoo.TRANSLATION_MODELS  # the models the arena runs, in the order it shows them
 DEFAULT_VIEW = "edit"  # the part's alignment view unless the visitor picks "position"
 
 # Latency: the translation's own decode, timed (no second decode on a new sentence: it was
@@ -147,8 +148,6 @@ def warm(
 
 def warm_default() -> int:
     """:func:`warm` for the models the part shows (``serve.warmup.SLIDERS``)."""
-    from lessons.arena.common import MODELS
-
     return warm(loadable(MODELS))
 
 

@@ -14,6 +14,7 @@ from core import mdtable as md
 from core.analysis import attention as analysis
 from core.translate import InputError, prepare
 from core.vocab import detokenize_zh
+from lessons import controls
 from lessons.attention import data
 from ui.inputs import plain
 from ui.params import safe_value
@@ -78,15 +79,14 @@ def sentence_picker(default: str, param: str = "s") -> tuple[str, ...] | None:
 
 def model_picker() -> str:
     name = ui.params.get_choice("model", ATTN_MODELS, default="gru_attention")
-    name = st.segmented_control(
+    return controls.segmented(
         t("attention.model"),
         ATTN_MODELS,
+        name,
+        param="model",
+        key="attention_model",
         format_func=ui.model_name,
-        required=True,
-        **ui.params.bound("model", name, key="attention_model"),
     )
-    ui.params.set_params(model=name)
-    return name
 
 
 def layer_head_picker(
@@ -123,50 +123,55 @@ def layer_head_picker(
     return layer - 1, None if head == "avg" else int(head)
 
 
-def _position(raw: str | None, name: str, n: int, default: int) -> int:
-    """A 1-based position in the link (``step``, ``w``; ``raw`` is its text there) for a
-    sequence of ``n`` items.
+def _position_picker(
+    widget, label: str, items: list[str], name: str, raw: str | None, *, key: str, default: int
+) -> int:
+    """One of ``items`` by its position, picked with ``widget`` (a select box or slider) that
+    shows "3 · item": 1-based in the link as ``name`` (``raw`` is its text there), 0-based
+    returned.
 
     A number this session wrote itself (a choice made for a longer sentence) is quietly
     moved to the last item; any other value outside 1..n came from a link and falls back
     to ``default`` with the usual notice."""
-    if raw is not None and raw == st.session_state.get(f"attention_{name}_seen"):
-        return min(int(raw), n)
-    return ui.params.get_int(name, 1, n, default=default)
-
-
-def _remember(name: str, value: int) -> None:
-    ui.params.set_params(**{name: value})
-    st.session_state[f"attention_{name}_seen"] = str(value)
+    n, seen = len(items), f"attention_{name}_seen"
+    if raw is not None and raw == st.session_state.get(seen):
+        pos = min(int(raw), n)
+    else:
+        pos = ui.params.get_int(name, 1, n, default=default)
+    pos = widget(
+        label,
+        options=list(range(1, n + 1)),
+        format_func=lambda i: f"{i} · {items[i - 1]}",
+        **ui.params.bound(name, pos, key=key),
+    )
+    ui.params.set_params(**{name: pos})
+    st.session_state[seen] = str(pos)
+    return pos - 1
 
 
 def step_picker(run: analysis.AttentionRun, label: str) -> int:
-    n = len(run.output)
-    step = _position(st.query_params.get("step"), "step", n, default=1)
-    step = st.select_slider(
-        label,
-        options=list(range(1, n + 1)),
-        format_func=lambda i: f"{i} · {lexicon.show_token(run.output[i - 1])}",
-        **ui.params.bound("step", step, key="attention_step"),
+    """The decoding step whose row is shown (0-based; in the link as ``step``, 1-based)."""
+    shown = [lexicon.show_token(tok) for tok in run.output]
+    raw = st.query_params.get("step")
+    return _position_picker(
+        st.select_slider, label, shown, "step", raw, key="attention_step", default=1
     )
-    _remember("step", step)
-    return step - 1
 
 
 def word_picker(run: analysis.AttentionRun, tokens: tuple[str, ...], label: str) -> int:
     """The source word whose row is shown (0-based; in the link as ``w``, 1-based);
     "it" when the sentence has one."""
-    n = len(run.source)
     default_word = tokens.index("it") if "it" in tokens else 0
-    word = _position(st.query_params.get("w"), "w", n, default=default_word + 1)
-    word = st.selectbox(
+    raw = st.query_params.get("w")
+    return _position_picker(
+        st.selectbox,
         label,
-        options=list(range(1, n + 1)),
-        format_func=lambda i: f"{i} · {run.source[i - 1]}",
-        **ui.params.bound("w", word, key="attention_word"),
+        list(run.source),
+        "w",
+        raw,
+        key="attention_word",
+        default=default_word + 1,
     )
-    _remember("w", word)
-    return word - 1
 
 
 def hover() -> dict[str, str]:
@@ -215,12 +220,6 @@ def view_picker(
 def choice(param: str, options: tuple[str, ...], default: str, label: str, prefix: str) -> str:
     """A row of buttons tied to the URL parameter ``param`` (session key attention_<param>)."""
     value = ui.params.get_choice(param, options, default=default)
-    value = st.segmented_control(
-        label,
-        options,
-        format_func=ui.labeler(prefix),
-        required=True,
-        **ui.params.bound(param, value, key=f"attention_{param}"),
+    return controls.segmented(
+        label, options, value, param=param, key=f"attention_{param}", format_func=ui.labeler(prefix)
     )
-    ui.params.set_params(**{param: value})
-    return value

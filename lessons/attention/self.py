@@ -13,6 +13,7 @@ from charts import attention as figures
 from core import corpus
 from core.analysis import attention as analysis
 from core.analysis import coref
+from lessons import controls
 from lessons.attention import common, data
 from ui import models
 from ui.inputs import plain
@@ -56,14 +57,14 @@ def coref_head_picker() -> tuple[int, int]:
     default = f"{coref.LAYER + 1}.{coref.HEAD + 1}"
     labels = {o: t("attention.self.coref.option", layer=o[0], head=o[2:]) for o in options}
     value = ui.params.get_choice("ch", options, default=default)
-    value = st.segmented_control(
+    value = controls.segmented(
         t("attention.self.coref.head"),
         options,
+        value,
+        param="ch",
+        key="attention_ch",
         format_func=labels.get,
-        required=True,
-        **ui.params.bound("ch", value, key="attention_ch"),
     )
-    ui.params.set_params(ch=value)
     layer, head = value.split(".")
     return int(layer) - 1, int(head) - 1
 
@@ -148,8 +149,8 @@ def explorer() -> None:
     st.markdown(caption(run, weights, word))
     ui.chart(lines(run, weights, word), key="attention_self_lines")
     numbers = it_numbers(found)
-    key = "tr_separates" if found.separates else "tr_note"
-    st.caption(t(f"attention.self.{key}", **numbers))
+    key = "attention.self.tr_separates" if found.separates else "attention.self.tr_note"
+    st.caption(t(key, **numbers))
     with ui.curious():
         st.caption(t("attention.self.search", **numbers))
     ui.params.set_params(q=" ".join(tokens))

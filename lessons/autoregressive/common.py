@@ -1,5 +1,5 @@
 """What several parts of the autoregressive lesson share: the step player, the text boxes
-tied to the URL, the translator choice, token display and a part's close.
+tied to the URL, the translator choice and token display.
 
 Nothing here keeps state between reruns: values live in the URL and ``st.session_state``,
 and the language and presenter flag are read on every call.
@@ -17,17 +17,13 @@ import ui
 from core import lexicon
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
+from lessons import controls
 from ui.models import get_vocabs
 from ui.slide import Slide
 
-SLUG = "autoregressive"
 TRANSLATORS = ("gru_attention", "transformer")
 DEFAULT_SOURCE = "the cat drank the milk because it was hungry"
 PLAY_DELAY = 0.7  # seconds per step when Play animates
-
-
-def k(key: str) -> str:
-    return f"{SLUG}.{key}"
 
 
 def zh(ids) -> list[str]:
@@ -71,7 +67,7 @@ def stepper(param: str, n: int, default: int = 1) -> tuple[int, bool]:
     for name, icon, on_click, args, disabled in buttons:
         with row, st.container(key=places[name]) if name in places else nullcontext():
             st.button(
-                t(k(f"step.{name}")),
+                t(f"autoregressive.step.{name}"),
                 key=f"ar_{param}_{name}",
                 icon=f":material/{icon}:",
                 on_click=on_click,
@@ -127,14 +123,16 @@ def input_error(err: InputError) -> None:
         for o in err.unknown:
             word = ui.params.safe_value(o.word)
             if o.suggestions:
-                lines.append(t(k("input.suggest"), word=word, options=" / ".join(o.suggestions)))
+                lines.append(
+                    t("autoregressive.input.suggest", word=word, options=" / ".join(o.suggestions))
+                )
             else:
-                lines.append(t(k("input.no_suggest"), word=word))
-        st.error(t(k("input.unknown")) + "\n\n" + "\n".join(f"- {x}" for x in lines))
+                lines.append(t("autoregressive.input.no_suggest", word=word))
+        st.error(t("autoregressive.input.unknown") + "\n\n" + "\n".join(f"- {x}" for x in lines))
     elif err.reason == "too_long":
-        st.error(t(k("input.too_long"), limit=err.limit))
+        st.error(t("autoregressive.input.too_long", limit=err.limit))
     else:
-        st.error(t(k("input.empty")))
+        st.error(t("autoregressive.input.empty"))
 
 
 def read_text(
@@ -160,11 +158,11 @@ def read_source(
     """The sentence a translator reads (drawn in ``s.more``): its tokens, or None after
     saying in ``s.chart`` what is wrong (an empty sentence included)."""
     with s.more:
-        source = read_text(name, default, ui.t(k("tr.source")), key, resets, s.chart)
+        source = read_text(name, default, ui.t("autoregressive.tr.source"), key, resets, s.chart)
     if not source:
         if source == []:
             with s.chart:
-                st.error(ui.t(k("input.empty")))
+                st.error(ui.t("autoregressive.input.empty"))
         return None
     return source
 
@@ -175,22 +173,15 @@ def read_source(
 def pick_translator() -> str:
     """The translation model, tied to the URL parameter ``model``."""
     name = ui.params.get_choice("model", TRANSLATORS, "gru_attention")
-    name = st.segmented_control(
-        ui.t(k("tr.model")),
+    return controls.segmented(
+        ui.t("autoregressive.tr.model"),
         TRANSLATORS,
+        name,
+        param="model",
+        key="ar_model",
         format_func=ui.model_name,
-        required=True,
-        **ui.params.bound("model", name, key="ar_model"),
     )
-    ui.params.set_params(model=name)
-    return name
 
 
 def big(text: str) -> None:
     st.markdown(f"### {text}")
-
-
-def part_end(key: str) -> None:
-    """The part's takeaway and "try this", in the app's one style."""
-    ui.takeaway(ui.t(k(f"{key}.takeaway")))
-    ui.try_this(ui.t(k(f"{key}.try")))

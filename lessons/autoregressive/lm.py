@@ -15,8 +15,6 @@ from lessons.autoregressive.common import (
     animate,
     big,
     chart_key,
-    k,
-    part_end,
     read_text,
     stepper,
 )
@@ -38,9 +36,9 @@ def sampling_controls() -> tuple[str, float, int, int]:
     to its URL parameter. Returns (mode, temperature, top-k, seed)."""
     mode = ui.params.get_choice("mode", analysis.MODES, "greedy")
     mode = st.segmented_control(
-        t(k("lm.mode")),
+        t("autoregressive.lm.mode"),
         analysis.MODES,
-        format_func=ui.labeler(k("lm.mode.")),
+        format_func=ui.labeler("autoregressive.lm.mode."),
         required=True,
         **ui.params.bound("mode", mode, key="ar_mode"),
     )
@@ -50,28 +48,28 @@ def sampling_controls() -> tuple[str, float, int, int]:
     row = st.container(horizontal=True)  # one row, not columns: 3 blocks fewer at each click
     off = mode == "greedy"
     temp = row.slider(
-        t(k("lm.temp")),
+        t("autoregressive.lm.temp"),
         0.1,
         3.0,
         step=0.1,
         disabled=off,
-        help=t(k("lm.temp_help")),
+        help=t("autoregressive.lm.temp_help"),
         **ui.params.bound("temp", temp, key="ar_temp"),
     )
     topk = row.slider(
-        t(k("lm.topk")),
+        t("autoregressive.lm.topk"),
         0,
         50,
         disabled=off,
-        help=t(k("lm.topk_help")),
+        help=t("autoregressive.lm.topk_help"),
         **ui.params.bound("topk", topk, key="ar_topk"),
     )
     seed = row.number_input(
-        t(k("lm.seed")),
+        t("autoregressive.lm.seed"),
         0,
         9999,
         disabled=off,
-        help=t(k("lm.seed_help")),
+        help=t("autoregressive.lm.seed_help"),
         **ui.params.bound("seed", seed, key="ar_seed"),
     )
     return mode, temp, topk, seed
@@ -84,26 +82,27 @@ def show_table(header: list[str], rows: list[list[object]]) -> None:
 
 @ui.fragment  # the prompt reruns this part; the other controls only what they change (run_view)
 def show() -> None:
-    s = ui.slide(t(k("lm.lead")))
+    s = ui.slide(t("autoregressive.lm.lead"))
     if not require(data.LM):
         return
     with s.more:
         prefix = read_text(
-            "prefix", DEFAULT_PREFIX, t(k("lm.prefix")), "ar_prefix", ("step",), s.chart
+            "prefix", DEFAULT_PREFIX, t("autoregressive.lm.prefix"), "ar_prefix", ("step",), s.chart
         )
         if prefix is None:
             return
         if not prefix:
-            st.caption(t(k("input.empty_prefix")))
+            st.caption(t("autoregressive.input.empty_prefix"))
     run_view(s, tuple(prefix))
-    part_end("lm")
+    ui.takeaway(t("autoregressive.lm.takeaway"))
+    ui.try_this(t("autoregressive.lm.try"))
     model = ui.model_name(data.LM)
     expected = data.lm_recorded()
     with ui.curious():
-        st.markdown(t(k("lm.curious"), model=model))
+        st.markdown(t("autoregressive.lm.curious", model=model))
         if expected:
             shown = " ".join(lexicon.show_tokens(expected))
-            st.markdown(t(k("lm.recorded"), tokens=shown, model=model))
+            st.markdown(t("autoregressive.lm.recorded", tokens=shown, model=model))
 
 
 # Greedy or sampling, its settings and the step redraw the chart, the stepper and the record
@@ -145,16 +144,24 @@ def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -
     read = en(step.context)
     tokens = en(step.top_ids)
     idx = step.top_ids.index(step.chosen) if step.chosen in step.top_ids else None
-    what = t(k(f"lm.dist.{mode}"), temp=f"{temp:.1f}", topk=topk or t(k("lm.all")))
+    what = t(
+        f"autoregressive.lm.dist.{mode}",
+        temp=f"{temp:.1f}",
+        topk=topk or t("autoregressive.lm.all"),
+    )
     probs = tuple(float(p) for p in step.top_probs)
     ui.chart(
         lambda: figures.next_token_bars(
             tokens,
             step.top_probs,
             idx,
-            title=t(k("lm.chart.title"), model=ui.model_name(data.LM), context=" ".join(read[-6:])),
+            title=t(
+                "autoregressive.lm.chart.title",
+                model=ui.model_name(data.LM),
+                context=" ".join(read[-6:]),
+            ),
             x_title=what,
-            y_title=t(k("lm.chart.y"), k=len(tokens)),
+            y_title=t("autoregressive.lm.chart.y", k=len(tokens)),
             presenter=ui.presenter(),
         ),
         key=chart_key("ar_lm_chart", play),
@@ -162,7 +169,7 @@ def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -
         memo=(tuple(tokens), probs, idx, tuple(read[-6:]), mode, temp, topk),
     )
     big(
-        t(k("lm.step_of"), step=n, total=len(steps))
+        t("autoregressive.lm.step_of", step=n, total=len(steps))
         + " · "
         + figures.marked([*read, en([step.chosen])[0]], n_prefix + 1, len(read))
     )
@@ -172,15 +179,15 @@ def draw_record(steps: list, n: int, settings: tuple) -> None:
     """The choice of step ``n`` in words, and the record of steps 1..n as a table."""
     mode, _, _, seed = settings
     step = steps[n - 1]
-    header = [t(k(f"lm.col.{c}")) for c in ("step", "read", "chose", "p")]
+    header = [t(f"autoregressive.lm.col.{c}") for c in ("step", "read", "chose", "p")]
     rows = [
         [i, " ".join(en(r.context)), en([r.chosen])[0], f"{r.chosen_prob:.1%}"]
         for i, r in enumerate(steps[:n], 1)
     ]
     st.caption(
-        t(k("lm.chose"), token=en([step.chosen])[0], p=f"{step.chosen_prob:.1%}")
+        t("autoregressive.lm.chose", token=en([step.chosen])[0], p=f"{step.chosen_prob:.1%}")
         + " "
-        + t(k(f"lm.caption.{mode}"), seed=seed, model=ui.model_name(data.LM))
+        + t(f"autoregressive.lm.caption.{mode}", seed=seed, model=ui.model_name(data.LM))
     )
-    st.markdown(f"**{t(k('lm.record'))}**")
+    st.markdown(f"**{t('autoregressive.lm.record')}**")
     show_table(header, rows)

@@ -17,8 +17,6 @@ from lessons.autoregressive.common import (
     animate,
     big,
     chart_key,
-    k,
-    part_end,
     pick_translator,
     read_source,
     stepper,
@@ -32,7 +30,7 @@ t = ui.t
 
 @ui.fragment  # its controls rerun only this part
 def show() -> None:
-    s = ui.slide(t(k("tr.lead")))
+    s = ui.slide(t("autoregressive.tr.lead"))
     with s.more:
         name = pick_translator()
         if not require(name):
@@ -55,12 +53,13 @@ def show() -> None:
         animate(draw, step, len(dec.ids), "tstep")  # ends in a rerun
     draw(step)
     with s.words:
-        st.caption(t(k("tr.caption"), model=model))
+        st.caption(t("autoregressive.tr.caption", model=model))
         text = detokenize_zh(zh(analysis.strip_eos(dec.ids))) or "∅"
-        st.markdown(t(k("tr.full"), text=text, n=len(dec.ids)))
-    part_end("tr")
+        st.markdown(t("autoregressive.tr.full", text=text, n=len(dec.ids)))
+    ui.takeaway(t("autoregressive.tr.takeaway"))
+    ui.try_this(t("autoregressive.tr.try"))
     with ui.curious():
-        st.markdown(t(k("tr.curious")))
+        st.markdown(t("autoregressive.tr.curious"))
 
 
 def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, play: bool):
@@ -76,9 +75,9 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             zh(step.top_ids),
             step.top_probs,
             step.top_ids.index(step.chosen) if step.chosen in step.top_ids else None,
-            title=t(k("tr.chart.title"), model=model, step=n),
-            x_title=t(k("tr.chart.x")),
-            y_title=t(k("tr.chart.y"), k=len(step.top_ids)),
+            title=t("autoregressive.tr.chart.title", model=model, step=n),
+            x_title=t("autoregressive.tr.chart.x"),
+            y_title=t("autoregressive.tr.chart.y", k=len(step.top_ids)),
             presenter=presenter,
         )
         ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5, height=STEP_SLIDE_HEIGHT)
@@ -87,16 +86,16 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             fig = figures.attention_row(
                 src_labels,
                 dec.attention[n - 1],
-                title=t(k("tr.attn.title"), model=model, token=out[n - 1]),
-                x_title=t(k("tr.attn.x")),
-                y_title=t(k("tr.attn.y")),
+                title=t("autoregressive.tr.attn.title", model=model, token=out[n - 1]),
+                x_title=t("autoregressive.tr.attn.x"),
+                y_title=t("autoregressive.tr.attn.y"),
                 presenter=presenter,
             )
             ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5, height=STEP_SLIDE_HEIGHT)
         else:
-            st.caption(t(k("tr.no_attention"), model=model))
+            st.caption(t("autoregressive.tr.no_attention", model=model))
     big(
-        t(k("tr.step_of"), step=n, total=len(dec.ids))
+        t("autoregressive.tr.step_of", step=n, total=len(dec.ids))
         + " · "
         + figures.marked([BOS_SHOW, *out[:n]], 1, n, sep=" ")
     )

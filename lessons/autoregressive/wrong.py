@@ -17,8 +17,9 @@ from charts import autoregressive as figures
 from core.analysis import autoregressive as analysis
 from core.analysis import slips
 from core.evaluate import max_output_len
+from lessons import controls
 from lessons.autoregressive import data
-from lessons.autoregressive.common import k, part_end, read_source, zh
+from lessons.autoregressive.common import read_source, zh
 from ui.models import get_vocabs, require
 
 t = ui.t
@@ -29,7 +30,7 @@ ATTENTION = "gru_attention"  # the model the words compare the plain GRU with
 
 @ui.fragment  # its controls rerun only this part
 def show() -> None:
-    s = ui.slide(t(k("wrong.lead")))
+    s = ui.slide(t("autoregressive.wrong.lead"))
     if not require(*STUDY):
         return
     seed = data.corpus_seed()
@@ -37,10 +38,10 @@ def show() -> None:
     data.default_slip_job(seed)
     with s.more:
         name = pick_model()
-    with s.chart, st.spinner(t(k("wrong.searching"))):
+    with s.chart, st.spinner(t("autoregressive.wrong.searching")):
         slip = data.default_slip(seed)  # the plain GRU's clearest plausible slip
     if slip is None:  # the shipped plain GRU always has one (zoo test); a retrain may not
-        st.warning(t(k("wrong.noslip"), model=ui.model_name(data.SLIP_MODEL)))
+        st.warning(t("autoregressive.wrong.noslip", model=ui.model_name(data.SLIP_MODEL)))
         return
     source = read_source(s, "wsrc", slip.text, "ar_wsrc", ("fpos", "ftok"))
     if source is None:
@@ -52,12 +53,13 @@ def show() -> None:
         left, right = st.columns([2, 3])
         with left:
             show_sentences(base, new, fpos, forced, probs[forced], ui.model_name(name))
-        with right, st.spinner(t(k("wrong.stat.spinner"), n=data.SLIP_SAMPLE)):
+        with right, st.spinner(t("autoregressive.wrong.stat.spinner", n=data.SLIP_SAMPLE)):
             table = data.slip_table(seed)
             show_distribution(table)
     with s.words:
         say_where_it_carries(table)
-    part_end("wrong")
+    ui.takeaway(t("autoregressive.wrong.takeaway"))
+    ui.try_this(t("autoregressive.wrong.try"))
     with ui.curious():
         show_method(slip, table)
 
@@ -65,15 +67,14 @@ def show() -> None:
 def pick_model() -> str:
     """The model whose output is shown, tied to the URL parameter ``wmodel``."""
     name = ui.params.get_choice("wmodel", PICKABLE, data.SLIP_MODEL)
-    name = st.segmented_control(
-        t(k("tr.model")),
+    return controls.segmented(
+        t("autoregressive.tr.model"),
         PICKABLE,
+        name,
+        param="wmodel",
+        key="ar_wmodel",
         format_func=ui.model_name,
-        required=True,
-        **ui.params.bound("wmodel", name, key="ar_wmodel"),
     )
-    ui.params.set_params(wmodel=name)
-    return name
 
 
 def show_sentences(
@@ -83,13 +84,13 @@ def show_sentences(
     later marked), and how many later words changed."""
     edits, fresh = analysis.later_changes(base.ids, new.ids, fpos - 1)
     later = len(analysis.strip_eos(base.ids)) - fpos  # its own words after the forced one
-    st.markdown(t(k("wrong.before")))
+    st.markdown(t("autoregressive.wrong.before"))
     st.markdown(figures.sentence_row(zh(base.ids), None))
-    st.markdown(t(k("wrong.after")))
+    st.markdown(t("autoregressive.wrong.after"))
     st.markdown(figures.sentence_row(zh(new.ids), fpos - 1, fresh))
     st.markdown(
         t(
-            k("wrong.changed"),
+            "autoregressive.wrong.changed",
             changed=edits,
             later=max(later, 0),
             pos=fpos,
@@ -106,9 +107,9 @@ def show_distribution(table: dict[str, dict]) -> None:
     fig = figures.slip_distribution(
         {n: table[m]["histogram"] for n, m in names.items()},
         names,
-        title=t(k("wrong.stat.title")),
-        x_title=t(k("wrong.stat.x")),
-        y_title=t(k("wrong.stat.y")),
+        title=t("autoregressive.wrong.stat.title"),
+        x_title=t("autoregressive.wrong.stat.x"),
+        y_title=t("autoregressive.wrong.stat.y"),
         presenter=ui.presenter(),
     )
     ui.chart(fig, key="ar_wrong_chart", width=0.6)
@@ -120,7 +121,7 @@ def say_where_it_carries(table: dict[str, dict]) -> None:
     lm, plain, att = table[data.SLIP_LMS[0]], table[data.SLIP_MODEL], table[ATTENTION]
     ui.mixed(
         t(
-            k("wrong.mixed"),
+            "autoregressive.wrong.mixed",
             lm=ui.model_name(data.SLIP_LMS[0]),
             lm_derailed=f"{lm['derailed']:.0%}",
             plain=ui.model_name(data.SLIP_MODEL),
@@ -138,7 +139,7 @@ def show_method(slip: slips.DefaultSlip, table: dict[str, dict]) -> None:
     study's numbers per model."""
     st.markdown(
         t(
-            k("wrong.search"),
+            "autoregressive.wrong.search",
             threshold=f"{analysis.SLIP_THRESHOLD:.0%}",
             lo=data.SLIP_LENGTHS[0],
             hi=data.SLIP_LENGTHS[1],
@@ -154,9 +155,19 @@ def show_method(slip: slips.DefaultSlip, table: dict[str, dict]) -> None:
     lo, hi = (inspect.signature(slips.grammatical).parameters[p].default for p in ("lo", "hi"))
     lm = ui.model_name(data.SLIP_LMS[0])
     st.markdown(
-        t(k("wrong.stat.caption"), n=data.SLIP_SAMPLE, pos=data.SLIP_POS + 1, lo=lo, hi=hi, lm=lm)
+        t(
+            "autoregressive.wrong.stat.caption",
+            n=data.SLIP_SAMPLE,
+            pos=data.SLIP_POS + 1,
+            lo=lo,
+            hi=hi,
+            lm=lm,
+        )
     )
-    head = [t(k(f"wrong.table.{c}")) for c in ("model", "n", "recovered", "derailed", "mean")]
+    head = [
+        t(f"autoregressive.wrong.table.{c}")
+        for c in ("model", "n", "recovered", "derailed", "mean")
+    ]
     rows = [
         [
             ui.model_name(m),
@@ -222,7 +233,7 @@ def pick_wrong_step(
         c1, c2 = st.columns(2)
         st.session_state["ar_fpos"] = fpos
         fpos = c1.selectbox(
-            t(k("wrong.pos")),
+            t("autoregressive.wrong.pos"),
             list(range(1, len(base.ids) + 1)),
             format_func=lambda i: f"{i}: {out[i - 1]}",
             key="ar_fpos",
@@ -234,7 +245,7 @@ def pick_wrong_step(
         probs = dict(zip(base.steps[fpos - 1].top_ids, base.steps[fpos - 1].top_probs))
         st.session_state["ar_ftok"] = forced
         forced = c2.selectbox(
-            t(k("wrong.token")),
+            t("autoregressive.wrong.token"),
             options,
             format_func=lambda i: f"{zh([i])[0]} ({probs[i]:.1%})",
             key="ar_ftok",

@@ -18,11 +18,11 @@ from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from core.i18n import translate
 from core.translate import InputError, prepare
+from lessons import controls
 from lessons.bottleneck import data
 from ui import models
 from ui.slide import Slide
 
-P = "bottleneck."
 t = ui.t
 
 
@@ -49,23 +49,25 @@ def input_message(err: InputError) -> str:
     return t("bottleneck.input.unknown", words=words)
 
 
-def part_header(part: str) -> None:
-    """The part's short header; on the projector the highlighted part button says it."""
+def close_part(takeaway: str, try_this: str) -> None:
+    """The part's conclusion and what to try next (the catalogue's keys), in the app's one
+    style."""
+    ui.takeaway(t(takeaway))
+    ui.try_this(t(try_this))
+
+
+def part_header(key: str) -> None:
+    """The part's short header (the catalogue's ``key``); on the projector the highlighted
+    part button says it."""
     if not ui.presenter():
-        st.header(t(f"{P}{part}.header"))
-
-
-def close_part(part: str) -> None:
-    """The part's conclusion and what to try next, in the app's one style."""
-    ui.takeaway(t(f"{P}{part}.takeaway"))
-    ui.try_this(t(f"{P}{part}.try"))
+        st.header(t(key))
 
 
 def intro_more() -> None:
     """The lesson's introduction, folded: before the part on a laptop or a phone, after it
     on the projector (where the slide opens with the part's chart)."""
-    with st.expander(t(P + "intro_more"), icon=":material/info:"):
-        st.markdown(t(P + "intro"))
+    with st.expander(t("bottleneck.intro_more"), icon=":material/info:"):
+        st.markdown(t("bottleneck.intro"))
 
 
 # --- the controls --------------------------------------------------------------------------------
@@ -120,16 +122,15 @@ def plain_picker() -> str:
         return translate("bottleneck.plain.option", lang, size=data.plain_size(name))
 
     plain = ui.params.get_choice("plain", data.PLAIN, default="gru_plain_256")
-    plain = st.segmented_control(
+    return controls.segmented(
         t("bottleneck.plain.label"),
         data.PLAIN,
+        plain,
+        param="plain",
+        key="bn_plain",
         format_func=plain_label,
-        required=True,
         help=t("bottleneck.plain.help"),
-        **ui.params.bound("plain", plain, key="bn_plain"),
     )
-    ui.params.set_params(plain=plain)
-    return plain
 
 
 # What a part draws with the plain model it reads through: the slide (the sentence box is in
@@ -137,24 +138,24 @@ def plain_picker() -> str:
 Draw = Callable[[Slide, str, tuple[str, ...] | None], None]
 
 
-def sentence_part(part: str, *, main: str, draw: Draw) -> None:
+def sentence_part(header: str, lead: str, *, main: str, draw: Draw) -> bool:
     """A part that reads the sentence through one plain model (read, side, grad): its
-    header, its slide, the sentence box and the model switch -- the one named by ``main``
-    ("plain" or "sentence") as the slide's main control, the other among the secondary
-    ones --, then ``draw`` and the part's close. When the models cannot read the sentence,
-    a note in place of the chart (``draw`` gets None) and no close."""
-    part_header(part)
-    s = ui.slide(t(f"{P}{part}.lead"))
+    header and slide (the catalogue's keys ``header`` and ``lead``), the sentence box and the
+    model switch -- the one named by ``main`` ("plain" or "sentence") as the slide's main
+    control, the other among the secondary ones --, then ``draw``. When the models cannot
+    read the sentence, a note in place of the chart (``draw`` gets None). Returns whether the
+    models read it (the part then closes with its takeaway)."""
+    part_header(header)
+    s = ui.slide(t(lead))
     with s.more if main == "plain" else s.control:
         tokens = sentence_box()
     if tokens is None:
-        s.chart.info(t(P + "need_sentence"), icon=":material/edit:")
+        s.chart.info(t("bottleneck.need_sentence"), icon=":material/edit:")
     # the secondary controls' place made in this run (on the projector, a fold): one that the
     # model switch's fragment made would be gone at its own rerun (measured: the page blank)
     ui.hold(s.more)
     model_view(s, main, tokens, draw)
-    if tokens is not None:
-        close_part(part)
+    return tokens is not None
 
 
 # The model switch reruns only the switch and what ``draw`` puts in the slide's places (the

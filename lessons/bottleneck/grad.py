@@ -11,7 +11,7 @@ from core import lexicon
 from core.analysis import bottleneck as analysis
 from core.analysis.influence import verdict
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, sentence_part
+from lessons.bottleneck.common import close_part, sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -21,28 +21,29 @@ t = ui.t
 @ui.fragment  # the sentence reruns only this part, the model switch and the log toggle only
 # the chart and its caption
 def show() -> None:
-    sentence_part("grad", main="sentence", draw=draw)
+    if sentence_part("bottleneck.grad.header", "bottleneck.grad.lead", main="sentence", draw=draw):
+        close_part("bottleneck.grad.takeaway", "bottleneck.grad.try")
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
     """The log-scale toggle, then how much each word of ``tokens`` moves ``plain``'s C."""
     with s.more:
         log_y = ui.params.get_bool("log", False)
-        log_y = st.toggle(t(P + "grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
+        log_y = st.toggle(t("bottleneck.grad.log"), **ui.params.bound("log", log_y, key="bn_log"))
     ui.params.set_params(log=log_y)
     if tokens is None:
         return
     ids = tuple(models.get_vocabs()[0].encode(tokens, eos=True))
-    with s.chart, st.spinner(t(P + "grad.spinner")):
+    with s.chart, st.spinner(t("bottleneck.grad.spinner")):
         norms = data.influence(plain, ids)
     with s.chart:
         ui.chart(
             figures.influence_bars(
                 lexicon.show_tokens([*tokens, "<eos>"]),
                 norms,
-                title=t(P + "grad.title", model=ui.model_name(plain)),
-                x_title=t(P + "grad.x"),
-                y_title=t(P + "grad.y"),
+                title=t("bottleneck.grad.title", model=ui.model_name(plain)),
+                x_title=t("bottleneck.grad.x"),
+                y_title=t("bottleneck.grad.y"),
                 color=lexicon.look(plain).color,
                 presenter=ui.presenter(),
                 log_y=log_y,
@@ -51,4 +52,4 @@ def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
         )
     ratio = analysis.early_late_ratio(norms)
     with s.words:
-        st.caption(t(P + "grad.caption_" + verdict(ratio), ratio=f"{ratio:.2g}"))
+        st.caption(t(f"bottleneck.grad.caption_{verdict(ratio)}", ratio=f"{ratio:.2g}"))

@@ -9,15 +9,15 @@ from charts import bottleneck as figures
 from core import lexicon
 from core.analysis import latent
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, part_header
+from lessons.bottleneck.common import close_part, part_header
 from ui import models
 
 t = ui.t
 
 
 def show() -> None:
-    part_header("latent")
-    s = ui.slide(t(P + "latent.lead"))
+    part_header("bottleneck.latent.header")
+    s = ui.slide(t("bottleneck.latent.lead"))
     with s.chart:
         if not models.require(data.LM):
             return
@@ -35,10 +35,10 @@ def show() -> None:
                 read,
                 guesses,
                 steps.top_probs,
-                title=t(P + "latent.title", model=ui.model_name(data.LM)),
-                x_title=t(P + "latent.x"),
-                y_title=t(P + "latent.y", size=steps.states.shape[1]),
-                bar_title=t(P + "latent.bar"),
+                title=t("bottleneck.latent.title", model=ui.model_name(data.LM)),
+                x_title=t("bottleneck.latent.x"),
+                y_title=t("bottleneck.latent.y", size=steps.states.shape[1]),
+                bar_title=t("bottleneck.latent.bar"),
                 presenter=ui.presenter(),
                 # a phone's layout where ui.chart fits a phone (not the projector)
                 phone=ui.on_a_phone() and not ui.presenter(),
@@ -46,14 +46,14 @@ def show() -> None:
             key="bn_latent",
         )
     with s.words:  # a plain guide for a newcomer; the maths is for the curious
-        st.markdown(t(P + "latent.guide", n=len(read), size=steps.states.shape[1]))
-    close_part("latent")
+        st.markdown(t("bottleneck.latent.guide", n=len(read), size=steps.states.shape[1]))
+    close_part("bottleneck.latent.takeaway", "bottleneck.latent.try")
     with ui.curious():
-        st.caption(t(P + "latent.caption", size=steps.states.shape[1]))
+        st.caption(t("bottleneck.latent.caption", size=steps.states.shape[1]))
         hits = latent.hits(steps, ids)
         st.markdown(
             t(
-                P + "latent.curious",
+                "bottleneck.latent.curious",
                 hits=hits,
                 n=len(ids) + 1,
                 change=", ".join(f"{c:.1f}" for c in steps.change),

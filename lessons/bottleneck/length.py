@@ -9,8 +9,9 @@ import ui
 from charts import bottleneck as figures
 from core import corpus
 from core.analysis import bottleneck as analysis
+from lessons import controls
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, part_header
+from lessons.bottleneck.common import close_part, part_header
 from ui import models
 
 t = ui.t
@@ -18,23 +19,23 @@ t = ui.t
 
 @ui.fragment  # the metric switch reruns only this part
 def show() -> None:
-    part_header("length")
-    s = ui.slide(t(P + "length.lead"))
+    part_header("bottleneck.length.header")
+    s = ui.slide(t("bottleneck.length.lead"))
     manifest = models.get_manifest()
     metric = ui.params.get_choice("metric", analysis.METRICS, default="exact")
     with s.control:
-        metric = st.segmented_control(
-            t(P + "length.metric"),
+        metric = controls.segmented(
+            t("bottleneck.length.metric"),
             analysis.METRICS,
-            format_func=ui.labeler(P + "metric."),
-            required=True,
-            **ui.params.bound("metric", metric, key="bn_metric"),
+            metric,
+            param="metric",
+            key="bn_metric",
+            format_func=ui.labeler("bottleneck.metric."),
         )
-    ui.params.set_params(metric=metric)
     names = (*data.PLAIN, data.ATTN, *data.OTHERS)
     curves = analysis.length_curves(manifest, names, metric)
     if not curves:
-        s.chart.warning(t(P + "length.missing"), icon=":material/hourglass_empty:")
+        s.chart.warning(t("bottleneck.length.missing"), icon=":material/hourglass_empty:")
         return
     with s.chart:
         ui.chart(
@@ -43,16 +44,16 @@ def show() -> None:
                 curves,
                 focus=(*data.PLAIN, data.ATTN),
                 names={n: ui.model_name(n) for n in names},
-                title=t(P + "length.title", metric=t(f"{P}metric.{metric}")),
-                x_title=t(P + "length.x"),
-                y_title=t(f"{P}metric.{metric}"),
+                title=t("bottleneck.length.title", metric=t(f"bottleneck.metric.{metric}")),
+                x_title=t("bottleneck.length.x"),
+                y_title=t(f"bottleneck.metric.{metric}"),
                 presenter=ui.presenter(),
             ),
             key="bn_length",
         )
     counts = analysis.bucket_counts(manifest, data.ATTN)
     with s.words:
-        st.caption(t(P + "length.caption", n=sum(counts), per=min(counts) if counts else 0))
-    close_part("length")
+        st.caption(t("bottleneck.length.caption", n=sum(counts), per=min(counts) if counts else 0))
+    close_part("bottleneck.length.takeaway", "bottleneck.length.try")
     with ui.curious():
-        st.markdown(t(P + "length.curious"))
+        st.markdown(t("bottleneck.length.curious"))

@@ -11,7 +11,7 @@ import ui
 from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, part_header
+from lessons.bottleneck.common import close_part, part_header
 
 t = ui.t
 
@@ -21,21 +21,21 @@ def kept_text(probes: dict, names: Sequence[str]) -> str:
     caption), one phrase per model."""
     return "; ".join(
         t(
-            P + "probe.kept",
+            "bottleneck.probe.kept",
             model=ui.model_name(name),
             where=analysis.ranges_text(analysis.kept_positions(probes[name]))
-            or t(P + "probe.none"),
+            or t("bottleneck.probe.none"),
         )
         for name in names
     )
 
 
 def show() -> None:
-    part_header("probe")
+    part_header("bottleneck.probe.header")
     # the probes start now, in their thread, while the lead is drawn
     data.probe_job(*data.PROBE_ARGS)
-    s = ui.slide(t(P + "probe.lead"))
-    with s.chart, st.spinner(t(P + "probe.spinner")):
+    s = ui.slide(t("bottleneck.probe.lead"))
+    with s.chart, st.spinner(t("bottleneck.probe.spinner")):
         probes = data.probe_curves(*data.PROBE_ARGS)
     first = probes[data.PLAIN[0]]
     with s.chart:
@@ -44,23 +44,23 @@ def show() -> None:
                 first.positions,
                 {name: r.accuracy for name, r in probes.items()},
                 names={n: ui.model_name(n) for n in probes},
-                title=t(P + "probe.title"),
-                x_title=t(P + "probe.x"),
-                y_title=t(P + "probe.y"),
+                title=t("bottleneck.probe.title"),
+                x_title=t("bottleneck.probe.x"),
+                y_title=t("bottleneck.probe.y"),
                 presenter=ui.presenter(),
                 baseline=first.chance,
-                baseline_name=t(P + "probe.chance"),
+                baseline_name=t("bottleneck.probe.chance"),
             ),
             key="bn_probe",
         )
     with s.words:
-        st.caption(t(P + "probe.caption", kept=kept_text(probes, (*data.PLAIN, data.ATTN))))
-    close_part("probe")
+        st.caption(t("bottleneck.probe.caption", kept=kept_text(probes, (*data.PLAIN, data.ATTN))))
+    close_part("bottleneck.probe.takeaway", "bottleneck.probe.try")
     with ui.curious():
-        st.markdown(t(P + "probe.intro"))
+        st.markdown(t("bottleneck.probe.intro"))
         st.markdown(
             t(
-                P + "probe.curious",
+                "bottleneck.probe.curious",
                 n_train=first.n_train,
                 n_test=first.n_test,
                 length=data.PROBE_LEN,

@@ -8,7 +8,7 @@ import ui
 from charts import bottleneck as figures
 from core import lexicon
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, sentence_part
+from lessons.bottleneck.common import close_part, sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -17,7 +17,8 @@ t = ui.t
 
 @ui.fragment  # the sentence reruns only this part, the model switch only the chart and words
 def show() -> None:
-    sentence_part("read", main="plain", draw=draw)
+    if sentence_part("bottleneck.read.header", "bottleneck.read.lead", main="plain", draw=draw):
+        close_part("bottleneck.read.takeaway", "bottleneck.read.try")
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
@@ -34,14 +35,14 @@ def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
             lambda: figures.states_heatmap(
                 hidden,
                 words,
-                title=t(P + "read.title", model=ui.model_name(plain), n=len(tokens)),
-                x_title=t(P + "read.x"),
-                y_title=t(P + "read.y"),  # one title for every model: the plot stays put
+                title=t("bottleneck.read.title", model=ui.model_name(plain), n=len(tokens)),
+                x_title=t("bottleneck.read.x"),
+                y_title=t("bottleneck.read.y"),  # one title for every model: the plot stays put
                 context_label="C",
                 # on the projector one heatmap, big: C is its framed last column
                 context=None if presenter else context,
-                strip_title=t(P + "read.strip_title", size=size, n=len(tokens)),
-                strip_x_title=t(P + "read.strip_x"),
+                strip_title=t("bottleneck.read.strip_title", size=size, n=len(tokens)),
+                strip_x_title=t("bottleneck.read.strip_x"),
                 presenter=presenter,
                 # the labels of the widest model's dimensions: the plot stays put on a switch
                 label_digits=max(len(data.plain_size(name)) for name in data.PLAIN),
@@ -51,7 +52,7 @@ def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
         )
     with s.words:
         m1, m2, m3 = st.columns(3)
-        m1.metric(t(P + "read.words"), len(tokens))
-        m2.metric(t(P + "read.states"), f"{len(words)} × {hidden.shape[1]}")
-        m3.metric(t(P + "read.c_size"), size)
-        st.caption(t(P + "read.caption", size=size))
+        m1.metric(t("bottleneck.read.words"), len(tokens))
+        m2.metric(t("bottleneck.read.states"), f"{len(words)} × {hidden.shape[1]}")
+        m3.metric(t("bottleneck.read.c_size"), size)
+        st.caption(t("bottleneck.read.caption", size=size))

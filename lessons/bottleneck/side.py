@@ -10,7 +10,7 @@ from charts import bottleneck as figures
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, marked, sentence_part
+from lessons.bottleneck.common import close_part, marked, sentence_part
 from ui import models
 from ui.slide import Slide
 
@@ -19,7 +19,8 @@ t = ui.t
 
 @ui.fragment  # the sentence reruns only this part, the model switch only the outputs
 def show() -> None:
-    sentence_part("side", main="sentence", draw=draw)
+    if sentence_part("bottleneck.side.header", "bottleneck.side.lead", main="sentence", draw=draw):
+        close_part("bottleneck.side.takeaway", "bottleneck.side.try")
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
@@ -35,22 +36,23 @@ def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
             with col.container(border=True):
                 model_output(name, outs[name], reference, len(ids))
         if reference is not None:
-            st.markdown(f"{t(P + 'side.reference')} {figures.chips(reference)}")
+            st.markdown(f"{t('bottleneck.side.reference')} {figures.chips(reference)}")
     with s.words:
-        st.caption(t(P + ("side.caption" if reference is not None else "side.no_reference")))
+        key = "bottleneck.side.caption" if reference is not None else "bottleneck.side.no_reference"
+        st.caption(t(key))
 
 
 def model_output(name: str, out: list[str], reference: tuple[str, ...] | None, n: int) -> None:
     """One model's translation (wrong words marked), the size of what it reads from, and
     with a reference its score."""
-    role = "attn" if name == data.ATTN else "plain"
-    st.markdown(f"**{t(f'{P}side.{role}')}** {ui.model_name(name)}")
+    role = "bottleneck.side.attn" if name == data.ATTN else "bottleneck.side.plain"
+    st.markdown(f"**{t(role)}** {ui.model_name(name)}")
     st.markdown(marked(out, reference))
-    note = "attn_note" if name == data.ATTN else "plain_note"
+    note = "bottleneck.side.attn_note" if name == data.ATTN else "bottleneck.side.plain_note"
     size = models.get_model(name).cfg.hidden
-    st.caption(t(f"{P}side.{note}", n=n, size=size))
+    st.caption(t(note, n=n, size=size))
     if reference is not None:
         wrong = sum(analysis.error_marks(out, reference))
         sc = score([out], [reference])
         edit = f"{sc['edit_acc']:.0%}"
-        st.caption(t(P + "side.score", wrong=wrong, n=len(out), edit=edit))
+        st.caption(t("bottleneck.side.score", wrong=wrong, n=len(out), edit=edit))

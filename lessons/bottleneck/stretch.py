@@ -12,7 +12,7 @@ from core import corpus
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
 from lessons.bottleneck import data
-from lessons.bottleneck.common import P, close_part, marked, part_header, plain_picker
+from lessons.bottleneck.common import close_part, marked, part_header, plain_picker
 from ui import models
 
 LEN_MIN, LEN_MAX, LEN_DEFAULT = 3, 60, analysis.STRETCH_LEN
@@ -26,21 +26,23 @@ def new_batch() -> None:
 
 @ui.fragment  # the length slider, the new-batch button and the model switch rerun this part
 def show() -> None:
-    part_header("stretch")
-    s = ui.slide(t(P + "stretch.lead"))
+    part_header("bottleneck.stretch.header")
+    s = ui.slide(t("bottleneck.stretch.lead"))
     length = ui.params.get_int("len", LEN_MIN, LEN_MAX, LEN_DEFAULT)
     seed = ui.params.get_int("seed", 0, 999_999, 0)
     with s.control:
         length = st.slider(
-            t(P + "stretch.length"),
+            t("bottleneck.stretch.length"),
             LEN_MIN,
             LEN_MAX,
-            help=t(P + "stretch.length_help"),
+            help=t("bottleneck.stretch.length_help"),
             **ui.params.bound("len", length, key="bn_len"),
         )
     with s.more:
         plain = plain_picker()
-        st.button(t(P + "stretch.new"), on_click=new_batch, icon=":material/casino:", key="bn_new")
+        st.button(
+            t("bottleneck.stretch.new"), on_click=new_batch, icon=":material/casino:", key="bn_new"
+        )
     ui.params.set_params(len=length, seed=seed)
     batch = data.stretch_batch(length, seed)
     src_vocab = models.get_vocabs()[0]
@@ -55,9 +57,9 @@ def show() -> None:
                 np.arange(1, max_pos + 1),
                 curves,
                 names={n: ui.model_name(n) for n in curves},
-                title=t(P + "stretch.title", n=len(refs), length=length),
-                x_title=t(P + "stretch.x"),
-                y_title=t(P + "stretch.y"),
+                title=t("bottleneck.stretch.title", n=len(refs), length=length),
+                x_title=t("bottleneck.stretch.x"),
+                y_title=t("bottleneck.stretch.y"),
                 presenter=ui.presenter(),
             ),
             key="bn_stretch",
@@ -67,14 +69,14 @@ def show() -> None:
         for col, name in zip(cols, outs):
             sc = score(outs[name], refs)
             col.metric(
-                t(P + "stretch.exact", model=ui.model_name(name)),
+                t("bottleneck.stretch.exact", model=ui.model_name(name)),
                 f"{round(sc['exact'] * len(refs))} / {len(refs)}",
-                help=t(P + "stretch.edit", edit=f"{sc['edit_acc']:.0%}"),
+                help=t("bottleneck.stretch.edit", edit=f"{sc['edit_acc']:.0%}"),
             )
-        st.caption(t(P + "stretch.caption", min_n=analysis.STRETCH_MIN_N, n=len(refs)))
+        st.caption(t("bottleneck.stretch.caption", min_n=analysis.STRETCH_MIN_N, n=len(refs)))
         if length > corpus.MAX_LEN:
-            st.caption(t(P + "stretch.beyond", max=corpus.MAX_LEN))
-    close_part("stretch")
+            st.caption(t("bottleneck.stretch.beyond", max=corpus.MAX_LEN))
+    close_part("bottleneck.stretch.takeaway", "bottleneck.stretch.try")
     show_sentences(batch, outs)
 
 
@@ -82,13 +84,13 @@ def show_sentences(batch: list, outs: dict[str, list[list[str]]]) -> None:
     """The batch's sentences, references and outputs, folded. Drawn only while open (a
     closed expander reruns nothing): the slider stays light."""
     sentences = st.expander(
-        t(P + "stretch.sentences"), icon=":material/list:", key="bn_sents", on_change="rerun"
+        t("bottleneck.stretch.sentences"), icon=":material/list:", key="bn_sents", on_change="rerun"
     )
     with sentences:
         for i, (src, ref) in enumerate(batch if sentences.open else (), 1):  # one element each
             lines = [
                 f"**{i}.** {figures.chip(' '.join(src))}",
-                f"{t(P + 'side.reference')} {figures.chips(ref)}",
+                f"{t('bottleneck.side.reference')} {figures.chips(ref)}",
                 *(f"{ui.model_name(n)}: {marked(out[i - 1], ref)}" for n, out in outs.items()),
             ]
             st.markdown("  \n".join(lines))

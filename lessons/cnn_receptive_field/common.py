@@ -10,7 +10,6 @@ import ui
 from core.analysis import receptive_field as analysis
 from ui import word_pair
 
-P = "cnn_receptive_field."
 MAX_DEPTH = 16
 KERNELS = (2, 3, 4, 5, 7)
 STALE = ("a", "b", "pos", "mpos")  # word positions a new sentence makes meaningless
@@ -23,7 +22,9 @@ def sentence_controls() -> tuple[str, str]:
         "sent", analysis.SENTENCE_KINDS, default="zh" if lang == "zh" else "en"
     )
     text = ui.params.get_text("text", "", max_len=word_pair.MAX_CHARS)
-    kind, text = word_pair.sentence_controls(P, kind, text, key="cnn_rf", clear=STALE)
+    kind, text = word_pair.sentence_controls(
+        "cnn_receptive_field.", kind, text, key="cnn_rf", clear=STALE
+    )
     ui.params.set_params(sent=kind)
     if kind == "own":
         ui.params.set_params(text=text)
@@ -53,7 +54,7 @@ def pair_and_position(
 def position_select(tokens: tuple[str, ...], pos: int) -> int:
     """The followed position (URL ``pos``), shown by parts 1 and 2."""
     return st.selectbox(
-        ui.t(P + "position"),
+        ui.t("cnn_receptive_field.position"),
         range(len(tokens)),
         format_func=word_pair.word_labeler(tokens),
         **ui.params.bound("pos", pos, key="cnn_rf_pos"),

@@ -15,7 +15,6 @@ from core import lexicon, zoo
 from core.analysis import receptive_field as analysis
 from lessons.cnn_receptive_field import data
 from lessons.cnn_receptive_field.common import (
-    P,
     kernel_in_link,
     pair_and_position,
     position_select,
@@ -30,12 +29,12 @@ EFFECTIVE_SHARE = 0.9  # the effective field: the fewest words that hold 90% of 
 
 
 def show() -> None:
-    st.header(t(P + "measured.header"))
+    st.header(t("cnn_receptive_field.measured.header"))
     measured_section()
-    ui.takeaway(t(P + "measured.takeaway"))
-    ui.try_this(t(P + "measured.try"))
+    ui.takeaway(t("cnn_receptive_field.measured.takeaway"))
+    ui.try_this(t("cnn_receptive_field.measured.try"))
     with ui.curious():
-        st.markdown(t(P + "measured.curious", share=f"{EFFECTIVE_SHARE:.0%}"))
+        st.markdown(t("cnn_receptive_field.measured.curious", share=f"{EFFECTIVE_SHARE:.0%}"))
 
 
 @ui.fragment  # the sentence reruns this part; the position only ``measured_view``
@@ -44,7 +43,7 @@ def measured_section() -> None:
     its gradients (inner fragment)."""
     from core.translate import InputError, prepare  # imports torch: part 1 never needs it
 
-    s = ui.slide(t(P + "measured.lead"))
+    s = ui.slide(t("cnn_receptive_field.measured.lead"))
     try:
         sv, _ = get_vocabs()
         model = get_model("cnn_s2s")
@@ -53,7 +52,7 @@ def measured_section() -> None:
         return
     with s.more:
         kind, text = sentence_controls()
-        tokens, pair, problem = word_pair.sentence_tokens(P, kind, text)
+        tokens, pair, problem = word_pair.sentence_tokens("cnn_receptive_field.", kind, text)
 
     en_tokens: tuple[str, ...] | None = None
     if kind == "en":
@@ -68,7 +67,7 @@ def measured_section() -> None:
     if not same:
         en_tokens = analysis.english_counterpart()
         with s.words:
-            st.caption(t(P + "measured.counterpart", words=" ".join(en_tokens)))
+            st.caption(t("cnn_receptive_field.measured.counterpart", words=" ".join(en_tokens)))
     src_ids = tuple(sv.encode(list(en_tokens), eos=True))
     with s.chart:
         measured_view(tokens if same else None, pair, en_tokens, src_ids, model.cfg.kernel)
@@ -77,17 +76,23 @@ def measured_section() -> None:
 def own_problem(err, text: str) -> None:
     """Why an own sentence cannot be measured (Chinese, unknown words, too long)."""
     if analysis.has_chinese(text):
-        st.info(t(P + "measured.own_zh"), icon=":material/translate:")
+        st.info(t("cnn_receptive_field.measured.own_zh"), icon=":material/translate:")
     elif err.reason == "unknown":
         words = ", ".join(
-            t(P + "measured.suggest", word=safe_value(o.word), options=" / ".join(o.suggestions))
+            t(
+                "cnn_receptive_field.measured.suggest",
+                word=safe_value(o.word),
+                options=" / ".join(o.suggestions),
+            )
             if o.suggestions
             else f"`{safe_value(o.word)}`"
             for o in err.unknown[:8]
         )
-        st.info(t(P + "measured.own_unknown", words=words), icon=":material/spellcheck:")
+        st.info(
+            t("cnn_receptive_field.measured.own_unknown", words=words), icon=":material/spellcheck:"
+        )
     else:
-        st.info(t(P + "measured.own_long"), icon=":material/spellcheck:")
+        st.info(t("cnn_receptive_field.measured.own_long"), icon=":material/spellcheck:")
 
 
 def measured_position(
@@ -103,7 +108,7 @@ def measured_position(
         "mpos", 0, len(en_tokens) - 1, default=en_tokens.index(analysis.ENGLISH_PAIR[1])
     )
     mpos = st.selectbox(
-        t(P + "measured.position"),
+        t("cnn_receptive_field.measured.position"),
         range(len(en_tokens)),
         format_func=word_pair.word_labeler(en_tokens),
         **ui.params.bound("mpos", mpos, key="cnn_rf_mpos"),
@@ -137,11 +142,11 @@ def measured_view(
                 analysis.normalise_rows(raw),
                 labels,
                 mwins,
-                title=t(P + "measured.title", model=encoder, word=labels[mpos]),
-                x_title=t(P + "measured.x"),
-                y_title=t(P + "measured.y"),
-                colorbar=t(P + "measured.colorbar"),
-                window_label=t(P + "measured.window", k=kernel),
+                title=t("cnn_receptive_field.measured.title", model=encoder, word=labels[mpos]),
+                x_title=t("cnn_receptive_field.measured.x"),
+                y_title=t("cnn_receptive_field.measured.y"),
+                colorbar=t("cnn_receptive_field.measured.colorbar"),
+                window_label=t("cnn_receptive_field.measured.window", k=kernel),
                 presenter=ui.presenter(),
             ),
             key="cnn_rf_measured",
@@ -157,16 +162,35 @@ def measured_widths(raw: np.ndarray, mwins: list[tuple[int, int]], kernel: int) 
     encoder = ui.model_name("cnn_s2s")
     verdict = "narrower" if eff[-1] < theo[-1] else "full"
     share = f"{EFFECTIVE_SHARE:.0%}"
-    st.markdown(t(P + f"measured.{verdict}", eff=eff[-1], theo=theo[-1], layers=L, share=share))
+    st.markdown(
+        t(
+            f"cnn_receptive_field.measured.{verdict}",
+            eff=eff[-1],
+            theo=theo[-1],
+            layers=L,
+            share=share,
+        )
+    )
     ui.chart(
         base.line_chart(
             list(range(1, L + 1)),
-            {t(P + "widths.theory"): theo, t(P + "widths.effective"): eff},
-            title=t(P + "widths.title", model=encoder),
-            x_title=t(P + "measured.y"),
-            y_title=t(P + "widths.y"),
+            {
+                t("cnn_receptive_field.widths.theory"): theo,
+                t("cnn_receptive_field.widths.effective"): eff,
+            },
+            title=t("cnn_receptive_field.widths.title", model=encoder),
+            x_title=t("cnn_receptive_field.measured.y"),
+            y_title=t("cnn_receptive_field.widths.y"),
             presenter=ui.presenter(),
         ),
         key="cnn_rf_widths",
     )
-    st.caption(t(P + "measured.caption", model=encoder, layers=L, k=kernel, inside=f"{inside:.0%}"))
+    st.caption(
+        t(
+            "cnn_receptive_field.measured.caption",
+            model=encoder,
+            layers=L,
+            k=kernel,
+            inside=f"{inside:.0%}",
+        )
+    )

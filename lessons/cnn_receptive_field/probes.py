@@ -7,11 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from charts.path_length import probe_chart
-from core import zoo
 from core.analysis import receptive_field as analysis
-from lessons.cnn_receptive_field.common import P
-from ui.models import show_zoo_error
+from lessons import probe_chart
 
 t = ui.t
 CNN_PROBES = ("probe_cnn2", "probe_cnn4", "probe_cnn8")
@@ -19,50 +16,41 @@ SOLVED = 0.5  # a distance counts as solved at this accuracy (chance is 1 / N_KE
 
 
 def show() -> None:
-    # Imported here: both import torch, which part 1 (the formula) never needs.
-    from core.analysis.distance_probes import probe_curves
+    # Imported here: it imports torch, which part 1 (the formula) never needs.
     from core.probes_data import N_KEYS
-    from ui.models import get_manifest
 
-    st.header(t(P + "probes.header"))
-    s = ui.slide(t(P + "probes.lead"))
-    try:
-        manifest = get_manifest()
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-        manifest = {"models": {}}
-    curves = probe_curves(manifest, CNN_PROBES, lambda name, _cfg: ui.model_name(name))
+    st.header(t("cnn_receptive_field.probes.header"))
+    s = ui.slide(t("cnn_receptive_field.probes.lead"))
+    curves = probe_chart.read_curves(CNN_PROBES)
     if curves.missing:
         with s.words:
             names = ", ".join(ui.model_name(m) for m in curves.missing)
-            st.info(t(P + "probes.missing", models=names), icon=":material/hourglass:")
+            st.info(
+                t("cnn_receptive_field.probes.missing", models=names), icon=":material/hourglass:"
+            )
     if not (curves.series and curves.distances):
         return
     chance = 1 / N_KEYS
     shown = {ui.model_name(m): m for m in CNN_PROBES if ui.model_name(m) in curves.series}
-    with s.chart:
-        ui.chart(
-            probe_chart(  # the one probe chart, shared with path length
-                curves.distances,
-                curves.series,
-                fields=curves.fields,
-                models=shown,
-                chance=chance,
-                title=t(P + "probes.title"),
-                x_title=t(P + "probes.x"),
-                y_title=t(P + "probes.y"),
-                field_label=t(P + "probes.field"),
-                chance_label=t(P + "probes.chance"),
-                presenter=ui.presenter(),
-            ),
+    with s.chart:  # the one probe chart, shared with path length
+        probe_chart.draw(
+            curves,
             key="cnn_rf_probes",
+            models=shown,
+            title=t("cnn_receptive_field.probes.title"),
+            x_title=t("cnn_receptive_field.probes.x"),
+            y_title=t("cnn_receptive_field.probes.y"),
+            field_label=t("cnn_receptive_field.probes.field"),
+            chance_label=t("cnn_receptive_field.probes.chance"),
         )
     with s.words:
         probe_words(curves, chance)
-    ui.takeaway(t(P + "probes.takeaway"))
-    ui.try_this(t(P + "probes.try"))
+    ui.takeaway(t("cnn_receptive_field.probes.takeaway"))
+    ui.try_this(t("cnn_receptive_field.probes.try"))
     with ui.curious():
-        st.markdown(t(P + "probes.curious", chance=f"{chance:.0%}", solved=f"{SOLVED:.0%}"))
+        st.markdown(
+            t("cnn_receptive_field.probes.curious", chance=f"{chance:.0%}", solved=f"{SOLVED:.0%}")
+        )
 
 
 def probe_words(curves, chance: float) -> None:
@@ -72,11 +60,13 @@ def probe_words(curves, chance: float) -> None:
         if label not in curves.fields:
             continue
         reach = analysis.probe_reach(curves.distances, accs, curves.fields[label], SOLVED)
-        solved = reach.solved if reach.solved is not None else t(P + "probes.none")
-        items.append(t(P + "probes.item", name=label, solved=solved, seen=reach.sees))
+        solved = reach.solved if reach.solved is not None else t("cnn_receptive_field.probes.none")
+        items.append(
+            t("cnn_receptive_field.probes.item", name=label, solved=solved, seen=reach.sees)
+        )
         if reach.fails_inside(curves.distances):
             early.append(label)
-    st.markdown(t(P + "probes.caption", chance=f"{chance:.0%}"))
+    st.markdown(t("cnn_receptive_field.probes.caption", chance=f"{chance:.0%}"))
     if early:
-        st.markdown(t(P + "probes.early", names=", ".join(early)))
-    st.caption(t(P + "probes.summary", summary=" · ".join(items)))
+        st.markdown(t("cnn_receptive_field.probes.early", names=", ".join(early)))
+    st.caption(t("cnn_receptive_field.probes.summary", summary=" · ".join(items)))

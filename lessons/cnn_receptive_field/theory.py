@@ -16,7 +16,6 @@ from core.analysis import receptive_field as analysis
 from lessons.cnn_receptive_field.common import (
     KERNELS,
     MAX_DEPTH,
-    P,
     kernel_in_link,
     pair_and_position,
     position_select,
@@ -28,14 +27,16 @@ t = ui.t
 
 
 def show() -> None:
-    st.header(t(P + "theory.header"))  # headers outside the fragments: sent once per page run
+    st.header(
+        t("cnn_receptive_field.theory.header")
+    )  # headers outside the fragments: sent once per page run
     window_section()
-    ui.takeaway(t(P + "theory.takeaway"))
-    ui.try_this(t(P + "theory.try"))
+    ui.takeaway(t("cnn_receptive_field.theory.takeaway"))
+    ui.try_this(t("cnn_receptive_field.theory.try"))
     with ui.curious():
         st.markdown(
             t(
-                P + "theory.curious",
+                "cnn_receptive_field.theory.curious",
                 contiguous=analysis.FORMULAS[1],
                 dilated=analysis.FORMULAS[2],
             )
@@ -49,16 +50,16 @@ def window_section() -> None:
     s = ui.slide()
     with s.more:
         kind, text = sentence_controls()
-        tokens, pair, _problem = word_pair.sentence_tokens(P, kind, text)
+        tokens, pair, _problem = word_pair.sentence_tokens("cnn_receptive_field.", kind, text)
     lead.markdown(theory_lead(kind))
     kernel, dilated = kernel_in_link()
     a, b, pos = pair_and_position(tokens, pair, kernel, dilated)
     with s.more:
-        a, b = word_pair.pair_selects(P, tokens, a, b, key="cnn_rf")
+        a, b = word_pair.pair_selects("cnn_receptive_field.", tokens, a, b, key="cnn_rf")
         pos = position_select(tokens, pos)
         dilated = st.toggle(
-            t(P + "dilation"),
-            help=t(P + "dilation_help"),
+            t("cnn_receptive_field.dilation"),
+            help=t("cnn_receptive_field.dilation_help"),
             **ui.params.bound("dil", dilated, key="cnn_rf_dil"),
         )
     ui.params.set_params(a=a, b=b, pos=pos, dil=dilated)
@@ -76,8 +77,19 @@ def theory_lead(kind: str) -> str:
     note = ""
     if kind == "en":
         z_tokens, (za, zb), _ = lesson
-        note = t(P + "theory.lead_lesson", early=z_tokens[za], late=z_tokens[zb], gap=zb - za)
-    return t(P + "theory.lead", early=tokens[a], late=tokens[b], gap=abs(b - a), note=note)
+        note = t(
+            "cnn_receptive_field.theory.lead_lesson",
+            early=z_tokens[za],
+            late=z_tokens[zb],
+            gap=zb - za,
+        )
+    return t(
+        "cnn_receptive_field.theory.lead",
+        early=tokens[a],
+        late=tokens[b],
+        gap=abs(b - a),
+        note=note,
+    )
 
 
 @ui.fragment  # kernel and depth rerun only the chart, their controls and the words under it
@@ -92,11 +104,16 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
         c1, c2 = st.columns(2)
         with c1:
             depth = st.slider(
-                t(P + "depth"), 1, MAX_DEPTH, **ui.params.bound("depth", depth, key="cnn_rf_depth")
+                t("cnn_receptive_field.depth"),
+                1,
+                MAX_DEPTH,
+                **ui.params.bound("depth", depth, key="cnn_rf_depth"),
             )
         with c2:
             kernel = st.select_slider(
-                t(P + "kernel"), KERNELS, **ui.params.bound("k", kernel, key="cnn_rf_k")
+                t("cnn_receptive_field.kernel"),
+                KERNELS,
+                **ui.params.bound("k", kernel, key="cnn_rf_k"),
             )
     ui.params.set_params(k=kernel, depth=depth)
 
@@ -110,11 +127,13 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
                 tokens,
                 wins,
                 (a, b),
-                title=t(P + "theory.title", word=tokens[pos], k=kernel, depth=depth),
-                x_title=t(P + "theory.x"),
-                y_title=t(P + "theory.y"),
-                hover=t(P + "theory.hover"),
-                pair_label=t(P + "theory.pair"),
+                title=t(
+                    "cnn_receptive_field.theory.title", word=tokens[pos], k=kernel, depth=depth
+                ),
+                x_title=t("cnn_receptive_field.theory.x"),
+                y_title=t("cnn_receptive_field.theory.y"),
+                hover=t("cnn_receptive_field.theory.hover"),
+                pair_label=t("cnn_receptive_field.theory.pair"),
                 presenter=present,
                 # presenter mode: ui.chart fits the projector
                 phone=ui.on_a_phone() and not present,
@@ -129,21 +148,26 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
 def formula_words(shared: int | None, depth: int, kernel: int, dilation: int, gap: int) -> None:
     """Whether the pair shares a window by ``depth``, and the three numbers behind it."""
     if shared is None:
-        st.markdown(t(P + "theory.never", gap=gap, max=MAX_DEPTH))
+        st.markdown(t("cnn_receptive_field.theory.never", gap=gap, max=MAX_DEPTH))
     elif shared <= depth:
-        st.markdown(t(P + "theory.shared_yes", layer=shared, gap=gap))
+        st.markdown(t("cnn_receptive_field.theory.shared_yes", layer=shared, gap=gap))
     else:
-        st.markdown(t(P + "theory.shared_later", layer=shared, depth=depth, gap=gap))
+        st.markdown(
+            t("cnn_receptive_field.theory.shared_later", layer=shared, depth=depth, gap=gap)
+        )
     m1, m2, m3 = st.columns(3)
     m1.metric(
-        t(P + "metric.field", depth=depth),
-        t(P + "metric.words", n=analysis.theoretical_field(depth, kernel, dilation)),
+        t("cnn_receptive_field.metric.field", depth=depth),
+        t(
+            "cnn_receptive_field.metric.words",
+            n=analysis.theoretical_field(depth, kernel, dilation),
+        ),
     )
     m2.metric(
-        t(P + "metric.shared"),
-        t(P + "metric.layer", layer=shared)
+        t("cnn_receptive_field.metric.shared"),
+        t("cnn_receptive_field.metric.layer", layer=shared)
         if shared is not None
-        else t(P + "metric.never", max=MAX_DEPTH),
+        else t("cnn_receptive_field.metric.never", max=MAX_DEPTH),
     )
-    m3.metric(t(P + "metric.gap"), t(P + "metric.words", n=gap))
-    st.caption(t(P + "theory.caption"))
+    m3.metric(t("cnn_receptive_field.metric.gap"), t("cnn_receptive_field.metric.words", n=gap))
+    st.caption(t("cnn_receptive_field.theory.caption"))

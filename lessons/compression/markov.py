@@ -18,7 +18,6 @@ from lessons.compression import data
 from ui.models import get_manifest, get_vocabs, require
 from ui.slide import Slide
 
-P = "compression."
 ORDERS = (2, 3, 4, 5, 6)
 t = ui.t
 safe = ui.params.safe_value
@@ -28,19 +27,19 @@ def show() -> None:
     if not require(data.LM):
         return
     section(data.corpus_seed())
-    ui.takeaway(t(P + "markov.takeaway"))
-    ui.try_this(t(P + "markov.try"))
+    ui.takeaway(t("compression.markov.takeaway"))
+    ui.try_this(t("compression.markov.try"))
     with ui.curious():
         lo, hi = analysis.SEARCH_LENGTHS
         order = analysis.DEFAULT_ORDER
         fold = dict(count=analysis.SEARCH_CANDIDATES, lo=lo, hi=hi, want=order - 1)
-        st.markdown(t(P + "markov.curious", order=order, **fold))
+        st.markdown(t("compression.markov.curious", order=order, **fold))
 
 
 @ui.fragment  # the prompt reruns this part; the order n only what it changes (order_view)
 def section(seed: int) -> None:
-    s = ui.slide(t(P + "markov.lead"))
-    with st.spinner(t(P + "markov.spinner")):
+    s = ui.slide(t("compression.markov.lead"))
+    with st.spinner(t("compression.markov.spinner")):
         stats = data.ngram_stats(seed)
         default_prompt = data.default_prompt(seed)
     with s.more:
@@ -54,7 +53,9 @@ def section(seed: int) -> None:
 def order_view(s: Slide, seed: int, stats, prompt: list[str] | None) -> None:
     n = ui.params.get_choice("n", ORDERS, analysis.DEFAULT_ORDER)
     with s.control:
-        n = st.select_slider(t(P + "markov.order"), ORDERS, **ui.params.bound("n", n, key="cmp_n"))
+        n = st.select_slider(
+            t("compression.markov.order"), ORDERS, **ui.params.bound("n", n, key="cmp_n")
+        )
     with s.chart:
         # the same seed and order: the same chart, built once for the whole server
         ui.chart(lambda: growth_figure(stats, n), key="cmp_growth", memo=(seed, n))
@@ -69,15 +70,15 @@ def growth_figure(stats, n: int):
     return figures.growth_chart(
         stats.n,
         {
-            t(P + "markov.possible"): stats.possible,
-            t(P + "markov.seen"): stats.seen,
-            t(P + "markov.tokens"): [stats.train_tokens] * len(stats.n),
+            t("compression.markov.possible"): stats.possible,
+            t("compression.markov.seen"): stats.seen,
+            t("compression.markov.tokens"): [stats.train_tokens] * len(stats.n),
         },
         current_n=n,
-        current_label=t(P + "markov.current", n=n),
-        title=t(P + "markov.growth.title", v=stats.vocab),
-        x_title=t(P + "markov.x"),
-        y_title=t(P + "markov.growth.y"),
+        current_label=t("compression.markov.current", n=n),
+        title=t("compression.markov.growth.title", v=stats.vocab),
+        x_title=t("compression.markov.x"),
+        y_title=t("compression.markov.growth.y"),
         presenter=ui.presenter(),
     )
 
@@ -88,7 +89,7 @@ def unseen_words(stats, n: int, seed: int) -> None:
     i = n - 1
     st.caption(
         t(
-            P + "markov.growth.caption",
+            "compression.markov.growth.caption",
             v=stats.vocab,
             tokens=f"{stats.train_tokens:,}",
             n=n,
@@ -102,9 +103,9 @@ def unseen_words(stats, n: int, seed: int) -> None:
         lambda: figures.unseen_chart(
             stats.n,
             stats.test_unseen,
-            title=t(P + "markov.unseen.title"),
-            x_title=t(P + "markov.x"),
-            y_title=t(P + "markov.unseen.y"),
+            title=t("compression.markov.unseen.title"),
+            x_title=t("compression.markov.x"),
+            y_title=t("compression.markov.unseen.y"),
             presenter=ui.presenter(),
         ),
         key="cmp_unseen",
@@ -112,7 +113,7 @@ def unseen_words(stats, n: int, seed: int) -> None:
     )
     st.caption(
         t(
-            P + "markov.unseen.caption",
+            "compression.markov.unseen.caption",
             n=n,
             share=f"{stats.test_unseen[i]:.0%}",
             windows=f"{stats.test_windows[0]:,}",
@@ -139,9 +140,9 @@ def text_param(name: str, default: str, label: str, key: str) -> str:
 
 def read_prompt(default: str) -> list[str] | None:
     """The prompt's words ([] = start of a sentence), or None after saying what is wrong."""
-    text = text_param("prefix", default, t(P + "markov.prefix"), "cmp_prefix")
+    text = text_param("prefix", default, t("compression.markov.prefix"), "cmp_prefix")
     if not tokenize_en(text):
-        st.caption(t(P + "input.empty_prefix"))
+        st.caption(t("compression.input.empty_prefix"))
         return []
     sv, _ = get_vocabs()
     try:
@@ -149,14 +150,14 @@ def read_prompt(default: str) -> list[str] | None:
     except InputError as err:
         if err.reason == "unknown":
             lines = [
-                t(P + "input.suggest", word=safe(o.word), options=" / ".join(o.suggestions))
+                t("compression.input.suggest", word=safe(o.word), options=" / ".join(o.suggestions))
                 if o.suggestions
-                else t(P + "input.no_suggest", word=safe(o.word))
+                else t("compression.input.no_suggest", word=safe(o.word))
                 for o in err.unknown
             ]
-            st.error(t(P + "input.unknown") + "\n\n" + "\n".join(f"- {x}" for x in lines))
+            st.error(t("compression.input.unknown") + "\n\n" + "\n".join(f"- {x}" for x in lines))
         else:
-            st.error(t(P + "input.too_long", limit=err.limit))
+            st.error(t("compression.input.too_long", limit=err.limit))
         return None
 
 
@@ -171,13 +172,13 @@ def words_line(prompt: list[str], added: list[str]) -> str:
 
 def compare(seed: int, prompt: list[str], n: int, entries: int) -> None:
     """The same prompt continued by the count table (order n) and by the neural model."""
-    st.subheader(t(P + "markov.compare"))
+    st.subheader(t("compression.markov.compare"))
     counted = data.counted(seed, tuple(prompt), n)
     neural = data.neural(tuple(prompt))
     shown = lexicon.show_tokens
     left, right = st.columns(2)
     with left:
-        st.markdown(f"**{t(P + 'markov.model', n=n)}**")
+        st.markdown(f"**{t('compression.markov.model', n=n)}**")
         st.markdown(words_line(prompt, shown([c.word for c in counted])))
         rows = [
             [
@@ -187,20 +188,22 @@ def compare(seed: int, prompt: list[str], n: int, entries: int) -> None:
             ]
             for c in counted
         ]
-        header = [t(P + f"markov.col.{c}") for c in ("context", "next", "count")]
+        header = [t(f"compression.markov.col.{c}") for c in ("context", "next", "count")]
         st.markdown(md.table(header, rows))
     with right:
-        st.markdown(f"**{t(P + 'markov.neural', model=ui.model_name(data.LM))}**")
+        st.markdown(f"**{t('compression.markov.neural', model=ui.model_name(data.LM))}**")
         st.markdown(words_line(prompt, [w for w, _ in neural]))
         rows = [[md.escape(w), md.escape(f"{p:.1%}")] for w, p in neural]
-        st.markdown(md.table([t(P + "markov.col.next"), t(P + "markov.col.p")], rows))
+        st.markdown(
+            md.table([t("compression.markov.col.next"), t("compression.markov.col.p")], rows)
+        )
     first = len(counted[0].context) if counted else 0
     if prompt and first < min(n - 1, len(prompt) + 1):
-        st.caption(t(P + "markov.backoff", n=n, want=n - 1, used=first))
+        st.caption(t("compression.markov.backoff", n=n, want=n - 1, used=first))
     params = get_manifest().get("models", {}).get(data.LM, {}).get("params")
     st.caption(
         t(
-            P + "markov.size",
+            "compression.markov.size",
             n=n,
             entries=f"{entries:,}",
             params=f"{params:,}" if isinstance(params, int) else "?",

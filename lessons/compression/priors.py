@@ -12,7 +12,6 @@ from core import mdtable as md
 from core.analysis import compression as analysis
 from lessons.compression import data
 
-P = "compression."
 CTX_MAX, DEFAULT_CTX = 512, 64  # context length n
 D_CHOICES = (32, 64, 128, 256, 512, 1024)
 K_MAX = 9
@@ -26,7 +25,7 @@ t = ui.t
 
 
 def arch_names() -> dict[str, str]:
-    return {a: t(P + f"arch.{a}") for a in analysis.ARCHITECTURES}
+    return {a: t(f"compression.arch.{a}") for a in analysis.ARCHITECTURES}
 
 
 def show() -> None:
@@ -35,16 +34,20 @@ def show() -> None:
 
 @ui.fragment  # n, d and k rerun only this part
 def section() -> None:
-    s = ui.slide(t(P + "priors.lead"))
+    s = ui.slide(t("compression.priors.lead"))
     n = ui.params.get_int("ctx", 1, CTX_MAX, DEFAULT_CTX)
     d = ui.params.get_choice("d", D_CHOICES, 256)
     k = ui.params.get_int("k", 2, K_MAX, 3)
     with s.control:
-        n = st.slider(t(P + "priors.n"), 1, CTX_MAX, **ui.params.bound("ctx", n, key="cmp_ctx"))
+        n = st.slider(
+            t("compression.priors.n"), 1, CTX_MAX, **ui.params.bound("ctx", n, key="cmp_ctx")
+        )
     with s.more:
         c1, c2 = st.columns(2)
-        d = c1.select_slider(t(P + "priors.d"), D_CHOICES, **ui.params.bound("d", d, key="cmp_d"))
-        k = c2.slider(t(P + "priors.k"), 2, K_MAX, **ui.params.bound("k", k, key="cmp_k"))
+        d = c1.select_slider(
+            t("compression.priors.d"), D_CHOICES, **ui.params.bound("d", d, key="cmp_d")
+        )
+        k = c2.slider(t("compression.priors.k"), 2, K_MAX, **ui.params.bound("k", k, key="cmp_k"))
     names = arch_names()
     ns = sorted({1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, n})
     with s.chart:
@@ -54,10 +57,10 @@ def section() -> None:
                 analysis.curves(ns, d, k=k),
                 names,
                 current_n=n,
-                current_label=t(P + "priors.current", n=n),
-                title=t(P + "priors.title", d=d, k=k),
-                x_title=t(P + "priors.x"),
-                y_title=t(P + "priors.y"),
+                current_label=t("compression.priors.current", n=n),
+                title=t("compression.priors.title", d=d, k=k),
+                x_title=t("compression.priors.x"),
+                y_title=t("compression.priors.y"),
                 presenter=ui.presenter(),
             ),
             key="cmp_weights",
@@ -67,13 +70,13 @@ def section() -> None:
         for arch, (page, to) in LINKS.items():  # one per line: whole labels on a phone too
             ui.page_link(
                 f"pages/{page}.py",
-                label=t(P + f"priors.link.{arch}"),
+                label=t(f"compression.priors.link.{arch}"),
                 icon=":material/arrow_forward:",
                 query_params={"part": to},
             )
         checked = data.checked(n, d, k)
-    ui.takeaway(t(P + "priors.takeaway"))
-    ui.try_this(t(P + "priors.try"))
+    ui.takeaway(t("compression.priors.takeaway"))
+    ui.try_this(t("compression.priors.try"))
     with ui.curious():
         check_table(names, checked, n, d, k)
 
@@ -81,16 +84,16 @@ def section() -> None:
 def layers_table(names: dict[str, str], n: int, d: int, k: int) -> None:
     """How much bigger (or smaller) the MLP is, and each layer's assumption, weights, reach."""
     factor = analysis.mlp_factor(n, d, k=k)
-    key = "priors.caption.more" if factor > 1 else "priors.caption.less"
+    key = "compression.priors.caption.more" if factor > 1 else "compression.priors.caption.less"
     shown = f"{factor:.1f}" if factor > 1 else f"{1 / factor:.1f}"
-    st.caption(t(P + key, n=n, d=d, factor=shown))
-    header = [t(P + f"priors.col.{c}") for c in ("layer", "assumes", "weights", "reach")]
+    st.caption(t(key, n=n, d=d, factor=shown))
+    header = [t(f"compression.priors.col.{c}") for c in ("layer", "assumes", "weights", "reach")]
     rows = [
         [
             md.escape(names[a]),
-            md.escape(t(P + f"priors.assumes.{a}", k=k)),
+            md.escape(t(f"compression.priors.assumes.{a}", k=k)),
             md.escape(f"{analysis.weights(a, n, d, k=k):,}"),
-            md.escape(t(P + f"priors.reach.{a}", steps=analysis.reach(a, n, k), n=n, k=k)),
+            md.escape(t(f"compression.priors.reach.{a}", steps=analysis.reach(a, n, k), n=n, k=k)),
         ]
         for a in analysis.ARCHITECTURES
     ]
@@ -99,10 +102,10 @@ def layers_table(names: dict[str, str], n: int, d: int, k: int) -> None:
 
 def check_table(names: dict[str, str], checked: dict, n: int, d: int, k: int) -> None:
     """For the curious: each layer's formula, its value, and PyTorch's own count."""
-    st.markdown(t(P + "priors.curious", d=d))
+    st.markdown(t("compression.priors.curious", d=d))
     st.markdown(
         md.table(
-            [t(P + f"priors.check.{c}") for c in ("layer", "formula", "value", "torch")],
+            [t(f"compression.priors.check.{c}") for c in ("layer", "formula", "value", "torch")],
             [
                 [
                     md.escape(names[a]),
@@ -115,4 +118,11 @@ def check_table(names: dict[str, str], checked: dict, n: int, d: int, k: int) ->
         )
     )
     agree = all(a == b for a, b in checked.values())
-    st.caption(t(P + ("priors.check.ok" if agree else "priors.check.bad"), n=n, d=d, k=k))
+    st.caption(
+        t(
+            ("compression.priors.check.ok" if agree else "compression.priors.check.bad"),
+            n=n,
+            d=d,
+            k=k,
+        )
+    )

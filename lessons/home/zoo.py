@@ -5,6 +5,7 @@ import streamlit as st
 import core.zoo as zoo
 import ui
 from core import mdtable as md
+from lessons import controls
 
 t = ui.t  # reads the visitor's language on every call
 
@@ -82,14 +83,14 @@ def zoo_section() -> None:
     """The zoo table (sizes drawn as log-scale bars), filtered by task (in the link as ``task``)."""
     task = ui.params.get_choice("task", TASKS, default="all")
     with st.container():
-        task = st.segmented_control(
+        task = controls.segmented(
             t("home.zoo.filter"),
             TASKS,
+            task,
+            param="task",
+            key="home_task",
             format_func=ui.labeler("home.zoo.task."),
-            required=True,
-            **ui.params.bound("task", task, key="home_task"),
         )
-    ui.params.set_params(task=task)
     names = zoo.MODEL_NAMES if task == "all" else MODELS_BY_TASK[task]
 
     try:

@@ -22,7 +22,6 @@ from poll.training import Busy
 from ui.gate import fragment
 
 t = ui.t
-P = "live.race."
 LOOKS = {"plain": "live_plain", "attention": "live_attention"}  # race name -> lexicon model
 PICKS = live.VERDICTS
 # the charts' height on the projector: the progress bar, the knob and Start stand under both
@@ -42,8 +41,8 @@ def show() -> None:
     else:
         idle_panel(run.id if run else None)
         idle_watch(idle_state(run))
-    ui.takeaway(t(P + "takeaway"))
-    ui.try_this(t(P + "try"))
+    ui.takeaway(t("live.race.takeaway"))
+    ui.try_this(t("live.race.try"))
 
 
 def _panel(shown: str | None) -> None:
@@ -54,7 +53,7 @@ def _panel(shown: str | None) -> None:
     if run is not None and run.active and owner:
         common.manager().runs.beat(run.id, views.browser_id())  # the teacher is still here
     owner = owner or common.may_cancel(run)
-    s = ui.slide(t(P + "lead"))
+    s = ui.slide(t("live.race.lead"))
     with s.chart:
         charts(run)
         progress(run)
@@ -114,9 +113,9 @@ def charts(run: Run | None) -> None:
             [r["step"] for r in records],
             {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS if records},
             total=cfg["steps"],
-            title=t(P + "loss.title"),
-            x_title=t(P + "loss.x"),
-            y_title=t(P + "loss.y"),
+            title=t("live.race.loss.title"),
+            x_title=t("live.race.loss.x"),
+            y_title=t("live.race.loss.y"),
             presenter=ui.presenter(),
             names=names(),
         )
@@ -128,9 +127,9 @@ def charts(run: Run | None) -> None:
         fig = figures.bucket_accuracy(
             buckets,
             series,
-            title=t(P + "acc.title", step=acc["step"] if acc else 0),
-            x_title=t(P + "acc.x"),
-            y_title=t(P + "acc.y"),
+            title=t("live.race.acc.title", step=acc["step"] if acc else 0),
+            x_title=t("live.race.acc.x"),
+            y_title=t("live.race.acc.y"),
             presenter=ui.presenter(),
             names=names(),
         )
@@ -152,18 +151,20 @@ def latest_accuracy(records: list[dict]) -> dict | None:
 def progress(run: Run | None) -> None:
     """Bar, steps done of the budget, seconds so far and (while training) seconds left."""
     if run is None:
-        st.progress(0.0, text=t(P + "none"))
+        st.progress(0.0, text=t("live.race.none"))
         return
     last = run.progress[-1] if run.progress else None
     steps = run.config["steps"]
     done = last["step"] if last else 0
     if last is None:
-        text = t(P + "preparing")
+        text = t("live.race.preparing")
     elif run.active:
         left = last["elapsed"] / max(1, done) * (steps - done)
-        text = t(P + "running", done=done, steps=steps, s=round(last["elapsed"]), left=round(left))
+        text = t(
+            "live.race.running", done=done, steps=steps, s=round(last["elapsed"]), left=round(left)
+        )
     else:
-        text = t(P + f"status.{run.status}", done=done, steps=steps, s=round(last["elapsed"]))
+        text = t(f"live.race.status.{run.status}", done=done, steps=steps, s=round(last["elapsed"]))
     st.progress(min(1.0, done / steps), text=text)
 
 
@@ -175,26 +176,26 @@ def controls(run: Run | None, owner: bool) -> None:
         st.warning(msg, icon=":material/hourglass_top:")
     if run is not None and run.active:
         if owner:
-            st.button(t(P + "cancel"), key="live_cancel", on_click=_cancel, args=(run.id,))
+            st.button(t("live.race.cancel"), key="live_cancel", on_click=_cancel, args=(run.id,))
         else:
             ago = round(time.time() - run.created)
-            st.caption(t(P + "watching", ago=ago))
+            st.caption(t("live.race.watching", ago=ago))
         return
     if not common.may_start(run):
-        st.caption(t(P + "teacher_starts"))
+        st.caption(t("live.race.teacher_starts"))
         return
     left, right = st.columns([3, 1], vertical_alignment="bottom")
     with left:
         max_len = st.segmented_control(
-            t(P + "knob"),
+            t("live.race.knob"),
             common.LENGTHS,
             default=live.DEFAULT.max_len,
-            format_func=lambda n: t(P + "knob.words", n=n),
+            format_func=lambda n: t("live.race.knob.words", n=n),
             key="live_max_len",
         )
     with right:
         st.button(
-            t(P + "start"),
+            t("live.race.start"),
             key="live_start",
             type="primary",
             on_click=_start,
@@ -206,7 +207,7 @@ def _start(max_len: int) -> None:
     started = common.manager().start(views.browser_id(), common.config(max_len))
     if isinstance(started, Busy):
         ago = round(time.time() - started.started)
-        st.session_state["live_message"] = t(P + "busy", ago=ago)
+        st.session_state["live_message"] = t("live.race.busy", ago=ago)
         return
     st.session_state[common.RUN] = started
     st.session_state.pop("live_pick_checked", None)
@@ -216,7 +217,7 @@ def _cancel(run_id: str) -> None:
     try:
         common.manager().cancel(run_id, views.browser_id())
     except PollError:
-        st.session_state["live_message"] = t(P + "not_owner")
+        st.session_state["live_message"] = t("live.race.not_owner")
 
 
 def ending(run: Run) -> None:
@@ -238,14 +239,15 @@ def ending(run: Run) -> None:
         a0=acc["attention"]["token"][result["buckets"][0]],
         p0=acc["plain"]["token"][result["buckets"][0]],
     )
-    st.markdown(t(P + f"end.{live.verdict(result)}", **values))
+    st.markdown(t(f"live.race.end.{live.verdict(result)}", **values))
     tr = result["translation"]
+    who, text = t("live.race.col.who"), t("live.race.col.text")
     rows = [
-        {t(P + "col.who"): t(P + "col.src"), t(P + "col.text"): " ".join(tr["src"])},
-        {t(P + "col.who"): t(P + "col.ref"), t(P + "col.text"): detokenize_zh(tr["ref"])},
+        {who: t("live.race.col.src"), text: " ".join(tr["src"])},
+        {who: t("live.race.col.ref"), text: detokenize_zh(tr["ref"])},
     ]
     for m in live.MODELS:
-        rows.append({t(P + "col.who"): names()[LOOKS[m]], t(P + "col.text"): detokenize_zh(tr[m])})
+        rows.append({who: names()[LOOKS[m]], text: detokenize_zh(tr[m])})
     st.table(rows)
 
 
@@ -257,9 +259,9 @@ def verdict_label(verdict: str) -> str:
 def predict(run: Run | None) -> None:
     """Predict, then check: the pick before the end; this run's verdict after it."""
     box = st.container(border=True)
-    box.markdown(t(P + "predict.q", n=(run.config if run else common.config(30))["max_len"]))
+    box.markdown(t("live.race.predict.q", n=(run.config if run else common.config(30))["max_len"]))
     pick = box.radio(
-        t(P + "predict.pick"),
+        t("live.race.predict.pick"),
         PICKS,
         format_func=verdict_label,
         index=None,
@@ -267,11 +269,12 @@ def predict(run: Run | None) -> None:
         key="live_pick",
     )
     if run is None or run.active or not run.result or not run.result.get("final_acc"):
-        box.caption(t(P + "predict.wait"))
+        box.caption(t("live.race.predict.wait"))
         return
     won = live.verdict(run.result)
     said = verdict_label(won)
     if pick is not None:
-        box.markdown(t(P + ("predict.right" if pick == won else "predict.wrong"), won=said))
+        key = "live.race.predict.right" if pick == won else "live.race.predict.wrong"
+        box.markdown(t(key, won=said))
     else:
-        box.markdown(t(P + "predict.answer", won=said))
+        box.markdown(t("live.race.predict.answer", won=said))

@@ -7,10 +7,9 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from charts.path_length import probe_chart
 from core import lexicon, zoo
-from lessons.path_length.common import P, header
-from ui.models import get_manifest, show_zoo_error
+from lessons import probe_chart
+from lessons.path_length.common import header
 
 t = ui.t
 PROBES = zoo.PROBE_MODELS  # every distance probe, in the lesson's order
@@ -22,8 +21,8 @@ def show() -> None:
     from core.analysis import distance_probes
     from core.probes_data import N_KEYS
 
-    header("probes")
-    s = ui.slide(t(P + "probes.lead"))
+    header("path_length.probes.header")
+    s = ui.slide(t("path_length.probes.lead"))
     with s.chart:
         probes = probe_section()
     if probes is None:
@@ -36,16 +35,18 @@ def show() -> None:
     with s.words:
         ranked = sorted(series, key=lambda x: -series[x][-1])
         summary = " · ".join(
-            t(P + "probes.item", name=x, acc=f"{series[x][-1]:.0%}") for x in ranked
+            t("path_length.probes.item", name=x, acc=f"{series[x][-1]:.0%}") for x in ranked
         )
-        st.caption(t(P + "probes.caption", far=far, summary=summary, chance=f"{1 / N_KEYS:.0%}"))
+        st.caption(
+            t("path_length.probes.caption", far=far, summary=summary, chance=f"{1 / N_KEYS:.0%}")
+        )
     gated = [m for m in ("probe_lstm", "probe_gru") if m in by_model]
     if gated and "probe_rnn" in by_model:
         mixed_evidence(gated, by_model, far)
-    ui.takeaway(t(P + "probes.takeaway"))
+    ui.takeaway(t("path_length.probes.takeaway"))
     ui.try_this(probes_try(probes, 1 / N_KEYS))
     with ui.curious():
-        st.markdown(t(P + "probes.curious"))
+        st.markdown(t("path_length.probes.curious"))
 
 
 def probes_try(probes, chance: float) -> str:
@@ -60,12 +61,12 @@ def probes_try(probes, chance: float) -> str:
         w = distance_probes.wall(ds, probes.series[label], field, chance)
         blind = blind and w.blind_at_chance
         if w.solved_up_to is None or w.at_chance_from is None:
-            walls.append(t(P + "probes.wall_open", name=label, far=ds[-1]))
+            walls.append(t("path_length.probes.wall_open", name=label, far=ds[-1]))
             continue
         right = probes.series[label][: ds.index(w.solved_up_to) + 1]
         walls.append(
             t(
-                P + "probes.wall",
+                "path_length.probes.wall",
                 name=label,
                 acc=f"{min(right):.0%}",
                 solved=w.solved_up_to,
@@ -77,10 +78,10 @@ def probes_try(probes, chance: float) -> str:
             early.append(label)
     zh = ui.current_lang() == "zh"
     return t(
-        P + "probes.try",
+        "path_length.probes.try",
         walls=("；" if zh else "; ").join(walls),
-        blind=t(P + "probes.blind") if walls and blind else "",
-        early=t(P + "probes.early", names=_names_of(early, zh)) if early else "",
+        blind=t("path_length.probes.blind") if walls and blind else "",
+        early=t("path_length.probes.early", names=_names_of(early, zh)) if early else "",
         step=min(b - a for a, b in zip(ds, ds[1:], strict=False)) if len(ds) > 1 else 1,
     )
 
@@ -100,37 +101,28 @@ def probe_section():
     """Read the probes from the manifest, say which are missing and draw the
     accuracy-by-distance chart. Returns the curves drawn, or ``None`` if none."""
     from core.analysis import distance_probes
-    from core.probes_data import N_KEYS
 
-    try:
-        manifest = get_manifest()
-    except zoo.ZooError as err:
-        show_zoo_error(err)
-        manifest = {"models": {}}
-    curves = distance_probes.probe_curves(manifest, PROBES, lambda name, _cfg: ui.model_name(name))
+    curves = probe_chart.read_curves(PROBES)
     if curves.missing:
-        st.info(t(P + "probes.missing", models=_names(curves.missing)), icon=":material/hourglass:")
+        st.info(
+            t("path_length.probes.missing", models=_names(curves.missing)),
+            icon=":material/hourglass:",
+        )
     if not (curves.series and curves.distances):
         return None
     zh = ui.current_lang() == "zh"
-    ui.chart(
-        probe_chart(
-            curves.distances,
-            curves.series,
-            models=curves.models,
-            fields=curves.fields,
-            together=distance_probes.overlaps(curves.series),
-            together_label=t(P + "probes.together"),  # {names} filled per group
-            joiner="、" if zh else ", ",
-            chance=1 / N_KEYS,
-            title=t(P + "probes.title"),
-            x_title=t(P + "probes.x"),
-            y_title=t(P + "probes.y"),
-            field_label=t(P + "probes.field"),
-            chance_label=t(P + "probes.chance"),
-            presenter=ui.presenter(),
-        ),
+    probe_chart.draw(
+        curves,
         key="path_probes_chart",
+        models=curves.models,
+        together=distance_probes.overlaps(curves.series),
+        together_label=t("path_length.probes.together"),  # {names} filled per group
+        joiner="、" if zh else ", ",
+        title=t("path_length.probes.title"),
+        x_title=t("path_length.probes.x"),
+        y_title=t("path_length.probes.y"),
+        field_label=t("path_length.probes.field"),
+        chance_label=t("path_length.probes.chance"),
     )
     return curves
 
@@ -141,7 +133,7 @@ def mixed_evidence(gated: list[str], by_model: dict, far: int) -> None:
     rnn = by_model["probe_rnn"]
     ui.mixed(
         t(
-            P + "probes.mixed",
+            "path_length.probes.mixed",
             gated=("、" if ui.current_lang() == "zh" else " / ").join(
                 ui.model_name(m) for m in gated
             ),
@@ -154,13 +146,13 @@ def mixed_evidence(gated: list[str], by_model: dict, far: int) -> None:
     )
     ui.page_link(
         "pages/bottleneck.py",
-        label=t(P + "probes.link_bottleneck"),
+        label=t("path_length.probes.link_bottleneck"),
         icon=":material/compress:",
         query_params={"part": "length"},
     )
     ui.page_link(
         "pages/path_length.py",
-        label=t(P + "probes.link_serial"),
+        label=t("path_length.probes.link_serial"),
         icon=":material/timeline:",
         query_params={"part": "table", "metric": "sequential"},
     )

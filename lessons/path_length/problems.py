@@ -9,7 +9,7 @@ import ui
 from charts import path_length as figures
 from core import lexicon, zoo
 from core.analysis import path_length as analysis
-from lessons.path_length.common import P, arch_names, close_part, header
+from lessons.path_length.common import arch_names, header
 
 t = ui.t
 PROBLEMS = ("alignment", "state", "distance")
@@ -23,9 +23,9 @@ DISTANCES = (1, 5, 10, 20, 30, 40, 50, 60)
 
 
 def show() -> None:
-    header("problems")
+    header("path_length.problems.header")
     present = ui.presenter()
-    s = ui.slide(t(P + "problems.lead"))
+    s = ui.slide(t("path_length.problems.lead"))
     with s.chart:
         ui.chart(
             figures.problems_figure(
@@ -41,17 +41,18 @@ def show() -> None:
     with s.words:
         for col, key in zip(st.columns(len(PROBLEMS)), PROBLEMS, strict=True):
             with col:
-                st.markdown(t(P + f"problems.{key}"))
-                st.markdown(t(P + f"problems.{key}.remedy"))
+                st.markdown(t(f"path_length.problems.{key}"))
+                st.markdown(t(f"path_length.problems.{key}.remedy"))
                 for slug, part in PROBLEM_LINKS[key]:
                     ui.page_link(
                         f"pages/{slug}.py",
-                        label=t(P + f"problems.link.{slug}.{part}"),
+                        label=t(f"path_length.problems.link.{slug}.{part}"),
                         icon=":material/arrow_forward:",
                         query_params={"part": part},
                     )
-        st.markdown(t(P + "problems.remedies"))
-    close_part("problems")
+        st.markdown(t("path_length.problems.remedies"))
+    ui.takeaway(t("path_length.problems.takeaway"))
+    ui.try_this(t("path_length.problems.try"))
 
 
 def problem_panels() -> list[dict]:
@@ -61,12 +62,12 @@ def problem_panels() -> list[dict]:
     src = list(analysis.ALIGN_SOURCE)
     panels = [
         dict(
-            title=t(P + "problems.fig.alignment"),
+            title=t("path_length.problems.fig.alignment"),
             kind="bar",
             x=src,
-            series={t(P + "problems.fig.share"): analysis.equal_shares(len(src))},
-            x_title=t(P + "problems.fig.alignment.x"),
-            y_title=t(P + "problems.fig.alignment.y", target=analysis.ALIGN_TARGET),
+            series={t("path_length.problems.fig.share"): analysis.equal_shares(len(src))},
+            x_title=t("path_length.problems.fig.alignment.x"),
+            y_title=t("path_length.problems.fig.alignment.y", target=analysis.ALIGN_TARGET),
             y_range=[0, 1],
             y_format=".0%",
         )
@@ -78,12 +79,12 @@ def problem_panels() -> list[dict]:
     if by_length:
         panels.append(
             dict(
-                title=t(P + "problems.fig.state"),
+                title=t("path_length.problems.fig.state"),
                 x=buckets,
                 series={ui.model_name(m): v for m, v in by_length.items()},
                 looks={ui.model_name(m): lexicon.look(m) for m in by_length},
-                x_title=t(P + "problems.fig.state.x"),
-                y_title=t(P + "problems.fig.state.y"),
+                x_title=t("path_length.problems.fig.state.x"),
+                y_title=t("path_length.problems.fig.state.y"),
                 y_range=[0, 1.05],
                 y_format=".0%",
             )
@@ -92,12 +93,12 @@ def problem_panels() -> list[dict]:
     names = arch_names()
     panels.append(
         dict(
-            title=t(P + "problems.fig.distance"),
+            title=t("path_length.problems.fig.distance"),
             x=list(DISTANCES),
             series={names[a]: v for a, v in hops.items()},
             looks={names[a]: figures.arch_look(a) for a in hops},
-            x_title=t(P + "problems.fig.distance.x", k=analysis.DISTANCE_K),
-            y_title=t(P + "problems.fig.distance.y"),
+            x_title=t("path_length.problems.fig.distance.x", k=analysis.DISTANCE_K),
+            y_title=t("path_length.problems.fig.distance.y"),
         )
     )
     return panels

@@ -12,10 +12,8 @@ from core.analysis import path_length as analysis
 from lessons.path_length import data
 from lessons.path_length.common import (
     K_MAX,
-    P,
     arch_looks,
     arch_names,
-    close_part,
     header,
     kernel_slider,
 )
@@ -26,9 +24,10 @@ COLUMNS = ("complexity", "sequential", "path")
 
 
 def show() -> None:
-    header("table")  # headers outside the fragments: sent once per page run
+    header("path_length.table.header")  # headers outside the fragments: sent once per page run
     table_section()
-    close_part("table")
+    ui.takeaway(t("path_length.table.takeaway"))
+    ui.try_this(t("path_length.table.try"))
 
 
 @ui.fragment  # n, the metric, d and k rerun only this section
@@ -39,23 +38,25 @@ def table_section() -> None:
     k = ui.params.get_int("k", 2, K_MAX, default=3)
     metric = ui.params.get_choice("metric", analysis.METRICS, default="path")
 
-    s = ui.slide(t(P + "table.lead"))
+    s = ui.slide(t("path_length.table.lead"))
     with s.control:
         c1, c2 = st.columns(2)
         with c1:
             metric = st.segmented_control(
-                t(P + "metric"),
+                t("path_length.metric"),
                 analysis.METRICS,
-                format_func=ui.labeler(P + "metric."),
+                format_func=ui.labeler("path_length.metric."),
                 required=True,
                 **ui.params.bound("metric", metric, key="path_metric"),
             )
         with c2:
-            n = st.slider(t(P + "n"), 2, N_MAX, **ui.params.bound("n", n, key="path_n"))
+            n = st.slider(t("path_length.n"), 2, N_MAX, **ui.params.bound("n", n, key="path_n"))
     with s.more:
         c1, c2 = st.columns(2)
         with c1:
-            d = st.select_slider(t(P + "d"), D_CHOICES, **ui.params.bound("d", d, key="path_d"))
+            d = st.select_slider(
+                t("path_length.d"), D_CHOICES, **ui.params.bound("d", d, key="path_d")
+            )
         with c2:
             k = kernel_slider(k)
     ui.params.set_params(n=n, d=d, k=k, metric=metric)
@@ -68,10 +69,10 @@ def table_section() -> None:
                 ns,
                 {names[a]: curves[metric][a] for a in analysis.ARCHITECTURES},
                 current_n=n,
-                current_label=t(P + "chart.current", n=n),
-                title=t(P + f"chart.title.{metric}", d=d, k=k),
-                x_title=t(P + "chart.x"),
-                y_title=t(P + f"chart.y.{metric}"),
+                current_label=t("path_length.chart.current", n=n),
+                title=t(f"path_length.chart.title.{metric}", d=d, k=k),
+                x_title=t("path_length.chart.x"),
+                y_title=t(f"path_length.chart.y.{metric}"),
                 log_y=metric == "complexity",
                 looks=arch_looks(),
                 presenter=ui.presenter(),
@@ -93,11 +94,15 @@ def table_words(metric: str, n: int, d: int, k: int) -> None:
         for arch in analysis.ARCHITECTURES
     ]
     if metric == "complexity":
-        cheaper = t(P + "cheaper.yes") if n < d else t(P + "cheaper.no")
-        st.caption(t(P + "chart.caption.complexity", d=d, n=n, cheaper=cheaper))
+        cheaper = t("path_length.cheaper.yes") if n < d else t("path_length.cheaper.no")
+        st.caption(t("path_length.chart.caption.complexity", d=d, n=n, cheaper=cheaper))
     else:
-        st.caption(t(P + f"chart.caption.{metric}", k=k))
-    st.markdown(t(P + "table.intro"))
+        st.caption(t(f"path_length.chart.caption.{metric}", k=k))
+    st.markdown(t("path_length.table.intro"))
     # a Markdown table: no pandas on the server, no table bundle in the browser
-    st.markdown(mdtable.table([t(P + "col.layer"), *(t(P + f"col.{m}") for m in COLUMNS)], rows))
-    st.caption(t(P + "table.caption", n=n, d=d, k=k))
+    st.markdown(
+        mdtable.table(
+            [t("path_length.col.layer"), *(t(f"path_length.col.{m}") for m in COLUMNS)], rows
+        )
+    )
+    st.caption(t("path_length.table.caption", n=n, d=d, k=k))

@@ -6,11 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-import streamlit as st
-
 import ui
+from lessons import controls
 
-R = "rnn_gradients."
 QUANTITIES = ("state", "input")
 
 
@@ -35,24 +33,17 @@ def choice(
 ) -> str:
     """One of ``options`` on a segmented control, in the URL as ``param`` (a bad value falls
     back to ``default`` with the usual notice)."""
-    value = st.segmented_control(
-        label,
-        options,
-        format_func=format_func,
-        required=True,
-        **ui.params.bound(param, ui.params.get_choice(param, options, default=default), key=key),
-    )
-    ui.params.set_params(**{param: value})
-    return value
+    value = ui.params.get_choice(param, options, default=default)
+    return controls.segmented(label, options, value, param=param, key=key, format_func=format_func)
 
 
 def quantity_picker() -> str:
     """What parts 1 and 2 measure (one URL parameter, the same control in both parts)."""
     return choice(
-        ui.t(R + "fresh.quantity"),
+        ui.t("rnn_gradients.fresh.quantity"),
         QUANTITIES,
         param="q",
         default="state",
         key="rnng_q",
-        format_func=ui.labeler(R + "q."),
+        format_func=ui.labeler("rnn_gradients.q."),
     )

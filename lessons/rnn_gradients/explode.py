@@ -11,7 +11,7 @@ from charts import rnn_gradients as figures
 from core import probes_data
 from core.analysis import explosion
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import R, sci
+from lessons.rnn_gradients.common import sci
 from serve import jobs
 from ui.models import require
 
@@ -20,18 +20,18 @@ t = ui.t
 
 @ui.fragment  # the learning rate reruns only this part
 def show() -> None:
-    st.header(t(R + "explode.header"))
-    s = ui.slide(t(R + "explode.lead"))
+    st.header(t("rnn_gradients.explode.header"))
+    s = ui.slide(t("rnn_gradients.explode.lead"))
     if not require("probe_rnn", vocabs=False):
         return
     clip = data.clip_threshold()
-    with st.spinner(t(R + "computing")):
+    with st.spinner(t("rnn_gradients.computing")):
         res = jobs.result_of(data.explosion_job, clip)
     default = explosion.clearest_lr(res)
     with s.control:
         asked = ui.params.get_float("lr", min(res.lrs), max(res.lrs), default)
         lr = st.select_slider(
-            t(R + "explode.lr"),
+            t("rnn_gradients.explode.lr"),
             options=list(res.lrs),
             **ui.params.bound(
                 "lr", min(res.lrs, key=lambda x: abs(np.log(x / asked))), key="rnng_lr"
@@ -48,10 +48,13 @@ def show() -> None:
                 res.acc_clipped,
                 chosen=lr,
                 chance=1 / probes_data.N_KEYS,
-                labels={k: t(R + f"explode.{k}") for k in ("plain", "clipped", "before", "chance")},
-                title=t(R + "explode.chart", model=ui.model_name("probe_rnn")),
-                x_title=t(R + "explode.lr_axis"),
-                y_title=t(R + "explode.acc_axis"),
+                labels={
+                    k: t(f"rnn_gradients.explode.{k}")
+                    for k in ("plain", "clipped", "before", "chance")
+                },
+                title=t("rnn_gradients.explode.chart", model=ui.model_name("probe_rnn")),
+                x_title=t("rnn_gradients.explode.lr_axis"),
+                y_title=t("rnn_gradients.explode.acc_axis"),
                 presenter=ui.presenter(),
             ),
             key="rnng_explode",
@@ -68,9 +71,9 @@ def show() -> None:
         weights=sci(res.weight_norm),
     )
     with s.words:
-        st.caption(t(R + "explode.caption", **nums))
-    ui.takeaway(t(R + f"explode.takeaway_{explosion.outcome(res, lr)}", **nums))
-    ui.try_this(t(R + "try.explode"))
+        st.caption(t("rnn_gradients.explode.caption", **nums))
+    ui.takeaway(t(f"rnn_gradients.explode.takeaway_{explosion.outcome(res, lr)}", **nums))
+    ui.try_this(t("rnn_gradients.try.explode"))
     explode_curious(res, lr, clip)
 
 
@@ -81,7 +84,7 @@ def explode_curious(res: explosion.Explosion, lr: float, clip: float) -> None:
     with ui.curious():
         st.markdown(
             t(
-                R + "explode.curious",
+                "rnn_gradients.explode.curious",
                 n=len(res.batch_norms),
                 lo=sci(min(res.batch_norms)),
                 hi=sci(max(res.batch_norms)),

@@ -11,7 +11,7 @@ import ui
 from charts import rnn_gradients as figures
 from core.analysis import influence
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import R, names
+from lessons.rnn_gradients.common import names
 from serve import jobs
 from ui.models import require
 
@@ -21,12 +21,12 @@ FAR = 30  # words back: where the evidence's caption reads the curves
 
 @ui.fragment
 def show() -> None:
-    st.header(t(R + "fade.header"))
-    s = ui.slide(t(R + "fade.lead"))
+    st.header(t("rnn_gradients.fade.header"))
+    s = ui.slide(t("rnn_gradients.fade.lead"))
     if not require(data.FADING, data.GATED, vocabs=True):
         return
     data.fade_job()  # started when the part opens
-    with st.spinner(t(R + "computing")):
+    with st.spinner(t("rnn_gradients.computing")):
         result = jobs.result_of(data.fade_job)
     cmp, evidence = result["compare"], result["evidence"]
     rnn, gru = cmp.curves[data.FADING], cmp.curves[data.GATED]
@@ -36,21 +36,21 @@ def show() -> None:
             figures.fade_words_figure(
                 rnn["tokens"],
                 {ui.model_name(m): cmp.curves[m]["influence"] for m in (data.FADING, data.GATED)},
-                title=t(R + "fade.chart"),
-                x_title=t(R + "fade.x"),
-                y_title=t(R + "fade.y"),
+                title=t("rnn_gradients.fade.chart"),
+                x_title=t("rnn_gradients.fade.x"),
+                y_title=t("rnn_gradients.fade.y"),
                 presenter=ui.presenter(),
                 looks=looks,
             ),
             key="rnng_fade",
         )
     with s.words:
-        st.caption(t(R + "fade.caption", **sentence_numbers(rnn, gru)))
-    ui.takeaway(t(R + "fade.takeaway"))
-    ui.try_this(t(R + "try.fade"))
+        st.caption(t("rnn_gradients.fade.caption", **sentence_numbers(rnn, gru)))
+    ui.takeaway(t("rnn_gradients.fade.takeaway"))
+    ui.try_this(t("rnn_gradients.try.fade"))
     evidence_section(evidence, looks)
     with ui.curious():
-        st.markdown(t(R + "fade.curious", **choice_numbers(cmp)))
+        st.markdown(t("rnn_gradients.fade.curious", **choice_numbers(cmp)))
 
 
 def sentence_numbers(rnn: dict, gru: dict) -> dict:
@@ -81,20 +81,20 @@ def evidence_numbers(evidence: dict) -> dict:
 def evidence_section(evidence: dict, looks: dict) -> None:
     """The curve by distance over long test sentences, with its numbers."""
     rnn = evidence[data.FADING]
-    st.subheader(t(R + "fade.evidence_header"))
+    st.subheader(t("rnn_gradients.fade.evidence_header"))
     ui.chart(
         figures.decay_figure(
             np.arange(rnn.curve.size),
             {ui.model_name(m): evidence[m].curve for m in (data.FADING, data.GATED)},
-            title=t(R + "fade.evidence_chart", n=rnn.n, words=data.MIN_WORDS),
-            x_title=t(R + "fade.evidence_x"),
-            y_title=t(R + "fade.evidence_y"),
+            title=t("rnn_gradients.fade.evidence_chart", n=rnn.n, words=data.MIN_WORDS),
+            x_title=t("rnn_gradients.fade.evidence_x"),
+            y_title=t("rnn_gradients.fade.evidence_y"),
             presenter=ui.presenter(),
             looks=looks,
         ),
         key="rnng_fade_distance",
     )
-    st.caption(t(R + "fade.evidence_caption", **evidence_numbers(evidence)))
+    st.caption(t("rnn_gradients.fade.evidence_caption", **evidence_numbers(evidence)))
 
 
 def choice_numbers(cmp) -> dict:
@@ -104,5 +104,5 @@ def choice_numbers(cmp) -> dict:
         "n": len(rnn.ratios),
         "k_rnn": sum(influence.verdict(r) == "fade" for r in rnn.ratios),
         "k_gru": gru.n_majority,
-        "gru_verdict": t(R + f"words.verdict.{gru.majority}"),
+        "gru_verdict": t(f"rnn_gradients.words.verdict.{gru.majority}"),
     }

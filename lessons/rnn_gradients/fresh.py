@@ -11,7 +11,7 @@ import streamlit as st
 import ui
 from charts import rnn_gradients as figures
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import QUANTITIES, R, names, quantity_picker, sci
+from lessons.rnn_gradients.common import QUANTITIES, names, quantity_picker, sci
 
 t = ui.t
 DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
@@ -19,8 +19,8 @@ DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
 
 @ui.fragment  # quantity, length, drive and seed rerun the part; the radius only its section
 def show() -> None:
-    st.header(t(R + "fresh.header"))
-    s = ui.slide(t(R + "fresh.lead"))
+    st.header(t("rnn_gradients.fresh.header"))
+    s = ui.slide(t("rnn_gradients.fresh.lead"))
     d = data.FRESH_DEFAULTS
     quantity = ui.params.get_choice("q", QUANTITIES, default=d["quantity"])
     length = ui.params.get_int("T", 20, 100, d["length"])
@@ -30,26 +30,26 @@ def show() -> None:
         quantity = quantity_picker()
         left, middle, right = st.columns(3)
         length = left.slider(
-            t(R + "fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
+            t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
         )
         drive = middle.segmented_control(
-            t(R + "fresh.drive"),
+            t("rnn_gradients.fresh.drive"),
             DRIVES,
             required=True,
-            help=t(R + "fresh.drive_help"),
+            help=t("rnn_gradients.fresh.drive_help"),
             **ui.params.bound("drive", drive, key="rnng_drive"),
         )
         seed = right.number_input(
-            t(R + "fresh.seed"),
+            t("rnn_gradients.fresh.seed"),
             0,
             999,
-            help=t(R + "fresh.seed_help"),
+            help=t("rnn_gradients.fresh.seed_help"),
             **ui.params.bound("seed", seed, key="rnng_seed"),
         )
     ui.params.set_params(T=length, drive=drive, seed=seed)
     with s.chart:
         radius_section(int(length), str(drive), int(seed), quantity)
-    ui.try_this(t(R + "try.radius") + " " + t(R + "try.drive"))
+    ui.try_this(t("rnn_gradients.try.radius") + " " + t("rnn_gradients.try.drive"))
 
 
 @ui.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
@@ -58,11 +58,11 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     lo, hi = data.RADIUS_MIN, data.RADIUS_MAX
     radius = ui.params.get_float("rho", lo, hi, data.RADIUS_DEFAULT)
     radius = st.slider(
-        t(R + "fresh.radius"),
+        t("rnn_gradients.fresh.radius"),
         lo,
         hi,
         step=data.RADIUS_STEP,
-        help=t(R + "fresh.radius_help"),
+        help=t("rnn_gradients.fresh.radius_help"),
         **ui.params.bound("rho", radius, key="rnng_rho"),
     )
     ui.params.set_params(rho=radius)
@@ -74,7 +74,7 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     far = length - 1
     st.caption(
         t(
-            R + "fresh.caption",
+            "rnn_gradients.fresh.caption",
             radius=radius,
             far=far,
             rnn=sci(float(fresh["rnn"][far])),
@@ -85,17 +85,22 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
             drive=drive,
         )
     )
-    ui.takeaway(
-        t(R + ("fresh.takeaway_vanish" if radius < 1 else "fresh.takeaway_grow"), radius=radius)
-    )
+    if radius < 1:
+        ui.takeaway(t("rnn_gradients.fresh.takeaway_vanish", radius=radius))
+    else:
+        ui.takeaway(t("rnn_gradients.fresh.takeaway_grow", radius=radius))
     with ui.curious():  # the spectral view: the mechanism, the bound, the eigenvalues
-        st.markdown(t(R + "fresh.intro"))
-        st.markdown(t(R + "fresh.curious_bound", sigma=f"{fresh['sigma1']:.2f}"))
+        st.markdown(t("rnn_gradients.fresh.intro"))
+        st.markdown(t("rnn_gradients.fresh.curious_bound", sigma=f"{fresh['sigma1']:.2f}"))
         eigen_chart(fresh, radius, made_of)
 
 
 def _eig_labels(radius: float) -> tuple[str, str, str]:
-    return (t(R + "eig.points"), t(R + "eig.unit"), t(R + "eig.radius", radius=radius))
+    return (
+        t("rnn_gradients.eig.points"),
+        t("rnn_gradients.eig.unit"),
+        t("rnn_gradients.eig.radius", radius=radius),
+    )
 
 
 def fresh_chart(fresh: dict, radius: float, length: int, quantity: str, made_of: tuple) -> None:
@@ -106,10 +111,10 @@ def fresh_chart(fresh: dict, radius: float, length: int, quantity: str, made_of:
         lambda: figures.decay_figure(
             distance,
             {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS},
-            title=t(R + "fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
-            x_title=t(R + "distance_axis"),
-            y_title=t(R + f"q.{quantity}.axis"),
-            bound=(t(R + "bound", radius=radius), radius ** distance.astype(float)),
+            title=t("rnn_gradients.fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
+            x_title=t("rnn_gradients.distance_axis"),
+            y_title=t(f"rnn_gradients.q.{quantity}.axis"),
+            bound=(t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float)),
             presenter=ui.presenter(),
             looks=names(data.PROBES.values()),
         ),
@@ -125,9 +130,9 @@ def eigen_chart(fresh: dict, radius: float, made_of: tuple) -> None:
         lambda: figures.eigen_figure(
             fresh["eig"],
             radius=radius,
-            title=t(R + "eig.chart", hidden=data.HIDDEN),
-            x_title=t(R + "eig.re"),
-            y_title=t(R + "eig.im"),
+            title=t("rnn_gradients.eig.chart", hidden=data.HIDDEN),
+            x_title=t("rnn_gradients.eig.re"),
+            y_title=t("rnn_gradients.eig.im"),
             eig_label=eig,
             unit_label=unit,
             radius_label=rad,

@@ -10,7 +10,7 @@ from charts import rnn_gradients as figures
 from core import probes_data, zoo
 from core.analysis import rnn_gradients as analysis
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import R, choice, names
+from lessons.rnn_gradients.common import choice, names
 from ui.models import get_manifest, show_zoo_error
 
 t = ui.t
@@ -19,8 +19,8 @@ CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
 
 @ui.fragment  # the loss/accuracy switch reruns only this part
 def show() -> None:
-    st.header(t(R + "learn.header"))
-    s = ui.slide(t(R + "learn.lead"))
+    st.header(t("rnn_gradients.learn.header"))
+    s = ui.slide(t("rnn_gradients.learn.lead"))
     entries = probe_records()
     if not entries:
         return
@@ -34,10 +34,10 @@ def show() -> None:
                     list(probes_data.EVAL_DISTANCES),
                     {ui.model_name(n): v for n, v in acc.items()},
                     chance=chance,
-                    chance_label=t(R + "learn.chance"),
-                    title=t(R + "learn.acc_chart"),
-                    x_title=t(R + "trained.distance_axis"),
-                    y_title=t(R + "learn.acc_axis"),
+                    chance_label=t("rnn_gradients.learn.chance"),
+                    title=t("rnn_gradients.learn.acc_chart"),
+                    x_title=t("rnn_gradients.trained.distance_axis"),
+                    y_title=t("rnn_gradients.learn.acc_axis"),
                     presenter=present,
                     looks=names(acc),
                     note=overlap_note(acc),
@@ -48,19 +48,19 @@ def show() -> None:
             )
     with s.control:
         curve_col = choice(
-            t(R + "learn.curve"),
+            t("rnn_gradients.learn.curve"),
             CURVES,
             param="curve",
             default="acc",
             key="rnng_curve",
-            format_func=ui.labeler(R + "learn.curve."),
+            format_func=ui.labeler("rnn_gradients.learn.curve."),
         )
     with s.words:
         learning_curves(entries, acc, curve_col, chance)
     if "probe_rnn" in acc:
         learn_takeaway(acc)
     with ui.curious():
-        st.markdown(t(R + "learn.intro"))
+        st.markdown(t("rnn_gradients.learn.intro"))
 
 
 def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> None:
@@ -69,9 +69,9 @@ def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> 
         figures.curves_figure(
             {ui.model_name(n): e["curve"] for n, e in entries.items()},
             column={"loss": 1, "acc": 2}[curve_col],
-            title=t(R + "learn.curve_chart"),
-            x_title=t(R + "learn.step_axis"),
-            y_title=t(R + f"learn.curve.{curve_col}.axis"),
+            title=t("rnn_gradients.learn.curve_chart"),
+            x_title=t("rnn_gradients.learn.step_axis"),
+            y_title=t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
             presenter=ui.presenter(),
             looks=names(entries),
         ),
@@ -80,7 +80,7 @@ def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> 
     steps = sorted({int(e.get("steps", 0)) for e in entries.values()})
     st.caption(
         t(
-            R + "learn.caption",
+            "rnn_gradients.learn.caption",
             steps=" / ".join(str(x) for x in steps),
             d=str(probes_data.EVAL_DISTANCES[-1]),
             accs=", ".join(f"{ui.model_name(n)} {v[-1]:.0%}" for n, v in acc.items()),
@@ -94,7 +94,7 @@ def learn_takeaway(acc: dict[str, list[float]]) -> None:
     far = {n: f"{v[-1]:.0%}" for n, v in acc.items()}
     ui.takeaway(
         t(
-            R + "learn.takeaway",
+            "rnn_gradients.learn.takeaway",
             d=str(probes_data.EVAL_DISTANCES[-1]),
             near=f"{acc['probe_rnn'][0]:.0%}",
             d0=str(probes_data.EVAL_DISTANCES[0]),
@@ -116,7 +116,7 @@ def probe_records() -> dict[str, dict]:
     missing = [n for n, e in entries.items() if not e or not e.get("curve")]
     if missing:
         st.warning(
-            t(R + "learn.missing", models=", ".join(ui.model_name(m) for m in missing)),
+            t("rnn_gradients.learn.missing", models=", ".join(ui.model_name(m) for m in missing)),
             icon=":material/inventory_2:",
         )
     return {n: e for n, e in entries.items() if n not in missing}
@@ -127,4 +127,4 @@ def overlap_note(acc: dict[str, list[float]]) -> str | None:
     same = [n for n in acc if n != "probe_rnn" and acc[n] == acc.get("probe_lstm")]
     if len(same) < 2:
         return None
-    return t(R + "learn.overlap", models=" / ".join(ui.model_name(n) for n in same))
+    return t("rnn_gradients.learn.overlap", models=" / ".join(ui.model_name(n) for n in same))

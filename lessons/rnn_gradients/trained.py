@@ -8,7 +8,7 @@ import streamlit as st
 import ui
 from charts import rnn_gradients as figures
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import R, names, quantity_picker, sci
+from lessons.rnn_gradients.common import names, quantity_picker, sci
 from serve import jobs
 from ui.models import require
 
@@ -18,13 +18,13 @@ FAR = 40  # the distance the part reads its numbers at
 
 @ui.fragment  # the quantity reruns only this part
 def show() -> None:
-    st.header(t(R + "trained.header"))
-    s = ui.slide(t(R + "trained.lead"))
+    st.header(t("rnn_gradients.trained.header"))
+    s = ui.slide(t("rnn_gradients.trained.lead"))
     with s.control:
         quantity = quantity_picker()
     if not require(*data.PROBES.values(), vocabs=False):
         return
-    with st.spinner(t(R + "computing")):
+    with st.spinner(t("rnn_gradients.computing")):
         trained = jobs.result_of(data.trained_job)
     dist_t = trained["rnn"]["distance"]
     n = data.N_STATE if quantity == "state" else data.N_SEQ
@@ -33,9 +33,9 @@ def show() -> None:
             figures.decay_figure(
                 dist_t,
                 {ui.model_name(data.PROBES[k]): trained[k][quantity] for k in data.CELLS},
-                title=t(R + "trained.chart", n=n),
-                x_title=t(R + "trained.distance_axis"),
-                y_title=t(R + f"q.{quantity}.axis_trained"),
+                title=t("rnn_gradients.trained.chart", n=n),
+                x_title=t("rnn_gradients.trained.distance_axis"),
+                y_title=t(f"rnn_gradients.q.{quantity}.axis_trained"),
                 presenter=ui.presenter(),
                 looks=names(data.PROBES.values()),
             ),
@@ -44,7 +44,7 @@ def show() -> None:
     d = min(FAR, int(dist_t[-1]))
     vals = {k: sci(float(trained[k][quantity][d])) for k in data.CELLS}
     with s.words:
-        st.caption(t(R + f"trained.caption_{quantity}", d=d, n=n, **vals))
-    ui.takeaway(t(R + "trained.takeaway", d=d, **vals))
+        st.caption(t(f"rnn_gradients.trained.caption_{quantity}", d=d, n=n, **vals))
+    ui.takeaway(t("rnn_gradients.trained.takeaway", d=d, **vals))
     with ui.curious():
-        st.markdown(t(R + "trained.intro"))
+        st.markdown(t("rnn_gradients.trained.intro"))

@@ -14,7 +14,7 @@ from core.analysis.bottleneck import early_late_ratio
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import R, choice
+from lessons.rnn_gradients.common import choice
 from ui.models import get_vocabs, require, show_zoo_error
 from ui.params import safe_value
 
@@ -25,11 +25,11 @@ MAX_CHARS = 300  # of a typed sentence (box and URL)
 
 @ui.fragment  # the encoder choice and the sentence rerun only this part
 def show() -> None:
-    st.header(t(R + "words.header"))
-    s = ui.slide(t(R + "words.lead"))
+    st.header(t("rnn_gradients.words.header"))
+    s = ui.slide(t("rnn_gradients.words.lead"))
     if not require(data.FADING, vocabs=True):
         return
-    with st.spinner(t(R + "computing")):
+    with st.spinner(t("rnn_gradients.computing")):
         example = data.words_default()
     encoder, text = words_controls(s, example.text)
     if not require(encoder, vocabs=False):
@@ -39,7 +39,7 @@ def show() -> None:
     if tokens is None:
         return
     ids = tuple(get_vocabs()[0].encode(tokens, eos=True))
-    with st.spinner(t(R + "computing")):
+    with st.spinner(t("rnn_gradients.computing")):
         values = data.context_influence(encoder, ids)
     ratio = early_late_ratio(values)
     v = influence.verdict(ratio)
@@ -48,23 +48,29 @@ def show() -> None:
             figures.influence_strip(
                 lexicon.show_tokens([*tokens, "<eos>"]),
                 values,
-                title=t(R + "words.chart", model=ui.model_name(encoder), n=len(tokens)),
-                colorbar_title=t(R + "words.colorbar"),
+                title=t("rnn_gradients.words.chart", model=ui.model_name(encoder), n=len(tokens)),
+                colorbar_title=t("rnn_gradients.words.colorbar"),
                 presenter=ui.presenter(),
             ),
             key="rnng_words",
         )
     with s.words:
-        st.caption(t(R + f"words.caption_{v}", model=ui.model_name(encoder), ratio=f"{ratio:.2f}"))
-    ui.takeaway(t(R + f"words.takeaway_{v}"))
-    ui.try_this(t(R + "try.words"))
+        st.caption(
+            t(
+                f"rnn_gradients.words.caption_{v}",
+                model=ui.model_name(encoder),
+                ratio=f"{ratio:.2f}",
+            )
+        )
+    ui.takeaway(t(f"rnn_gradients.words.takeaway_{v}"))
+    ui.try_this(t("rnn_gradients.try.words"))
     with ui.curious():
         st.markdown(
             t(
-                R + "words.curious",
+                "rnn_gradients.words.curious",
                 n=len(example.ratios),
                 k=example.n_majority,
-                verdict=t(R + f"words.verdict.{example.majority}"),
+                verdict=t(f"rnn_gradients.words.verdict.{example.majority}"),
                 lo=f"{min(example.ratios):.2f}",
                 hi=f"{max(example.ratios):.2f}",
             )
@@ -80,7 +86,7 @@ def words_controls(s, example: str) -> tuple[str, str]:
         text = ""  # the user cleared the box: say so below, do not bring the example back
     with s.control:
         text = st.text_area(
-            t(R + "words.text"),
+            t("rnn_gradients.words.text"),
             max_chars=MAX_CHARS,
             height=90,
             **ui.params.bound("text", text, key="rnng_text"),
@@ -88,7 +94,7 @@ def words_controls(s, example: str) -> tuple[str, str]:
     with s.more:
         # the sentence joins the URL once it is edited; the model at once
         encoder = choice(
-            t(R + "words.model"),
+            t("rnn_gradients.words.model"),
             ENCODERS,
             param="model",
             default=data.FADING,
@@ -108,16 +114,19 @@ def words_tokens(text: str) -> list[str] | None:
         if err.reason == "unknown":
             words = "; ".join(
                 t(
-                    R + "words.unknown_one",
+                    "rnn_gradients.words.unknown_one",
                     word=safe_value(o.word),
                     options=", ".join(f"`{safe_value(s)}`" for s in o.suggestions) or "—",
                 )
                 for o in err.unknown
             )
-            st.warning(t(R + "words.unknown", words=words), icon=":material/spellcheck:")
+            st.warning(t("rnn_gradients.words.unknown", words=words), icon=":material/spellcheck:")
         elif err.reason == "too_long":
             n = len(tokenize_en(text))
-            st.warning(t(R + "words.too_long", n=n, limit=err.limit), icon=":material/short_text:")
+            st.warning(
+                t("rnn_gradients.words.too_long", n=n, limit=err.limit),
+                icon=":material/short_text:",
+            )
         else:
-            st.warning(t(R + "words.empty"), icon=":material/short_text:")
+            st.warning(t("rnn_gradients.words.empty"), icon=":material/short_text:")
     return None

@@ -405,7 +405,7 @@ def test_invalid_part_falls_back_with_a_notice(dev_zoo):
 
 
 def test_why_links_name_real_parts_of_linked_pages():
-    from lessons.arena.sentence import WHY, WHY_PART
+    from lessons.arena.sentence_why import WHY, WHY_PART
     from ui.nav import page_parts
 
     linked = {slug for slugs in WHY.values() for slug in slugs}

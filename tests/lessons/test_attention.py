@@ -8,6 +8,7 @@ import base64
 import functools
 import importlib
 import json
+import pkgutil
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ import streamlit as st
 import torch
 
 import core.zoo as zoo
+import lessons.attention
 import ui
 from core import corpus, lexicon
 from core.analysis import attention as analysis
@@ -224,8 +226,14 @@ def redrawn(monkeypatch):
     monkeypatch.setattr(ui, "chart", chart)
     monkeypatch.setattr(ui.params, "bound", bound)
     monkeypatch.setattr(st, "data_editor", data_editor)
-    parts = [importlib.import_module(f"lessons.attention.{p}") for p in page_parts("attention")]
-    for module in parts:  # the parts' fragments are made when their module is imported
+    # the parts' fragments are made when their module is imported: a part's own module and
+    # its sections' (lessons/attention/<part>_<section>.py)
+    parts = [
+        importlib.import_module(f"lessons.attention.{m.name}")
+        for m in pkgutil.iter_modules(lessons.attention.__path__)
+        if m.name.split("_")[0] in page_parts("attention")
+    ]
+    for module in parts:
         importlib.reload(module)
 
     def run(**params) -> dict[str, list[str]]:

@@ -1,0 +1,83 @@
+"""Part "score", the real scores of "it" in the lesson's sentence: the coreference encoder's
+named head, its scaled scores q·k/√d and the softmax weights the model used."""
+
+from __future__ import annotations
+
+import numpy as np
+import streamlit as st
+
+import ui
+from charts import attention as figures
+from core.analysis import attention as analysis
+from core.analysis import coref
+from lessons import controls
+from lessons.attention import data
+from ui import models
+
+t = ui.t  # reads the visitor's language on every call
+
+
+@ui.fragment  # the sentence reruns only this section
+def in_coref() -> None:
+    """The coreference encoder's named head at "it" (part 3's view): the real scaled
+    scores q·k/√d over the lesson's sentence and the softmax weights the model used."""
+    st.subheader(t("attention.score.coref.header"))
+    if not models.require(data.COREF):
+        return
+    pair = data.coref_pair()
+    chart = st.container()
+    predicate = ui.params.get_choice("cs", tuple(pair), default=next(iter(pair)))
+    predicate = controls.segmented(
+        t("attention.score.coref.sentence"),
+        tuple(pair),
+        predicate,
+        param="cs",
+        key="attention_cs",
+        format_func=lambda p: f"… it was {p}",
+    )
+    sw = pair[predicate]
+    with chart:
+        ui.chart(coref_figure(sw), key="attention_score_coref")
+    st.caption(coref_caption(sw))
+
+
+def coref_figure(sw):
+    """The real scores on top, the model's weights under them, one bar per word."""
+    sentence = " ".join(sw.tokens)
+    return figures.bar_panels(
+        [
+            figures.BarPanel(sw.tokens, sw.scores, "", t("attention.score.coref.scores_y")),
+            figures.BarPanel(
+                sw.tokens,
+                sw.weights,
+                "",
+                t("attention.hover.weight"),
+                x_title=t("attention.score.keys"),
+                highlight=int(np.argmax(sw.weights)),
+            ),
+        ],
+        title=t("attention.score.coref.title", sentence=sentence, d=sw.query.size),
+        presenter=ui.presenter(),
+        share_x=True,
+    )
+
+
+def coref_caption(sw) -> str:
+    """The largest score, its lead over the next, the weight it gets after softmax, and how
+    close the softmax of the scores is to the weights the model used."""
+    order = np.argsort(-sw.scores)
+    top, second = int(order[0]), int(order[1])
+    check = float(np.abs(analysis.softmax(sw.scores) - sw.weights).max())
+    return t(
+        "attention.score.coref.caption",
+        where=t("attention.self.coref.where", layer=coref.LAYER + 1, head=coref.HEAD + 1),
+        d=sw.query.size,
+        top=sw.tokens[top],
+        score=f"{sw.scores[top]:.2f}",
+        second=sw.tokens[second],
+        score2=f"{sw.scores[second]:.2f}",
+        gap=f"{sw.scores[top] - sw.scores[second]:.2f}",
+        weight=f"{sw.weights[top]:.2f}",
+        rest=f"{1 - sw.weights[top]:.2f}",
+        check=f"{check:.1e}",
+    )
