@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 
 from charts import base, common
 from charts.html_look import MARK_CLASS
+from charts.screen import sizes
 from core import lexicon
 
 
@@ -204,7 +205,7 @@ def sentence_bars(
             # text has one size, never under the projector's (or a phone's) least
             bargap=0.12 if presenter else 0.25,
             uniformtext=dict(
-                minsize=base.MIN_PROJECTOR_FONT if presenter else base.MIN_PHONE_FONT, mode="show"
+                minsize=sizes.MIN_PROJECTOR_FONT if presenter else sizes.MIN_PHONE_FONT, mode="show"
             ),
             height=(420 if presenter else 330),
             margin=dict(l=10, r=10),

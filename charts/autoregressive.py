@@ -166,7 +166,7 @@ def slip_distribution(
         presenter=presenter,
     )
     # several models: the legend in rows above the plot, never over the axis; the title above
-    # it (on the projector base.fit_projector places both; two entries a row assumed here)
+    # it (on the projector charts.screen.projector places both; two entries a row assumed here)
     rows = -(-len(histograms) // 2)
     fig.update_layout(
         legend=dict(orientation="h", yanchor="bottom", y=1.02, x=0),

@@ -23,15 +23,6 @@ from charts.screen.sizes import LAPTOP_FONT, LAPTOP_TITLE, PROJECTOR_FONT, PROJE
 # Old names of what fitting a figure to a screen moved to charts.screen, still read here by
 # modules and tests outside charts (lessons, charts.arena / attention / bottleneck /
 # path_length, tests/browser): new code imports them from charts.screen.sizes / .text.
-from charts.screen.sizes import MIN_PHONE_FONT as MIN_PHONE_FONT
-from charts.screen.sizes import MIN_PROJECTOR_FONT as MIN_PROJECTOR_FONT
-from charts.screen.sizes import PHONE_WIDTH as PHONE_WIDTH
-from charts.screen.sizes import PRESENTER_WIDTH as PRESENTER_WIDTH
-from charts.screen.sizes import PROJECTOR_WIDTH as PROJECTOR_WIDTH
-from charts.screen.sizes import SLIDE_HEIGHT as SLIDE_HEIGHT
-from charts.screen.sizes import STEP_SLIDE_HEIGHT as STEP_SLIDE_HEIGHT
-from charts.screen.text import is_cjk as _is_cjk  # noqa: F401 (charts.bottleneck)
-from charts.screen.text import wrap as wrap
 
 # Fonts with Chinese glyphs first, so chart text in zh never falls back to boxes.
 FONT_FAMILY = (

@@ -13,6 +13,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
+from charts.screen import sizes
+from charts.screen.text import is_cjk
 from core import lexicon, mdtable
 
 GREY = "#9E9E9E"
@@ -24,7 +26,7 @@ GREY = "#9E9E9E"
 def chip(token: str) -> str:
     """One token as body text, shown literally (Markdown escaped), never broken across two
     lines (a word joiner between its characters: 猴子 stays whole)."""
-    whole = all(base._is_cjk(ch) for ch in token)  # noqa: SLF001 (one CJK test in the app)
+    whole = all(is_cjk(ch) for ch in token)
     return mdtable.escape("\u2060".join(token) if whole else token)
 
 
@@ -134,7 +136,7 @@ def states_heatmap(
     return go.Figure(data=[heatmap, strip], layout=layout)
 
 
-FIGURE_SPACE = "\u2007"  # a space as wide as a digit (charts/glyphs.json)
+FIGURE_SPACE = "\u2007"  # a space as wide as a digit (charts/screen/glyphs.json)
 
 
 def dimension_ticks(n_dims: int, digits: int = 0) -> dict:
@@ -465,7 +467,7 @@ def _latent_guesses(
         text=text,
         textposition="outside",
         constraintext="none" if phone else "both",
-        textfont=dict(size=base.MIN_PHONE_FONT if phone else s.font),
+        textfont=dict(size=sizes.MIN_PHONE_FONT if phone else s.font),
         cliponaxis=False,
         marker=dict(color=lexicon.look("lm_gru").color),
         hovertemplate="%{x} → %{text}<extra></extra>",

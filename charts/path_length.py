@@ -17,6 +17,8 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base, common
+from charts.screen import sizes
+from charts.screen.text import wrap
 from core import lexicon
 
 Polyline = Sequence[tuple[int, int]]  # (position, layer) points
@@ -248,8 +250,8 @@ def _words_axis(
     n = len(tokens)
     text, size = list(tokens), max(10, s.font - (4 if n > 24 else 0))
     if phone_pair is not None:
-        size = base.MIN_PHONE_FONT
-        step = max(1, math.ceil(n * _SLANT * size / (base.PHONE_WIDTH - _PHONE_Y_AXIS)))
+        size = sizes.MIN_PHONE_FONT
+        step = max(1, math.ceil(n * _SLANT * size / (sizes.PHONE_WIDTH - _PHONE_Y_AXIS)))
         keep = set(phone_pair) | {
             i for i in range(0, n, step) if all(abs(i - j) >= step for j in phone_pair)
         }
@@ -410,10 +412,10 @@ def _together_notes(
                 yanchor="top" if level > 0.5 else "bottom",
                 yshift=-6 - 30 * g if level > 0.5 else 6,
                 # wrapped to under half the plot, so it stays clear of the falling curves
-                text=base.wrap(
+                text=wrap(
                     together_label.format(names=joiner.join(group)),
                     s.font,
-                    (base.PROJECTOR_WIDTH if presenter else 700) * 0.36,
+                    (sizes.PROJECTOR_WIDTH if presenter else 700) * 0.36,
                 ),
                 showarrow=False,
                 bgcolor="rgba(255,255,255,0.85)",
@@ -443,9 +445,9 @@ def problems_figure(
     cols = len(panels)
     gap = 0.09
     width = (1 - gap * (cols - 1)) / cols
-    col_px = (base.PROJECTOR_WIDTH if presenter else 700) * width * 0.85
+    col_px = (sizes.PROJECTOR_WIDTH if presenter else 700) * width * 0.85
     if stacked:
-        col_px = base.PHONE_WIDTH - _PHONE_Y_AXIS
+        col_px = sizes.PHONE_WIDTH - _PHONE_Y_AXIS
         stack = _Stack(panels, s, col_px)
     data, annotations, layout = [], [], {}
     for c, panel in enumerate(panels):
@@ -458,7 +460,7 @@ def problems_figure(
         layout.update(_panel_axes(panel, suffix, (lo, width), stack.domain(c) if stacked else None))
         annotations.append(
             dict(
-                text=base.wrap(panel["title"], s.font, col_px),
+                text=wrap(panel["title"], s.font, col_px),
                 x=0 if stacked else lo + width / 2,
                 y=stack.domain(c)[1] if stacked else 1.02,
                 xref="paper",
@@ -565,8 +567,7 @@ class _Stack:
         self.panel = 0.55 * s.height  # each panel's own height
         self.below = _X_AXIS_FONTS * s.font  # an x axis's ticks and title
         self.title_px = [
-            (base.wrap(p["title"], s.font, col_px).count("<br>") + 1) * s.font * 1.3 + 12
-            for p in panels
+            (wrap(p["title"], s.font, col_px).count("<br>") + 1) * s.font * 1.3 + 12 for p in panels
         ]
         self.top = int(16 + self.title_px[0])  # the first panel's title, in the margin
         n = len(panels)
@@ -583,7 +584,7 @@ class _Stack:
     def bottom(self, data: Sequence[go.BaseTraceType]) -> int:
         """The bottom margin: the last x axis, then the legend (its rows estimated from
         the width of its entries: a symbol and a label each)."""
-        room = base.PHONE_WIDTH
+        room = sizes.PHONE_WIDTH
         rows, used = 1, 0.0
         for trace in data:
             if trace.showlegend is False:

@@ -3,7 +3,7 @@
 The places are made in screen order when :func:`slide` is called (chart, control, more,
 words), so a part fills them in the order its code needs and the screen still shows the
 picture first. On the projector the page header is compact, the chart is capped to the
-first 1280x800 screen (:data:`charts.base.SLIDE_HEIGHT`) and the secondary controls
+first 1280x800 screen (:data:`charts.sizes.SLIDE_HEIGHT`) and the secondary controls
 fold into "More controls"; a phone gets the same order: the chart right after one sentence.
 """
 

@@ -27,6 +27,7 @@ from charts.attention.heatmap import (
     row_frame,
     words_on_top_px,
 )
+from charts.screen import sizes
 
 
 def alignment_figure(
@@ -90,9 +91,9 @@ def alignment_figure(
 def every_category(n: int, room_px: float, s: base.Scale) -> dict:
     """A projector's category axis of ``n`` words that labels every one (plotly drops every
     other label when they crowd), at the scale's font or smaller to fit ``room_px``, never
-    under :data:`charts.base.MIN_PROJECTOR_FONT`."""
+    under :data:`charts.sizes.MIN_PROJECTOR_FONT`."""
     size = min(s.font, math.floor(room_px / max(n, 1) / 1.15))
-    size = max(size, base.MIN_PROJECTOR_FONT)
+    size = max(size, sizes.MIN_PROJECTOR_FONT)
     return dict(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=size))
 
 
@@ -103,7 +104,7 @@ def _slide_words(xl: Sequence[str], s: base.Scale, width: float) -> tuple[int, i
     longest = max(len(x) for x in xl)
     if 0.6 * s.font * longest * 1.1 <= width / len(xl):
         return 0, s.font
-    return -45, base.MIN_PROJECTOR_FONT
+    return -45, sizes.MIN_PROJECTOR_FONT
 
 
 def _alignment_slide(heatmap: dict, frame: dict, title: str, s: base.Scale) -> go.Figure:
@@ -111,9 +112,9 @@ def _alignment_slide(heatmap: dict, frame: dict, title: str, s: base.Scale) -> g
     every row and column labelled at projector size (the step's bars under it left the rows
     ~13 px, too thin to label), the step controls on the same screen."""
     xl, yl = heatmap["x"], heatmap["y"]
-    height = base.SLIDE_HEIGHT - 85  # the step slider (~75 px) under it on the first screen
+    height = sizes.SLIDE_HEIGHT - 85  # the step slider (~75 px) under it on the first screen
     top = math.ceil(12 + s.title * 1.3 + 8)
-    angle, size = _slide_words(xl, s, base.PRESENTER_WIDTH * 0.75)
+    angle, size = _slide_words(xl, s, sizes.PRESENTER_WIDTH * 0.75)
     heatmap["colorbar"]["tickfont"] = dict(size=s.font)
     heatmap["colorbar"]["title"]["font"] = dict(size=s.font)
     words = size * 1.8 + (0.45 * size * max(len(x) for x in xl) if angle else 0)
@@ -129,7 +130,7 @@ def _alignment_slide(heatmap: dict, frame: dict, title: str, s: base.Scale) -> g
         yaxis=axis(s, type="category", autorange="reversed"),
         shapes=[frame],
     )
-    layout["xaxis"].update(every_category(len(xl), base.PRESENTER_WIDTH * 0.75, s))
+    layout["xaxis"].update(every_category(len(xl), sizes.PRESENTER_WIDTH * 0.75, s))
     layout["xaxis"]["tickfont"]["size"] = size
     layout["yaxis"].update(every_category(len(yl), rows_px, s))
     return go.Figure(data=[heatmap], layout=layout)
@@ -146,7 +147,7 @@ def _alignment_geometry(
     if presenter:  # one slide: the words only under the bars (the same columns), all in view
         top, bars_px = math.ceil(12 + s.title * 1.3 + 8), round(s.font * 4)
         rest = top + title_px(s) + bars_px + words_px(xl, s) + round(s.font * 0.6) + 10
-        heat_px = max(150, base.SLIDE_HEIGHT - rest)
+        heat_px = max(150, sizes.SLIDE_HEIGHT - rest)
     (heat, bars), plot_px = stack(
         [
             (0, heat_px, round(s.font * 0.6)),

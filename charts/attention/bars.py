@@ -11,8 +11,10 @@ from dataclasses import dataclass
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base, margins
+from charts import base
 from charts.attention.common import axis, fonts
+from charts.screen import sizes
+from charts.screen.text import text_width
 
 
 def _bar_values(labels: Sequence[str], weights: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -86,8 +88,8 @@ def tick_angle(n: int) -> int:
 
 
 # px: the narrowest plot a page's bars are drawn in (a phone's: its y title and ticks take
-# ~70 px of base.PHONE_WIDTH; ui.chart fits nothing else of them) and a slide's
-_BAR_PLOT = {False: base.PHONE_WIDTH - 70, True: base.PRESENTER_WIDTH - 90}
+# ~70 px of sizes.PHONE_WIDTH; ui.chart fits nothing else of them) and a slide's
+_BAR_PLOT = {False: sizes.PHONE_WIDTH - 70, True: sizes.PRESENTER_WIDTH - 90}
 
 
 def _bar_tick_angle(labels: Sequence[str], s: base.Scale) -> int:
@@ -98,7 +100,7 @@ def _bar_tick_angle(labels: Sequence[str], s: base.Scale) -> int:
     if angle or not labels:
         return angle
     room = _BAR_PLOT[s is base.PRESENTER] / len(labels)
-    widest = max(margins.text_width(x, s.font) for x in labels)
+    widest = max(text_width(x, s.font) for x in labels)
     return -45 if widest + 0.5 * s.font > room else 0
 
 
@@ -267,7 +269,7 @@ def bar_panels(
     top = base.template_of(presenter).layout.margin.t if title else 10
     if presenter:  # one slide: the panels share what the titles and words leave
         fixed = top + sum(b[0] + b[2] for b in blocks) + 10
-        each = max(60, (base.SLIDE_HEIGHT - fixed) // len(blocks))
+        each = max(60, (sizes.SLIDE_HEIGHT - fixed) // len(blocks))
         blocks = [(b[0], each, b[2]) for b in blocks]
     domains, plot_px = stack(blocks)
     data: list[dict] = []

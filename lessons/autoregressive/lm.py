@@ -6,7 +6,7 @@ import streamlit as st
 
 import ui
 from charts import autoregressive as figures
-from charts.base import STEP_SLIDE_HEIGHT
+from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core import mdtable as md
 from core.analysis import autoregressive as analysis

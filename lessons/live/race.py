@@ -11,7 +11,7 @@ import streamlit as st
 
 import ui
 from charts import live as figures
-from charts.base import STEP_SLIDE_HEIGHT
+from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import live
 from core.vocab import detokenize_zh
 from lessons.live import common

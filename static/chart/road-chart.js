@@ -6,7 +6,7 @@
  * chart it drew; titles bold), plotly's config with Streamlit's defaults (no logo, no
  * lasso/box select, no cloud button), the figure's own height (else 450 px) and the
  * container's width, followed as the container or the window changes.
- * The figure's margins come pre-computed (charts/margins.py) for exactly this. */
+ * The figure's margins come pre-computed (charts/screen/margins.py) for exactly this. */
 (function () {
   "use strict";
   const THEME = {

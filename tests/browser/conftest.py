@@ -170,7 +170,7 @@ def copy_app(dest: Path) -> Path:
     return dest
 
 
-# Per drawn chart: the margins the app set (charts.margins.preset) and the ones plotly
+# Per drawn chart: the margins the app set (charts.screen.margins.preset) and the ones plotly
 # ended with. Plotly only ever grows a margin, and when it does it draws the chart again.
 _MARGINS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((g, i) => {
     const m = (g.layout && g.layout.margin) || {}, s = (g._fullLayout || {})._size || {};
@@ -182,9 +182,9 @@ _MARGINS_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map((g,
 
 def grown_margins(page, where: str) -> list[str]:
     """Charts whose margins plotly had to grow beyond what the app set, so that it drew them
-    twice (the estimate of ``charts.margins`` fell short), one line each. The top
+    twice (the estimate of ``charts.screen.margins`` fell short), one line each. The top
     margin of a title that pushes it itself (presenter mode) is plotly's, on purpose
-    (``charts.margins.title_pushes``)."""
+    (``charts.screen.margins.title_pushes``)."""
     out = []
     for c in page.evaluate(_MARGINS_JS):
         if c["set"]["l"] is None:

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from charts.screen import sizes as screen
 from tests.browser.conftest import DESKTOP, PHONE, reopened, wait_idle
 
 pytestmark = pytest.mark.browser
@@ -81,9 +82,8 @@ _BAR_TEXT_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .j
 def test_the_bars_numbers_have_one_readable_size(server, browser, viewport, present, lang):
     """plotly shrinks a bar's inside text to the bar: on the projector the numbers came out
     at 16 px, on a phone at ~10 px inside a long bar beside 14 px after a short one."""
-    from charts import base
 
-    least = base.MIN_PROJECTOR_FONT if present else base.MIN_PHONE_FONT
+    least = screen.MIN_PROJECTOR_FONT if present else screen.MIN_PHONE_FONT
     url = server.url(f"/arena?lang={lang}" + ("&present=1" if present else ""))
     with reopened(browser, url, viewport) as tab:
         texts = tab.page.evaluate(_BAR_TEXT_JS)

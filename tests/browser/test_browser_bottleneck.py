@@ -8,6 +8,7 @@ import pytest
 from streamlit.proto.BackMsg_pb2 import BackMsg
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
+from charts.screen import sizes
 from core import zoo
 from core.i18n import translate
 from tests.browser.conftest import DESKTOP, PHONE, reopened, wait_idle
@@ -126,14 +127,13 @@ _BAR_TEXTS_JS = """() => [...document.querySelectorAll('[data-testid="stMain"] .
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_phone_reads_the_guesses_over_the_bars(server, browser, lang):
     """On one line over a phone's ~45-px bars plotly shrank "-> wear 95%" to 5-6 px."""
-    from charts import base
 
     _need_models()
     with reopened(browser, server.url(f"/bottleneck?lang={lang}&part=latent"), PHONE) as tab:
         texts = tab.page.evaluate(_BAR_TEXTS_JS)
         assert len(texts) == 5, texts  # <bos> you should wear shoes
-        small = [t for t in texts if t["px"] < base.MIN_PHONE_FONT - 0.01]
-        assert not small, f"guesses under {base.MIN_PHONE_FONT} px on a phone: {small}"
+        small = [t for t in texts if t["px"] < sizes.MIN_PHONE_FONT - 0.01]
+        assert not small, f"guesses under {sizes.MIN_PHONE_FONT} px on a phone: {small}"
         for a, b in zip(texts, texts[1:]):  # side by side, never into each other
             overlap = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"]) > 0
             assert not (overlap and a["right"] > b["left"] + 0.5), (a, b)

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from charts import bottleneck as figs
+from charts.screen import sizes
 from core import corpus, lexicon
 from core.analysis import bottleneck as bn
 from tests.core.analysis.test_bottleneck import _model
@@ -156,7 +157,7 @@ def test_states_heatmap_sends_float32_and_the_same_values():
 
 def test_dimension_labels_are_a_quarter_apart_and_padded_to_one_width():
     from charts.bottleneck import FIGURE_SPACE, dimension_ticks
-    from charts.margins import text_width
+    from charts.screen.text import text_width
 
     assert dimension_ticks(32) == {"tickvals": [8, 16, 24, 32], "ticktext": ["8", "16", "24", "32"]}
     assert dimension_ticks(256, 3)["tickvals"] == [64, 128, 192, 256]
@@ -174,7 +175,6 @@ def test_dimension_labels_are_a_quarter_apart_and_padded_to_one_width():
 
 
 def test_on_a_phone_the_guesses_stand_on_two_lines_at_a_readable_size():
-    from charts import base
     from charts.bottleneck import latent_figure
 
     states = np.zeros((3, 8), dtype=np.float32)
@@ -187,7 +187,7 @@ def test_on_a_phone_the_guesses_stand_on_two_lines_at_a_readable_size():
     assert bars["text"] == ["→ you 20%", "→ should 50%", "→ wear 95%"]
     assert small["text"] == ["you<br>20%", "should<br>50%", "wear<br>95%"]
     # kept at a phone's least size, never shrunk to the bar's width
-    assert small["constraintext"] == "none" and small["textfont"]["size"] >= base.MIN_PHONE_FONT
+    assert small["constraintext"] == "none" and small["textfont"]["size"] >= sizes.MIN_PHONE_FONT
     # room above the bars for two lines; the axis never says more than 100 %
     for fig, top in ((wide, 1.35), (phone, 1.6)):
         axis = fig["layout"]["yaxis2"]

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from charts import path_length as figures
+from charts.screen import sizes
 from core.analysis import path_length as analysis
 
 
@@ -61,7 +62,6 @@ def test_on_a_phone_the_words_axis_keeps_the_pair_and_spaced_words(n, pair):
     """27 words in 10-px type under a phone's panels were a smear: there the words are at a
     phone's least size, the pair's two always written, the others spaced so that slanted
     words do not run into each other."""
-    from charts import base
 
     tokens = [f"w{i}" for i in range(n)]
     paths = {"rnn": [[(i, 1) for i in range(n)]]}
@@ -70,13 +70,13 @@ def test_on_a_phone_the_words_axis_keeps_the_pair_and_spaced_words(n, pair):
     phone = figures.paths_figure(tokens, paths, {"rnn": "r"}, pair, phone=True, **kw).to_dict()
     assert wide["layout"]["xaxis"]["ticktext"] == tokens  # elsewhere every word, as before
     axis = phone["layout"]["xaxis"]
-    assert axis["tickfont"]["size"] == base.MIN_PHONE_FONT
+    assert axis["tickfont"]["size"] == sizes.MIN_PHONE_FONT
     assert axis["tickvals"] == list(range(n))  # a tick under every word
     shown = [i for i, w in enumerate(axis["ticktext"]) if w]
     assert all(axis["ticktext"][i] == tokens[i] for i in shown)
     assert set(pair) <= set(shown)
     # the room a slanted word takes along the plot, from the figure's own rule
-    room = (base.PHONE_WIDTH - figures._PHONE_Y_AXIS) / (figures._SLANT * base.MIN_PHONE_FONT)
+    room = (sizes.PHONE_WIDTH - figures._PHONE_Y_AXIS) / (figures._SLANT * sizes.MIN_PHONE_FONT)
     others = [i for i in shown if i not in pair]
     gaps = [b - a for a, b in zip(others, others[1:])]
     gaps += [abs(i - j) for i in others for j in pair]

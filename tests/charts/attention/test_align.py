@@ -11,6 +11,7 @@ import pytest
 
 from charts import attention as F
 from charts import base
+from charts.screen import sizes
 
 HOVER = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
 
@@ -50,11 +51,11 @@ def test_alignment_figure_on_a_slide_is_the_heatmap_every_row_and_word_labelled(
     assert heat["type"] == "heatmap" and len(lay["shapes"]) == 1  # the step's row framed
     for axis in (lay["xaxis"], lay["yaxis"]):  # every category labelled, projector size
         assert (axis["tickmode"], axis["dtick"], axis["type"]) == ("linear", 1, "category")
-        assert axis["tickfont"]["size"] >= base.MIN_PROJECTOR_FONT
+        assert axis["tickfont"]["size"] >= sizes.MIN_PROJECTOR_FONT
     # the rows are at least as tall as their labels; the step slider fits under the chart
     rows_px = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
     assert rows_px / 12 >= lay["yaxis"]["tickfont"]["size"]
-    assert lay["height"] < base.SLIDE_HEIGHT
+    assert lay["height"] < sizes.SLIDE_HEIGHT
 
 
 def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it():
@@ -126,7 +127,7 @@ def test_alignment_figure_keeps_the_heatmap_and_grows_with_the_scale():
     assert both["layout"]["height"] > alone["layout"]["height"]  # the bars add their room
     big = _json(_align(z, step=2, presenter=True))
     # on the projector the figure is one slide with its step slider: nearly a slide's height
-    assert base.SLIDE_HEIGHT - 100 <= big["layout"]["height"] <= base.SLIDE_HEIGHT
+    assert sizes.SLIDE_HEIGHT - 100 <= big["layout"]["height"] <= sizes.SLIDE_HEIGHT
 
 
 def test_alignment_figure_checks_its_input():
