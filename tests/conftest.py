@@ -412,3 +412,20 @@ def as_a_phone(monkeypatch) -> None:
 
     monkeypatch.setattr(ui, "on_a_phone", lambda: True)
     monkeypatch.setattr(draw, "on_a_phone", lambda: True)
+
+
+def run_page(page: str, *, timeout: float = 300, **params):
+    """A page's run through AppTest (``lang`` and the link's parameters as keywords), failed
+    on any exception it shows."""
+    lang = params.pop("lang", "en")
+    at = make_app(page, lang=lang, **params).run(timeout=timeout)
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def chart_spec(at, key: str) -> dict:
+    """The plotly figure (as JSON) of the chart whose element key holds ``key``."""
+    for el in at.get("plotly_chart"):
+        if el.proto.id and key in el.proto.id:
+            return json.loads(el.proto.spec)
+    raise AssertionError(f"no chart {key!r}")

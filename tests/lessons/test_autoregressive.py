@@ -14,10 +14,10 @@ from tests.conftest import (
     cjk_share,
     fragment_of,
     main_text,
-    make_app,
     md_tables,
     record_sent,
     rerun_alone,
+    run_page,
 )
 
 PAGE = "pages/autoregressive.py"
@@ -33,10 +33,7 @@ def _need(*names: str) -> None:
 
 
 def run(**params):
-    lang = params.pop("lang", "en")
-    at = make_app(PAGE, lang=lang, **params).run(timeout=300)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page(PAGE, timeout=300, **params)
 
 
 def _ys(values):

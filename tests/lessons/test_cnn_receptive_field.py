@@ -19,7 +19,15 @@ import streamlit.testing.v1.local_script_runner as lsr
 from core import lexicon
 from core.analysis import receptive_field as analysis
 from core.i18n import translate
-from tests.conftest import ROOT, as_a_phone, element_kind, fragment_rerun, main_text, make_app
+from tests.conftest import (
+    ROOT,
+    as_a_phone,
+    chart_spec,
+    element_kind,
+    fragment_rerun,
+    main_text,
+    make_app,
+)
 from tests.lessons.parts import chart_keys, runs_alone
 
 PAGE = "pages/cnn_receptive_field.py"
@@ -92,14 +100,7 @@ def fake_zoo(monkeypatch):
     st.cache_data.clear()
 
 
-def _chart(at, key: str) -> dict:
-    """The plotly figure (as JSON) of the chart with this key."""
-    import json
-
-    for el in at.get("plotly_chart"):
-        if el.proto.id and key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no chart {key}")
+_chart = chart_spec
 
 
 def _values(value) -> list[float]:

@@ -13,13 +13,14 @@ import pytest
 
 from core import zoo
 from tests.conftest import (
+    chart_spec,
     cjk_share,
     fragment_of,
     main_text,
-    make_app,
     md_tables,
     record_sent,
     rerun_alone,
+    run_page,
 )
 
 PAGE = "pages/compression.py"
@@ -38,17 +39,10 @@ def _need_lm() -> None:
 
 
 def run(**params):
-    lang = params.pop("lang", "en")
-    at = make_app(PAGE, lang=lang, **params).run(timeout=600)
-    assert not at.exception, [e.value for e in at.exception]
-    return at
+    return run_page(PAGE, timeout=600, **params)
 
 
-def chart(at, key: str) -> dict:
-    for el in at.get("plotly_chart"):
-        if el.proto.id and key in el.proto.id:
-            return json.loads(el.proto.spec)
-    raise AssertionError(f"no chart {key!r}")
+chart = chart_spec
 
 
 def chart_keys(at) -> list[str]:
