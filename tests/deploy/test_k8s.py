@@ -165,7 +165,7 @@ def test_run_slots_follow_the_pods_cpu_not_the_nodes():
 
 def test_postgres_connections_hold_every_replicas_pool():
     objs = _k8s()
-    store = (ROOT / "core" / "poll" / "store.py").read_text()
+    store = (ROOT / "poll" / "store.py").read_text()
     pool = int(re.search(r"pool_size=(\d+)", store).group(1))
     overflow = int(re.search(r"max_overflow=(\d+)", store).group(1))
     replicas = objs[("HorizontalPodAutoscaler", "road-app")]["spec"]["maxReplicas"]
