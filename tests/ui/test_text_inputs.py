@@ -121,7 +121,12 @@ def test_many_unknown_words_are_listed_up_to_a_cap():
 # --- every page, statically: capped boxes, no raw HTML ---------------------------------------
 
 SOURCES = sorted(
-    [*(ROOT / "pages").glob("*.py"), *(ROOT / "ui").glob("*.py"), *(ROOT / "lessons").rglob("*.py")]
+    [
+        *(ROOT / "pages").glob("*.py"),
+        *(ROOT / "ui").glob("*.py"),
+        *(ROOT / "poll").glob("*.py"),
+        *(ROOT / "lessons").rglob("*.py"),
+    ]
 )
 
 
