@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from ui import params
-from ui.i18n import labeler, presenter, t
+from ui.i18n import deck_path, labeler, presenter, t
 from ui.nav import neighbours, page_parts
 
 
@@ -20,7 +20,8 @@ def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
 
     ``prefix`` is ``"<slug>."``; ``parts`` must be the page's parts as declared in
     ``ui.nav.PAGES`` (the deck walks those). In presenter mode the label says where the
-    part is in the page and in the whole lesson ("Part 2 of 5 · slide 12 of 31")."""
+    part is in the page and in the deck's path ("Part 2 of 5 · slide 12 of 19"), or that the
+    class path passes over it."""
     slug = prefix.rstrip(".")
     declared = page_parts(slug)
     if declared and tuple(parts) != declared:
@@ -31,8 +32,9 @@ def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
     part = params.get_choice("part", parts, default=parts[0])
     label = t("shell.part")
     if presenter():
-        _, _, k, n = neighbours(slug, part)
-        label = t("shell.part_of", k=list(parts).index(part) + 1, n=len(parts), slide=k, total=n)
+        _, _, k, n = neighbours(slug, part, deck_path())
+        where = {"k": list(parts).index(part) + 1, "n": len(parts), "total": n}
+        label = t("shell.part_of", slide=k, **where) if k else t("shell.part_off", **where)
     part = st.segmented_control(
         label,
         parts,
