@@ -10,7 +10,7 @@ from streamlit.errors import StreamlitPageNotFoundError
 
 from ui import params
 from ui.i18n import deck_path, labeler, presenter, t
-from ui.nav import neighbours, page_parts
+from ui.nav import Stop, deck, neighbours, page_parts
 
 
 def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
@@ -61,3 +61,19 @@ def show_part(slug: str, shows: Mapping[str, Callable[[], None]]) -> None:
     order, to the function of ``lessons.<slug>.<part>`` that draws it."""
     part = part_selector(f"{slug}.", tuple(shows), key=f"{slug}_part")
     shows[part]()
+
+
+def shown_before(slug: str, part: str, here: tuple[str, str]) -> int:
+    """The slide on the deck's current path where the part ``(slug, part)`` comes before the
+    part ``here`` (by the path's order, or the lesson's where the path passes over
+    ``here``), or 0 when the path does not show it first: a picture shown earlier is linked
+    back to, not drawn again."""
+    path = deck_path()
+    _, _, k, _ = neighbours(slug, part, path)
+    _, _, mine, _ = neighbours(*here, path)
+    if not k:
+        return 0
+    if mine:
+        return k if k < mine else 0
+    full = deck("full")
+    return k if full.index(Stop(slug, part)) < full.index(Stop(*here)) else 0
