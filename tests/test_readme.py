@@ -79,3 +79,10 @@ def test_evaluate_json_matches_the_manifest_for_a_small_and_a_probe_model():
     assert (
         result["probes"]["distance"]["probe_cnn4"] == manifest["probe_cnn4"]["metrics"]["distance"]
     )
+
+
+def test_the_paths_slide_counts_are_the_decks():
+    from ui.nav import deck
+
+    assert f"*Class* (the default, {len(deck('class'))} slides)" in README
+    assert f"every part of every page ({len(deck('full'))} slides)" in README

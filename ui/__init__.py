@@ -7,7 +7,8 @@
 - ``ui.slide``: the one part layout ``slide(lead)`` with ``takeaway``, ``try_this``,
   ``curious``, ``mixed`` and ``hold``;
 - ``ui.draw``: ``chart(fig)``, ``on_a_phone()``; ``ui.gate``: ``fragment``;
-- ``ui.parts``: ``part_selector``, ``show_part``, ``page_link``; and the deep-link helpers in
+- ``ui.parts``: ``part_selector``, ``show_part``, ``shown_before``, ``page_link``; and the
+  deep-link helpers in
   ``ui.params``.
 """
 
@@ -17,7 +18,7 @@ from ui import params
 from ui.draw import chart, on_a_phone
 from ui.gate import fragment
 from ui.i18n import current_lang, labeler, model_name, presenter, t
-from ui.parts import page_link, part_selector, show_part
+from ui.parts import page_link, part_selector, show_part, shown_before
 from ui.shell import begin_page, secondary
 from ui.slide import curious, hold, mixed, slide, takeaway, try_this
 
@@ -38,6 +39,7 @@ __all__ = [
     "presenter",
     "secondary",
     "show_part",
+    "shown_before",
     "slide",
     "t",
     "takeaway",

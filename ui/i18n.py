@@ -9,6 +9,7 @@ from core.i18n import DEFAULT_LANG, LANGS, translate
 
 LANG_KEY = "ui_lang_value"  # canonical language of this session, set by the shell each run
 PRESENT_KEY = "ui_present_value"  # canonical presenter flag of this session
+PATH_KEY = "ui_path_value"  # the deck's path this session walks ("class" or "full")
 
 
 def current_lang() -> str:
@@ -20,6 +21,13 @@ def current_lang() -> str:
 def presenter() -> bool:
     """Whether classroom presenter mode is on for this run."""
     return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def deck_path() -> str:
+    """``"class"`` or ``"full"``: the path through the deck the shell resolved for this run
+    (``ui.nav.PATHS``)."""
+    path = st.session_state.get(PATH_KEY, "class")
+    return path if path in ("class", "full") else "class"
 
 
 def t(key: str, **fmt: object) -> str:

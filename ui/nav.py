@@ -93,9 +93,44 @@ class Stop:
     part: str | None
 
 
-def deck() -> tuple[Stop, ...]:
-    """The whole lesson as a slide deck: home, then every part of every built page in the
-    navigation order. "next ▸" walks it forward, "◂ previous" back."""
+# Two ways through one deck. "class" (the default) walks the lesson's argument in its order,
+# each claim once with the chart that proves it, each picture once; "full" is every part of
+# every page. The presenter picks one in the sidebar (``path=`` in the link; the default is
+# left out of links).
+PATHS = ("class", "full")
+DEFAULT_PATH = "class"
+CLASS_PATH: tuple[Stop, ...] = (
+    Stop("home", None),
+    # 1.2-1.3 generation, one word at a time, and a slip that carries
+    Stop("autoregressive", "lm"),
+    Stop("autoregressive", "wrong"),
+    # 1.4-1.5 a latent state; the encoder-decoder whose only bridge is C
+    Stop("bottleneck", "latent"),
+    Stop("bottleneck", "read"),
+    Stop("bottleneck", "length"),
+    # 1.6 compressing the past: n-gram tables explode
+    Stop("compression", "markov"),
+    # 2.1-2.2 a long dependency; a CNN's window grows only with depth
+    Stop("cnn_receptive_field", "theory"),
+    Stop("cnn_receptive_field", "measured"),
+    # 2.3 an RNN's memory fades; its gradients shrink or grow with distance
+    Stop("rnn_gradients", "fade"),
+    Stop("rnn_gradients", "fresh"),
+    # 2.4 the three problems side by side
+    Stop("path_length", "problems"),
+    # 3.1 attention: alignment, context, self-attention; 3.2 a score becomes a weight
+    Stop("attention", "align"),
+    Stop("attention", "pairs"),
+    Stop("attention", "self"),
+    Stop("attention", "score"),
+    # what it buys: the reach measured, a race, the same sentence through every model
+    Stop("path_length", "probes"),
+    Stop("live", "race"),
+    Stop("arena", "sentence"),
+)
+
+
+def _full_deck() -> tuple[Stop, ...]:
     stops: list[Stop] = []
     for spec in PAGES:
         if not (spec.listed and is_built(spec.slug)):
@@ -104,14 +139,36 @@ def deck() -> tuple[Stop, ...]:
     return tuple(stops)
 
 
-def neighbours(slug: str, part: str | None) -> tuple[Stop | None, Stop | None, int, int]:
-    """``(previous, next, k, n)`` around the stop ``(slug, part)``: ``k`` is its 1-based
-    place in the deck and ``n`` the deck's length (``k == 0`` when it is not in the deck)."""
-    stops = deck()
+def deck(path: str = "full") -> tuple[Stop, ...]:
+    """The lesson as a slide deck. ``"full"``: home, then every part of every built page in
+    the navigation order; ``"class"``: :data:`CLASS_PATH` (its built stops). "next ▸" walks
+    it forward, "◂ previous" back."""
+    full = _full_deck()
+    if path == "full":
+        return full
+    if path != "class":
+        raise ValueError(f"path must be one of {PATHS}, got {path!r}")
+    return tuple(stop for stop in CLASS_PATH if stop in full)
+
+
+def neighbours(
+    slug: str, part: str | None, path: str = "full"
+) -> tuple[Stop | None, Stop | None, int, int]:
+    """``(previous, next, k, n)`` around the stop ``(slug, part)`` on ``path``: ``k`` is its
+    1-based place in that deck and ``n`` the deck's length. A part the path passes over
+    (``k == 0``) gets the path's stops on either side of it in the lesson's order, so every
+    part can step back onto the path; a part that is no stop at all gets none."""
+    stops = deck(path)
     here = Stop(slug, part if part in page_parts(slug) else None)
-    if here not in stops:
+    if here in stops:
+        i = stops.index(here)
+        prev = stops[i - 1] if i > 0 else None
+        nxt = stops[i + 1] if i + 1 < len(stops) else None
+        return prev, nxt, i + 1, len(stops)
+    full = deck("full")
+    if here not in full:
         return None, None, 0, len(stops)
-    i = stops.index(here)
-    prev = stops[i - 1] if i > 0 else None
-    nxt = stops[i + 1] if i + 1 < len(stops) else None
-    return prev, nxt, i + 1, len(stops)
+    order = {stop: i for i, stop in enumerate(full)}
+    before = [s for s in stops if order[s] < order[here]]
+    after = [s for s in stops if order[s] > order[here]]
+    return (before[-1] if before else None), (after[0] if after else None), 0, len(stops)

@@ -9,8 +9,8 @@ import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
 from ui import params
-from ui.i18n import labeler, presenter, t
-from ui.nav import neighbours, page_parts
+from ui.i18n import deck_path, labeler, presenter, t
+from ui.nav import Stop, deck, neighbours, page_parts
 
 
 def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
@@ -20,7 +20,8 @@ def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
 
     ``prefix`` is ``"<slug>."``; ``parts`` must be the page's parts as declared in
     ``ui.nav.PAGES`` (the deck walks those). In presenter mode the label says where the
-    part is in the page and in the whole lesson ("Part 2 of 5 · slide 12 of 31")."""
+    part is in the page and in the deck's path ("Part 2 of 5 · slide 12 of 19"), or that the
+    class path passes over it."""
     slug = prefix.rstrip(".")
     declared = page_parts(slug)
     if declared and tuple(parts) != declared:
@@ -31,8 +32,9 @@ def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
     part = params.get_choice("part", parts, default=parts[0])
     label = t("shell.part")
     if presenter():
-        _, _, k, n = neighbours(slug, part)
-        label = t("shell.part_of", k=list(parts).index(part) + 1, n=len(parts), slide=k, total=n)
+        _, _, k, n = neighbours(slug, part, deck_path())
+        where = {"k": list(parts).index(part) + 1, "n": len(parts), "total": n}
+        label = t("shell.part_of", slide=k, **where) if k else t("shell.part_off", **where)
     part = st.segmented_control(
         label,
         parts,
@@ -59,3 +61,19 @@ def show_part(slug: str, shows: Mapping[str, Callable[[], None]]) -> None:
     order, to the function of ``lessons.<slug>.<part>`` that draws it."""
     part = part_selector(f"{slug}.", tuple(shows), key=f"{slug}_part")
     shows[part]()
+
+
+def shown_before(slug: str, part: str, here: tuple[str, str]) -> int:
+    """The slide on the deck's current path where the part ``(slug, part)`` comes before the
+    part ``here`` (by the path's order, or the lesson's where the path passes over
+    ``here``), or 0 when the path does not show it first: a picture shown earlier is linked
+    back to, not drawn again."""
+    path = deck_path()
+    _, _, k, _ = neighbours(slug, part, path)
+    _, _, mine, _ = neighbours(*here, path)
+    if not k:
+        return 0
+    if mine:
+        return k if k < mine else 0
+    full = deck("full")
+    return k if full.index(Stop(slug, part)) < full.index(Stop(*here)) else 0

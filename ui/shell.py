@@ -16,14 +16,25 @@ from streamlit.navigation.page import StreamlitPage
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from serve import warmup
 from ui import clicker, draw, gate, share, style
-from ui.i18n import LANG_KEY, PRESENT_KEY, current_lang, presenter, t
-from ui.nav import PAGES, ROOT, Stop, deck, is_built, neighbours, page_parts
+from ui.i18n import LANG_KEY, PATH_KEY, PRESENT_KEY, current_lang, deck_path, presenter, t
+from ui.nav import (
+    DEFAULT_PATH,
+    PAGES,
+    PATHS,
+    ROOT,
+    Stop,
+    deck,
+    is_built,
+    neighbours,
+    page_parts,
+)
 from ui.params import notice
 
 SHELL_RAN_KEY = "ui_shell_running"  # True while app.py's frame is around the page
 GUARD_KEY = "ui_legacy_repair_pending"  # a repair rerun was asked for and has not arrived
 LANG_WIDGET = "ui_lang"
 PRESENT_WIDGET = "ui_present"
+PATH_WIDGET = "ui_path"
 SHARE_WIDGET = "ui_share"
 SHARE_OPEN_KEY = "ui_share_open"  # set by the share button, consumed by finish()
 PRESENT_PHONE_KEY = "ui_present_phone"  # this run's link asked a phone for presenter mode
@@ -94,17 +105,50 @@ def _resolve() -> list[tuple[str, str, object]]:
     if phone_asked:
         present = False
 
+    # The deck's path: the link's, else this session's, else the class path. The default is
+    # left out of the link (the class path's links read as they always did).
+    fallback_path = st.session_state.get(PATH_KEY, DEFAULT_PATH)
+    raw_path = st.query_params.get("path")
+    if raw_path is None:
+        path = fallback_path
+    elif raw_path in PATHS:
+        path = raw_path
+    else:
+        path = fallback_path
+        bad.append(("path", raw_path, path))
+
     st.session_state[LANG_KEY] = lang
     st.session_state[PRESENT_KEY] = present
+    st.session_state[PATH_KEY] = path
     # Widgets show the settled values (set before they are created in this run).
     st.session_state[LANG_WIDGET] = lang
     st.session_state[PRESENT_WIDGET] = present
+    st.session_state[PATH_WIDGET] = path
     # The URL always carries both, so a copied link reopens exactly this view.
     if st.query_params.get("lang") != lang:
         st.query_params["lang"] = lang
     if st.query_params.get("present") != str(int(present)):
         st.query_params["present"] = str(int(present))
+    _write_path(path)
     return bad
+
+
+def _write_path(path: str) -> None:
+    """The path in the address bar: ``path=full``, or nothing for the default."""
+    if path == DEFAULT_PATH:
+        if "path" in st.query_params:
+            del st.query_params["path"]
+    elif st.query_params.get("path") != path:
+        st.query_params["path"] = path
+
+
+def _keep() -> dict[str, object]:
+    """What every link of the deck keeps: language, presenter mode and a path not the
+    default."""
+    keep: dict[str, object] = {"lang": current_lang(), "present": int(presenter())}
+    if deck_path() != DEFAULT_PATH:
+        keep["path"] = deck_path()
+    return keep
 
 
 def _on_a_phone() -> bool:
@@ -121,6 +165,12 @@ def _on_share() -> None:
 
 def _on_present() -> None:
     st.query_params["present"] = "1" if st.session_state[PRESENT_WIDGET] else "0"
+
+
+def _on_path() -> None:
+    # the session's path too: the class path has no parameter of its own to win over it
+    st.session_state[PATH_KEY] = st.session_state[PATH_WIDGET]
+    _write_path(st.session_state[PATH_WIDGET])
 
 
 # Streamlit looks for a leading emoji in every option label whose first word is not ASCII,
@@ -159,6 +209,17 @@ def _sidebar() -> None:
             on_change=_on_present,
             help=t("shell.presenter_phone" if phone else "shell.presenter_help"),
             disabled=phone,
+            required=True,
+        )
+        # labels made now: Streamlit (and AppTest) may call format_func outside the run
+        paths = {path: t(f"shell.path_{path}", n=len(deck(path))) for path in PATHS}
+        st.segmented_control(
+            t("shell.path"),
+            PATHS,
+            format_func=paths.__getitem__,
+            key=PATH_WIDGET,
+            on_change=_on_path,
+            help=t("shell.path_help"),
             required=True,
         )
         st.button(
@@ -233,8 +294,8 @@ def _stop_label(stop: Stop) -> str:
 
 
 def _stop_link(stop: Stop, label: str) -> None:
-    """A deep link to a stop of the deck (language and presenter mode kept)."""
-    keep = {"lang": current_lang(), "present": int(presenter())}
+    """A deep link to a stop of the deck (language, presenter mode and path kept)."""
+    keep = _keep()
     st.page_link(
         str(ROOT / f"pages/{stop.slug}.py"),
         label=label,
@@ -247,7 +308,7 @@ def deck_links(slug: str, part: str | None) -> None:
     deep link to a page and part. In presenter mode also the first and the last stop,
     hidden: the clicker's Home and End (``ui.clicker``; each link sits in the container
     the clicker looks for)."""
-    prev, nxt, _, _ = neighbours(slug, part)
+    prev, nxt, _, _ = neighbours(slug, part, deck_path())
     if prev is None and nxt is None:
         return
     st.divider()
@@ -260,7 +321,8 @@ def deck_links(slug: str, part: str | None) -> None:
             with col, st.container(key=clicker.LINKS[go]):
                 _stop_link(stop, t(key, where=_stop_label(stop)))
     if presenter():
-        stops, here = deck(), Stop(slug, part if part in page_parts(slug) else None)
+        stops = deck(deck_path())
+        here = Stop(slug, part if part in page_parts(slug) else None)
         with st.container(key=clicker.JUMP):
             for stop, go in ((stops[0], "first"), (stops[-1], "last")):
                 if stop != here:

@@ -36,17 +36,45 @@ def in_coref() -> None:
         format_func=lambda p: f"… it was {p}",
     )
     sw = pair[predicate]
+    # the weights are part 3's picture: where the deck's path has shown it already, the
+    # scores alone, and a line back to it
+    seen = ui.shown_before(*WEIGHTS_PICTURE, here=("attention", "score"))
     with chart:
-        ui.chart(coref_figure(sw), key="attention_score_coref")
+        ui.chart(coref_figure(sw, weights=not seen), key="attention_score_coref")
     st.caption(coref_caption(sw))
+    if seen:
+        st.markdown(t("attention.score.coref.seen", slide=seen))
+        ui.page_link(
+            "pages/attention.py",
+            label=t("attention.part.self"),
+            icon=":material/arrow_back:",
+            query_params={"part": WEIGHTS_PICTURE[1]},
+        )
 
 
-def coref_figure(sw):
-    """The real scores on top, the model's weights under them, one bar per word."""
+WEIGHTS_PICTURE = ("attention", "self")  # where "it"'s weights are drawn
+
+
+def coref_figure(sw, weights: bool = True):
+    """The real scores, one bar per word, and (``weights``) the model's weights under them."""
     sentence = " ".join(sw.tokens)
+    scores = figures.BarPanel(
+        sw.tokens,
+        sw.scores,
+        "",
+        t("attention.score.coref.scores_y"),
+        **({} if weights else {"x_title": t("attention.score.keys")}),
+    )
+    if not weights:
+        return figures.bar_panels(
+            [scores],
+            title=t("attention.score.coref.title", sentence=sentence, d=sw.query.size),
+            presenter=ui.presenter(),
+            share_x=True,
+        )
     return figures.bar_panels(
         [
-            figures.BarPanel(sw.tokens, sw.scores, "", t("attention.score.coref.scores_y")),
+            scores,
             figures.BarPanel(
                 sw.tokens,
                 sw.weights,

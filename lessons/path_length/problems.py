@@ -22,14 +22,20 @@ PROBLEM_LINKS = {
 DISTANCES = (1, 5, 10, 20, 30, 40, 50, 60)
 
 
+# The fixed state's picture is the bottleneck's accuracy by length: where the deck's path has
+# shown it already, this summary links back to it instead of drawing it again.
+STATE_PICTURE = ("bottleneck", "length")
+
+
 def show() -> None:
     header("path_length.problems.header")
     present = ui.presenter()
+    seen = ui.shown_before(*STATE_PICTURE, here=("path_length", "problems"))
     s = ui.slide(t("path_length.problems.lead"))
     with s.chart:
         ui.chart(
             figures.problems_figure(
-                problem_panels(),
+                problem_panels(state=not seen),
                 title="",
                 presenter=present,
                 # a phone: one panel under the other (side by side each is too narrow);
@@ -42,6 +48,8 @@ def show() -> None:
         for col, key in zip(st.columns(len(PROBLEMS)), PROBLEMS, strict=True):
             with col:
                 st.markdown(t(f"path_length.problems.{key}"))
+                if key == "state" and seen:
+                    st.markdown(t("path_length.problems.state.seen", slide=seen))
                 st.markdown(t(f"path_length.problems.{key}.remedy"))
                 for slug, part in PROBLEM_LINKS[key]:
                     ui.page_link(
@@ -52,11 +60,12 @@ def show() -> None:
                     )
         st.markdown(t("path_length.problems.remedies"))
     ui.takeaway(t("path_length.problems.takeaway"))
-    ui.try_this(t("path_length.problems.try"))
+    ui.try_this(t("path_length.problems.try_linked" if seen else "path_length.problems.try"))
 
 
-def problem_panels() -> list[dict]:
-    """The three small pictures: equal shares, accuracy by length, hops by distance."""
+def problem_panels(state: bool = True) -> list[dict]:
+    """The three small pictures: equal shares, accuracy by length (``state``: drawn, not
+    linked back to), hops by distance."""
     from ui.models import get_manifest
 
     src = list(analysis.ALIGN_SOURCE)
@@ -76,7 +85,7 @@ def problem_panels() -> list[dict]:
         buckets, by_length = analysis.length_evidence(get_manifest())
     except zoo.ZooError:
         buckets, by_length = [], {}
-    if by_length:
+    if by_length and state:
         panels.append(
             dict(
                 title=t("path_length.problems.fig.state"),

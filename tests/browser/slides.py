@@ -206,9 +206,14 @@ class Measure:
         return self.first_visible / self.first_height
 
 
-def part_url(base: str, slug: str, part: str | None, lang: str, present: bool) -> str:
+def part_url(
+    base: str, slug: str, part: str | None, lang: str, present: bool, deck: str | None = None
+) -> str:
+    """A stop's link (``deck``: the deck's path, ``"full"`` for every part; the class path
+    by default)."""
     path = "/" if slug == "home" else f"/{slug}"
-    query = f"lang={lang}&present={int(present)}" + (f"&part={part}" if part else "")
+    query = f"lang={lang}&present={int(present)}" + (f"&path={deck}" if deck else "")
+    query += f"&part={part}" if part else ""
     return f"{base.rstrip('/')}{path}?{query}"
 
 

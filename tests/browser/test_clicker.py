@@ -1,9 +1,9 @@
 """A presentation clicker in Chromium: the keys turn the deck in presenter mode only.
 
-- Presenter mode, 1280x800, in full screen: from the path-length page's first part, a
+- Presenter mode, 1280x800, in full screen: from the CNN page's first part, a
   focused slider keeps its arrow keys (it moves, the deck does not) while PageDown still
   turns the deck; then ArrowRight, Space, PageUp, ArrowLeft, End and Home each land on the
-  stop ``ui.nav.deck()`` says.
+  stop the class path (``ui.nav.deck("class")``, the default) says.
 - Presenter mode, reduced motion asked: keys typed in a text box leave the deck alone (and
   PageDown turns it once the box has lost the focus); the autoregressive stepper shows
   "Last step" in Play's place, and Play again once the browser stops asking.
@@ -70,8 +70,8 @@ def _blur(page) -> None:
 
 @pytest.mark.timeout(600)
 def test_the_clicker_turns_the_deck_in_presenter_mode(server, browser):
-    stops = deck()
-    i = stops.index(next(s for s in stops if s.slug == "path_length"))
+    stops = deck("class")
+    i = stops.index(next(s for s in stops if s.slug == "cnn_receptive_field"))
     page = _tab(browser)
     try:
         page.goto(part_url(server.url("/"), stops[i].slug, stops[i].part, "en", True))
@@ -110,7 +110,7 @@ def test_the_clicker_turns_the_deck_in_presenter_mode(server, browser):
 
 @pytest.mark.timeout(600)
 def test_typing_and_reduced_motion_in_presenter_mode(server, browser):
-    stops = deck()
+    stops = deck("class")
     i = stops.index(next(s for s in stops if s.slug == "autoregressive"))
     page = _tab(browser, reduced_motion="reduce")
     try:

@@ -163,8 +163,8 @@ def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
         stops = [stop for stop in deck() if stop.slug == slug]
         for i, stop in enumerate(stops):
             page.set_viewport_size(DESKTOP)
-            if i == 0:
-                page.goto(part_url(server.url("/"), stop.slug, stop.part, lang, True))
+            if i == 0:  # the full lesson: every part of the page, one after the other
+                page.goto(part_url(server.url("/"), stop.slug, stop.part, lang, True, "full"))
                 wait_ready(page)
             else:  # the deck's own "next" link, as a teacher presents: no page reload
                 _follow(page, _next_link(page, "next", lang), stops[:i])
@@ -201,8 +201,8 @@ def test_laptop_every_part_is_whole(server, browser, lang, slug):
     try:
         stops = [stop for stop in deck() if stop.slug == slug]
         for i, stop in enumerate(stops):
-            if i == 0:
-                page.goto(part_url(server.url("/"), stop.slug, stop.part, lang, False))
+            if i == 0:  # the full lesson: every part of the page, one after the other
+                page.goto(part_url(server.url("/"), stop.slug, stop.part, lang, False, "full"))
                 wait_ready(page)
             else:
                 _follow(page, _next_link(page, "next", lang), stops[:i])
@@ -265,7 +265,8 @@ def _phone_problems(page, stop: Stop, lang: str, errors: list[str], first: bool)
 @pytest.mark.long
 @pytest.mark.timeout(1800)
 def test_deck_walks_the_lesson_on_a_phone(server, browser):
-    """Forward from home in English, then the same deck back from the arena in Chinese."""
+    """Forward from home in English, then the same deck back from the arena in Chinese: the
+    full lesson, every part."""
     expected = list(deck())
     problems: list[str] = []
     context = browser.new_context(viewport=PHONE, locale="en-US", user_agent=PHONE_UA)
@@ -273,7 +274,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
     page = context.new_page()
     errors = _collect_errors(page)
     try:
-        page.goto(server.url("/?lang=en&present=0"))
+        page.goto(server.url("/?lang=en&present=0&path=full"))
         wait_ready(page)
         seen = [_where(page)]
         for _ in range(len(expected) + 2):  # bounded: one step per stop, and a spare
@@ -288,7 +289,7 @@ def test_deck_walks_the_lesson_on_a_phone(server, browser):
         assert seen == expected, f"forward walk: {seen}"
         # the last stop again, in Chinese (the deck links keep the language)
         last = seen[-1]
-        page.goto(part_url(server.url("/"), last.slug, last.part, "zh", False))
+        page.goto(part_url(server.url("/"), last.slug, last.part, "zh", False, "full"))
         wait_ready(page)
         back = [_where(page)]
         for _ in range(len(expected) + 2):

@@ -63,21 +63,26 @@ def _links(at) -> dict[str, tuple[str, str]]:
     return out
 
 
-def _target(stop: Stop) -> tuple[str, str]:
+def _target(stop: Stop, path: str = "class") -> tuple[str, str]:
     page = "" if stop.slug == "home" else stop.slug
-    return page, "lang=en&present=1" + (f"&part={stop.part}" if stop.part else "")
+    keep = "lang=en&present=1" + ("&path=full" if path == "full" else "")
+    return page, keep + (f"&part={stop.part}" if stop.part else "")
 
 
-@pytest.mark.parametrize("i", [1, len(deck()) - 1], ids=["second", "last"])
-def test_presenter_mode_has_the_clickers_links_to_the_neighbours_and_the_ends(i):
-    stops = deck()
+@pytest.mark.parametrize(
+    ("path", "i"),
+    [("class", 1), ("class", len(deck("class")) - 1), ("full", 1), ("full", len(deck()) - 1)],
+    ids=["class-second", "class-last", "full-second", "full-last"],
+)
+def test_presenter_mode_has_the_clickers_links_to_the_neighbours_and_the_ends(path, i):
+    stops = deck(path)
     here = stops[i]
-    at = make_app(f"pages/{here.slug}.py", lang="en", present="1", part=here.part or "")
+    at = make_app(f"pages/{here.slug}.py", lang="en", present="1", part=here.part or "", path=path)
     at.run(timeout=300)
     assert not at.exception
-    want = {"deck_prev": _target(stops[i - 1]), "deck_first": _target(stops[0])}
+    want = {"deck_prev": _target(stops[i - 1], path), "deck_first": _target(stops[0], path)}
     if i + 1 < len(stops):
-        want |= {"deck_next": _target(stops[i + 1]), "deck_last": _target(stops[-1])}
+        want |= {"deck_next": _target(stops[i + 1], path), "deck_last": _target(stops[-1], path)}
     assert _links(at) == want  # the last stop has no "next" and no link to itself
     assert sum("data-road-clicker" in h.proto.body for h in at.get("html")) == 1
 

@@ -8,7 +8,7 @@ import pytest
 
 from core import i18n
 from tests.conftest import ROOT
-from ui.nav import LESSON_MAP, PAGES, Stop, deck, is_built, neighbours, page_parts
+from ui.nav import CLASS_PATH, LESSON_MAP, PAGES, Stop, deck, is_built, neighbours, page_parts
 
 
 def _source_parts(slug: str) -> tuple[str, ...] | None:
@@ -85,3 +85,55 @@ def test_lesson_map_follows_the_page_order():
     stops = [s.slug for s in LESSON_MAP]
     assert stops == [s for s in order if s in stops]
     assert page_parts("home") == ()
+
+
+# --- two ways through the deck ---------------------------------------------------------------
+
+
+def test_the_class_path_walks_the_lesson_in_order_in_at_most_20_stops():
+    full, path = deck("full"), deck("class")
+    assert len(path) <= 20 and len(path) == len(CLASS_PATH) == len(set(path))
+    assert path[0] == Stop("home", None) and path[-1] == Stop("arena", "sentence")
+    assert set(path) <= set(full)  # every class stop is a part of the full lesson
+    # the lesson's argument: each page's stops in the page's order, the problems of CNNs and
+    # RNNs before attention answers them, what attention buys (the reach measured on every
+    # architecture, the race, the arena) after it. path_length compares every architecture:
+    # the path takes its summary of the problems before attention and its reach after.
+    for slug in {s.slug for s in path} - {"path_length"}:
+        mine = [s for s in path if s.slug == slug]
+        assert sorted(mine, key=full.index) == mine, slug
+    at = [i for i, s in enumerate(path) if s.slug == "attention"]
+    before = ("autoregressive", "bottleneck", "compression", "cnn_receptive_field", "rnn_gradients")
+    assert all(i < at[0] for i, s in enumerate(path) if s.slug in before)
+    assert path.index(Stop("path_length", "problems")) < at[0]
+    assert all(i > at[-1] for i, s in enumerate(path) if s.slug in ("live", "arena"))
+
+
+def test_the_class_path_links_both_ways():
+    stops = deck("class")
+    for i, stop in enumerate(stops):
+        prev, nxt, k, n = neighbours(stop.slug, stop.part, "class")
+        assert (k, n) == (i + 1, len(stops))
+        assert prev == (stops[i - 1] if i else None)
+        assert nxt == (stops[i + 1] if i + 1 < len(stops) else None)
+
+
+def test_a_part_off_the_class_path_steps_back_onto_it():
+    # autoregressive's translation part lies between its lm and wrong parts
+    prev, nxt, k, n = neighbours("autoregressive", "translate", "class")
+    assert (prev, nxt, k, n) == (
+        Stop("autoregressive", "lm"),
+        Stop("autoregressive", "wrong"),
+        0,
+        len(deck("class")),
+    )
+    # every part of every page reaches the path: nothing is a dead end
+    for stop in deck("full"):
+        prev, nxt, _, _ = neighbours(stop.slug, stop.part, "class")
+        assert prev is not None or nxt is not None, stop
+    assert neighbours("nowhere", None, "class") == (None, None, 0, len(deck("class")))
+
+
+def test_a_path_that_does_not_exist_is_refused():
+    with pytest.raises(ValueError, match="path must be one of"):
+        deck("scenic")
