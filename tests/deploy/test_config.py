@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import http.client
 import json
 import os
 import re
@@ -56,9 +57,10 @@ def _k8s() -> dict[tuple[str, str], dict]:
 
 
 def _env_names_read() -> set[str]:
-    """``ROAD_*`` names the code reads (Python sources and the image's entry point)."""
+    """``ROAD_*`` names the code reads (Python sources, the image's entry point and the
+    nginx layout it runs)."""
     names: set[str] = set()
-    files = [ROOT / "app.py", START]
+    files = [ROOT / "app.py", START, NGINX / "layout.sh"]
     for d in APP_PACKAGES:
         files += (ROOT / d).rglob("*.py")
     for f in files:
@@ -295,10 +297,44 @@ def test_image_and_layout_carry_the_precompressed_assets():
         shutil.rmtree(folder, ignore_errors=True)
 
 
+def _start_nginx(nginx: str, prefix: Path, log: Path) -> subprocess.Popen:
+    """nginx in the foreground from a folder layout.sh made, its errors to ``log``."""
+    return subprocess.Popen(
+        [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
+        + ["-g", "daemon off;"],
+        stdout=subprocess.DEVNULL,
+        stderr=log.open("w"),
+    )
+
+
+def _stop_nginx(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=15)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def _get(port: int, path: str, headers: dict, log: Path):
+    """(status, headers, body) of a GET to 127.0.0.1:``port``, waiting for nginx to listen."""
+    for _ in range(100):
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", path, headers=headers)
+            resp = conn.getresponse()
+            out = resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
+            conn.close()
+            return out
+        except ConnectionRefusedError:
+            time.sleep(0.1)
+    raise AssertionError(f"nginx never answered:\n{log.read_text()}")
+
+
 class _FakeApp:
     """A stand-in for Streamlit on loopback: /static/js/small.js (below the mirror's
     threshold), every other /static/ path answered with an HTML page (Streamlit's fallback),
-    /_stcore/health. Records the paths it was asked for."""
+    /_stcore/health. Records the paths it was asked for and each request's headers."""
 
     SMALL = b"export const small = 1;\n"
 
@@ -307,11 +343,13 @@ class _FakeApp:
         import threading
 
         seen = self.seen = []
+        heard = self.heard = []
         small = self.SMALL
 
         class Handler(http.server.BaseHTTPRequestHandler):
             def do_GET(self):  # noqa: N802 (http.server's name)
                 seen.append(self.path)
+                heard.append(dict(self.headers))
                 if self.path == "/static/js/small.js":
                     body, ctype = small, "application/javascript"
                 else:
@@ -395,26 +433,11 @@ def test_static_served_precompressed_from_disk_with_fallback_to_the_app():
             timeout=30,
             env=dict(os.environ, ROAD_STATIC_DIR=str(mirror)),
         )
-        proxy = subprocess.Popen(
-            [nginx, "-p", f"{prefix}/", "-c", str(prefix / "conf" / "nginx.conf")]
-            + ["-g", "daemon off;"],
-            stdout=subprocess.DEVNULL,
-            stderr=(folder / "nginx.log").open("w"),
-        )
-        import http.client
+        proxy = _start_nginx(nginx, prefix, folder / "nginx.log")
 
         def get(path: str, enc: str):
-            for _ in range(100):
-                try:
-                    conn = http.client.HTTPConnection("127.0.0.1", STATIC_NGINX_PORT, timeout=10)
-                    conn.request("GET", path, headers={"Accept-Encoding": enc})
-                    resp = conn.getresponse()
-                    out = resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
-                    conn.close()
-                    return out
-                except ConnectionRefusedError:
-                    time.sleep(0.1)
-            raise AssertionError(f"nginx never answered:\n{(folder / 'nginx.log').read_text()}")
+            headers = {"Accept-Encoding": enc}
+            return _get(STATIC_NGINX_PORT, path, headers, folder / "nginx.log")
 
         for enc, decode in (("br", brotli.decompress), ("gzip", gzip.decompress)):
             status, headers, body = get("/static/js/big.abc123.js", f"{enc}, deflate")
@@ -448,12 +471,78 @@ def test_static_served_precompressed_from_disk_with_fallback_to_the_app():
         assert app.seen == ["/static/js/small.js", "/static/js/gone.old.js"], app.seen
     finally:
         if proxy is not None:
-            proxy.terminate()
-            try:
-                proxy.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proxy.kill()
-                proxy.wait()
+            _stop_nginx(proxy)
+        if app is not None:
+            app.close()
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+# --- the client's address behind another proxy (a Hugging Face Space) ----------------------
+
+FORWARDED_NGINX_PORT = 8704
+FORWARDED_APP_PORT = 8705
+FORGED, VISITOR = "198.51.100.66", "203.0.113.7"  # documentation addresses (RFC 5737)
+# What a Space's image sets for nginx (deploy.space.SPACE_ENV: tests/deploy/test_space.py)
+SPACE_NGINX_ENV = {"ROAD_FORWARDED_FOR": "1", "ROAD_FRAME_ANCESTORS": "https://huggingface.co"}
+
+
+def test_forwarded_for_switch_takes_the_address_the_proxy_appended():
+    """nginx from the repo's files with the Space's settings (ROAD_FORWARDED_FOR=1,
+    ROAD_FRAME_ANCESTORS: SPACE_NGINX_ENV) and without them, a stand-in app behind it,
+    all on loopback. Switched on, a request whose X-Forwarded-For is "<forged>, <visitor>"
+    (what a Space's proxy sends on: the visitor's own header, then the address it saw)
+    reaches the app as X-Real-IP <visitor>, and nginx's limits and log key on it too; an
+    internal hop appended after the visitor is skipped. Switched off (the plain image), the
+    address is the socket's, whatever the header says. The Space's page may frame the app,
+    the rest of the policy unchanged; the repo's files are never written to."""
+    nginx = _nginx_or_skip()
+    folder = Path(tempfile.mkdtemp(prefix="road-forwarded-"))
+    folder.chmod(0o755)
+    prefix, log = folder / "nginx", folder / "nginx.log"
+    repo_files = {f: (NGINX / f).read_bytes() for f in ("forwarded-for.conf", "headers.conf")}
+    csp = _csp((NGINX / "headers.conf").read_text())
+    space = SPACE_NGINX_ENV
+    app = proxy = None
+
+    def through(headers: dict) -> tuple[str, dict]:
+        """The X-Real-IP the app heard for one request, and nginx's answer's headers."""
+        status, answer, _ = _get(FORWARDED_NGINX_PORT, "/", headers, log)
+        assert status == 200, status
+        return app.heard[-1].get("X-Real-IP"), answer
+
+    try:
+        app = _FakeApp(FORWARDED_APP_PORT)
+        for switched_on in (True, False):
+            env = {k: v for k, v in os.environ.items() if k not in space}
+            env |= space if switched_on else {}
+            cmd = ["sh", str(NGINX / "layout.sh"), str(prefix)]
+            cmd += [f"127.0.0.1:{FORWARDED_NGINX_PORT}", f"127.0.0.1:{FORWARDED_APP_PORT}"]
+            subprocess.run(cmd, check=True, timeout=30, env=env)
+            proxy = _start_nginx(nginx, prefix, log)
+            real, answer = through({"X-Forwarded-For": f"{FORGED}, {VISITOR}"})
+            assert real == (VISITOR if switched_on else "127.0.0.1"), (switched_on, real)
+            real, _ = through({"X-Forwarded-For": f"{FORGED}, {VISITOR}, 10.1.2.3"})
+            assert real == (VISITOR if switched_on else "127.0.0.1"), (switched_on, real)
+            real, _ = through({})
+            assert real == "127.0.0.1"  # no header: the socket's address
+            addrs = [json.loads(line)["addr"] for line in (prefix / "logs" / "access.log").open()]
+            logged = [VISITOR, VISITOR] if switched_on else ["127.0.0.1"] * 2
+            assert addrs[-3:] == [*logged, "127.0.0.1"], addrs  # what the limits key on
+            framed = answer["content-security-policy"]
+            extra = f" {space['ROAD_FRAME_ANCESTORS']}" if switched_on else ""
+            assert framed == csp.replace("frame-ancestors 'self'", f"frame-ancestors 'self'{extra}")
+            _stop_nginx(proxy)
+            proxy = None
+        for name, text in repo_files.items():
+            assert (NGINX / name).read_bytes() == text, f"layout.sh wrote to the repo's {name}"
+        assert (prefix / "conf" / "realip.conf").read_text() == ""
+        assert (prefix / "conf" / "headers.conf").resolve() == (NGINX / "headers.conf").resolve()
+        for bad in ({"ROAD_FORWARDED_FOR": "yes"}, {"ROAD_FRAME_ANCESTORS": "x; script-src *"}):
+            run = subprocess.run(cmd, capture_output=True, timeout=30, env=dict(os.environ, **bad))
+            assert run.returncode == 2, (bad, run.stderr)
+    finally:
+        if proxy is not None:
+            _stop_nginx(proxy)
         if app is not None:
             app.close()
         shutil.rmtree(folder, ignore_errors=True)

@@ -8,12 +8,12 @@ git tracks plus the untracked ones a developer's checkout typically holds.
 
 from __future__ import annotations
 
-import re
 import subprocess
 from functools import cache
 
 import pytest
 
+from deploy import dockerignore
 from tests.conftest import APP_PACKAGES, ROOT
 
 KEPT_OUT = [
@@ -52,55 +52,24 @@ LET_IN = [
 ]
 
 
-def _regex(pattern: str) -> re.Pattern[str]:
-    """A .dockerignore pattern (Go's filepath.Match plus ``**``) as a regular expression
-    for a path and everything under it."""
-    out = ""
-    i = 0
-    while i < len(pattern):
-        c = pattern[i]
-        if pattern.startswith("**/", i):
-            out += "(?:.*/)?"
-            i += 3
-            continue
-        if pattern.startswith("**", i):
-            out += ".*"
-            i += 2
-            continue
-        out += {"*": "[^/]*", "?": "[^/]"}.get(c, re.escape(c))
-        i += 1
-    return re.compile(out + "(?:/.*)?")
-
-
 @cache
-def _rules() -> tuple[tuple[bool, re.Pattern[str]], ...]:
-    rules = []
-    for line in (ROOT / ".dockerignore").read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#"):
-            continue
-        negated = line.startswith("!")
-        pattern = line.lstrip("!").strip().lstrip("/").rstrip("/")
-        rules.append((negated, _regex(pattern)))
-    return tuple(rules)
+def _rules() -> dockerignore.Rules:
+    return dockerignore.read_rules(ROOT / ".dockerignore")
 
 
 def ignored(path: str) -> bool:
     """Whether the build context leaves ``path`` out (the last matching rule wins)."""
-    out = False
-    for negated, rx in _rules():
-        if rx.fullmatch(path):
-            out = not negated
-    return out
+    return dockerignore.ignored(path, _rules())
 
 
 def test_the_matcher_reads_patterns_as_docker_does():
-    assert _regex("tests").fullmatch("tests/a/b.py")
-    assert not _regex("tests").fullmatch("mytests/a.py")
-    assert _regex("**/results").fullmatch("bench/results/x.json")
-    assert _regex("**/results").fullmatch("results")
-    assert _regex("*.pyc").fullmatch("x.pyc") and not _regex("*.pyc").fullmatch("core/x.pyc")
-    assert _regex(".env.*").fullmatch(".env.local") and not _regex(".env.*").fullmatch(".envx")
+    rx = dockerignore.pattern_regex
+    assert rx("tests").fullmatch("tests/a/b.py")
+    assert not rx("tests").fullmatch("mytests/a.py")
+    assert rx("**/results").fullmatch("bench/results/x.json")
+    assert rx("**/results").fullmatch("results")
+    assert rx("*.pyc").fullmatch("x.pyc") and not rx("*.pyc").fullmatch("core/x.pyc")
+    assert rx(".env.*").fullmatch(".env.local") and not rx(".env.*").fullmatch(".envx")
 
 
 @pytest.mark.parametrize("path", KEPT_OUT)

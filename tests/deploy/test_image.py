@@ -31,6 +31,7 @@ import pytest
 
 from bench.browser import CHROMIUM_ARGS
 from core.i18n import translate
+from deploy.space import SPACE_ENV, USER_ID
 from poll import questions as pq
 from tests.conftest import APP_PACKAGES, ROOT, in_fresh_thread, need
 
@@ -147,6 +148,62 @@ def test_image_holds_the_app_and_nothing_else(image, rootfs):
     assert image["size_bytes"] > 0
 
 
+# --- the Hugging Face Space ----------------------------------------------------------------
+
+SPACE_APP_PORT = 8796  # the Space run's Streamlit; its nginx is on the Space's port (7860)
+
+
+@pytest.mark.timeout(BUILD_WAIT_S + 600)
+def test_the_image_serves_as_a_hugging_face_space(image, rootfs, tmp_path):
+    """The image run the way a Space runs it. The Space's Dockerfile (python -m deploy.space)
+    is this image's with deploy.space.SPACE_ENV in its ENV and its port exposed, nothing else
+    (tests/deploy/test_space.py; EXPOSE is only metadata), so this image started with
+    SPACE_ENV (PORT=7860, ROAD_FORWARDED_FOR=1, the Space's page as a frame ancestor) is the
+    Space's image. As a Space runs it: as uid 1000 by number, a read-only root, a /data
+    volume, here on the host's loopback (chroot-run.sh). The health check and the home page
+    answer on port 7860, every process runs as uid 1000, a visitor's address is the one the
+    Space's proxy appends to X-Forwarded-For (nginx's access log), uid 1000 writes to /data.
+    Its Streamlit listens on SPACE_APP_PORT instead of 8502 (inside the container nothing
+    else listens; here it must not meet another server). Runs before ``served`` starts."""
+    port = int(SPACE_ENV["PORT"])
+    if not (_free(port) and _free(SPACE_APP_PORT)):
+        pytest.fail(f"ports {port}/{SPACE_APP_PORT} are taken: another run of this test?")
+    data = tmp_path / "data"
+    data.mkdir()
+    os.chown(data, USER_ID, USER_ID)
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    log = ARTIFACTS / "image-space.log"
+    cmd = ["bash", str(RUN), "-u", str(USER_ID), "-e", f"ROAD_APP_PORT={SPACE_APP_PORT}"]
+    for name, value in SPACE_ENV.items():
+        cmd += ["-e", f"{name}={value}"]
+    cmd += [image["tag"], str(rootfs), str(data)]
+    with log.open("w") as out:
+        proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        started = _wait_healthy(proc, log, port=port)
+        status, headers, html = _get("/", {"Accept-Encoding": "identity"}, port=port)
+        assert status == 200 and b"<html" in html.lower(), html[:500]
+        ancestors = f"frame-ancestors 'self' {SPACE_ENV['ROAD_FRAME_ANCESTORS']}"
+        assert ancestors in headers.get("content-security-policy", ""), headers
+        procs = _processes(proc.pid)
+        assert len(procs) >= 3, procs  # start.sh, Streamlit, nginx (and its worker)
+        assert {_uid(p) for p in procs} == {USER_ID}, "every process runs as uid 1000"
+        forwarded = {"X-Forwarded-For": "198.51.100.66, 203.0.113.7"}  # forged, then the visitor
+        assert _get("/_stcore/health", forwarded, port=port)[0] == 200
+        deadline = time.monotonic() + 15
+        while '"addr":"203.0.113.7"' not in log.read_text() and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert '"addr":"203.0.113.7"' in log.read_text(), "nginx took another address"
+        assert '"addr":"198.51.100.66"' not in log.read_text(), "nginx took the forged one"
+        run = _run_in_image(image["tag"], rootfs, data, "touch", "/data/probe", user="1000")
+        assert run.returncode == 0, run.stderr
+        assert (data / "probe").stat().st_uid == USER_ID
+        summary = {**image, "space_seconds_to_health": round(started, 1)}
+        (ARTIFACTS / "image-space.json").write_text(json.dumps(summary))
+    finally:
+        _stop(proc)
+
+
 # --- serving -----------------------------------------------------------------------------
 
 
@@ -155,8 +212,8 @@ def _free(port: int) -> bool:
         return s.connect_ex(("127.0.0.1", port)) != 0
 
 
-def _get(path: str, headers: dict | None = None, timeout: float = 30.0):
-    conn = http.client.HTTPConnection("127.0.0.1", PORT, timeout=timeout)
+def _get(path: str, headers: dict | None = None, timeout: float = 30.0, port: int = PORT):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
         conn.request("GET", path, headers=headers or {})
         resp = conn.getresponse()
@@ -165,7 +222,9 @@ def _get(path: str, headers: dict | None = None, timeout: float = 30.0):
         conn.close()
 
 
-def _wait_healthy(proc: subprocess.Popen, log: Path, limit_s: float = 300.0) -> float:
+def _wait_healthy(
+    proc: subprocess.Popen, log: Path, limit_s: float = 300.0, port: int = PORT
+) -> float:
     start = time.monotonic()
     while time.monotonic() - start < limit_s:
         if proc.poll() is not None:
@@ -173,7 +232,7 @@ def _wait_healthy(proc: subprocess.Popen, log: Path, limit_s: float = 300.0) -> 
                 f"the image's command ended ({proc.returncode}):\n{log.read_text()[-3000:]}"
             )
         try:
-            status, _, body = _get("/_stcore/health", timeout=5)
+            status, _, body = _get("/_stcore/health", timeout=5, port=port)
             if status == 200 and body.strip() == b"ok":
                 return time.monotonic() - start
         except OSError:
