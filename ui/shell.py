@@ -78,44 +78,21 @@ def _resolve() -> list[tuple[str, str, object]]:
     """
     bad: list[tuple[str, str, object]] = []
     fallback = st.session_state.get(LANG_KEY) or lang_from_locale(st.context.locale)
-    raw = st.query_params.get("lang")
-    if raw is None:
-        lang = fallback
-    elif raw in LANGS:
-        lang = raw
-    else:
-        lang = fallback
-        bad.append(("lang", raw, lang))
-
-    fallback_p = bool(st.session_state.get(PRESENT_KEY, False))
-    raw_p = st.query_params.get("present")
-    if raw_p is None:
-        present = fallback_p
-    elif raw_p in ("0", "1"):
-        present = raw_p == "1"
-    else:
-        present = fallback_p
-        bad.append(("present", raw_p, int(present)))
+    lang = _from_link("lang", LANGS, fallback, bad)
+    fallback_p = "1" if st.session_state.get(PRESENT_KEY, False) else "0"
+    present = _from_link("present", ("0", "1"), fallback_p, bad) == "1"
 
     # Presenter mode is the projector's layout (text and charts sized for 1280 px and a
     # room): a phone keeps its own, even from a link made in presenter mode (a student
     # scanning the projector's QR code), and says so once.
     phone_asked = present and _on_a_phone()
-    st.session_state[PRESENT_PHONE_KEY] = phone_asked and raw_p == "1"
+    st.session_state[PRESENT_PHONE_KEY] = phone_asked and st.query_params.get("present") == "1"
     if phone_asked:
         present = False
 
     # The deck's path: the link's, else this session's, else the class path. The default is
     # left out of the link (the class path's links read as they always did).
-    fallback_path = st.session_state.get(PATH_KEY, DEFAULT_PATH)
-    raw_path = st.query_params.get("path")
-    if raw_path is None:
-        path = fallback_path
-    elif raw_path in PATHS:
-        path = raw_path
-    else:
-        path = fallback_path
-        bad.append(("path", raw_path, path))
+    path = _from_link("path", PATHS, st.session_state.get(PATH_KEY, DEFAULT_PATH), bad)
 
     st.session_state[LANG_KEY] = lang
     st.session_state[PRESENT_KEY] = present
@@ -131,6 +108,19 @@ def _resolve() -> list[tuple[str, str, object]]:
         st.query_params["present"] = str(int(present))
     _write_path(path)
     return bad
+
+
+def _from_link(
+    name: str, valid: tuple[str, ...], fallback: str, bad: list[tuple[str, str, object]]
+) -> str:
+    """The link's value of ``name`` if it is one of ``valid``; else ``fallback`` (a value
+    the link got wrong is added to ``bad``, with the fallback it gave way to)."""
+    raw = st.query_params.get(name)
+    if raw in valid:
+        return raw
+    if raw is not None:
+        bad.append((name, raw, int(fallback) if name == "present" else fallback))
+    return fallback
 
 
 def _write_path(path: str) -> None:

@@ -316,6 +316,15 @@ def _stop_nginx(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def _tear_down(proxy: subprocess.Popen | None, app: _FakeApp | None, folder: Path) -> None:
+    """Stop what a test started (whichever got started) and remove its folder."""
+    if proxy is not None:
+        _stop_nginx(proxy)
+    if app is not None:
+        app.close()
+    shutil.rmtree(folder, ignore_errors=True)
+
+
 def _get(port: int, path: str, headers: dict, log: Path):
     """(status, headers, body) of a GET to 127.0.0.1:``port``, waiting for nginx to listen."""
     for _ in range(100):
@@ -470,11 +479,7 @@ def test_static_served_precompressed_from_disk_with_fallback_to_the_app():
         assert "frame-ancestors 'self'" in headers.get("content-security-policy", "")
         assert app.seen == ["/static/js/small.js", "/static/js/gone.old.js"], app.seen
     finally:
-        if proxy is not None:
-            _stop_nginx(proxy)
-        if app is not None:
-            app.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        _tear_down(proxy, app, folder)
 
 
 # --- the client's address behind another proxy (a Hugging Face Space) ----------------------
@@ -541,11 +546,7 @@ def test_forwarded_for_switch_takes_the_address_the_proxy_appended():
             run = subprocess.run(cmd, capture_output=True, timeout=30, env=dict(os.environ, **bad))
             assert run.returncode == 2, (bad, run.stderr)
     finally:
-        if proxy is not None:
-            _stop_nginx(proxy)
-        if app is not None:
-            app.close()
-        shutil.rmtree(folder, ignore_errors=True)
+        _tear_down(proxy, app, folder)
 
 
 def test_the_streamlit_config_parses_and_says_what_the_app_needs():
