@@ -15,7 +15,13 @@ from core import report, zoo
 
 ROOT = Path(__file__).resolve().parent.parent
 README = (ROOT / "README.md").read_text(encoding="utf-8")
-DOCS = ("README.md", "CONTRIBUTING.md", "bench/README.md", "deploy/README.md")
+DOCS = (
+    "README.md",
+    "CONTRIBUTING.md",
+    "bench/README.md",
+    "deploy/README.md",
+    "THIRD_PARTY_NOTICES.md",
+)
 
 
 def test_readme_opens_with_the_two_setup_commands():
