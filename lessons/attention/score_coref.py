@@ -20,7 +20,8 @@ t = ui.t  # reads the visitor's language on every call
 @ui.fragment  # the sentence reruns only this section
 def in_coref() -> None:
     """The coreference encoder's named head at "it" (part 3's view): the real scaled
-    scores q·k/√d over the lesson's sentence and the softmax weights the model used."""
+    scores q·k/√d over the lesson's sentence; the softmax weights the model used are part
+    3's picture, linked back to."""
     st.subheader(t("attention.score.coref.header"))
     if not models.require(data.COREF):
         return
@@ -36,11 +37,11 @@ def in_coref() -> None:
         format_func=lambda p: f"… it was {p}",
     )
     sw = pair[predicate]
-    # the weights are part 3's picture: where the deck's path has shown it already, the
-    # scores alone, and a line back to it
+    # the weights are part 3's picture, shown before this part on either path: the scores
+    # here, and a line back to it
     seen = ui.shown_before(*WEIGHTS_PICTURE, here=("attention", "score"))
     with chart:
-        ui.chart(coref_figure(sw, weights=not seen), key="attention_score_coref")
+        ui.chart(coref_figure(sw), key="attention_score_coref")
     st.caption(coref_caption(sw))
     if seen:
         st.markdown(t("attention.score.coref.seen", slide=seen))
@@ -55,35 +56,18 @@ def in_coref() -> None:
 WEIGHTS_PICTURE = ("attention", "self")  # where "it"'s weights are drawn
 
 
-def coref_figure(sw, weights: bool = True):
-    """The real scores, one bar per word, and (``weights``) the model's weights under them."""
+def coref_figure(sw):
+    """The real scores, one bar per word (their softmax weights are part 3's picture)."""
     sentence = " ".join(sw.tokens)
     scores = figures.BarPanel(
         sw.tokens,
         sw.scores,
         "",
         t("attention.score.coref.scores_y"),
-        **({} if weights else {"x_title": t("attention.score.keys")}),
+        x_title=t("attention.score.keys"),
     )
-    if not weights:
-        return figures.bar_panels(
-            [scores],
-            title=t("attention.score.coref.title", sentence=sentence, d=sw.query.size),
-            presenter=ui.presenter(),
-            share_x=True,
-        )
     return figures.bar_panels(
-        [
-            scores,
-            figures.BarPanel(
-                sw.tokens,
-                sw.weights,
-                "",
-                t("attention.hover.weight"),
-                x_title=t("attention.score.keys"),
-                highlight=int(np.argmax(sw.weights)),
-            ),
-        ],
+        [scores],
         title=t("attention.score.coref.title", sentence=sentence, d=sw.query.size),
         presenter=ui.presenter(),
         share_x=True,

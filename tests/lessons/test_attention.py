@@ -21,9 +21,10 @@ import ui
 from core import corpus, lexicon
 from core.analysis import attention as analysis
 from core.analysis import coref
+from core.i18n import translate
 from core.vocab import Vocab
 from tests.conftest import as_a_phone, main_text, make_app
-from ui.nav import page_parts
+from ui.nav import Stop, deck, page_parts
 
 PAGE = "pages/attention.py"
 CONFIGS = {
@@ -500,10 +501,12 @@ def test_score_shows_the_real_scores_of_it_in_the_lessons_sentence(tiny_zoo, cs)
     at = _run(part="score", cs=cs)
     sw = coref.lesson_pair(*_coref())[cs]
     fig = _chart(at, "attention_score_coref")
-    scores, weights = (_array(tr["y"]) for tr in fig["data"] if tr["type"] == "bar")
+    (scores,) = (_array(tr["y"]) for tr in fig["data"] if tr["type"] == "bar")
     np.testing.assert_allclose(scores, sw.scores, atol=1e-5)
-    np.testing.assert_allclose(weights, sw.weights, atol=1e-6)
-    np.testing.assert_allclose(analysis.softmax(scores), weights, atol=1e-5)
+    # their softmax is the weights the model used: part 3's picture, linked back to
+    np.testing.assert_allclose(analysis.softmax(scores), sw.weights, atol=1e-5)
+    self_slide = deck("class").index(Stop("attention", "self")) + 1
+    assert translate("attention.score.coref.seen", "en", slide=self_slide) in main_text(at)
     top = int(np.argmax(sw.scores))
     assert f"{sw.tokens[top]} {sw.scores[top]:.2f}" in main_text(at)
     assert "hand-picked" in main_text(at)  # the toy's numbers say what they are
