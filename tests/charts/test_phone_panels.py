@@ -11,6 +11,7 @@ from charts import base
 from charts import cnn_receptive_field as cnn
 from charts import path_length as pl
 from charts import rnn_gradients as rg
+from charts.common import Titles
 from charts.screen.sizes import PHONE_WIDTH
 
 # the plain width of text as plotly's default font draws it (a CJK glyph is square)
@@ -138,9 +139,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
 def test_pair_label_ends_at_its_line_toward_the_middle_on_a_phone(pair, anchor):
     tokens = "the autumn cicadas rest in the old trees and the farmer who drinks".split()
     kw = dict(
-        title="Window",
-        x_title="words",
-        y_title="layer",
+        titles=Titles("Window", "words", "layer"),
         hover="{layer} {lo} {hi} {width}",
         pair_label="the pair",
     )
