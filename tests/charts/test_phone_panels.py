@@ -104,9 +104,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
     kw = dict(
         chance=0.1,
         chance_label="chance (1 in 10)",
-        title="Held-out accuracy<br>400 sequences",
-        x_title="distance",
-        y_title="accuracy",
+        titles=Titles("Held-out accuracy<br>400 sequences", "distance", "accuracy"),
         note=note,
     )
     series = {"Vanilla RNN": [1.0, 0.5, 0.1], "LSTM": [1.0, 1.0, 1.0], "GRU": [1.0, 1.0, 1.0]}
