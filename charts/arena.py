@@ -12,7 +12,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import plotly.graph_objects as go
 
-from charts import base, common
+from charts import base
+from charts.common import Titles
 from charts.html_look import MARK_CLASS
 from charts.screen import sizes
 from core import lexicon
@@ -38,7 +39,7 @@ def _lines(
     x: Sequence[object],
     series: Mapping[str, Sequence[float | None]],
     names: Mapping[str, str] | None,
-    titles: common.Titles,
+    titles: Titles,
     presenter: bool,
     *,
     x_type: str | None = None,
@@ -101,16 +102,13 @@ def accuracy_by_length(
     buckets: Sequence[str],
     series: Mapping[str, Sequence[float | None]],
     *,
-    title: str,
-    x_title: str = "",
-    y_title: str = "",
+    titles: Titles,
     names: Mapping[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
     """Held-out accuracy per source-length bucket, one line per model (None = no data);
     ``names``: the models' display names."""
     _check_series(buckets, series)
-    titles = common.Titles(title, x_title, y_title)
     return _lines([str(b) for b in buckets], series, names, titles, presenter, x_type="category")
 
 
@@ -118,9 +116,7 @@ def accuracy_by_distance(
     distances: Sequence[int],
     series: Mapping[str, Sequence[float | None]],
     *,
-    title: str,
-    x_title: str = "",
-    y_title: str = "",
+    titles: Titles,
     chance: float | None = None,
     chance_label: str = "",
     names: Mapping[str, str] | None = None,
@@ -137,7 +133,6 @@ def accuracy_by_distance(
         shapes.append(base.hline(chance, line))
         if chance_label:
             annotations.append(base.hline_label(chance, chance_label, side="left"))
-    titles = common.Titles(title, x_title, y_title)
     x = [int(d) for d in distances]
     return _lines(x, series, names, titles, presenter, shapes=shapes, annotations=annotations)
 

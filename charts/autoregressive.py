@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base, common
+from charts.common import Titles
 from core import lexicon
 
 
@@ -21,9 +22,7 @@ def next_token_bars(
     probs: Sequence[float],
     chosen: int | None,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
 ) -> go.Figure:
     """Horizontal bars of the top-k next-token probabilities, most probable on top.
@@ -59,9 +58,7 @@ def next_token_bars(
         ),
         layout=common.titled_layout(
             presenter,
-            title,
-            x_title,
-            y_title,
+            titles,
             # room after the longest bar for its number ("100%"): more at the projector's font
             xaxis=dict(range=[0, 1.3 if presenter else 1.15], tickformat=".0%"),
             # every candidate named, also on a slide short enough for the step buttons
@@ -73,13 +70,7 @@ def next_token_bars(
 
 
 def attention_row(
-    source: Sequence[str],
-    weights: Sequence[float],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
+    source: Sequence[str], weights: Sequence[float], *, titles: Titles, presenter: bool = False
 ) -> go.Figure:
     """One decoder step's attention over the source tokens (bars in sentence order), the
     largest weight in the highlight colour (:data:`charts.base.HIGHLIGHT`)."""
@@ -101,9 +92,7 @@ def attention_row(
         ),
         layout=common.titled_layout(
             presenter,
-            title,
-            x_title,
-            y_title,
+            titles,
             xaxis=dict(type="category", tickangle=-45 if w.size > 8 else 0),
             yaxis=dict(range=[0, max(1e-9, float(w.max())) * 1.1]),
             showlegend=False,
@@ -142,9 +131,7 @@ def slip_distribution(
     histograms: dict[str, dict[int, int]],
     looks: dict[str, str],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
 ) -> go.Figure:
     """Distribution of the later words changed after one forced slip: one line per model
@@ -160,9 +147,7 @@ def slip_distribution(
     fig = base.line_chart(
         x,
         {n: slip_shares(h) for n, h in histograms.items()},
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
+        **titles._asdict(),
         presenter=presenter,
     )
     # several models: the legend in rows above the plot, never over the axis; the title above
@@ -187,18 +172,14 @@ def cost_chart(
     lengths: Sequence[int],
     series: dict[str, Sequence[float]],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
 ) -> go.Figure:
     """The serial cost against the number of tokens, one line per way of computing: model
     calls (counted, exact) or time (ms, measured); from zero up, never negative."""
     if any(v < 0 for values in series.values() for v in values):
         raise ValueError("calls and times are never negative: pass values >= 0")
-    fig = _lines(
-        lengths, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
-    )
+    fig = _lines(lengths, series, **titles._asdict(), presenter=presenter)
     fig.update_yaxes(rangemode="tozero")
     return fig
 

@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
+from charts.common import Titles
 from charts.screen import sizes
 from charts.screen.text import is_cjk
 from core import lexicon, mdtable
@@ -70,9 +71,7 @@ def states_heatmap(
     hidden: np.ndarray,
     words: Sequence[str],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     context_label: str,
     context: np.ndarray | None = None,
     strip_title: str = "",
@@ -118,9 +117,7 @@ def states_heatmap(
     frame, label = _context_marks(x, h.shape[1], context_label, s)
     layout = base.layout(
         presenter,
-        title,
-        x_title,
-        y_title,
+        *titles,
         xaxis=dict(type="category", tickangle=-60 if angled else 0),
         # dimension 1 on top
         yaxis=dict(range=[h.shape[1] + 0.5, 0.5], **dimension_ticks(h.shape[1], label_digits)),
@@ -250,9 +247,7 @@ def length_figure(
     curves: Mapping[str, Sequence[float]],
     *,
     focus: Sequence[str],
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     names: Mapping[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
@@ -289,9 +284,7 @@ def length_figure(
         data=traces,
         layout=base.layout(
             presenter,
-            title,
-            x_title,
-            y_title,
+            *titles,
             xaxis=dict(type="category"),
             yaxis=dict(range=[-0.03, 1.03]),
         ),
@@ -302,9 +295,7 @@ def lines_by_position(
     positions: Sequence[int] | np.ndarray,
     series: Mapping[str, Sequence[float] | np.ndarray],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     baseline: Sequence[float] | np.ndarray | None = None,
     baseline_name: str = "",
@@ -352,7 +343,7 @@ def lines_by_position(
         )
     return go.Figure(
         data=traces,
-        layout=base.layout(presenter, title, x_title, y_title, yaxis=dict(range=[-0.03, 1.03])),
+        layout=base.layout(presenter, *titles, yaxis=dict(range=[-0.03, 1.03])),
     )
 
 
@@ -360,9 +351,7 @@ def influence_bars(
     words: Sequence[str],
     values: Sequence[float] | np.ndarray,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     color: str,
     presenter: bool = False,
     log_y: bool = False,
@@ -385,9 +374,7 @@ def influence_bars(
         ],
         layout=base.layout(
             presenter,
-            title,
-            x_title,
-            y_title,
+            *titles,
             xaxis=dict(type="category", tickangle=-60 if len(words) > 12 else 0),
             yaxis=dict(type="log") if log_y else None,
         ),
@@ -400,9 +387,7 @@ def latent_figure(
     guesses: Sequence[str],
     guess_probs: Sequence[float] | np.ndarray,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     bar_title: str,
     presenter: bool = False,
     phone: bool = False,
@@ -431,11 +416,11 @@ def latent_figure(
     )
     fig.add_trace(_latent_states(h, x, presenter), row=1, col=1)
     fig.add_trace(_latent_guesses(x, guesses, p, s, phone), row=2, col=1)
-    layout = base.layout(presenter, title, x_title, y_title, height=s.height + 140)
+    layout = base.layout(presenter, *titles, height=s.height + 140)
     layout.pop("xaxis")
     layout.pop("yaxis")
     fig.update_layout(**layout)
-    _latent_axes(fig, s, x_title, y_title, bar_title, top=1.6 if phone else 1.35)
+    _latent_axes(fig, s, titles, bar_title, top=1.6 if phone else 1.35)
     return fig
 
 
@@ -475,14 +460,12 @@ def _latent_guesses(
     )
 
 
-def _latent_axes(
-    fig: go.Figure, s: base.Scale, x_title: str, y_title: str, bar_title: str, top: float
-):
-    """The two rows' axes: dimension 1 on top of the states, the guesses as percentages up
-    to ``top`` (room above a bar for its text)."""
+def _latent_axes(fig: go.Figure, s: base.Scale, titles: Titles, bar_title: str, top: float):
+    """The two rows' axes (titled ``titles``' x and y, ``bar_title``): dimension 1 on top of
+    the states, the guesses as percentages up to ``top`` (room above a bar for its text)."""
     tick = dict(tickfont=dict(size=s.font))
     fig.update_yaxes(
-        title=dict(text=y_title, font=dict(size=s.font + 2)),
+        title=dict(text=titles.y_title, font=dict(size=s.font + 2)),
         autorange="reversed",
         row=1,
         col=1,
@@ -498,4 +481,4 @@ def _latent_axes(
         **tick,
     )
     fig.update_xaxes(type="category", **tick)
-    fig.update_xaxes(title=dict(text=x_title, font=dict(size=s.font + 2)), row=2, col=1)
+    fig.update_xaxes(title=dict(text=titles.x_title, font=dict(size=s.font + 2)), row=2, col=1)

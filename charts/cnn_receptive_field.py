@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base, common
+from charts.common import Titles
 
 
 def _tokens_axis(tokens: Sequence[str], presenter: bool) -> dict:
@@ -49,9 +50,7 @@ def window_figure(
     wins: Sequence[tuple[int, int]],
     pair: tuple[int, int],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     hover: str,
     pair_label: str,
     presenter: bool = False,
@@ -79,9 +78,7 @@ def window_figure(
     both = [lo <= min(a, b) and max(a, b) <= hi for lo, hi in wins]
     colors = [base.HIGHLIGHT if ok else s.palette[2] for ok in both]
     bars = _window_bars(tokens, wins, colors, hover)
-    layout = _window_layout(
-        tokens, len(wins), pair, title, (x_title, y_title), pair_label, presenter, phone
-    )
+    layout = _window_layout(tokens, len(wins), pair, titles, pair_label, presenter, phone)
     return go.Figure(bars, layout=layout)
 
 
@@ -109,20 +106,18 @@ def _window_layout(
     tokens: list[str],
     n_layers: int,
     pair: tuple[int, int],
-    title: str,
-    axes: tuple[str, str],
+    titles: Titles,
     pair_label: str,
     presenter: bool,
     phone: bool,
 ) -> dict:
-    """The windows' axes, the pair's two dashed lines and its label (``axes``: x, y titles)."""
+    """The windows' axes, the pair's two dashed lines and its label."""
     s = base.scale(presenter)
     a, b = pair
     n = len(tokens)
     return common.titled_layout(
         presenter,
-        title,
-        *axes,
+        titles,
         xaxis=_tokens_axis(tokens, presenter),
         yaxis=dict(tickmode="linear", dtick=1 if n_layers <= 12 else 2, range=[-0.6, None]),
         shapes=[_vline(p, dash="dash", width=s.line, color=s.palette[4]) for p in sorted({a, b})],
@@ -148,9 +143,7 @@ def gradient_heatmap(
     tokens: Sequence[str],
     wins: Sequence[tuple[int, int]],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     colorbar: str,
     window_label: str,
     presenter: bool = False,
@@ -195,9 +188,7 @@ def gradient_heatmap(
         ],
         layout=common.titled_layout(
             presenter,
-            title,
-            x_title,
-            y_title,
+            titles,
             xaxis=_tokens_axis(tokens, presenter),
             yaxis=dict(tickmode="linear", dtick=1, range=[0.5, L + 0.5]),
             legend=dict(orientation="h", yanchor="bottom", y=1.0, xanchor="right", x=1.0),

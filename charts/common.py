@@ -16,8 +16,9 @@ from core import lexicon
 
 
 class Titles(NamedTuple):
-    """A chart's words: its title and its axes' (``_asdict()``: the keyword arguments of
-    ``charts.base``'s charts)."""
+    """A chart's words: its title and its axes', already translated. A builder takes them
+    as one keyword, ``titles``; ``_asdict()`` gives the keyword arguments of
+    ``charts.base``'s charts."""
 
     title: str
     x_title: str
@@ -26,22 +27,20 @@ class Titles(NamedTuple):
 
 def titled_layout(
     presenter: bool,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     *,
     xaxis: Mapping | None = None,
     yaxis: Mapping | None = None,
     **extra: object,
 ) -> dict:
-    """A layout of the template, the title and both axes titled (``xaxis``, ``yaxis``: the
-    axes' other properties; ``extra``: the layout's). Fonts and margins are the template's:
-    unlike :func:`charts.base.layout`, nothing is set on the figure itself."""
+    """A layout of the template, the title and both axes titled (``titles``; ``xaxis``,
+    ``yaxis``: the axes' other properties; ``extra``: the layout's). Fonts and margins are the
+    template's: unlike :func:`charts.base.layout`, nothing is set on the figure itself."""
     return dict(
         template=base.template(presenter),
-        title=dict(text=title),
-        xaxis=dict(title=dict(text=x_title), **(xaxis or {})),
-        yaxis=dict(title=dict(text=y_title), **(yaxis or {})),
+        title=dict(text=titles.title),
+        xaxis=dict(title=dict(text=titles.x_title), **(xaxis or {})),
+        yaxis=dict(title=dict(text=titles.y_title), **(yaxis or {})),
         **extra,
     )
 

@@ -11,6 +11,7 @@ from collections.abc import Mapping, Sequence
 import plotly.graph_objects as go
 
 from charts import base, common
+from charts.common import Titles
 from core import lexicon
 
 # Each architecture drawn like its one-layer distance probe elsewhere in the app (one look
@@ -39,18 +40,14 @@ def growth_chart(
     *,
     current_n: int,
     current_label: str,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
 ) -> go.Figure:
     """Counts against n on a log axis (possible Vⁿ, distinct seen, corpus words), the
     chosen n marked."""
     if current_n not in n:
         raise ValueError(f"current_n={current_n} is not one of the plotted n {list(n)}")
-    fig = base.line_chart(
-        n, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter, log_y=True
-    )
+    fig = base.line_chart(n, series, **titles._asdict(), presenter=presenter, log_y=True)
     fig.update_yaxes(exponentformat="power")
     fig.update_xaxes(tickmode="array", tickvals=list(n))
     _legend(fig, presenter)
@@ -59,13 +56,7 @@ def growth_chart(
 
 
 def unseen_chart(
-    n: Sequence[int],
-    share: Sequence[float],
-    *,
-    title: str,
-    x_title: str,
-    y_title: str,
-    presenter: bool = False,
+    n: Sequence[int], share: Sequence[float], *, titles: Titles, presenter: bool = False
 ) -> go.Figure:
     """Share of held-out n-grams never seen in training, one bar per n, all in one colour
     (the page's order n is marked on the growth chart beside it)."""
@@ -74,9 +65,7 @@ def unseen_chart(
     fig = base.bar_chart(
         [str(k) for k in n],
         share,
-        title=title,
-        x_title=x_title,
-        y_title=y_title,
+        **titles._asdict(),
         presenter=presenter,
     )
     fig.update_traces(
@@ -95,9 +84,7 @@ def weights_chart(
     *,
     current_n: int,
     current_label: str,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
 ) -> go.Figure:
     """Weights of one layer against the context length n (log–log), one line per
@@ -113,7 +100,7 @@ def weights_chart(
         ns,
         {names[a]: v for a, v in series.items()},
         {names[a]: ARCH_LOOKS[a] for a in series},
-        common.Titles(title, x_title, y_title),
+        titles,
         presenter,
         log_y=True,
         # a marker too: the RNN's and attention's lines are both solid, colour alone is not enough

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from charts import attention as attention_figures
 from charts import base
+from charts.common import Titles
 from core import lexicon
 
 
@@ -21,9 +22,7 @@ def loss_curves(
     losses: Mapping[str, Sequence[float]],
     *,
     total: int,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     names: Mapping[str, str] | None = None,
 ) -> go.Figure:
@@ -48,10 +47,12 @@ def loss_curves(
         )
     base.style(fig, presenter)
     fig.update_layout(
-        title_text=title,
-        xaxis=dict(title_text=x_title, range=[0, total]),
+        title_text=titles.title,
+        xaxis=dict(title_text=titles.x_title, range=[0, total]),
         # no steps yet: a fixed range, so the empty axes are ticked as the margins expect
-        yaxis=dict(title_text=y_title, rangemode="tozero", **({} if steps else {"range": [0, 1]})),
+        yaxis=dict(
+            title_text=titles.y_title, rangemode="tozero", **({} if steps else {"range": [0, 1]})
+        ),
         # inside, top right: a falling loss leaves that corner empty, and it keeps off the title
         legend=dict(
             yanchor="top", y=0.98, xanchor="right", x=0.98, bgcolor="rgba(255,255,255,0.8)"
@@ -64,19 +65,20 @@ def bucket_accuracy(
     buckets: Sequence[str], accuracy: Mapping[str, Sequence[float]], **labels
 ) -> go.Figure:
     """Accuracy (fractions 0-1) per length bucket, one line per model
-    (:func:`charts.attention.bucket_lines`, same ``labels``: title, axis titles,
-    presenter, names); no models yet (no evaluation so far) draws the empty axes."""
+    (:func:`charts.attention.bucket_lines`, same ``labels``: titles, presenter, names); no
+    models yet (no evaluation so far) draws the empty axes."""
     if accuracy:
         return attention_figures.bucket_lines(buckets, accuracy, **labels)
+    titles: Titles = labels["titles"]
     fig = base.style(go.Figure(), labels.get("presenter", False))
     fig.update_layout(
-        title_text=labels["title"],
+        title_text=titles.title,
         xaxis=dict(
-            title_text=labels["x_title"],
+            title_text=titles.x_title,
             tickvals=list(range(len(buckets))),
             ticktext=list(buckets),
             range=[-0.3, len(buckets) - 0.7],
         ),
-        yaxis=dict(title_text=labels["y_title"], range=[-0.03, 1.03]),
+        yaxis=dict(title_text=titles.y_title, range=[-0.03, 1.03]),
     )
     return fig

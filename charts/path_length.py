@@ -17,6 +17,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base, common
+from charts.common import Titles
 from charts.screen import sizes
 from charts.screen.text import wrap
 from core import lexicon
@@ -49,18 +50,14 @@ def table_chart(
     *,
     current_n: int,
     current_label: str,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     log_y: bool = False,
     looks: Mapping[str, lexicon.Look] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
     """One Table-1 metric against n (one line per layer type), the chosen n marked.
     ``looks``: series name -> its look (see :func:`arch_look`)."""
-    fig = common.look_lines(
-        ns, series, looks or {}, common.Titles(title, x_title, y_title), presenter, log_y=log_y
-    )
+    fig = common.look_lines(ns, series, looks or {}, titles, presenter, log_y=log_y)
     s = base.scale(presenter)
     # the chosen n, marked (and the legend placed) in one layout update
     base.vmark(
@@ -278,9 +275,7 @@ def probe_chart(
     together_label: str = "",
     joiner: str = ", ",
     chance: float | None = None,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     field_label: str = "",
     chance_label: str = "",
     presenter: bool = False,
@@ -302,9 +297,7 @@ def probe_chart(
         unknown = [g for g in group if g not in series]
         if unknown:
             raise ValueError(f"together names {unknown}, which are not series {names}")
-    fig = base.line_chart(
-        distances, series, title=title, x_title=x_title, y_title=y_title, presenter=presenter
-    )
+    fig = base.line_chart(distances, series, **titles._asdict(), presenter=presenter)
     colors = _probe_looks(fig, models or {}, together, len(distances), presenter)
     shapes, annotations = _field_marks(fields or {}, names, colors, field_label, presenter)
     if together_label:

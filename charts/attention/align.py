@@ -27,6 +27,7 @@ from charts.attention.heatmap import (
     row_frame,
     words_on_top_px,
 )
+from charts.common import Titles
 from charts.screen import sizes
 
 
@@ -36,9 +37,7 @@ def alignment_figure(
     y_labels: Sequence[str],
     *,
     step: int,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     row_title: str,
     row_y_title: str,
     hover: Mapping[str, str],
@@ -51,7 +50,7 @@ def alignment_figure(
     when the step moves. On the projector the heatmap alone (:func:`_alignment_slide`).
 
     The heatmap is :func:`~charts.attention.heatmap.attention_heatmap`'s (``hover``,
-    ``show_values`` and its top axis, titled ``x_title``); the bars are
+    ``show_values`` and its top axis, titled ``titles.x_title``); the bars are
     :func:`~charts.attention.bars.weight_bars`' (largest coloured) with their words under
     them, ``row_title`` above them and ``row_y_title`` on their axis.
     The two x axes match: zooming one zooms the other.
@@ -64,7 +63,7 @@ def alignment_figure(
     frame = row_frame(step, z, presenter, name="step")
     if presenter:
         heatmap = heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
-        return _alignment_slide(heatmap, frame, title, s)
+        return _alignment_slide(heatmap, frame, titles.title, s)
     top, heat, bars, plot_px = _alignment_geometry(rows, xl, s, presenter)
     heatmap = heatmap_trace(z, xl, yl, hover, s, show_values=show_values)
     heatmap["colorbar"].update(
@@ -78,10 +77,12 @@ def alignment_figure(
     layout = dict(
         template=base.template(presenter),
         **fonts(s),
-        title=dict(text=title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)),
+        title=dict(
+            text=titles.title, yref="container", y=0.99, yanchor="top", font=dict(size=s.title)
+        ),
         margin=dict(t=top),
         height=top + plot_px + 10,
-        **_alignment_axes(s, presenter, cols, heat, bars, x_title, y_title, row_y_title),
+        **_alignment_axes(s, presenter, cols, heat, bars, titles, row_y_title),
         shapes=[frame],
         annotations=[panel_title(row_title, bars[1], s)],
     )
@@ -163,8 +164,7 @@ def _alignment_axes(
     cols: int,
     heat: list[float],
     bars: list[float],
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     row_y_title: str,
 ) -> dict:
     """The two x and two y axes of :func:`alignment_figure`: the heatmap's words on top (off
@@ -172,7 +172,7 @@ def _alignment_axes(
     return dict(
         xaxis=axis(
             s,
-            "" if presenter else x_title,
+            "" if presenter else titles.x_title,
             type="category",
             side="top",
             anchor="y",
@@ -180,7 +180,7 @@ def _alignment_axes(
         ),
         yaxis=axis(
             s,
-            "" if presenter else y_title,
+            "" if presenter else titles.y_title,
             type="category",
             autorange="reversed",
             domain=heat,

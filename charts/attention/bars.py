@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from charts import base
 from charts.attention.common import axis, fonts
+from charts.common import Titles
 from charts.screen import sizes
 from charts.screen.text import text_width
 
@@ -108,9 +109,7 @@ def weight_bars(
     labels: Sequence[str],
     weights: Sequence[float] | np.ndarray,
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     reference: Sequence[float] | np.ndarray | None = None,
     reference_name: str = "",
@@ -145,14 +144,14 @@ def weight_bars(
         data=data,
         layout=dict(
             template=base.template(presenter),
-            title_text=title,
+            title_text=titles.title,
             xaxis=axis(
                 s,
-                x_title,
+                titles.x_title,
                 type="category",
                 tickangle=_bar_tick_angle(base.unique_labels(labels), s),
             ),
-            yaxis=axis(s, y_title),
+            yaxis=axis(s, titles.y_title),
             **fonts(s, orientation="h", yanchor="bottom", y=1.02, xanchor="right", x=1.0),
             shapes=shapes,
         ),

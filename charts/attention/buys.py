@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 
 from charts import base
 from charts.attention.common import axis, fonts, line_traces
+from charts.common import Titles
 from core import lexicon
 
 
@@ -16,9 +17,7 @@ def bucket_lines(
     buckets: Sequence[str],
     series: Mapping[str, Sequence[float]],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     names: Mapping[str, str] | None = None,
 ) -> go.Figure:
@@ -40,9 +39,9 @@ def bucket_lines(
         data=data,
         layout=dict(
             template=base.template(presenter),
-            title_text=title,
-            xaxis=axis(s, x_title, tickvals=list(x), ticktext=list(buckets)),
-            yaxis=axis(s, y_title, range=[-0.03, 1.03]),
+            title_text=titles.title,
+            xaxis=axis(s, titles.x_title, tickvals=list(x), ticktext=list(buckets)),
+            yaxis=axis(s, titles.y_title, range=[-0.03, 1.03]),
             # inside the plot, bottom left (where no line goes: every model starts high), so
             # a narrow screen never puts it on the title
             **fonts(

@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 
 from charts import base
 from charts.attention.common import axis, check_labels, check_matrix
+from charts.common import Titles
 
 
 def heatmap_trace(
@@ -96,9 +97,7 @@ def attention_heatmap(
     x_labels: Sequence[str],
     y_labels: Sequence[str],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     hover: Mapping[str, str],
     presenter: bool = False,
     highlight_row: int | None = None,
@@ -123,12 +122,12 @@ def attention_heatmap(
         layout=dict(
             template=base.template(presenter),
             # the x axis (source words and its title) sits on top: the chart title above it
-            title=dict(text=title, yref="container", y=0.99, yanchor="top"),
+            title=dict(text=titles.title, yref="container", y=0.99, yanchor="top"),
             margin=dict(t=heat_top(presenter, xl, s)),
             # on the projector the title alone sits on top (fit_projector sizes the margin
             # for the title only), so the words go under the map
-            xaxis=axis(s, x_title, type="category", side="bottom" if presenter else "top"),
-            yaxis=axis(s, y_title, type="category", autorange="reversed"),
+            xaxis=axis(s, titles.x_title, type="category", side="bottom" if presenter else "top"),
+            yaxis=axis(s, titles.y_title, type="category", autorange="reversed"),
             font=dict(family=base.FONT_FAMILY, size=s.font),
             height=heat_height(rows, s),
             shapes=shapes,

@@ -10,15 +10,14 @@ import plotly.graph_objects as go
 
 from charts import base
 from charts.attention.common import axis, fonts, line_traces
+from charts.common import Titles
 
 
 def saturation_figure(
     dims: Sequence[int],
     curves: Mapping[str, Sequence[float] | np.ndarray],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     marker_d: int | None = None,
     ceiling: float | None = None,
@@ -54,11 +53,11 @@ def saturation_figure(
         data=line_traces(x, curves),
         layout=dict(
             template=base.template(presenter),
-            title_text=title,
+            title_text=titles.title,
             xaxis=axis(
-                s, x_title, type="log", tickvals=list(dims), ticktext=[str(d) for d in dims]
+                s, titles.x_title, type="log", tickvals=list(dims), ticktext=[str(d) for d in dims]
             ),
-            yaxis=axis(s, y_title),
+            yaxis=axis(s, titles.y_title),
             **fonts(s, orientation="h", yanchor="bottom", y=1.02, x=0.0),
             # the title's line, then the legend's row above the plot: room for both
             margin=dict(t=round(3 * s.title + 4 * s.font)),
@@ -73,9 +72,7 @@ def score_kinds_bars(
     weights: Mapping[str, Sequence[float] | np.ndarray],
     scores: Mapping[str, Sequence[float] | np.ndarray],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     hover: Mapping[str, str],
     presenter: bool = False,
     selected: str | None = None,
@@ -113,10 +110,10 @@ def score_kinds_bars(
         layout=dict(
             template=base.template(presenter),
             barmode="group",
-            title_text=title,
-            xaxis=axis(s, x_title, type="category"),
+            title_text=titles.title,
+            xaxis=axis(s, titles.x_title, type="category"),
             # weights live in [0, 1]; room for the labels
-            yaxis=axis(s, y_title, range=[0.0, 1.12]),
+            yaxis=axis(s, titles.y_title, range=[0.0, 1.12]),
             # on the projector the long names (kind · H) go right of the plot, one a line
             legend=dict(orientation="v", yanchor="top", y=1.0, xanchor="left", x=1.01)
             if presenter

@@ -9,6 +9,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
+from charts.common import Titles
 
 
 def positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
@@ -20,23 +21,18 @@ def positive(name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
     return arr
 
 
-def page_layout(presenter: bool, title: str, x_title: str, y_title: str, **extra) -> dict:
+def page_layout(presenter: bool, titles: Titles, **extra) -> dict:
     """:func:`charts.base.layout` with this page's legend, in a row between the title
     and the plot, and the template's fonts."""
     extra = {"legend": dict(orientation="h", yanchor="bottom", y=1.02, x=0), **extra}
-    out = base.layout(presenter, title, x_title, y_title, fonts=False, **extra)
-    if "<br>" in title and "margin" not in extra:  # two title lines above the legend's row
+    out = base.layout(presenter, *titles, fonts=False, **extra)
+    if "<br>" in titles.title and "margin" not in extra:  # two title lines above the legend's row
         out["margin"] = dict(t=150 if presenter else 128)
     return out
 
 
 def page_figure(
-    traces: Sequence[dict | go.Scatter],
-    presenter: bool,
-    title: str,
-    x_title: str,
-    y_title: str,
-    **extra: object,
+    traces: Sequence[dict | go.Scatter], presenter: bool, titles: Titles, **extra: object
 ) -> go.Figure:
     """A figure of ``traces`` on :func:`page_layout` (``extra``: more layout)."""
-    return go.Figure(data=traces, layout=page_layout(presenter, title, x_title, y_title, **extra))
+    return go.Figure(data=traces, layout=page_layout(presenter, titles, **extra))

@@ -12,6 +12,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
+from charts.common import Titles
 from charts.rnn_gradients.common import page_figure, positive
 from core import lexicon
 
@@ -89,9 +90,7 @@ def decay_figure(
     distance: Sequence[float] | np.ndarray,
     series: Mapping[str, Sequence[float] | np.ndarray],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     bound: tuple[str, Sequence[float] | np.ndarray] | None = None,
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
@@ -100,7 +99,7 @@ def decay_figure(
     (label, values) is drawn dashed over them (e.g. ρ^(T−t)); ``looks`` {series: model}."""
     traces = _decay_traces(distance, series, bound, presenter, looks)
     log = dict(type="log", exponentformat="power")
-    return page_figure(traces, presenter, title, x_title, y_title, yaxis=log)
+    return page_figure(traces, presenter, titles, yaxis=log)
 
 
 def _eigen_traces(
@@ -157,9 +156,7 @@ def eigen_figure(
     eigenvalues: Sequence[complex] | np.ndarray,
     *,
     radius: float,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     eig_label: str,
     unit_label: str,
     radius_label: str,
@@ -172,7 +169,7 @@ def eigen_figure(
     )
     square = dict(range=[-lim, lim], zeroline=True)
     same_scale = dict(square, scaleanchor="x", scaleratio=1)
-    return page_figure(traces, presenter, title, x_title, y_title, xaxis=square, yaxis=same_scale)
+    return page_figure(traces, presenter, titles, xaxis=square, yaxis=same_scale)
 
 
 def influence_strip(
@@ -226,9 +223,7 @@ def fade_words_figure(
     words: Sequence[str],
     series: Mapping[str, Sequence[float] | np.ndarray],
     *,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
 ) -> go.Figure:
@@ -261,4 +256,4 @@ def fade_words_figure(
         )
     words = dict(type="category", tickangle=-60, automargin=True)
     share = dict(range=[0, 1.05], rangemode="tozero")
-    return page_figure(traces, presenter, title, x_title, y_title, xaxis=words, yaxis=share)
+    return page_figure(traces, presenter, titles, xaxis=words, yaxis=share)

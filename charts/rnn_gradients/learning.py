@@ -13,6 +13,7 @@ import numpy as np
 import plotly.graph_objects as go
 
 from charts import base
+from charts.common import Titles
 from charts.rnn_gradients.common import page_figure, page_layout, positive
 from charts.screen.margins import TEXT_SIZE
 from charts.screen.sizes import PHONE_WIDTH
@@ -47,9 +48,7 @@ def curves_figure(
     curves: Mapping[str, Sequence[Sequence[float]]],
     *,
     column: int,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     log_y: bool = False,
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
@@ -78,7 +77,7 @@ def curves_figure(
             )
         )
     log = dict(type="log") if log_y else None
-    return page_figure(traces, presenter, title, x_title, y_title, yaxis=log)
+    return page_figure(traces, presenter, titles, yaxis=log)
 
 
 def accuracy_figure(
@@ -87,9 +86,7 @@ def accuracy_figure(
     *,
     chance: float,
     chance_label: str,
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
     note: str | None = None,
@@ -110,9 +107,7 @@ def accuracy_figure(
     notes, bottom = _accuracy_note(note, phone, s, xs, lines, chance, presenter)
     layout = page_layout(
         presenter,
-        title,
-        x_title,
-        y_title,
+        titles,
         yaxis=_accuracy_axis(),
         shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
         annotations=[base.hline_label(chance, chance_label), *notes],
@@ -274,9 +269,7 @@ def step_figure(
     chosen: float,
     chance: float,
     labels: Mapping[str, str],
-    title: str,
-    x_title: str,
-    y_title: str,
+    titles: Titles,
     presenter: bool = False,
 ) -> go.Figure:
     """Held-out accuracy after ONE gradient step against the learning rate (log x): the
@@ -306,9 +299,7 @@ def step_figure(
     return page_figure(
         traces,
         presenter,
-        title,
-        x_title,
-        y_title,
+        titles,
         xaxis=rates,
         yaxis=_accuracy_axis(),
         shapes=[

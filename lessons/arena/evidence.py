@@ -12,6 +12,7 @@ import streamlit as st
 import core.zoo as zoo
 import ui
 from charts import arena as figures
+from charts.common import Titles
 from core import corpus, probes_data
 from core.analysis import arena as analysis
 from lessons.arena import common
@@ -52,9 +53,11 @@ def section(manifest: dict[str, Any]) -> None:
             fig_len = figures.accuracy_by_length(
                 corpus.BUCKETS,
                 by_length,
-                title=t("arena.len.title", metric=t(f"arena.metric.{metric}")),
-                x_title=t("arena.len.x"),
-                y_title=t(f"arena.metric.{metric}"),
+                titles=Titles(
+                    t("arena.len.title", metric=t(f"arena.metric.{metric}")),
+                    t("arena.len.x"),
+                    t(f"arena.metric.{metric}"),
+                ),
                 names=names,
                 presenter=ui.presenter(),
             )
@@ -91,9 +94,7 @@ def distance_figure(distances, by_distance, names: Mapping[str, str]):
     return figures.accuracy_by_distance(
         distances,
         by_distance,
-        title=t("arena.dist.title"),
-        x_title=t("arena.dist.x"),
-        y_title=t("arena.dist.y"),
+        titles=Titles(t("arena.dist.title"), t("arena.dist.x"), t("arena.dist.y")),
         chance=1 / probes_data.N_KEYS,
         chance_label=t("arena.dist.chance"),
         # lines with the same values lie on top of each other: their names say so

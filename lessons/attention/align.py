@@ -11,6 +11,7 @@ import streamlit as st
 
 import ui
 from charts import attention as figures
+from charts.common import Titles
 from core.analysis import attention as analysis
 from lessons.attention import common, data
 from ui.inputs import plain
@@ -81,9 +82,11 @@ def alignment_figure(
         run.source,
         common.numbered(run.output),
         step=step,
-        title=t("attention.align.title", model=ui.model_name(name)),
-        x_title=t("attention.align.x"),
-        y_title=t("attention.align.y"),
+        titles=Titles(
+            t("attention.align.title", model=ui.model_name(name)),
+            t("attention.align.x"),
+            t("attention.align.y"),
+        ),
         row_title=t("attention.row.title", step=step + 1, token=run.output[step]),
         row_y_title=t("attention.hover.weight"),
         hover=common.hover(),
@@ -112,9 +115,7 @@ def focus_figure(run: analysis.AttentionRun, entropy: np.ndarray):
     return figures.weight_bars(
         common.numbered(run.output),
         entropy,
-        title=t("attention.focus.title"),
-        x_title=t("attention.align.y"),
-        y_title=t("attention.focus.y"),
+        titles=Titles(t("attention.focus.title"), t("attention.align.y"), t("attention.focus.y")),
         presenter=ui.presenter(),
         highlight=False,
         ceiling=math.log2(len(run.source)),

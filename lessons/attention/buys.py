@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import attention as figures
+from charts.common import Titles
 from core import zoo
 from core.analysis import attention as analysis
 from core.corpus import BUCKETS
@@ -94,9 +95,7 @@ def lengths_figure(buckets, series: dict[str, list[float]]):
     return figures.bucket_lines(
         buckets,
         series,
-        title=t("attention.buys.title"),
-        x_title=t("attention.buys.x"),
-        y_title=t("attention.buys.y"),
+        titles=Titles(t("attention.buys.title"), t("attention.buys.x"), t("attention.buys.y")),
         presenter=ui.presenter(),
         names={m: ui.model_name(m) for m in series},
     )

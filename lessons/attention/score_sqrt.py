@@ -10,6 +10,7 @@ import streamlit as st
 
 import ui
 from charts import attention as figures
+from charts.common import Titles
 from lessons.attention import data
 
 t = ui.t  # reads the visitor's language on every call
@@ -40,9 +41,11 @@ def saturation_figure(curves: dict[str, np.ndarray], n_keys: int, d_now: int):
             t("attention.score.sqrt.dot"): curves["ent_dot"],
             t("attention.score.sqrt.scaled"): curves["ent_scaled"],
         },
-        title=t("attention.score.sqrt.title", n=n_keys),
-        x_title=t("attention.score.d"),
-        y_title=t("attention.focus.y"),
+        titles=Titles(
+            t("attention.score.sqrt.title", n=n_keys),
+            t("attention.score.d"),
+            t("attention.focus.y"),
+        ),
         presenter=ui.presenter(),
         marker_d=d_now,
         ceiling=math.log2(n_keys),

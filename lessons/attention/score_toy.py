@@ -12,6 +12,7 @@ import streamlit as st
 
 import ui
 from charts import attention as figures
+from charts.common import Titles
 from core.analysis import attention as analysis
 
 t = ui.t  # reads the visitor's language on every call
@@ -167,11 +168,15 @@ def toy_figure(ex: analysis.WorkedExample, words: list[str], kind: str, presente
         words,
         {trace(c): ex.weights[c] for c in analysis.SCORE_KINDS},
         {trace(c): ex.scores[c] for c in analysis.SCORE_KINDS},
-        title=t(
-            "attention.toy.chart_title", word=analysis.TOY_QUERY_WORD, temp=f"{ex.temperature:g}"
+        titles=Titles(
+            t(
+                "attention.toy.chart_title",
+                word=analysis.TOY_QUERY_WORD,
+                temp=f"{ex.temperature:g}",
+            ),
+            t("attention.toy.key"),
+            t("attention.toy.weight"),
         ),
-        x_title=t("attention.toy.key"),
-        y_title=t("attention.toy.weight"),
         hover={
             "key": t("attention.toy.key"),
             "score": t("attention.toy.score"),

@@ -10,6 +10,7 @@ import streamlit as st
 
 import ui
 from charts import attention as figures
+from charts.common import Titles
 from core import corpus
 from core.analysis import attention as analysis
 from core.analysis import coref
@@ -163,9 +164,9 @@ def heatmap(run: analysis.AttentionRun, weights: np.ndarray, word: int, where: s
         weights,
         run.source,
         run.source,
-        title=t("attention.self.title", where=where),
-        x_title=t("attention.self.x"),
-        y_title=t("attention.self.y"),
+        titles=Titles(
+            t("attention.self.title", where=where), t("attention.self.x"), t("attention.self.y")
+        ),
         hover=common.hover(),
         presenter=ui.presenter(),
         highlight_row=word,

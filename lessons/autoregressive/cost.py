@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import autoregressive as figures
+from charts.common import Titles
 from core.analysis import autoregressive as analysis
 from lessons.autoregressive import data
 from ui.models import get_model, require
@@ -60,12 +61,14 @@ def chart(lengths, write, read, unit: str, model: str) -> None:
         figures.cost_chart(
             lengths,
             {t("autoregressive.cost.write"): write, t("autoregressive.cost.read"): read},
-            title=t(
-                "autoregressive.cost.calls_title" if calls else "autoregressive.cost.title",
-                model=model,
+            titles=Titles(
+                t(
+                    "autoregressive.cost.calls_title" if calls else "autoregressive.cost.title",
+                    model=model,
+                ),
+                t("autoregressive.cost.x"),
+                t("autoregressive.cost.calls_y" if calls else "autoregressive.cost.y"),
             ),
-            x_title=t("autoregressive.cost.x"),
-            y_title=t("autoregressive.cost.calls_y" if calls else "autoregressive.cost.y"),
             presenter=ui.presenter(),
         ),
         key="ar_cost_calls" if calls else "ar_cost_chart",

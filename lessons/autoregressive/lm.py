@@ -6,6 +6,7 @@ import streamlit as st
 
 import ui
 from charts import autoregressive as figures
+from charts.common import Titles
 from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core import mdtable as md
@@ -155,13 +156,15 @@ def draw_step(steps: list, n: int, n_prefix: int, settings: tuple, play: bool) -
             tokens,
             step.top_probs,
             idx,
-            title=t(
-                "autoregressive.lm.chart.title",
-                model=ui.model_name(data.LM),
-                context=" ".join(read[-6:]),
+            titles=Titles(
+                t(
+                    "autoregressive.lm.chart.title",
+                    model=ui.model_name(data.LM),
+                    context=" ".join(read[-6:]),
+                ),
+                what,
+                t("autoregressive.lm.chart.y", k=len(tokens)),
             ),
-            x_title=what,
-            y_title=t("autoregressive.lm.chart.y", k=len(tokens)),
             presenter=ui.presenter(),
         ),
         key=chart_key("ar_lm_chart", play),

@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import autoregressive as figures
+from charts.common import Titles
 from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core.analysis import autoregressive as analysis
@@ -75,9 +76,11 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             zh(step.top_ids),
             step.top_probs,
             step.top_ids.index(step.chosen) if step.chosen in step.top_ids else None,
-            title=t("autoregressive.tr.chart.title", model=model, step=n),
-            x_title=t("autoregressive.tr.chart.x"),
-            y_title=t("autoregressive.tr.chart.y", k=len(step.top_ids)),
+            titles=Titles(
+                t("autoregressive.tr.chart.title", model=model, step=n),
+                t("autoregressive.tr.chart.x"),
+                t("autoregressive.tr.chart.y", k=len(step.top_ids)),
+            ),
             presenter=presenter,
         )
         ui.chart(fig, key=chart_key("ar_tr_bars", play), width=0.5, height=STEP_SLIDE_HEIGHT)
@@ -86,9 +89,11 @@ def draw_step(name: str, dec: analysis.Decoded, src_labels: list[str], n: int, p
             fig = figures.attention_row(
                 src_labels,
                 dec.attention[n - 1],
-                title=t("autoregressive.tr.attn.title", model=model, token=out[n - 1]),
-                x_title=t("autoregressive.tr.attn.x"),
-                y_title=t("autoregressive.tr.attn.y"),
+                titles=Titles(
+                    t("autoregressive.tr.attn.title", model=model, token=out[n - 1]),
+                    t("autoregressive.tr.attn.x"),
+                    t("autoregressive.tr.attn.y"),
+                ),
                 presenter=presenter,
             )
             ui.chart(fig, key=chart_key("ar_tr_attn", play), width=0.5, height=STEP_SLIDE_HEIGHT)

@@ -14,6 +14,7 @@ import streamlit as st
 
 import ui
 from charts import autoregressive as figures
+from charts.common import Titles
 from core.analysis import autoregressive as analysis
 from core.analysis import slips
 from core.evaluate import max_output_len
@@ -107,9 +108,11 @@ def show_distribution(table: dict[str, dict]) -> None:
     fig = figures.slip_distribution(
         {n: table[m]["histogram"] for n, m in names.items()},
         names,
-        title=t("autoregressive.wrong.stat.title"),
-        x_title=t("autoregressive.wrong.stat.x"),
-        y_title=t("autoregressive.wrong.stat.y"),
+        titles=Titles(
+            t("autoregressive.wrong.stat.title"),
+            t("autoregressive.wrong.stat.x"),
+            t("autoregressive.wrong.stat.y"),
+        ),
         presenter=ui.presenter(),
     )
     ui.chart(fig, key="ar_wrong_chart", width=0.6)

@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import bottleneck as figures
+from charts.common import Titles
 from core import lexicon
 from core.analysis import bottleneck as analysis
 from core.analysis.influence import verdict
@@ -41,9 +42,11 @@ def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
             figures.influence_bars(
                 lexicon.show_tokens([*tokens, "<eos>"]),
                 norms,
-                title=t("bottleneck.grad.title", model=ui.model_name(plain)),
-                x_title=t("bottleneck.grad.x"),
-                y_title=t("bottleneck.grad.y"),
+                titles=Titles(
+                    t("bottleneck.grad.title", model=ui.model_name(plain)),
+                    t("bottleneck.grad.x"),
+                    t("bottleneck.grad.y"),
+                ),
                 color=lexicon.look(plain).color,
                 presenter=ui.presenter(),
                 log_y=log_y,

@@ -6,6 +6,7 @@ import streamlit as st
 
 import ui
 from charts import bottleneck as figures
+from charts.common import Titles
 from core import lexicon
 from core.analysis import latent
 from lessons.bottleneck import data
@@ -35,9 +36,11 @@ def show() -> None:
                 read,
                 guesses,
                 steps.top_probs,
-                title=t("bottleneck.latent.title", model=ui.model_name(data.LM)),
-                x_title=t("bottleneck.latent.x"),
-                y_title=t("bottleneck.latent.y", size=steps.states.shape[1]),
+                titles=Titles(
+                    t("bottleneck.latent.title", model=ui.model_name(data.LM)),
+                    t("bottleneck.latent.x"),
+                    t("bottleneck.latent.y", size=steps.states.shape[1]),
+                ),
                 bar_title=t("bottleneck.latent.bar"),
                 presenter=ui.presenter(),
                 # a phone's layout where ui.chart fits a phone (not the projector)

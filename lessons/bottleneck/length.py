@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import bottleneck as figures
+from charts.common import Titles
 from core import corpus
 from core.analysis import bottleneck as analysis
 from lessons import controls
@@ -44,9 +45,11 @@ def show() -> None:
                 curves,
                 focus=(*data.PLAIN, data.ATTN),
                 names={n: ui.model_name(n) for n in names},
-                title=t("bottleneck.length.title", metric=t(f"bottleneck.metric.{metric}")),
-                x_title=t("bottleneck.length.x"),
-                y_title=t(f"bottleneck.metric.{metric}"),
+                titles=Titles(
+                    t("bottleneck.length.title", metric=t(f"bottleneck.metric.{metric}")),
+                    t("bottleneck.length.x"),
+                    t(f"bottleneck.metric.{metric}"),
+                ),
                 presenter=ui.presenter(),
             ),
             key="bn_length",

@@ -9,6 +9,7 @@ import streamlit as st
 
 import ui
 from charts import bottleneck as figures
+from charts.common import Titles
 from core.analysis import bottleneck as analysis
 from lessons.bottleneck import data
 from lessons.bottleneck.common import close_part, part_header
@@ -44,9 +45,9 @@ def show() -> None:
                 first.positions,
                 {name: r.accuracy for name, r in probes.items()},
                 names={n: ui.model_name(n) for n in probes},
-                title=t("bottleneck.probe.title"),
-                x_title=t("bottleneck.probe.x"),
-                y_title=t("bottleneck.probe.y"),
+                titles=Titles(
+                    t("bottleneck.probe.title"), t("bottleneck.probe.x"), t("bottleneck.probe.y")
+                ),
                 presenter=ui.presenter(),
                 baseline=first.chance,
                 baseline_name=t("bottleneck.probe.chance"),

@@ -6,6 +6,7 @@ import streamlit as st
 
 import ui
 from charts import bottleneck as figures
+from charts.common import Titles
 from core import lexicon
 from lessons.bottleneck import data
 from lessons.bottleneck.common import close_part, sentence_part
@@ -35,9 +36,11 @@ def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:
             lambda: figures.states_heatmap(
                 hidden,
                 words,
-                title=t("bottleneck.read.title", model=ui.model_name(plain), n=len(tokens)),
-                x_title=t("bottleneck.read.x"),
-                y_title=t("bottleneck.read.y"),  # one title for every model: the plot stays put
+                titles=Titles(
+                    t("bottleneck.read.title", model=ui.model_name(plain), n=len(tokens)),
+                    t("bottleneck.read.x"),
+                    t("bottleneck.read.y"),  # one title for every model: the plot stays put
+                ),
                 context_label="C",
                 # on the projector one heatmap, big: C is its framed last column
                 context=None if presenter else context,

@@ -8,6 +8,7 @@ import streamlit as st
 
 import ui
 from charts import bottleneck as figures
+from charts.common import Titles
 from core import corpus
 from core.analysis import bottleneck as analysis
 from core.evaluate import score
@@ -57,9 +58,11 @@ def show() -> None:
                 np.arange(1, max_pos + 1),
                 curves,
                 names={n: ui.model_name(n) for n in curves},
-                title=t("bottleneck.stretch.title", n=len(refs), length=length),
-                x_title=t("bottleneck.stretch.x"),
-                y_title=t("bottleneck.stretch.y"),
+                titles=Titles(
+                    t("bottleneck.stretch.title", n=len(refs), length=length),
+                    t("bottleneck.stretch.x"),
+                    t("bottleneck.stretch.y"),
+                ),
                 presenter=ui.presenter(),
             ),
             key="bn_stretch",

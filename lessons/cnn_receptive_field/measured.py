@@ -11,6 +11,7 @@ import streamlit as st
 import ui
 from charts import base
 from charts import cnn_receptive_field as figures
+from charts.common import Titles
 from core import lexicon, zoo
 from core.analysis import receptive_field as analysis
 from lessons.cnn_receptive_field import data
@@ -142,9 +143,11 @@ def measured_view(
                 analysis.normalise_rows(raw),
                 labels,
                 mwins,
-                title=t("cnn_receptive_field.measured.title", model=encoder, word=labels[mpos]),
-                x_title=t("cnn_receptive_field.measured.x"),
-                y_title=t("cnn_receptive_field.measured.y"),
+                titles=Titles(
+                    t("cnn_receptive_field.measured.title", model=encoder, word=labels[mpos]),
+                    t("cnn_receptive_field.measured.x"),
+                    t("cnn_receptive_field.measured.y"),
+                ),
                 colorbar=t("cnn_receptive_field.measured.colorbar"),
                 window_label=t("cnn_receptive_field.measured.window", k=kernel),
                 presenter=ui.presenter(),

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts.common import Titles
 from core.analysis import receptive_field as analysis
 from lessons import probe_chart
 
@@ -37,9 +38,11 @@ def show() -> None:
             curves,
             key="cnn_rf_probes",
             models=shown,
-            title=t("cnn_receptive_field.probes.title"),
-            x_title=t("cnn_receptive_field.probes.x"),
-            y_title=t("cnn_receptive_field.probes.y"),
+            titles=Titles(
+                t("cnn_receptive_field.probes.title"),
+                t("cnn_receptive_field.probes.x"),
+                t("cnn_receptive_field.probes.y"),
+            ),
             field_label=t("cnn_receptive_field.probes.field"),
             chance_label=t("cnn_receptive_field.probes.chance"),
         )

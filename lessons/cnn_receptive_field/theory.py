@@ -12,6 +12,7 @@ import streamlit as st
 
 import ui
 from charts import cnn_receptive_field as figures
+from charts.common import Titles
 from core.analysis import receptive_field as analysis
 from lessons.cnn_receptive_field.common import (
     KERNELS,
@@ -127,11 +128,11 @@ def formula_section(tokens: tuple[str, ...], a: int, b: int, pos: int, dilated: 
                 tokens,
                 wins,
                 (a, b),
-                title=t(
-                    "cnn_receptive_field.theory.title", word=tokens[pos], k=kernel, depth=depth
+                titles=Titles(
+                    t("cnn_receptive_field.theory.title", word=tokens[pos], k=kernel, depth=depth),
+                    t("cnn_receptive_field.theory.x"),
+                    t("cnn_receptive_field.theory.y"),
                 ),
-                x_title=t("cnn_receptive_field.theory.x"),
-                y_title=t("cnn_receptive_field.theory.y"),
                 hover=t("cnn_receptive_field.theory.hover"),
                 pair_label=t("cnn_receptive_field.theory.pair"),
                 presenter=present,

@@ -9,6 +9,7 @@ import streamlit as st
 
 import ui
 from charts import compression as figures
+from charts.common import Titles
 from core import lexicon
 from core import mdtable as md
 from core.analysis import compression as analysis
@@ -76,9 +77,11 @@ def growth_figure(stats, n: int):
         },
         current_n=n,
         current_label=t("compression.markov.current", n=n),
-        title=t("compression.markov.growth.title", v=stats.vocab),
-        x_title=t("compression.markov.x"),
-        y_title=t("compression.markov.growth.y"),
+        titles=Titles(
+            t("compression.markov.growth.title", v=stats.vocab),
+            t("compression.markov.x"),
+            t("compression.markov.growth.y"),
+        ),
         presenter=ui.presenter(),
     )
 
@@ -103,9 +106,11 @@ def unseen_words(stats, n: int, seed: int) -> None:
         lambda: figures.unseen_chart(
             stats.n,
             stats.test_unseen,
-            title=t("compression.markov.unseen.title"),
-            x_title=t("compression.markov.x"),
-            y_title=t("compression.markov.unseen.y"),
+            titles=Titles(
+                t("compression.markov.unseen.title"),
+                t("compression.markov.x"),
+                t("compression.markov.unseen.y"),
+            ),
             presenter=ui.presenter(),
         ),
         key="cmp_unseen",

@@ -8,6 +8,7 @@ import streamlit as st
 
 import ui
 from charts import compression as figures
+from charts.common import Titles
 from core import mdtable as md
 from core.analysis import compression as analysis
 from lessons.compression import data
@@ -58,9 +59,11 @@ def section() -> None:
                 names,
                 current_n=n,
                 current_label=t("compression.priors.current", n=n),
-                title=t("compression.priors.title", d=d, k=k),
-                x_title=t("compression.priors.x"),
-                y_title=t("compression.priors.y"),
+                titles=Titles(
+                    t("compression.priors.title", d=d, k=k),
+                    t("compression.priors.x"),
+                    t("compression.priors.y"),
+                ),
                 presenter=ui.presenter(),
             ),
             key="cmp_weights",

@@ -11,6 +11,7 @@ import streamlit as st
 
 import ui
 from charts import live as figures
+from charts.common import Titles
 from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import live
 from core.vocab import detokenize_zh
@@ -113,9 +114,7 @@ def charts(run: Run | None) -> None:
             [r["step"] for r in records],
             {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS if records},
             total=cfg["steps"],
-            title=t("live.race.loss.title"),
-            x_title=t("live.race.loss.x"),
-            y_title=t("live.race.loss.y"),
+            titles=Titles(t("live.race.loss.title"), t("live.race.loss.x"), t("live.race.loss.y")),
             presenter=ui.presenter(),
             names=names(),
         )
@@ -127,9 +126,11 @@ def charts(run: Run | None) -> None:
         fig = figures.bucket_accuracy(
             buckets,
             series,
-            title=t("live.race.acc.title", step=acc["step"] if acc else 0),
-            x_title=t("live.race.acc.x"),
-            y_title=t("live.race.acc.y"),
+            titles=Titles(
+                t("live.race.acc.title", step=acc["step"] if acc else 0),
+                t("live.race.acc.x"),
+                t("live.race.acc.y"),
+            ),
             presenter=ui.presenter(),
             names=names(),
         )

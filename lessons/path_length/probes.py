@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
+from charts.common import Titles
 from core import lexicon, zoo
 from lessons import probe_chart
 from lessons.path_length.common import header
@@ -118,9 +119,9 @@ def probe_section():
         together=distance_probes.overlaps(curves.series),
         together_label=t("path_length.probes.together"),  # {names} filled per group
         joiner="、" if zh else ", ",
-        title=t("path_length.probes.title"),
-        x_title=t("path_length.probes.x"),
-        y_title=t("path_length.probes.y"),
+        titles=Titles(
+            t("path_length.probes.title"), t("path_length.probes.x"), t("path_length.probes.y")
+        ),
         field_label=t("path_length.probes.field"),
         chance_label=t("path_length.probes.chance"),
     )

@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import path_length as figures
+from charts.common import Titles
 from core import mdtable
 from core.analysis import path_length as analysis
 from lessons.path_length import data
@@ -70,9 +71,11 @@ def table_section() -> None:
                 {names[a]: curves[metric][a] for a in analysis.ARCHITECTURES},
                 current_n=n,
                 current_label=t("path_length.chart.current", n=n),
-                title=t(f"path_length.chart.title.{metric}", d=d, k=k),
-                x_title=t("path_length.chart.x"),
-                y_title=t(f"path_length.chart.y.{metric}"),
+                titles=Titles(
+                    t(f"path_length.chart.title.{metric}", d=d, k=k),
+                    t("path_length.chart.x"),
+                    t(f"path_length.chart.y.{metric}"),
+                ),
                 log_y=metric == "complexity",
                 looks=arch_looks(),
                 presenter=ui.presenter(),

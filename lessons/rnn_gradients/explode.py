@@ -8,6 +8,7 @@ import streamlit as st
 
 import ui
 from charts import rnn_gradients as figures
+from charts.common import Titles
 from core import probes_data
 from core.analysis import explosion
 from lessons.rnn_gradients import data
@@ -52,9 +53,11 @@ def show() -> None:
                     k: t(f"rnn_gradients.explode.{k}")
                     for k in ("plain", "clipped", "before", "chance")
                 },
-                title=t("rnn_gradients.explode.chart", model=ui.model_name("probe_rnn")),
-                x_title=t("rnn_gradients.explode.lr_axis"),
-                y_title=t("rnn_gradients.explode.acc_axis"),
+                titles=Titles(
+                    t("rnn_gradients.explode.chart", model=ui.model_name("probe_rnn")),
+                    t("rnn_gradients.explode.lr_axis"),
+                    t("rnn_gradients.explode.acc_axis"),
+                ),
                 presenter=ui.presenter(),
             ),
             key="rnng_explode",

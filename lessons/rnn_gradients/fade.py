@@ -9,6 +9,7 @@ import streamlit as st
 
 import ui
 from charts import rnn_gradients as figures
+from charts.common import Titles
 from core.analysis import influence
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import names
@@ -36,9 +37,11 @@ def show() -> None:
             figures.fade_words_figure(
                 rnn["tokens"],
                 {ui.model_name(m): cmp.curves[m]["influence"] for m in (data.FADING, data.GATED)},
-                title=t("rnn_gradients.fade.chart"),
-                x_title=t("rnn_gradients.fade.x"),
-                y_title=t("rnn_gradients.fade.y"),
+                titles=Titles(
+                    t("rnn_gradients.fade.chart"),
+                    t("rnn_gradients.fade.x"),
+                    t("rnn_gradients.fade.y"),
+                ),
                 presenter=ui.presenter(),
                 looks=looks,
             ),
@@ -86,9 +89,11 @@ def evidence_section(evidence: dict, looks: dict) -> None:
         figures.decay_figure(
             np.arange(rnn.curve.size),
             {ui.model_name(m): evidence[m].curve for m in (data.FADING, data.GATED)},
-            title=t("rnn_gradients.fade.evidence_chart", n=rnn.n, words=data.MIN_WORDS),
-            x_title=t("rnn_gradients.fade.evidence_x"),
-            y_title=t("rnn_gradients.fade.evidence_y"),
+            titles=Titles(
+                t("rnn_gradients.fade.evidence_chart", n=rnn.n, words=data.MIN_WORDS),
+                t("rnn_gradients.fade.evidence_x"),
+                t("rnn_gradients.fade.evidence_y"),
+            ),
             presenter=ui.presenter(),
             looks=looks,
         ),

@@ -10,6 +10,7 @@ import streamlit as st
 
 import ui
 from charts import rnn_gradients as figures
+from charts.common import Titles
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import QUANTITIES, names, quantity_picker, sci
 
@@ -111,9 +112,11 @@ def fresh_chart(fresh: dict, radius: float, length: int, quantity: str, made_of:
         lambda: figures.decay_figure(
             distance,
             {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS},
-            title=t("rnn_gradients.fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
-            x_title=t("rnn_gradients.distance_axis"),
-            y_title=t(f"rnn_gradients.q.{quantity}.axis"),
+            titles=Titles(
+                t("rnn_gradients.fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
+                t("rnn_gradients.distance_axis"),
+                t(f"rnn_gradients.q.{quantity}.axis"),
+            ),
             bound=(t("rnn_gradients.bound", radius=radius), radius ** distance.astype(float)),
             presenter=ui.presenter(),
             looks=names(data.PROBES.values()),
@@ -130,9 +133,11 @@ def eigen_chart(fresh: dict, radius: float, made_of: tuple) -> None:
         lambda: figures.eigen_figure(
             fresh["eig"],
             radius=radius,
-            title=t("rnn_gradients.eig.chart", hidden=data.HIDDEN),
-            x_title=t("rnn_gradients.eig.re"),
-            y_title=t("rnn_gradients.eig.im"),
+            titles=Titles(
+                t("rnn_gradients.eig.chart", hidden=data.HIDDEN),
+                t("rnn_gradients.eig.re"),
+                t("rnn_gradients.eig.im"),
+            ),
             eig_label=eig,
             unit_label=unit,
             radius_label=rad,

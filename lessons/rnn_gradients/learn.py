@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import rnn_gradients as figures
+from charts.common import Titles
 from core import probes_data, zoo
 from core.analysis import rnn_gradients as analysis
 from lessons.rnn_gradients import data
@@ -35,9 +36,11 @@ def show() -> None:
                     {ui.model_name(n): v for n, v in acc.items()},
                     chance=chance,
                     chance_label=t("rnn_gradients.learn.chance"),
-                    title=t("rnn_gradients.learn.acc_chart"),
-                    x_title=t("rnn_gradients.trained.distance_axis"),
-                    y_title=t("rnn_gradients.learn.acc_axis"),
+                    titles=Titles(
+                        t("rnn_gradients.learn.acc_chart"),
+                        t("rnn_gradients.trained.distance_axis"),
+                        t("rnn_gradients.learn.acc_axis"),
+                    ),
                     presenter=present,
                     looks=names(acc),
                     note=overlap_note(acc),
@@ -69,9 +72,11 @@ def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> 
         figures.curves_figure(
             {ui.model_name(n): e["curve"] for n, e in entries.items()},
             column={"loss": 1, "acc": 2}[curve_col],
-            title=t("rnn_gradients.learn.curve_chart"),
-            x_title=t("rnn_gradients.learn.step_axis"),
-            y_title=t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
+            titles=Titles(
+                t("rnn_gradients.learn.curve_chart"),
+                t("rnn_gradients.learn.step_axis"),
+                t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
+            ),
             presenter=ui.presenter(),
             looks=names(entries),
         ),

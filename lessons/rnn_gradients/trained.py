@@ -7,6 +7,7 @@ import streamlit as st
 
 import ui
 from charts import rnn_gradients as figures
+from charts.common import Titles
 from lessons.rnn_gradients import data
 from lessons.rnn_gradients.common import names, quantity_picker, sci
 from serve import jobs
@@ -33,9 +34,11 @@ def show() -> None:
             figures.decay_figure(
                 dist_t,
                 {ui.model_name(data.PROBES[k]): trained[k][quantity] for k in data.CELLS},
-                title=t("rnn_gradients.trained.chart", n=n),
-                x_title=t("rnn_gradients.trained.distance_axis"),
-                y_title=t(f"rnn_gradients.q.{quantity}.axis_trained"),
+                titles=Titles(
+                    t("rnn_gradients.trained.chart", n=n),
+                    t("rnn_gradients.trained.distance_axis"),
+                    t(f"rnn_gradients.q.{quantity}.axis_trained"),
+                ),
                 presenter=ui.presenter(),
                 looks=names(data.PROBES.values()),
             ),

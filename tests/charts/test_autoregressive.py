@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from charts import autoregressive as figures
+from charts.common import Titles
 from core import lexicon
 
 
@@ -23,9 +24,7 @@ def test_slip_distribution_draws_each_model_in_its_look():
     fig = figures.slip_distribution(
         {"A": {0: 3, 2: 1}, "B": {8: 4}},
         {"A": "gru_attention", "B": "lm_gru"},
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
     )
     assert [tr.name for tr in fig.data] == ["A", "B"]
     assert fig.data[0].line.color == lexicon.look("gru_attention").color
@@ -33,14 +32,14 @@ def test_slip_distribution_draws_each_model_in_its_look():
     assert list(fig.data[1].y) == [0.0] * 8 + [1.0]
     assert fig.layout.xaxis.ticktext[-1] == f"{figures.SLIP_BINS}+"
     with pytest.raises(ValueError, match="no look"):
-        figures.slip_distribution({"A": {0: 1}}, {}, title="t", x_title="x", y_title="y")
+        figures.slip_distribution({"A": {0: 1}}, {}, titles=Titles("t", "x", "y"))
 
 
 def test_cost_chart_draws_calls_or_milliseconds_from_zero():
     fig = figures.cost_chart(
-        [4, 8], {"write": [4, 8], "read": [1, 1]}, title="t", x_title="N", y_title="calls"
+        [4, 8], {"write": [4, 8], "read": [1, 1]}, titles=Titles("t", "N", "calls")
     )
     assert [list(tr.y) for tr in fig.data] == [[4, 8], [1, 1]]
     assert fig.layout.yaxis.rangemode == "tozero"
     with pytest.raises(ValueError, match="never negative"):
-        figures.cost_chart([4], {"write": [-1.0]}, title="t", x_title="N", y_title="ms")
+        figures.cost_chart([4], {"write": [-1.0]}, titles=Titles("t", "N", "ms"))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from charts import bottleneck as figs
+from charts.common import Titles
 from charts.screen import sizes
 from core import corpus, lexicon
 from core.analysis import bottleneck as bn
@@ -17,21 +18,19 @@ def test_figures_merge_their_layout_into_one_build():
     """The builders make each figure in one go; the result is what the former separate
     update calls gave (fonts on the axes, the log axis, the category axis, the C frame)."""
     bars = figs.influence_bars(
-        ["a", "b", "a"], [1.0, 0.1, 0.01], title="t", x_title="x", y_title="y", color="#123456"
+        ["a", "b", "a"], [1.0, 0.1, 0.01], titles=Titles("t", "x", "y"), color="#123456"
     )
     assert bars.layout.yaxis.type is None and bars.layout.xaxis.type == "category"
     assert bars.layout.xaxis.title.text == "x" and bars.layout.xaxis.tickfont.size == 14
     assert bars.layout.yaxis.title.font.size == 16 and bars.layout.title.font.size == 17
     log = figs.influence_bars(
-        ["a", "b"], [1.0, 0.1], title="t", x_title="x", y_title="y", color="#123", log_y=True
+        ["a", "b"], [1.0, 0.1], titles=Titles("t", "x", "y"), color="#123", log_y=True
     )
     assert log.layout.yaxis.type == "log"
     big = figs.states_heatmap(
         np.zeros((3, 4)),
         ["a", "b", "<eos>"],
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         context_label="C",
         presenter=True,
     )
@@ -44,17 +43,15 @@ def test_figures_merge_their_layout_into_one_build():
 def test_figures_build_and_check_their_input():
     h = np.zeros((4, 6))
     fig = figs.states_heatmap(
-        h, ["a", "b", "a", "<eos>"], title="t", x_title="x", y_title="y", context_label="C"
+        h, ["a", "b", "a", "<eos>"], titles=Titles("t", "x", "y"), context_label="C"
     )
     assert fig.data[0].z.shape == (6, 4) and len(set(fig.data[0].x)) == 4
     with pytest.raises(ValueError, match="one word per state"):
-        figs.states_heatmap(h, ["a"], title="t", x_title="x", y_title="y", context_label="C")
+        figs.states_heatmap(h, ["a"], titles=Titles("t", "x", "y"), context_label="C")
     both = figs.states_heatmap(
         h,
         ["a", "b", "a", "<eos>"],
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         context_label="C",
         context=np.ones(6),
         strip_title="C: 6 numbers",
@@ -71,15 +68,13 @@ def test_figures_build_and_check_their_input():
         figs.states_heatmap(
             h,
             ["a"] * 4,
-            title="t",
-            x_title="x",
-            y_title="y",
+            titles=Titles("t", "x", "y"),
             context_label="C",
             context=np.array([np.nan]),
         )
     curves = {"gru_attention": [1.0] * 5, "cnn_s2s": [0.5] * 5}
     fig = figs.length_figure(
-        corpus.BUCKETS, curves, focus=("gru_attention",), title="t", x_title="x", y_title="y"
+        corpus.BUCKETS, curves, focus=("gru_attention",), titles=Titles("t", "x", "y")
     )
     colors = {tr.name: tr.line.color for tr in fig.data}
     # one vocabulary: every model in its lexicon colour, the comparison ones paler
@@ -90,29 +85,23 @@ def test_figures_build_and_check_their_input():
         {"transformer": [1.0] * 5},
         focus=(),
         names={"transformer": "Transformer"},
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
     )
     assert named.data[0].name == "Transformer"
     assert named.data[0].line.color == lexicon.look("transformer").color
     with pytest.raises(ValueError, match="buckets"):
-        figs.length_figure(
-            corpus.BUCKETS, {"m": [1.0]}, focus=(), title="t", x_title="x", y_title="y"
-        )
+        figs.length_figure(corpus.BUCKETS, {"m": [1.0]}, focus=(), titles=Titles("t", "x", "y"))
     fig = figs.lines_by_position(
         [1, 2],
         {"gru_plain_32": [0.5, np.nan]},
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         baseline=[0.1, 0.1],
         baseline_name="chance",
     )
     assert [tr.name for tr in fig.data] == ["gru_plain_32", "chance"]
     assert fig.data[0].line.color == lexicon.look("gru_plain_32").color
     with pytest.raises(ValueError):
-        figs.influence_bars(["a"], [1.0, 2.0], title="t", x_title="x", y_title="y", color="#000")
+        figs.influence_bars(["a"], [1.0, 2.0], titles=Titles("t", "x", "y"), color="#000")
 
 
 def _decoded(array_spec: dict) -> np.ndarray:
@@ -135,7 +124,7 @@ def test_states_heatmap_sends_float32_and_the_same_values():
     )
     assert hidden.dtype == np.float32 and hidden.shape == (33, 256)
     words = [f"w{i}" for i in range(32)] + ["<eos>"]
-    kwargs = dict(title="t", x_title="x", y_title="y", context_label="C", context=context)
+    kwargs = dict(titles=Titles("t", "x", "y"), context_label="C", context=context)
     for h, c in ((hidden, context), (hidden.astype(np.float64), context.astype(np.float64))):
         fig = figs.states_heatmap(h, words, **{**kwargs, "context": c})
         spec = pio.to_json(fig, validate=False)
@@ -178,7 +167,7 @@ def test_on_a_phone_the_guesses_stand_on_two_lines_at_a_readable_size():
     from charts.bottleneck import latent_figure
 
     states = np.zeros((3, 8), dtype=np.float32)
-    kw = dict(title="t", x_title="x", y_title="y", bar_title="guess")
+    kw = dict(titles=Titles("t", "x", "y"), bar_title="guess")
     args = (states, ["<bos>", "you", "should"], ["you", "should", "wear"], [0.2, 0.5, 0.95])
     wide = latent_figure(*args, **kw).to_dict()
     phone = latent_figure(*args, phone=True, **kw).to_dict()

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from charts import cnn_receptive_field as figures
+from charts.common import Titles
 from charts.path_length import probe_chart
 from core.analysis import receptive_field as analysis
 
@@ -15,7 +16,7 @@ def test_window_figure_marks_the_pair_with_two_lines():
     tokens = [f"w{i}" for i in range(10)]
     wins = analysis.windows(5, 3, 3, 10)
     fig = figures.window_figure(
-        tokens, wins, (1, 8), title="t", x_title="x", y_title="y", hover="{layer}", pair_label="p"
+        tokens, wins, (1, 8), titles=Titles("t", "x", "y"), hover="{layer}", pair_label="p"
     )
     assert sorted(s.x0 for s in fig.layout.shapes) == [1, 8]
     assert all(s.x0 == s.x1 and s.yref == "paper" for s in fig.layout.shapes)
@@ -31,9 +32,7 @@ def test_gradient_heatmap_outlines_each_layer():
         np.ones((2, 8)),
         [f"w{i}" for i in range(8)],
         wins,
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         colorbar="c",
         window_label="w",
     )
@@ -50,9 +49,7 @@ def test_probe_chart_draws_fields_and_chance_in_one_layout():
         {"a": [1.0, 0.1, 0.1], "b": [1.0, 1.0, 0.1]},
         fields={"a": 5, "b": 11},
         chance=0.1,
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         field_label="d = {d}",
         chance_label="chance",
     )

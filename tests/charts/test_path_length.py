@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from charts import path_length as figures
+from charts.common import Titles
 from charts.screen import sizes
 from core.analysis import path_length as analysis
 
@@ -48,9 +49,7 @@ def test_table_chart_marks_n_with_one_shape():
         {"a": [1, 1, 1], "b": [1, 9, 99]},
         current_n=10,
         current_label="n = 10",
-        title="t",
-        x_title="n",
-        y_title="y",
+        titles=Titles("t", "n", "y"),
     )
     (shape,) = fig.layout.shapes
     assert shape.x0 == shape.x1 == 10 and shape.yref == "paper"

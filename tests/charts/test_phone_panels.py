@@ -11,6 +11,7 @@ from charts import base
 from charts import cnn_receptive_field as cnn
 from charts import path_length as pl
 from charts import rnn_gradients as rg
+from charts.common import Titles
 from charts.screen.sizes import PHONE_WIDTH
 
 # the plain width of text as plotly's default font draws it (a CJK glyph is square)
@@ -103,9 +104,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
     kw = dict(
         chance=0.1,
         chance_label="chance (1 in 10)",
-        title="Held-out accuracy<br>400 sequences",
-        x_title="distance",
-        y_title="accuracy",
+        titles=Titles("Held-out accuracy<br>400 sequences", "distance", "accuracy"),
         note=note,
     )
     series = {"Vanilla RNN": [1.0, 0.5, 0.1], "LSTM": [1.0, 1.0, 1.0], "GRU": [1.0, 1.0, 1.0]}
@@ -138,9 +137,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
 def test_pair_label_ends_at_its_line_toward_the_middle_on_a_phone(pair, anchor):
     tokens = "the autumn cicadas rest in the old trees and the farmer who drinks".split()
     kw = dict(
-        title="Window",
-        x_title="words",
-        y_title="layer",
+        titles=Titles("Window", "words", "layer"),
         hover="{layer} {lo} {hi} {width}",
         pair_label="the pair",
     )

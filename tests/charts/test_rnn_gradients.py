@@ -10,20 +10,19 @@ import numpy as np
 import pytest
 
 from charts import rnn_gradients as figures
+from charts.common import Titles
 from charts.rnn_gradients.learning import _wrappings
 from core.analysis import rnn_gradients as analysis
 
 
 def test_decay_figure_is_log_and_refuses_non_positive_values():
     d = np.arange(5)
-    f = figures.decay_figure(
-        d, {"a": 0.5**d}, title="t", x_title="x", y_title="y", bound=("b", 0.5**d)
-    )
+    f = figures.decay_figure(d, {"a": 0.5**d}, titles=Titles("t", "x", "y"), bound=("b", 0.5**d))
     assert f.layout.yaxis.type == "log" and len(f.data) == 2
     with pytest.raises(ValueError, match="positive"):
-        figures.decay_figure(d, {"a": d.astype(float)}, title="t", x_title="x", y_title="y")
+        figures.decay_figure(d, {"a": d.astype(float)}, titles=Titles("t", "x", "y"))
     with pytest.raises(ValueError, match="values but distance"):
-        figures.decay_figure(d, {"a": [1.0, 2.0]}, title="t", x_title="x", y_title="y")
+        figures.decay_figure(d, {"a": [1.0, 2.0]}, titles=Titles("t", "x", "y"))
 
 
 def test_influence_strip_checks_lengths():
@@ -40,9 +39,7 @@ def test_circles_are_closed_61_gons_on_their_radius(radius, presenter):
     f = figures.eigen_figure(
         analysis.eigenvalues(analysis.recurrent_matrix(64, radius, seed=0)),
         radius=radius,
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         eig_label="λ",
         unit_label="unit",
         radius_label="ρ",
@@ -65,9 +62,7 @@ def test_circles_are_closed_61_gons_on_their_radius(radius, presenter):
 @pytest.mark.parametrize("presenter", [False, True])
 def test_decay_lines_carry_no_x_array(presenter):
     d = np.arange(60)
-    f = figures.decay_figure(
-        d, {"a": 0.5**d}, title="t", x_title="x", y_title="y", bound=("b", 0.5**d)
-    )
+    f = figures.decay_figure(d, {"a": 0.5**d}, titles=Titles("t", "x", "y"), bound=("b", 0.5**d))
     lines = [tr for tr in f.data if tr.xaxis in (None, "x")]
     assert len(lines) in (2, 4)
     for tr in lines:
@@ -76,13 +71,9 @@ def test_decay_lines_carry_no_x_array(presenter):
     spec = json.loads(f.to_json())
     assert all("x" not in tr for tr in spec["data"][:4])
     # distances that are not evenly spaced still get their array
-    odd = figures.decay_figure(
-        [1, 2, 4], {"a": [1.0, 0.5, 0.25]}, title="t", x_title="x", y_title="y"
-    )
+    odd = figures.decay_figure([1, 2, 4], {"a": [1.0, 0.5, 0.25]}, titles=Titles("t", "x", "y"))
     assert list(odd.data[0].x) == [1, 2, 4] and odd.data[0].x0 is None
-    shifted = figures.decay_figure(
-        [3, 5, 7], {"a": [1.0, 0.5, 0.25]}, title="t", x_title="", y_title=""
-    )
+    shifted = figures.decay_figure([3, 5, 7], {"a": [1.0, 0.5, 0.25]}, titles=Titles("t", "", ""))
     assert (shifted.data[0].x0, shifted.data[0].dx) == (3, 2)
 
 
@@ -91,17 +82,15 @@ def test_fade_words_figure_draws_one_line_per_model_over_the_words():
     fig = figures.fade_words_figure(
         words,
         {"Plain RNN": [0.2, 0.3, 0.5, 1.0], "GRU": [0.9, 0.4, 1.0, 0.7]},
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         looks={"Plain RNN": "rnn_plain_256", "GRU": "gru_plain_256"},
     )
     assert [tr.name for tr in fig.data] == ["Plain RNN", "GRU"]
     assert len(set(fig.data[0].x)) == 4 and fig.layout.yaxis.range == (0, 1.05)
     with pytest.raises(ValueError, match="values for 4 words"):
-        figures.fade_words_figure(words, {"A": [1.0, 1.0]}, title="", x_title="", y_title="")
+        figures.fade_words_figure(words, {"A": [1.0, 1.0]}, titles=Titles("", "", ""))
     with pytest.raises(ValueError, match="empty"):
-        figures.fade_words_figure(words, {}, title="", x_title="", y_title="")
+        figures.fade_words_figure(words, {}, titles=Titles("", "", ""))
 
 
 # ---- the accuracy chart's note: inside the plot where no line runs through it ------------
@@ -162,9 +151,7 @@ def test_a_plot_full_of_lines_sends_the_note_under_it(presenter):
         {f"m{i}": v for i, v in enumerate([*lines, TOP])},
         chance=0.1,
         chance_label="chance",
-        title="accuracy",
-        x_title="distance",
-        y_title="accuracy",
+        titles=Titles("accuracy", "distance", "accuracy"),
         presenter=presenter,
         note=NOTE,
     ).to_dict()

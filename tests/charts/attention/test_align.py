@@ -11,6 +11,7 @@ import pytest
 
 from charts import attention as F
 from charts import base
+from charts.common import Titles
 from charts.screen import sizes
 
 HOVER = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
@@ -32,9 +33,7 @@ def _align(z, step=2, presenter=False, show_values=False, x=None):
         x or [f"w{j}" for j in range(cols)],
         [f"{i + 1} o{i}" for i in range(rows)],
         step=step,
-        title="T",
-        x_title="X",
-        y_title="Y",
+        titles=Titles("T", "X", "Y"),
         row_title="Step 3",
         row_y_title="W",
         hover=HOVER,
@@ -111,9 +110,7 @@ def test_alignment_figure_keeps_the_heatmap_and_grows_with_the_scale():
             z,
             [f"w{j}" for j in range(10)],
             [f"{i + 1} o{i}" for i in range(9)],
-            title="T",
-            x_title="X",
-            y_title="Y",
+            titles=Titles("T", "X", "Y"),
             hover=HOVER,
             highlight_row=2,
             show_values=True,
@@ -140,9 +137,7 @@ def test_alignment_figure_checks_its_input():
             list("abcd"),
             list("xyz"),
             step=0,
-            title="",
-            x_title="",
-            y_title="",
+            titles=Titles("", "", ""),
             row_title="",
             row_y_title="",
             hover={},

@@ -12,6 +12,7 @@ import pytest
 
 from charts import attention as F
 from charts import base
+from charts.common import Titles
 
 
 def _json(fig) -> dict:
@@ -20,9 +21,9 @@ def _json(fig) -> dict:
 
 def test_bars_ceiling_is_the_dashed_line_add_hline_draws():
     w = np.array([0.1, 0.6, 0.3])
-    old = F.weight_bars(list("abc"), w, title="T", x_title="X", y_title="Y")
+    old = F.weight_bars(list("abc"), w, titles=Titles("T", "X", "Y"))
     old.add_hline(y=np.log2(3), line_dash="dash", line_color="#888888")
-    new = F.weight_bars(list("abc"), w, title="T", x_title="X", y_title="Y", ceiling=np.log2(3))
+    new = F.weight_bars(list("abc"), w, titles=Titles("T", "X", "Y"), ceiling=np.log2(3))
     assert _json(new) == _json(old)
 
 
@@ -136,11 +137,9 @@ def test_bar_words_slant_when_they_would_not_stand_side_by_side_on_a_phone():
     gap = lambda la: (la["yaxis"]["domain"][0] - la["yaxis2"]["domain"][1]) * la["height"]  # noqa: E731
     assert gap(slanted) > gap(flat) + 0.45 * 14 * 10  # ~ its longest word's slanted height
     assert lay(short, presenter=True)["xaxis"]["tickangle"] == 0
-    single = _json(F.weight_bars(long_, w, title="t", x_title="x", y_title="y"))["layout"]
+    single = _json(F.weight_bars(long_, w, titles=Titles("t", "x", "y")))["layout"]
     assert single["xaxis"]["tickangle"] == -45
     assert (
-        _json(F.weight_bars(short, w, title="t", x_title="x", y_title="y"))["layout"]["xaxis"][
-            "tickangle"
-        ]
+        _json(F.weight_bars(short, w, titles=Titles("t", "x", "y")))["layout"]["xaxis"]["tickangle"]
         == 0
     )

@@ -12,6 +12,7 @@ import pytest
 
 from charts import attention as F
 from charts import base
+from charts.common import Titles
 
 HOVER = {"row": "r", "col": "c", "weight": "w", "sum": "s"}
 
@@ -71,9 +72,7 @@ def test_heatmap_equals_the_shared_heatmap_with_its_updates(presenter, show_valu
         z,
         x,
         y,
-        title="T",
-        x_title="X",
-        y_title="Y",
+        titles=Titles("T", "X", "Y"),
         hover=HOVER,
         presenter=presenter,
         highlight_row=2,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from charts import base
+from charts.common import Titles
 from charts.screen.projector import fit_projector
 from charts.screen.sizes import (
     MIN_PROJECTOR_FONT,
@@ -56,9 +57,11 @@ def test_fit_projector_wraps_stacked_y_titles_to_their_own_axes():
         ["<bos>", "you", "should", "wear", "shoes"],
         ["the", "will", "wear", "shoes", "<eos>"],
         [0.41, 0.13, 0.95, 0.86, 0.43],
-        title="GRU 语言模型：每个词后的状态 h_t 及其对下一个词的首选",
-        x_title="刚读入的词",
-        y_title="h_t 的单元（1–256）",
+        titles=Titles(
+            "GRU 语言模型：每个词后的状态 h_t 及其对下一个词的首选",
+            "刚读入的词",
+            "h_t 的单元（1–256）",
+        ),
         bar_title="最可能的词",
         presenter=True,
     )

@@ -11,6 +11,7 @@ import pytest
 
 from charts import arena as F
 from charts import html_look as look
+from charts.common import Titles
 from core import corpus, lexicon
 from core.analysis import arena as A
 from core.evaluate import edit_distance, score
@@ -143,7 +144,9 @@ def test_smallest_bucket_and_table_csv():
 def test_figures_carry_the_numbers_and_check_inputs():
     series = {"gru_plain_32": [1.0, 0.5, None, 0.0, 0.0], "transformer": [1, 1, 1, 0.9, 0.8]}
     names = {"gru_plain_32": "GRU, C = 32", "transformer": "Transformer"}
-    fig = F.accuracy_by_length(corpus.BUCKETS, series, title="T", names=names, presenter=True)
+    fig = F.accuracy_by_length(
+        corpus.BUCKETS, series, titles=Titles("T", "", ""), names=names, presenter=True
+    )
     assert [tr.name for tr in fig.data] == list(names.values())
     # one look per model, from core.lexicon
     for tr, model in zip(fig.data, series):
@@ -153,10 +156,12 @@ def test_figures_carry_the_numbers_and_check_inputs():
         assert tr.marker.symbol == lexicon.look(model).marker
     assert list(fig.data[1].y) == [1, 1, 1, 0.9, 0.8]
     with pytest.raises(ValueError, match="one value"):
-        F.accuracy_by_length(corpus.BUCKETS, {"a": [1.0]}, title="T")
+        F.accuracy_by_length(corpus.BUCKETS, {"a": [1.0]}, titles=Titles("T", "", ""))
     with pytest.raises(ValueError, match=r"\[0, 1\]"):
-        F.accuracy_by_length(corpus.BUCKETS, {"a": [2.0] * 5}, title="T")
-    dist = F.accuracy_by_distance([5, 10], {"p": [1.0, 0.5]}, title="D", chance=0.1)
+        F.accuracy_by_length(corpus.BUCKETS, {"a": [2.0] * 5}, titles=Titles("T", "", ""))
+    dist = F.accuracy_by_distance(
+        [5, 10], {"p": [1.0, 0.5]}, titles=Titles("D", "", ""), chance=0.1
+    )
     assert any(s.y0 == 0.1 for s in dist.layout.shapes)
 
 

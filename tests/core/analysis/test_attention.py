@@ -10,6 +10,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+from charts.common import Titles
 from core import corpus, lexicon
 from core.analysis import attention as A
 from core.models.rnn_seq2seq import RNNSeq2Seq, RNNSeq2SeqConfig
@@ -226,9 +227,7 @@ def test_figure_builders_check_their_input_and_keep_the_tokens():
         w,
         ["猫", "the", "the"],
         ["a", "b"],
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         hover=hover,
         highlight_row=1,
     )
@@ -236,15 +235,15 @@ def test_figure_builders_check_their_input_and_keep_the_tokens():
     assert fig.layout.shapes[0].y0 == 0.5
     np.testing.assert_allclose(fig.data[0].customdata[:, 0], w.sum(1))
     with pytest.raises(ValueError, match="hover"):
-        FA.attention_heatmap(w, "abc", "ab", title="t", x_title="", y_title="", hover={})
+        FA.attention_heatmap(w, "abc", "ab", titles=Titles("t", "", ""), hover={})
     with pytest.raises(ValueError, match="highlight_row"):
         FA.attention_heatmap(
-            w, "abc", "ab", title="t", x_title="", y_title="", hover=hover, highlight_row=2
+            w, "abc", "ab", titles=Titles("t", "", ""), hover=hover, highlight_row=2
         )
     with pytest.raises(ValueError, match="NaN"):
         FA.attention_lines(np.full((2, 2), np.nan), ["a", "b"], title="t")
     with pytest.raises(ValueError, match="labels"):
-        FA.weight_bars(["a"], [0.5, 0.5], title="t", x_title="", y_title="")
+        FA.weight_bars(["a"], [0.5, 0.5], titles=Titles("t", "", ""))
     lines = FA.attention_lines(np.eye(3), ["a", "b", "c"], title="t", selected=1)
     lay = lines.layout
     assert list(lay.yaxis.ticktext) == ["a", "<b>b</b>", "c"] == list(lay.yaxis2.ticktext)
@@ -253,9 +252,7 @@ def test_figure_builders_check_their_input_and_keep_the_tokens():
     assert (lay.yaxis.side, lay.yaxis2.side) == ("left", "right")
     assert lay.yaxis.automargin and lay.yaxis2.automargin
     assert not any(tr.mode == "text" for tr in lines.data)
-    bars = FA.weight_bars(
-        ["a", "b", "c"], [0.1, 0.5, 0.4], title="t", x_title="", y_title="", highlight=2
-    )
+    bars = FA.weight_bars(["a", "b", "c"], [0.1, 0.5, 0.4], titles=Titles("t", "", ""), highlight=2)
     colors = list(bars.data[0].marker.color)
     assert colors[2] != colors[1] and colors[0] == colors[1]
 
@@ -347,9 +344,7 @@ def test_worked_example_figure_and_formulas():
         words,
         ex.weights,
         ex.scores,
-        title="t",
-        x_title="x",
-        y_title="y",
+        titles=Titles("t", "x", "y"),
         hover=hover,
         selected="scaled",
         even_label="1/4",
@@ -361,12 +356,10 @@ def test_worked_example_figure_and_formulas():
     assert "%{customdata:.3f}" in fig.data[0].hovertemplate
     assert fig.layout.shapes[0].y0 == pytest.approx(0.25)
     with pytest.raises(ValueError, match="hover"):
-        FA.score_kinds_bars(
-            words, ex.weights, ex.scores, title="", x_title="", y_title="", hover={}
-        )
+        FA.score_kinds_bars(words, ex.weights, ex.scores, titles=Titles("", "", ""), hover={})
     with pytest.raises(ValueError, match="labels"):
         FA.score_kinds_bars(
-            words[:3], ex.weights, ex.scores, title="", x_title="", y_title="", hover=hover
+            words[:3], ex.weights, ex.scores, titles=Titles("", "", ""), hover=hover
         )
     dot = FA.score_latex("dot", ex.query, ex.keys, ex.scores["dot"], words)
     assert (
