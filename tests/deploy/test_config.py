@@ -316,6 +316,17 @@ def _stop_nginx(proc: subprocess.Popen) -> None:
         proc.wait()
 
 
+def _logged_addresses(log: Path, at_least: int, wait_s: float = 10.0) -> list[str]:
+    """The client addresses of nginx's JSON access log, once it holds ``at_least`` lines (or
+    after ``wait_s``: the caller's assertion then says what was there)."""
+    deadline = time.monotonic() + wait_s
+    while True:
+        lines = log.read_text().splitlines() if log.exists() else []
+        if len(lines) >= at_least or time.monotonic() > deadline:
+            return [json.loads(line)["addr"] for line in lines]
+        time.sleep(0.05)
+
+
 def _tear_down(proxy: subprocess.Popen | None, app: _FakeApp | None, folder: Path) -> None:
     """Stop what a test started (whichever got started) and remove its folder."""
     if proxy is not None:
@@ -523,6 +534,8 @@ def test_forwarded_for_switch_takes_the_address_the_proxy_appended():
             cmd = ["sh", str(NGINX / "layout.sh"), str(prefix)]
             cmd += [f"127.0.0.1:{FORWARDED_NGINX_PORT}", f"127.0.0.1:{FORWARDED_APP_PORT}"]
             subprocess.run(cmd, check=True, timeout=30, env=env)
+            access = prefix / "logs" / "access.log"
+            before = len(access.read_text().splitlines()) if access.exists() else 0
             proxy = _start_nginx(nginx, prefix, log)
             real, answer = through({"X-Forwarded-For": f"{FORGED}, {VISITOR}"})
             assert real == (VISITOR if switched_on else "127.0.0.1"), (switched_on, real)
@@ -530,8 +543,9 @@ def test_forwarded_for_switch_takes_the_address_the_proxy_appended():
             assert real == (VISITOR if switched_on else "127.0.0.1"), (switched_on, real)
             real, _ = through({})
             assert real == "127.0.0.1"  # no header: the socket's address
-            addrs = [json.loads(line)["addr"] for line in (prefix / "logs" / "access.log").open()]
             logged = [VISITOR, VISITOR] if switched_on else ["127.0.0.1"] * 2
+            # nginx writes a request's log line after its answer: wait for the third (bounded)
+            addrs = _logged_addresses(access, at_least=before + 3)
             assert addrs[-3:] == [*logged, "127.0.0.1"], addrs  # what the limits key on
             framed = answer["content-security-policy"]
             extra = f" {space['ROAD_FRAME_ANCESTORS']}" if switched_on else ""
