@@ -116,12 +116,14 @@ CLASS_PATH: tuple[Stop, ...] = (
     # 2.3 an RNN's memory fades; its gradients shrink or grow with distance
     Stop("rnn_gradients", "fade"),
     Stop("rnn_gradients", "fresh"),
-    # 2.4 the three problems side by side
-    Stop("path_length", "problems"),
-    # 3.1 attention: alignment, context, self-attention; 3.2 a score becomes a weight
+    # 3.1 attention: alignment, context, self-attention
     Stop("attention", "align"),
     Stop("attention", "pairs"),
     Stop("attention", "self"),
+    # 2.4 the three problems side by side, and attention's answer to each: after
+    # self-attention, which answers the third, has been taught
+    Stop("path_length", "problems"),
+    # 3.2 a score becomes a weight
     Stop("attention", "score"),
     # what it buys: the reach measured, a race, the same sentence through every model
     Stop("path_length", "probes"),

@@ -95,17 +95,19 @@ def test_the_class_path_walks_the_lesson_in_order_in_at_most_20_stops():
     assert len(path) <= 20 and len(path) == len(CLASS_PATH) == len(set(path))
     assert path[0] == Stop("home", None) and path[-1] == Stop("arena", "sentence")
     assert set(path) <= set(full)  # every class stop is a part of the full lesson
-    # the lesson's argument: each page's stops in the page's order, the problems of CNNs and
-    # RNNs before attention answers them, what attention buys (the reach measured on every
-    # architecture, the race, the arena) after it. path_length compares every architecture:
-    # the path takes its summary of the problems before attention and its reach after.
+    # the lesson's argument: each page's stops in the page's order, CNNs and RNNs before
+    # attention, what attention buys (the reach measured on every architecture, the race,
+    # the arena) after it. path_length compares every architecture: the path takes its
+    # summary of the three problems once self-attention, its answer to the third, is taught
+    # (plain words: no stop uses a term before it is given), and its reach after the score.
     for slug in {s.slug for s in path} - {"path_length"}:
         mine = [s for s in path if s.slug == slug]
         assert sorted(mine, key=full.index) == mine, slug
     at = [i for i, s in enumerate(path) if s.slug == "attention"]
     before = ("autoregressive", "bottleneck", "compression", "cnn_receptive_field", "rnn_gradients")
     assert all(i < at[0] for i, s in enumerate(path) if s.slug in before)
-    assert path.index(Stop("path_length", "problems")) < at[0]
+    problems = path.index(Stop("path_length", "problems"))
+    assert path.index(Stop("attention", "self")) < problems < path.index(Stop("attention", "score"))
     assert all(i > at[-1] for i, s in enumerate(path) if s.slug in ("live", "arena"))
 
 
