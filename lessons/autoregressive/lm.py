@@ -27,9 +27,12 @@ t = ui.t
 
 
 def en(ids) -> list[str]:
-    """English tokens of language-model ids, special tokens in their one display spelling."""
+    """English tokens of language-model ids, special tokens in their one display spelling;
+    the start token, which every context begins with, in plain words ("(start)")."""
     sv, _ = get_vocabs()
-    return lexicon.show_tokens(sv.tokens[i] for i in ids)
+    tokens = [sv.tokens[i] for i in ids]
+    start = t("autoregressive.lm.start")
+    return [start if tok == "<bos>" else lexicon.show_token(tok) for tok in tokens]
 
 
 def sampling_controls() -> tuple[str, float, int, int]:

@@ -108,7 +108,7 @@ def test_changing_the_prompt_restarts_and_bad_words_are_named():
 def test_empty_prompt_starts_from_bos():
     _need("lm_gru")
     at = run(prefix="")
-    assert "⟨bos⟩" in main_text(at) and len(at.get("plotly_chart")) == 1
+    assert "(start)" in headline(at) and len(at.get("plotly_chart")) == 1
     assert record(at)[0] != ""
 
 
