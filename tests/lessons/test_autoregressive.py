@@ -71,7 +71,7 @@ def test_lm_steps_forward_back_and_play():
     at.button(key="ar_step_play").click().run(timeout=120)
     assert not at.exception
     assert "Step 3 of 3" in headline(at) and at.query_params["step"] == "3"
-    assert record(at) == ["wear", "shoes", "⟨eos⟩"]
+    assert record(at) == ["wear", "shoes", "(end)"]
     assert at.button(key="ar_step_next").disabled
 
 

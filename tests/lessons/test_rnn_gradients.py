@@ -336,7 +336,7 @@ def test_quantity_switch_changes_axis_in_parts_2_and_3(fake_zoo):
     at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
     assert at.query_params["q"] == "input"
     axis = chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
-    assert "reaching that word" in axis.replace("<br>", " ")
+    assert "at the word" in axis.replace("<br>", " ")
     at.segmented_control(key="rnn_gradients_part").set_value("trained").run(timeout=300)
     assert at.segmented_control(key="rnng_q").value == "input"
     assert "loss" in chart(at, "Trained probes")["layout"]["yaxis"]["title"]["text"]
@@ -494,7 +494,7 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     decay = chart(at, "Untrained cells")
     assert "weight scale 1.2" in decay["layout"]["title"]["text"]
     assert "T = 30" in decay["layout"]["title"]["text"]
-    assert "reaching that word" in decay["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
+    assert "at the word" in decay["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
     bound = next(tr for tr in decay["data"] if tr["name"].startswith("guide:"))
     assert xs(bound) == list(range(30))
     assert arr(bound["y"]) == pytest.approx([1.2**k for k in range(30)])
