@@ -27,9 +27,11 @@ t = ui.t
 
 
 def en(ids) -> list[str]:
-    """English tokens of language-model ids, special tokens in their one display spelling."""
+    """English tokens of language-model ids; the start and end tokens, which a newcomer has
+    never been told about, in plain words ("(start)", "(end)")."""
     sv, _ = get_vocabs()
-    return lexicon.show_tokens(sv.tokens[i] for i in ids)
+    plain = {"<bos>": t("autoregressive.lm.start"), "<eos>": t("autoregressive.lm.end")}
+    return [plain.get(tok) or lexicon.show_token(tok) for tok in (sv.tokens[i] for i in ids)]
 
 
 def sampling_controls() -> tuple[str, float, int, int]:

@@ -25,10 +25,13 @@ def show() -> None:
     src_vocab = models.get_vocabs()[0]
     ids = tuple(src_vocab.encode(data.LATENT_WORDS))
     steps = data.latent_view(ids)
-    read = lexicon.show_tokens(["<bos>", *data.LATENT_WORDS])
-    guesses = lexicon.show_tokens(
-        src_vocab.decode([i], strip_special=False)[0] for i in steps.top_ids
-    )
+    # the start and end tokens in plain words, as the language-model slide shows them
+    plain = {"<bos>": t("bottleneck.latent.start"), "<eos>": t("bottleneck.latent.end")}
+    read = [plain["<bos>"], *lexicon.show_tokens(data.LATENT_WORDS)]
+    guesses = [
+        plain.get(tok) or lexicon.show_token(tok)
+        for tok in (src_vocab.decode([i], strip_special=False)[0] for i in steps.top_ids)
+    ]
     with s.chart:
         ui.chart(
             figures.latent_figure(

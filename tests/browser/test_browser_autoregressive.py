@@ -26,7 +26,7 @@ def test_autoregressive_clicks_through_three_steps(server, browser):
     try:
         assert "Step 1 of 3" in main.inner_text()
         assert page.locator(".js-plotly-plot .main-svg").count() >= 1
-        for i, word in ((2, "shoes"), (3, "⟨eos⟩")):
+        for i, word in ((2, "shoes"), (3, "(end)")):
             page.get_by_role("button", name="Next").click()
             page.wait_for_url(f"**step={i}**", timeout=15_000)
             wait_idle(page)

@@ -319,8 +319,8 @@ def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     assert not at.exception
     assert at.query_params["rho"] == "1.4"
     after = chart(at, "Untrained cells")
-    assert "ρ = 1.4" in after["layout"]["title"]["text"]
-    bound = next(tr for tr in after["data"] if tr["name"].startswith("ρ^"))
+    assert "weight scale 1.4" in after["layout"]["title"]["text"]
+    bound = next(tr for tr in after["data"] if tr["name"].startswith("guide:"))
     assert arr(bound["y"])[10] == pytest.approx(1.4**10)
     eig = chart(at, "Eigenvalues of W_hh")["data"]
     ring = next(tr for tr in eig if tr["name"] == "|λ| = ρ = 1.4")
@@ -328,14 +328,15 @@ def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     ev = next(tr for tr in eig if tr["name"] == "eigenvalues λ")
     assert max(arr(ev["customdata"])) == pytest.approx(1.4)  # spectral radius ρ
     assert arr(before["data"][0]["y"]) != arr(after["data"][0]["y"])
-    assert any("≥ 1" in s for s in takeaways(at))
+    assert any("1 or more" in s for s in takeaways(at))
 
 
 def test_quantity_switch_changes_axis_in_parts_2_and_3(fake_zoo):
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
     assert at.query_params["q"] == "input"
-    assert "∂L/∂x_t" in chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
+    axis = chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
+    assert "at the word" in axis.replace("<br>", " ")
     at.segmented_control(key="rnn_gradients_part").set_value("trained").run(timeout=300)
     assert at.segmented_control(key="rnng_q").value == "input"
     assert "loss" in chart(at, "Trained probes")["layout"]["yaxis"]["title"]["text"]
@@ -491,10 +492,10 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     assert at.segmented_control(key="rnng_q").value == "input"
     assert {k: at.query_params[k] for k in LINK_1} == {**LINK_1, "rho": "1.2"}
     decay = chart(at, "Untrained cells")
-    assert "ρ = 1.2" in decay["layout"]["title"]["text"]
+    assert "weight scale 1.2" in decay["layout"]["title"]["text"]
     assert "T = 30" in decay["layout"]["title"]["text"]
-    assert "∂L/∂x_t" in decay["layout"]["yaxis"]["title"]["text"]
-    bound = next(tr for tr in decay["data"] if tr["name"].startswith("ρ^"))
+    assert "at the word" in decay["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
+    bound = next(tr for tr in decay["data"] if tr["name"].startswith("guide:"))
     assert xs(bound) == list(range(30))
     assert arr(bound["y"]) == pytest.approx([1.2**k for k in range(30)])
     after = arr(decay["data"][0]["y"])
@@ -502,7 +503,7 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     ring = next(tr for c in charts(at) for tr in c["data"] if tr["name"] == "|λ| = ρ = 1.2")
     assert max(arr(ring["x"])) == pytest.approx(1.2)
     assert "29 steps back" in "\n".join(c.value for c in at.caption)
-    assert any("ρ = 1.2 ≥ 1" in s for s in takeaways(at))
+    assert any("Weight scale 1.2, 1 or more" in s for s in takeaways(at))
     linked = make_app(PAGE, lang="en", present=present, **{**LINK_1, "rho": "1.2"})
     linked = linked.run(timeout=300)
     assert charts(linked) == charts(at)
@@ -525,7 +526,7 @@ def test_secondary_controls_keep_the_radius(fake_zoo):
         "9",
     )
     decay = chart(at, "Untrained cells")
-    assert "ρ = 1.3" in decay["layout"]["title"]["text"]
+    assert "weight scale 1.3" in decay["layout"]["title"]["text"]
     assert xs(decay["data"][0]) == list(range(80))
 
 
@@ -636,13 +637,13 @@ def test_a_radius_click_reruns_only_its_slider_figure_caption_and_takeaway(
     assert place[chart] < place["rnng_rho"]
     assert {s.fragment for s in sent} == {inner}
     texts = [s.body for s in sent if s.type in ("markdown", "alert")]
-    assert "29 steps back" in texts[0] and "ρ = 1.2 ≥ 1" in texts[1]
+    assert "29 steps back" in texts[0] and "Weight scale 1.2, 1 or more" in texts[1]
     # the secondary controls were not redrawn and kept their values
     for key, value in (("rnng_T", 30), ("rnng_drive", "1.0"), ("rnng_seed", 5)):
         assert at.session_state[key] == value, key
     assert {k: at.query_params[k] for k in link} == {**link, "rho": "1.2"}
     title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
-    assert "ρ = 1.2" in title and "T = 30" in title
+    assert "weight scale 1.2" in title and "T = 30" in title
 
 
 def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent):  # noqa: F811
@@ -661,7 +662,7 @@ def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent): 
     assert at.session_state["rnng_rho"] == pytest.approx(1.3)
     assert at.query_params["rho"] == "1.3" and at.query_params["T"] == "40"
     spec = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert "ρ = 1.3" in spec["layout"]["title"]["text"]
+    assert "weight scale 1.3" in spec["layout"]["title"]["text"]
     assert len(arr(spec["data"][0]["y"])) == 40
 
 
@@ -732,7 +733,8 @@ def test_the_warm_up_fills_the_cache_the_radius_slider_reads(fake_zoo, monkeypat
     monkeypatch.setattr(analysis, "fresh_cell", lambda *a, **k: built.append(a) or real(*a, **k))
     for rho in ("0.9", "1.35", "0.55"):
         at = make_app(PAGE, lang="en", part="fresh", rho=rho).run(timeout=300)
-        assert not at.exception and f"ρ = {float(rho)}" in str(chart(at, "Untrained cells"))
+        title = str(chart(at, "Untrained cells"))
+        assert not at.exception and f"weight scale {float(rho)}" in title
     assert built == []
     at = make_app(PAGE, lang="en", part="fresh", rho="1.1", T="61").run(timeout=300)
     assert not at.exception and built  # another length: computed on the click
