@@ -43,6 +43,7 @@ def show() -> None:
     with s.words:
         # the slide keeps the picture; the numbers, the editors and the formulas fold away
         spread_note = st.empty()
+        link_back()
         with ui.curious():
             st.subheader(t("attention.toy.header"))
             st.markdown(t("attention.toy.intro", word=analysis.TOY_QUERY_WORD))
@@ -72,13 +73,17 @@ ALIGNMENT = ("attention", "align")  # where the budget over the source words was
 
 def bridge() -> None:
     """Where the part starts: the query is (roughly) the decoder's state, the keys and values
-    the encoder's states, and a link back to the alignment slide (lesson 3.1's closing
-    comparison)."""
+    the encoder's states (lesson 3.1's closing comparison), naming the alignment's slide."""
     seen = ui.shown_before(*ALIGNMENT, here=("attention", "score"))
     if seen:
         st.markdown(t("attention.score.bridge", slide=seen))
     else:
         st.markdown(t("attention.score.bridge_part", part=t("attention.part.align")))
+
+
+def link_back() -> None:
+    """The alignment part the bridge names, one click away (under the picture: above it, a
+    projector's first screen has no room left for the chart)."""
     ui.page_link(
         "pages/attention.py",
         label=t("attention.part.align"),
