@@ -419,7 +419,7 @@ def test_pair_rows_and_their_difference_are_one_figure(tiny_zoo, monkeypatch):
     assert "A minus B" in titles[2]
     enc = _chart(at, "attention_pair_enc")
     assert [tr["type"] for tr in enc["data"]] == ["bar", "bar"]
-    assert "takes from each word of its sentence" in enc["layout"]["annotations"][0]["text"]
+    assert "takes from each word" in enc["layout"]["annotations"][0]["text"]
     # a sentence whose deciding word was not written: B's row alone, no difference
     a_word = analysis.corpus_pair(pair.a).check[0][1]
 
