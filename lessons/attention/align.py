@@ -1,6 +1,6 @@
 """Part "align" (lesson 3.1): each output word spreads a budget of 1 over the source words.
 The alignment heatmap with one decoding step's row framed and drawn as bars under it, then
-the entropy of every step's weights."""
+how spread out every step's weights are (their entropy, for the curious)."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ def show() -> None:
     ui.try_this(t("attention.align.try"))
     with ui.curious():
         st.caption(t("attention.align.caption", where=common.where(name, layer, head)))
+        n = len(run.source)
+        st.caption(t("attention.spread.curious", n=n, max=f"{math.log2(n):.2f}"))
         check_note(run, gap)
     ui.params.set_params(s=" ".join(tokens))
 

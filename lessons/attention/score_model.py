@@ -96,8 +96,9 @@ def model_scores(kind: str, run: analysis.AttentionRun, tokens: tuple[str, ...])
 
 
 def score_numbers(kind: str, ms: ModelScores, weights: np.ndarray) -> None:
-    """Entropy, largest weight and sum; for the curious the formula and how close the
-    softmax of the scores comes to the model's own row."""
+    """How spread out the weights are (their entropy), the largest weight and the sum; for
+    the curious what the spread is, the formula and how close the softmax of the scores
+    comes to the model's own row."""
     c1, c2, c3 = st.columns(3)
     c1.metric(t("attention.score.entropy"), f"{analysis.entropy_bits(weights):.2f}")
     c2.metric(t("attention.score.max"), f"{weights.max():.2f}")
@@ -105,6 +106,8 @@ def score_numbers(kind: str, ms: ModelScores, weights: np.ndarray) -> None:
     st.caption(t("attention.score.entropy_help", max=f"{math.log2(len(weights)):.2f}"))
     match = float(np.abs(analysis.softmax(ms.scores) - ms.used).max())
     with ui.curious():
+        n = len(weights)
+        st.caption(t("attention.spread.curious", n=n, max=f"{math.log2(n):.2f}"))
         st.latex(ms.formula)
         if kind == "dot":
             st.caption(t("attention.score.caption_dot", gap=f"{match:.2f}"))

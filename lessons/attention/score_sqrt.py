@@ -38,8 +38,8 @@ def saturation_figure(curves: dict[str, np.ndarray], n_keys: int, d_now: int):
     return figures.saturation_figure(
         data.DIMS,
         {
-            t("attention.score.sqrt.dot"): curves["ent_dot"],
-            t("attention.score.sqrt.scaled"): curves["ent_scaled"],
+            t("attention.score.kind.dot"): curves["ent_dot"],
+            t("attention.score.kind.scaled"): curves["ent_scaled"],
         },
         titles=Titles(
             t("attention.score.sqrt.title", n=n_keys),

@@ -419,7 +419,7 @@ def test_pair_rows_and_their_difference_are_one_figure(tiny_zoo, monkeypatch):
     assert "A minus B" in titles[2]
     enc = _chart(at, "attention_pair_enc")
     assert [tr["type"] for tr in enc["data"]] == ["bar", "bar"]
-    assert "self-attention row" in enc["layout"]["annotations"][0]["text"]
+    assert "takes from each word" in enc["layout"]["annotations"][0]["text"]
     # a sentence whose deciding word was not written: B's row alone, no difference
     a_word = analysis.corpus_pair(pair.a).check[0][1]
 
@@ -446,8 +446,8 @@ def test_scores_and_their_softmax_are_one_figure(tiny_zoo):
         "x2",
         "x",
     )
-    assert "τ = 0.5" in fig["layout"]["annotations"][0]["text"]
-    assert "Scores of the query" in fig["layout"]["title"]["text"]
+    assert "temperature 0.5" in fig["layout"]["annotations"][0]["text"]
+    assert "its score for every key" in fig["layout"]["title"]["text"]
 
 
 def _coref():
@@ -512,6 +512,25 @@ def test_score_shows_the_real_scores_of_it_in_the_lessons_sentence(tiny_zoo, cs)
     assert "hand-picked" in main_text(at)  # the toy's numbers say what they are
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_score_starts_from_the_alignment_and_folds_the_arithmetic(tiny_zoo, lang):
+    at = _run(part="score", lang=lang, present="1")
+    # one sentence names the alignment's parts anew, with the alignment's slide number
+    align_slide = deck("class").index(Stop("attention", "align")) + 1
+    bridge = translate("attention.score.bridge", lang, slide=align_slide)
+    said = [m.value for m in at.markdown]
+    lead = said.index(translate("attention.part.score.lead", lang))
+    assert said[lead + 1] == bridge  # right under the lead, above the picture
+    links = [el.proto for el in at.get("page_link")]
+    assert any(link.query_string == "part=align" for link in links), links
+    # the steps by hand (formulas, tables, editors) are for the curious; the slide keeps
+    # the picture
+    folds = [e for e in at.expander if e.label == translate("shell.curious", lang)]
+    toy = folds[0]
+    assert len(toy.get("latex")) == 3 and len(toy.get("data_editor")) == 2
+    assert sum(len(f.get("latex")) for f in folds) == len(at.latex)  # no formula on the slide
+
+
 def test_score_kind_temperature_and_d(tiny_zoo):
     at = _run(part="score", head="avg")  # a link from an averaged view: no complaint
     assert not at.warning and at.query_params["head"] == "0"
@@ -568,7 +587,7 @@ def test_worked_example_renders_every_step(tiny_zoo, lang, present):
     assert r"\mathbf{[0.744,\ 0.197]}" in latex  # o = Σ α_j v_j with the scaled weights
     bars = _figs(at)[0]
     assert [tr["type"] for tr in bars["data"]] == ["bar"] * 3
-    assert "τ = 1" in bars["layout"]["title"]["text"]
+    assert ("temperature 1" if lang == "en" else "温度 1") in bars["layout"]["title"]["text"]
     assert at.query_params["tk"] == DEFAULT_TK and at.query_params["tq"] == "1,1,0.5,-1"
     assert at.query_params["tv"] == "1,0;0.5,0.5;0,1;0,0.5"
     assert not at.warning and not at.error
