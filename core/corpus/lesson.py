@@ -16,6 +16,7 @@ from dataclasses import dataclass
 __all__ = [
     "LessonSentence",
     "WEAR_SHOES",
+    "AUTOREGRESSION_PROMPT",
     "HOW_ARE_YOU",
     "WHERE_ARE_YOU",
     "I_LOVE_YOU",
@@ -25,7 +26,6 @@ __all__ = [
     "CICADAS",
     "TRANSLATION_PAIRS",
     "SENTENCES",
-    "prefix",
     "normalise",
 ]
 
@@ -66,6 +66,9 @@ WEAR_SHOES = LessonSentence(
 )
 """1.3, autoregression: the model reads "You should", writes "wear", reads "You should wear",
 writes "shoes", then the end mark; each step feeds the next."""
+
+AUTOREGRESSION_PROMPT: str = " ".join(WEAR_SHOES.en_words[:2])  # "you should"
+"""1.3: the lesson's first round of generation starts from these words of ``WEAR_SHOES``."""
 
 HOW_ARE_YOU = LessonSentence(
     original="how are you",
@@ -164,13 +167,6 @@ TRANSLATION_PAIRS: tuple[LessonSentence, ...] = (
     CAT_SWEET,
 )
 SENTENCES: tuple[LessonSentence, ...] = (*TRANSLATION_PAIRS, CICADAS)
-
-
-def prefix(sentence: LessonSentence, words: int) -> str:
-    """The first ``words`` words of the English rendering (the autoregression's prompt)."""
-    if not 0 < words <= len(sentence.en_words):
-        raise ValueError(f"ask for 1..{len(sentence.en_words)} words, got {words}")
-    return " ".join(sentence.en_words[:words])
 
 
 def normalise(text: str) -> str:

@@ -14,6 +14,7 @@ import streamlit as st
 
 import ui
 from core.analysis import attention as analysis
+from core.corpus.lesson import CAT_HUNGRY
 from lessons.attention import common, score_coref, score_model, score_toy
 
 t = ui.t  # reads the visitor's language on every call
@@ -40,7 +41,7 @@ def show() -> None:
         score_toy.size_controls(q, k)
     with s.words:
         st.subheader(t("attention.toy.header"))
-        st.markdown(t("attention.toy.intro", word=analysis.TOY_QUERY_WORD))
+        st.markdown(t("attention.toy.intro", word=analysis.TOY_QUERY_WORD, sentence=CAT_HUNGRY.en))
         edited = score_toy.toy_editors(q, k, v)
         if edited is not None:
             q, k, v = edited
