@@ -59,7 +59,7 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         "the car that a dog found is big now because they visited a woman",
         "一 条 狗 找到 的 车 现在 很 大 因为 他们 看望 了 一 个 女人",
     ),
-    (  # a held-out long-range probe (willows, not the lesson's trees): not the lesson's
+    (  # a held-out test sentence of the long-range kind (willows): not the lesson's
         "the autumn cicadas sing in the old willows but the wind is strong in autumn so you "
         "hear their song and the kind girl worked",
         "秋蝉 在 老 柳树 上 唱歌 但是 秋天 的 风 很 大 所以 你 听见 秋蝉 的 啼唱 而且 善良 的 "
