@@ -18,6 +18,7 @@ from collections.abc import Sequence
 import torch
 
 from core import corpus
+from core.corpus import lesson
 from core.data import BOS_ID, EOS_ID, PAD_ID, encode_pairs, pad
 from core.vocab import Vocab
 
@@ -161,7 +162,7 @@ def lm_metrics(lm, vocab: Vocab, pairs: Sequence[corpus.Pair]) -> dict:
         count += int((target != PAD_ID).sum())
     return {
         "test_ppl": round(math.exp(nll / max(count, 1)), 3),
-        "you_should": greedy_continue(lm, vocab, ["you", "should"]),
+        "you_should": greedy_continue(lm, vocab, lesson.AUTOREGRESSION_PROMPT.split()),
     }
 
 

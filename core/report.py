@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from core import corpus, zoo
+from core.corpus.lesson import AUTOREGRESSION_PROMPT as PROMPT
 
 START, END = "<!-- models:start -->", "<!-- models:end -->"
 README = Path(__file__).resolve().parent.parent / "README.md"
@@ -67,7 +68,7 @@ def models_table(manifest: dict[str, Any]) -> str:
         lines += [
             "",
             f"`lm_gru` ({e['params']:,} parameters, {e['steps']:,} steps): test perplexity "
-            f"{e['metrics']['test_ppl']:.2f}; greedy continuation of “you should”: {cont}.",
+            f"{e['metrics']['test_ppl']:.2f}; greedy continuation of “{PROMPT}”: {cont}.",
         ]
     if "coref_encoder" in models:
         e, m = models["coref_encoder"], models["coref_encoder"]["metrics"]

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import torch
 
+from core.corpus.lesson import HOW_ARE_YOU
 from core.data import BOS_ID, EOS_ID, PAD_ID
 from core.evaluate import max_output_len
 from core.vocab import OOV, Vocab, detokenize_zh, tokenize_en
@@ -93,7 +94,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from core import zoo
 
     parser = argparse.ArgumentParser(description="Translate one English sentence.")
-    parser.add_argument("sentence", help="English text, e.g. 'how are you'")
+    parser.add_argument("sentence", help=f"English text, e.g. '{HOW_ARE_YOU.en}'")
     parser.add_argument("--model", default="gru_attention", choices=zoo.TRANSLATION_MODELS)
     args = parser.parse_args(argv)
     try:

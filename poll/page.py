@@ -56,5 +56,5 @@ def show() -> None:
             st.text_input(t("poll.join.code"), max_chars=2 * ps.CODE_LEN, key="poll_typed")
             st.form_submit_button(t("poll.join.go"), type="primary", on_click=_join)
         st.stop()  # the join form alone: the frame's links and warm-up are not for it
-    st.subheader(t(f"poll.q.{room.q.id}.text"))
+    st.subheader(room.q.text(t))
     views.show_room(room)

@@ -26,7 +26,7 @@ def ask_links(questions: list[Question]) -> None:
         st.page_link(
             str(ROOT / "pages/poll.py"),
             label=t("poll.ask_button"),
-            help=t(f"poll.q.{q.id}.text"),
+            help=q.text(t),
             icon=":material/how_to_vote:",
             query_params={"ask": q.id, "lang": current_lang(), "present": 1},
         )

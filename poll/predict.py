@@ -50,7 +50,7 @@ def _check(q: pq.Question) -> None:
 def predict(q: pq.Question) -> None:
     """One question: the pick, "Check", then the models' answer and its proof."""
     names = views.labels(q)
-    st.markdown(t(f"poll.q.{q.id}.text"))
+    st.markdown(q.text(t))
     pick = st.radio(
         t("poll.predict.pick"),
         range(len(names)),

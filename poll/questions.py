@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from core.corpus import BUCKETS
+from core.corpus import BUCKETS, lesson
 
 if TYPE_CHECKING:  # the poll's questions load with every page, numpy with a page's chart
     import numpy as np
@@ -39,6 +39,11 @@ class Question:
     solve: Callable[..., Solution]  # (): from the shipped models; (run): see run_bound
     keyed: bool = False  # answers are catalogue keys poll.q.<id>.a<i>
     run_bound: bool = False  # answered by the live race the class watched: solve(run)
+    quotes: tuple[tuple[str, str], ...] = ()  # the lesson's words its .text and .why quote
+
+    def text(self, translate: Callable[..., str]) -> str:
+        """The question, its quotes filled in."""
+        return translate(f"poll.q.{self.id}.text", **dict(self.quotes))
 
     def answer_labels(self, translate: Callable[[str], str]) -> list[str]:
         if self.keyed:
@@ -85,7 +90,7 @@ def _path_rnn() -> Solution:
 # answer from the same inputs by another route.
 
 # autoregressive / lm: the language model's next word after a prompt, greedy
-LM_PROMPT: tuple[str, ...] = ("you", "should")
+LM_PROMPT: tuple[str, ...] = tuple(lesson.AUTOREGRESSION_PROMPT.split())
 LM_WORDS: tuple[str, ...] = ("eat", "wear", "sleep", "buy")
 
 
@@ -332,10 +337,16 @@ def _attention_looks(english: str, token: str, options: tuple[str, ...]) -> Solu
     )
 
 
-HUNGRY = "the cat drank the milk because it was hungry"
-SWEET = "the cat drank the milk because it was sweet"
+HUNGRY = lesson.CAT_HUNGRY.en
+SWEET = lesson.CAT_SWEET.en
 CAT_OPTIONS: tuple[str, ...] = ("it", "cat", "hungry", "because")
 MILK_OPTIONS: tuple[str, ...] = ("it", "milk", "sweet", "because")
+
+
+def _reference_quotes(sentence: lesson.LessonSentence) -> tuple[tuple[str, str], ...]:
+    """The sentence and its reference translation from 因为 on, where "it" is resolved."""
+    words = sentence.zh_words
+    return (("sentence", sentence.en), ("reference_tail", " ".join(words[words.index("因为") :])))
 
 
 def _attention_cat() -> Solution:
@@ -432,7 +443,14 @@ RACE_QUESTIONS: tuple[Question, ...] = (
 )
 
 QUESTIONS: tuple[Question, ...] = (
-    Question("lm_next", "autoregressive", "lm", LM_WORDS, _lm_next),
+    Question(
+        "lm_next",
+        "autoregressive",
+        "lm",
+        LM_WORDS,
+        _lm_next,
+        quotes=(("prompt", lesson.AUTOREGRESSION_PROMPT), ("sentence", lesson.WEAR_SHOES.en)),
+    ),
     Question("gru_bucket", "bottleneck", "length", tuple(BUCKETS), _gru_bucket),
     Question("ngram_table", "compression", "markov", tuple(map(power_label, POWERS)), _ngram_table),
     Question("cnn_layers", "cnn_receptive_field", "theory", ("5", "10", "20", "39"), _cnn_layers),
@@ -449,8 +467,22 @@ QUESTIONS: tuple[Question, ...] = (
         keyed=True,
     ),
     Question("probe_far", "path_length", "probes", FAR_PROBES, _probe_far, keyed=True),
-    Question("attention_cat", "attention", "align", CAT_OPTIONS, _attention_cat),
-    Question("attention_milk", "attention", "pairs", MILK_OPTIONS, _attention_milk),
+    Question(
+        "attention_cat",
+        "attention",
+        "align",
+        CAT_OPTIONS,
+        _attention_cat,
+        quotes=_reference_quotes(lesson.CAT_HUNGRY),
+    ),
+    Question(
+        "attention_milk",
+        "attention",
+        "pairs",
+        MILK_OPTIONS,
+        _attention_milk,
+        quotes=_reference_quotes(lesson.CAT_SWEET),
+    ),
     Question("arena_exact", "arena", "sentence", ARENA_COUNTS, _arena_exact),
 )
 

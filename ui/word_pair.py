@@ -16,6 +16,7 @@ from collections.abc import Callable, Sequence
 import streamlit as st
 
 from core.analysis import receptive_field as rf
+from core.corpus.lesson import CAT_HUNGRY
 from ui import params
 from ui.i18n import labeler, t
 
@@ -80,7 +81,7 @@ def sentence_controls(
         text = st.text_input(
             t(prefix + "own_text"),
             max_chars=MAX_CHARS,
-            placeholder=t(prefix + "own_placeholder"),
+            placeholder=t(prefix + "own_placeholder", example=CAT_HUNGRY.en),
             **kw,
         )
     return kind, text

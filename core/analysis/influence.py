@@ -133,8 +133,10 @@ def verdict(ratio: float) -> str:
 
 # --- which words still reach C: one sentence that reads like the model's usual behaviour --
 
-# Sentences in the lesson's own image (Beiping in autumn, the cicadas in the trees, "their"
-# far from what it refers to), every word in the corpus's vocabulary.
+# Sentences modelled on the lesson's (Beiping in autumn, the cicadas in the trees, "their"
+# far from what it refers to), every word in the corpus's vocabulary. None of them is the
+# lesson's sentence (its one English version is ``core.corpus.lesson.CICADAS``): the page
+# calls them sentences like the lesson's, and picks the one the model reads most typically.
 WORDS_CANDIDATES: tuple[str, ...] = (
     "the trees in beiping are full of autumn cicadas and the houses are low "
     "so you can hear their song everywhere",
@@ -241,9 +243,9 @@ class FadeComparison:
 def compare_fade(
     models: dict, src_vocab, fading: str = "rnn_plain_256", candidates=WORDS_CANDIDATES
 ) -> FadeComparison:
-    """The lesson's sentence as the ``fading`` model usually reads it (:func:`typical_sentence`
-    over ``candidates``), and every model of ``models`` ({name: model}) on that same
-    sentence: ‖∂C/∂e_j‖ per word (:func:`sentence_curve`)."""
+    """The sentence like the lesson's that the ``fading`` model reads most typically
+    (:func:`typical_sentence` over ``candidates``), and every model of ``models``
+    ({name: model}) on that same sentence: ‖∂C/∂e_j‖ per word (:func:`sentence_curve`)."""
     if fading not in models:
         raise ValueError(f"models must include the fading model {fading!r}")
     choices = {name: typical_sentence(m, src_vocab, candidates) for name, m in models.items()}

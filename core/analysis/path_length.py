@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from core.analysis.receptive_field import first_shared_layer, meeting_path
+from core.corpus.lesson import I_LOVE_YOU
 
 ARCHITECTURES: tuple[str, ...] = ("self_attention", "recurrent", "conv", "conv_dilated")
 METRICS: tuple[str, ...] = ("path", "sequential", "complexity")
@@ -124,8 +125,9 @@ def pair_paths(i: int, j: int, k: int) -> dict[str, list[Polyline]]:
 # The lesson's alignment example: translating "I love you" to 我爱你, the plain
 # encoder-decoder hands the decoder one summary vector, so nothing in it says that "I"
 # matters more than "love" or "you" for 我: each source word has the same share.
-ALIGN_SOURCE: tuple[str, ...] = ("I", "love", "you")
-ALIGN_TARGET = "我"
+ALIGN_SOURCE: tuple[str, ...] = tuple(I_LOVE_YOU.original.split())  # as the lesson writes it
+ALIGN_TARGET = I_LOVE_YOU.zh_words[0]  # 我
+ALIGN_TRANSLATION = I_LOVE_YOU.zh_text  # 我爱你
 # The translators compared on the fixed-size-state panel (their manifest's exact match by
 # sentence length): the same GRU, without and with attention (Bahdanau et al. 2015, Fig. 2).
 STATE_MODELS: tuple[str, str] = ("gru_plain_256", "gru_attention")

@@ -18,6 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from core.corpus.lesson import CICADAS
+
 # --- theory ------------------------------------------------------------------------------
 
 # The page's default stack: deliberately too shallow for the lesson's pair at kernel 3
@@ -239,31 +241,20 @@ def probe_reach(
 
 # --- sentences ---------------------------------------------------------------------------
 
-# The lesson's example (Yu Dafu, "故都的秋"), split into words by hand, punctuation dropped:
-# 秋蝉 (the autumn cicadas) and, 26 words later, 它们 (them).
-LESSON_WORDS_ZH: tuple[str, ...] = tuple(
-    "秋蝉 的 衰弱 的 残声 更 是 北国 的 特产 因为 北平 处处 全 长着 树 "
-    "屋子 又 低 所以 无论 在 什么 地方 都 听得见 它们 的 啼唱".split()
-)
-LESSON_PAIR_ZH: tuple[str, str] = ("秋蝉", "它们")
-ENGLISH_PAIR: tuple[str, str] = ("cicadas", "their")
+# The lesson's long-dependency sentence: its Chinese words (pair 秋蝉 … 它们) and the one
+# English version the models can read (pair cicadas … their), both from the lesson module.
+LESSON_WORDS_ZH: tuple[str, ...] = CICADAS.zh_words
+LESSON_PAIR_ZH: tuple[str, str] = CICADAS.pair_zh
+ENGLISH_PAIR: tuple[str, str] = CICADAS.pair
 MAX_TOKENS = 60  # longest user sentence drawn (the translation models stop at 60 words too)
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
-def english_counterpart(distance: int = 20) -> tuple[str, ...]:
-    """The corpus's English version of the lesson's sentence: "the autumn cicadas live in
-    the trees … so you can hear their song", ``distance`` words from "cicadas" to "their"
-    (``core.corpus.longrange_probe``; deterministic)."""
-    from core.corpus import longrange_probe
-
-    pairs = longrange_probe(distances=(distance,), n_per=40)
-    for pair in pairs:
-        info = dict(pair.info)
-        if info.get("antecedent") == "秋蝉" and "trees" in pair.src:
-            return tuple(pair.src)
-    return tuple(pairs[0].src)  # pragma: no cover - the probe always has cicadas in trees
+def english_counterpart() -> tuple[str, ...]:
+    """The English version of the lesson's sentence that the models can read
+    (``core.corpus.lesson.CICADAS``): "cicadas" and "their" 20 words apart."""
+    return CICADAS.en_words
 
 
 def split_words(text: str, max_tokens: int = MAX_TOKENS) -> tuple[list[str], bool]:
@@ -291,8 +282,8 @@ SENTENCE_KINDS: tuple[str, ...] = ("zh", "en", "own")
 def choose_sentence(kind: str, text: str = "") -> tuple[tuple[str, ...], tuple[int, int], str]:
     """The tokens to draw, the default word pair (positions) and a problem code.
 
-    kind "zh": the lesson's Chinese words, pair 秋蝉/它们; "en": the corpus's English
-    counterpart, pair cicadas/their; "own": ``text`` split by :func:`split_words`, pair first
+    kind "zh": the lesson's Chinese words, pair 秋蝉/它们; "en": its English version the
+    models can read, pair cicadas/their; "own": ``text`` split by :func:`split_words`, pair first
     and last word. Problem: "" (none), "truncated" (longer than ``MAX_TOKENS``, cut) or
     "empty" (nothing drawable: the lesson's sentence is used instead).
     """

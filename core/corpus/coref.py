@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
+from core.corpus import lesson
 from core.corpus.phrases import _attrs, _nouns
 from core.corpus.words import _PREDS, PLACES, STATE_PREDS
 
@@ -108,8 +109,14 @@ def coref_cases(seed: int, n: int, held_out: bool) -> list[CorefCase]:
 
 def lesson_coref_cases() -> tuple[CorefCase, CorefCase]:
     """The lesson's pair: "the cat drank the milk because it was hungry / sweet"."""
-    head = tuple("the cat drank the milk because".split())
+
+    def case(sentence: lesson.LessonSentence, other: str, reading: str) -> CorefCase:
+        words = sentence.en_words
+        it, noun = sentence.pair
+        pos = words.index
+        return CorefCase(words, pos(it), pos(noun), pos(other), words[-1], reading)
+
     return (
-        CorefCase((*head, "it", "was", "hungry"), 6, 1, 4, "hungry", "subject"),
-        CorefCase((*head, "it", "was", "sweet"), 6, 4, 1, "sweet", "object"),
+        case(lesson.CAT_HUNGRY, "milk", "subject"),
+        case(lesson.CAT_SWEET, "cat", "object"),
     )

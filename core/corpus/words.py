@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.corpus import lesson
+
 __all__ = [
     "Pair",
     "KINDS",
@@ -72,27 +74,14 @@ def _pair(en: str, zh: str, kind: str, **probe) -> Pair:
     return Pair(tuple(en.split()), tuple(zh.split()), kind, **probe)
 
 
-# The lesson's own sentences, exactly as the lesson translates them.
-LESSON_PAIRS: tuple[Pair, ...] = (
-    _pair("you should wear shoes", "你 应该 穿 鞋", "lesson"),
-    _pair("how are you", "你 好 吗", "lesson"),
-    _pair("where are you", "你 在 哪里", "lesson"),
-    _pair("i love you", "我 爱 你", "lesson"),
-    _pair("a boy is eating the banana", "一 个 男孩 在 吃 香蕉", "lesson"),
-    _pair(
-        "the cat drank the milk because it was hungry",
-        "猫 喝 了 牛奶 因为 猫 饿 了",
-        "lesson",
-        check=((5, "猫"),),
-        info=(("reading", "subject"),),
-    ),
-    _pair(
-        "the cat drank the milk because it was sweet",
-        "猫 喝 了 牛奶 因为 牛奶 很 甜",
-        "lesson",
-        check=((5, "牛奶"),),
-        info=(("reading", "object"),),
-    ),
+# The lesson's sentences the translation models learn (``core.corpus.lesson``); the "it"
+# pair carries the Chinese word that tells which noun "it" means.
+_IT_CHECKS = {
+    lesson.CAT_HUNGRY: {"check": ((5, "猫"),), "info": (("reading", "subject"),)},
+    lesson.CAT_SWEET: {"check": ((5, "牛奶"),), "info": (("reading", "object"),)},
+}
+LESSON_PAIRS: tuple[Pair, ...] = tuple(
+    _pair(s.en, s.zh, "lesson", **_IT_CHECKS.get(s, {})) for s in lesson.TRANSLATION_PAIRS
 )
 
 # ---------------------------------------------------------------------------------------

@@ -12,13 +12,14 @@ import ui
 import ui.inputs
 from core import corpus
 from core.analysis import arena as analysis
+from core.corpus import lesson
 from core.vocab import Vocab, detokenize_zh
 from lessons.arena import data
 from ui.params import bound, get_int, set_params
 
 LESSON_LABELS = tuple(" ".join(p.src) for p in corpus.LESSON_PAIRS)
-DEFAULT_LESSON = 5  # "the cat drank the milk because it was hungry": the lesson's "it"
-DEFAULT_TEXT = "the cat drank the milk because it was sweet"
+DEFAULT_LESSON = lesson.TRANSLATION_PAIRS.index(lesson.CAT_HUNGRY)  # the lesson's "it"
+DEFAULT_TEXT = lesson.CAT_SWEET.en
 MAX_SEED = 999_999
 
 

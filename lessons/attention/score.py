@@ -15,6 +15,7 @@ import streamlit as st
 
 import ui
 from core.analysis import attention as analysis
+from core.corpus.lesson import CAT_HUNGRY
 from lessons.attention import common, score_coref, score_model, score_toy
 
 t = ui.t  # reads the visitor's language on every call
@@ -46,7 +47,9 @@ def show() -> None:
         link_back()
         with ui.curious():
             st.subheader(t("attention.toy.header"))
-            st.markdown(t("attention.toy.intro", word=analysis.TOY_QUERY_WORD))
+            st.markdown(
+                t("attention.toy.intro", word=analysis.TOY_QUERY_WORD, sentence=CAT_HUNGRY.en)
+            )
             score_toy.size_controls(q, k)
             edited = score_toy.toy_editors(q, k, v)
             if edited is not None:

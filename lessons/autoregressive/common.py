@@ -15,6 +15,7 @@ import streamlit as st
 
 import ui
 from core import lexicon
+from core.corpus import lesson
 from core.translate import InputError, prepare
 from core.vocab import tokenize_en
 from lessons import controls
@@ -22,7 +23,7 @@ from ui.models import get_vocabs
 from ui.slide import Slide
 
 TRANSLATORS = ("gru_attention", "transformer")
-DEFAULT_SOURCE = "the cat drank the milk because it was hungry"
+DEFAULT_SOURCE = lesson.CAT_HUNGRY.en
 PLAY_DELAY = 0.7  # seconds per step when Play animates
 
 

@@ -11,6 +11,7 @@ from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core import mdtable as md
 from core.analysis import autoregressive as analysis
+from core.corpus import lesson
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (
     animate,
@@ -22,7 +23,7 @@ from lessons.autoregressive.common import (
 from ui.models import get_vocabs, require
 from ui.slide import Slide
 
-DEFAULT_PREFIX = "you should"
+DEFAULT_PREFIX = lesson.AUTOREGRESSION_PROMPT  # the lesson's first round
 t = ui.t
 
 
@@ -85,7 +86,7 @@ def show_table(header: list[str], rows: list[list[object]]) -> None:
 
 @ui.fragment  # the prompt reruns this part; the other controls only what they change (run_view)
 def show() -> None:
-    s = ui.slide(t("autoregressive.lm.lead"))
+    s = ui.slide(t("autoregressive.lm.lead", prompt=DEFAULT_PREFIX, sentence=lesson.WEAR_SHOES.en))
     if not require(data.LM):
         return
     with s.more:
@@ -105,7 +106,9 @@ def show() -> None:
         st.markdown(t("autoregressive.lm.curious", model=model))
         if expected:
             shown = " ".join(lexicon.show_tokens(expected))
-            st.markdown(t("autoregressive.lm.recorded", tokens=shown, model=model))
+            st.markdown(
+                t("autoregressive.lm.recorded", tokens=shown, model=model, prompt=DEFAULT_PREFIX)
+            )
 
 
 # Greedy or sampling, its settings and the step redraw the chart, the stepper and the record

@@ -11,6 +11,7 @@ from charts.common import Titles
 from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import lexicon
 from core.analysis import autoregressive as analysis
+from core.corpus import lesson
 from core.vocab import detokenize_zh
 from lessons.autoregressive import data
 from lessons.autoregressive.common import (
@@ -58,7 +59,7 @@ def show() -> None:
         text = detokenize_zh(zh(analysis.strip_eos(dec.ids))) or "∅"
         st.markdown(t("autoregressive.tr.full", text=text, n=len(dec.ids)))
     ui.takeaway(t("autoregressive.tr.takeaway"))
-    ui.try_this(t("autoregressive.tr.try"))
+    ui.try_this(t("autoregressive.tr.try", sentence=lesson.CAT_SWEET.en))
     with ui.curious():
         st.markdown(t("autoregressive.tr.curious"))
 

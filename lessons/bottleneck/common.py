@@ -49,10 +49,10 @@ def input_message(err: InputError) -> str:
     return t("bottleneck.input.unknown", words=words)
 
 
-def close_part(takeaway: str, try_this: str) -> None:
+def close_part(takeaway: str, try_this: str, **quotes: str) -> None:
     """The part's conclusion and what to try next (the catalogue's keys), in the app's one
-    style."""
-    ui.takeaway(t(takeaway))
+    style; ``quotes`` fill the takeaway's placeholders."""
+    ui.takeaway(t(takeaway, **quotes))
     ui.try_this(t(try_this))
 
 

@@ -15,12 +15,13 @@ import streamlit as st
 from core.analysis import bottleneck as analysis
 from core.analysis import latent
 from core.analysis.influence import context_influence
+from core.corpus import lesson
 from core.evaluate import decode_ids
 from serve import jobs
 from ui import cache, models
 
 LM = "lm_gru"  # the language model of part 1 (the latent state)
-LATENT_WORDS = ("you", "should", "wear", "shoes")  # the lesson's own example (1.3-1.4)
+LATENT_WORDS = lesson.WEAR_SHOES.en_words  # the lesson's own example (1.3-1.4)
 PLAIN = ("gru_plain_32", "gru_plain_128", "gru_plain_256")
 ATTN = "gru_attention"
 OTHERS = ("cnn_s2s", "transformer")  # on the length chart, paler: for comparison

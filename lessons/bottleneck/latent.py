@@ -9,6 +9,7 @@ from charts import bottleneck as figures
 from charts.common import Titles
 from core import lexicon
 from core.analysis import latent
+from core.corpus import lesson
 from lessons.bottleneck import data
 from lessons.bottleneck.common import close_part, part_header
 from ui import models
@@ -18,7 +19,8 @@ t = ui.t
 
 def show() -> None:
     part_header("bottleneck.latent.header")
-    s = ui.slide(t("bottleneck.latent.lead"))
+    shoes = lesson.WEAR_SHOES
+    s = ui.slide(t("bottleneck.latent.lead", sentence=shoes.en))
     with s.chart:
         if not models.require(data.LM):
             return
@@ -53,7 +55,13 @@ def show() -> None:
         )
     with s.words:  # a plain guide for a newcomer; the maths is for the curious
         st.markdown(t("bottleneck.latent.guide", n=len(read), size=steps.states.shape[1]))
-    close_part("bottleneck.latent.takeaway", "bottleneck.latent.try")
+    close_part(
+        "bottleneck.latent.takeaway",
+        "bottleneck.latent.try",
+        prompt=lesson.AUTOREGRESSION_PROMPT,
+        next1=shoes.en_words[2],
+        next2=shoes.en_words[3],
+    )
     with ui.curious():
         st.caption(t("bottleneck.latent.caption", size=steps.states.shape[1]))
         hits = latent.hits(steps, ids)

@@ -5,6 +5,7 @@ import streamlit as st
 import core.zoo as zoo
 import ui
 from core import mdtable as md
+from core.corpus import lesson
 from lessons import controls
 
 t = ui.t  # reads the visitor's language on every call
@@ -57,7 +58,12 @@ def _score(name: str, entry: dict) -> str:
                 n=m["held_out_n"],
                 margin=f"{m['min_margin']:.2f}",
             )
-        return t("home.zoo.score.lm", ppl=f"{m['test_ppl']:.2f}", cont=" ".join(m["you_should"]))
+        return t(
+            "home.zoo.score.lm",
+            ppl=f"{m['test_ppl']:.2f}",
+            prompt=lesson.AUTOREGRESSION_PROMPT,
+            cont=" ".join(m["you_should"]),
+        )
     except (KeyError, TypeError, ValueError):
         return "—"
 

@@ -75,7 +75,11 @@ def problem_panels(state: bool = True) -> list[dict]:
             kind="bar",
             x=src,
             series={t("path_length.problems.fig.share"): analysis.equal_shares(len(src))},
-            x_title=t("path_length.problems.fig.alignment.x"),
+            x_title=t(
+                "path_length.problems.fig.alignment.x",
+                sentence=" ".join(src),
+                translation=analysis.ALIGN_TRANSLATION,
+            ),
             y_title=t("path_length.problems.fig.alignment.y", target=analysis.ALIGN_TARGET),
             y_range=[0, 1],
             y_format=".0%",

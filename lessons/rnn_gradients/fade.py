@@ -1,6 +1,7 @@
-"""Part 1, early words fade in a plain RNN: the lesson's cicada sentence read by two trained
-translation encoders without attention, a plain tanh RNN and a GRU, ‖∂C/∂e_j‖ per word;
-then the same measurement by distance over long test sentences, as evidence."""
+"""Part 1, early words fade in a plain RNN: a sentence modelled on the lesson's cicada
+sentence, read by two trained translation encoders without attention, a plain tanh RNN and a
+GRU, ‖∂C/∂e_j‖ per word; then the same measurement by distance over long test sentences, as
+evidence."""
 
 from __future__ import annotations
 

@@ -107,7 +107,7 @@ def test_the_teachers_first_screen_holds_the_whole_room(browser, server, size, l
             arg=sum(VOTES),
         )
         _shot(page, f"poll_{size[0]}_{lang}")
-        question = translate(f"poll.q.{QID}.text", lang)
+        question = pq.BY_ID[QID].text(lambda key, **quotes: translate(key, lang, **quotes))
         _inside(_first(page, '[data-testid="stMain"] h3'), vp, "question")
         assert page.locator('[data-testid="stMain"] h3').first.inner_text().strip() == question
         _inside(_first(page, '[data-testid="stMain"] .js-plotly-plot'), vp, "histogram")

@@ -147,7 +147,10 @@ def test_shipped_default_view_is_the_latent_state_and_proves_its_takeaway(lang):
     if probs is not None:
         assert probs[2] > MIN_PROB and probs[3] > MIN_PROB
     assert _name(LM, lang) in _titles(at)[0]
-    assert translate("bottleneck.latent.takeaway", lang) in [s.value for s in at.success]
+    said = translate(
+        "bottleneck.latent.takeaway", lang, prompt="you should", next1="wear", next2="shoes"
+    )
+    assert said in [s.value for s in at.success]
     # no sentence box on a part that does not read it
     with pytest.raises(KeyError):
         at.text_input(key="bn_text")

@@ -38,6 +38,10 @@ PART_CHARTS = {
     "measured": ["cnn_rf_measured", "cnn_rf_widths"],
     "probes": ["cnn_rf_probes"],
 }
+# The English sentence of the default view and its pair (cicadas, their).
+_EN_WORDS, (EN_A, EN_B), _ = analysis.choose_sentence("en")
+EN_N = len(_EN_WORDS)
+EN_MEET = analysis.meeting_path(EN_A, EN_B, analysis.DEFAULT_KERNEL)[0][-1]  # followed first
 DISTANCES = (5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60)
 
 
@@ -149,7 +153,7 @@ def test_default_part_is_the_formula_and_the_pair_is_not_yet_linked(fake_zoo, la
     assert not at.exception, [e.value for e in at.exception]
     assert at.query_params["part"] == "theory"
     assert _chart_keys(at) == ["cnn_rf_windows"]
-    # default: English -> the corpus counterpart, cicadas/their, 20 words apart -> layer 10;
+    # default: English -> its English version, cicadas/their, 20 words apart -> layer 10;
     # Chinese -> the lesson's sentence, 秋蝉/它们, 26 words apart -> layer 13
     assert at.query_params["sent"] == lang
     assert at.query_params["depth"] == str(analysis.DEFAULT_DEPTH)
@@ -182,16 +186,17 @@ def test_bad_part_falls_back_with_a_notice(fake_zoo):
 def test_depth_and_kernel_and_dilation_change_the_windows(fake_zoo):
     at = make_app(PAGE, lang="en").run(timeout=120)
     widths = _window_bars(at)
-    # follows the node where cicadas (2) and their (22) meet: position 12
-    assert at.selectbox(key="cnn_rf_pos").value == 12
-    assert len(widths) == 9 and widths[-1] == 17  # 1 + 8 * (3 - 1), inside 24 words
+    # follows the node where cicadas (6) and their (26) meet: position 16
+    assert (EN_A, EN_B, EN_N) == (6, 26, 29)
+    assert at.selectbox(key="cnn_rf_pos").value == EN_MEET == 16
+    assert len(widths) == 9 and widths[-1] == 17  # 1 + 8 * (3 - 1), inside 29 words
     at.slider(key="cnn_rf_depth").set_value(3).run()
     assert _window_bars(at) == [1, 3, 5, 7] and at.query_params["depth"] == "3"
     at.select_slider(key="cnn_rf_k").set_value(5).run()
-    assert _window_bars(at)[-1] == 13 and at.query_params["k"] == "5"  # clipped: 1+3*4
+    assert _window_bars(at)[-1] == 13 and at.query_params["k"] == "5"  # 1 + 3 * 4
     at.toggle(key="cnn_rf_dil").set_value(True).run()
     assert at.query_params["dil"] == "1"
-    assert _window_bars(at)[1:] == [5, 13, 24]  # 1 + 4 * (1, 3, 7) = 29 > the 24 words
+    assert _window_bars(at)[1:] == [5, 13, 27]  # 1 + 4 * (1, 3, 7) = 29, cut at the last word
 
 
 def test_deep_link_restores_state(fake_zoo):
@@ -209,15 +214,15 @@ def test_deep_link_restores_state(fake_zoo):
 
 @pytest.mark.parametrize(
     ("k", "dil", "meet"),
-    [(None, None, 12), ("4", "0", 9), ("7", "0", 14), ("3", "1", 17)],
+    [(None, None, 16), ("4", "0", 13), ("7", "0", 18), ("3", "1", 21)],
 )
 def test_a_fresh_link_follows_the_pairs_meeting_node(fake_zoo, k, dil, meet):
-    """Without ``pos`` the followed position is where cicadas (2) and their (22) meet, for
+    """Without ``pos`` the followed position is where cicadas (6) and their (26) meet, for
     the kernel and dilation in the link (read by the words' fragment from the URL)."""
     params = {name: v for name, v in (("k", k), ("dil", dil)) if v is not None}
     at = make_app(PAGE, lang="en", **params).run(timeout=120)
     assert not at.exception
-    expected = analysis.meeting_path(2, 22, int(k or 3), base=2 if dil == "1" else 1)[0][-1]
+    expected = analysis.meeting_path(EN_A, EN_B, int(k or 3), base=2 if dil == "1" else 1)[0][-1]
     assert expected == meet
     assert at.selectbox(key="cnn_rf_pos").value == meet and at.query_params["pos"] == str(meet)
     assert at.select_slider(key="cnn_rf_k").value == int(k or 3)
@@ -232,20 +237,23 @@ def test_the_kernel_keeps_the_words_and_moves_the_formula(fake_zoo):
     at.selectbox(key="cnn_rf_pos").set_value(8).run()
     at.slider(key="cnn_rf_depth").set_value(5).run()
     words = {p: at.query_params[p] for p in ("sent", "a", "b", "pos", "depth")}
-    assert words == {"sent": "en", "a": "4", "b": "22", "pos": "8", "depth": "5"}
+    assert words == {"sent": "en", "a": "4", "b": str(EN_B), "pos": "8", "depth": "5"}
     for k in (5, 2, 7):
         at.select_slider(key="cnn_rf_k").set_value(k).run()
         assert not at.exception
         assert {p: at.query_params[p] for p in words} == words and at.query_params["k"] == str(k)
         assert at.segmented_control(key="cnn_rf_sent").value == "en"
-        assert (at.selectbox(key="cnn_rf_a").value, at.selectbox(key="cnn_rf_b").value) == (4, 22)
+        assert (at.selectbox(key="cnn_rf_a").value, at.selectbox(key="cnn_rf_b").value) == (
+            4,
+            EN_B,
+        )
         assert at.selectbox(key="cnn_rf_pos").value == 8
-        assert _window_bars(at) == [hi - lo + 1 for lo, hi in analysis.windows(8, 5, k, 24)]
-        shared = analysis.first_shared_layer(4, 22, k, max_layers=16)
+        assert _window_bars(at) == [hi - lo + 1 for lo, hi in analysis.windows(8, 5, k, EN_N)]
+        shared = analysis.first_shared_layer(4, EN_B, k, max_layers=16)
         metrics = [m.value for m in at.main.metric]
         assert metrics[0] == f"{analysis.theoretical_field(5, k)} words"
         assert metrics[1] == (f"layer {shared}" if shared is not None else "beyond 16 layers")
-        assert metrics[2] == "18 words"
+        assert metrics[2] == f"{EN_B - 4} words"
         assert f"k = {k}, 5 layers" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
 
 
@@ -645,13 +653,14 @@ def test_a_knob_of_the_formula_resends_only_the_formula(wire, key, kind, value):
     k, base, depth = int(params["k"]), 1 + int(params["dil"]), int(params["depth"])
     fig = _chart(at, "cnn_rf_windows")
     assert fig["data"][0]["x"] == [
-        hi - lo + 1 for lo, hi in analysis.windows(12, depth, k, 24, base)
+        hi - lo + 1 for lo, hi in analysis.windows(EN_MEET, depth, k, EN_N, base)
     ]
     assert f"k = {k}, {depth} layers" in fig["layout"]["title"]["text"]
     # the words are untouched (the URL keeps them) and a full run still shows them
-    assert (at.query_params["a"], at.query_params["b"], at.query_params["pos"]) == ("2", "22", "12")
+    pair = (at.query_params["a"], at.query_params["b"], at.query_params["pos"])
+    assert pair == (str(EN_A), str(EN_B), str(EN_MEET))
     at.run()
-    assert at.selectbox(key="cnn_rf_pos").value == 12
+    assert at.selectbox(key="cnn_rf_pos").value == EN_MEET
     assert at.segmented_control(key="cnn_rf_sent").value == "en"
 
 
@@ -661,8 +670,8 @@ def test_dilation_reruns_both_fragments(wire):
     at = make_app(PAGE, lang="en").run(timeout=120)
     sent = _click(at, wire, at.toggle(key="cnn_rf_dil"), True)
     assert _charts(sent) == ["cnn_rf_windows"]
-    assert at.query_params["dil"] == "1" and at.query_params["pos"] == "12"
-    widths = [hi - lo + 1 for lo, hi in analysis.windows(12, 8, 3, 24, base=2)]
+    assert at.query_params["dil"] == "1" and at.query_params["pos"] == str(EN_MEET)
+    widths = [hi - lo + 1 for lo, hi in analysis.windows(EN_MEET, 8, 3, EN_N, base=2)]
     assert _chart(at, "cnn_rf_windows")["data"][0]["x"] == widths
 
 
@@ -676,7 +685,7 @@ def test_the_words_rerun_both_fragments(wire):
         == FRAGMENTS["window_section"] - {"cnn_rf_text"} | FRAGMENTS["formula_section"]
     )
     assert _charts(sent) == ["cnn_rf_windows"]
-    assert "“in”" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
+    assert f"“{_EN_WORDS[4]}”" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
     assert at.query_params["pos"] == "4"
 
 
@@ -706,7 +715,7 @@ def test_position_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noq
     """Parts 1 and 2 both show the followed position, bound to one URL parameter."""
     at = make_app(PAGE, lang="en").run(timeout=120)
     en = analysis.english_counterpart()
-    assert at.selectbox(key="cnn_rf_pos").value == 12
+    assert at.selectbox(key="cnn_rf_pos").value == EN_MEET
     at.selectbox(key="cnn_rf_pos").set_value(4).run()
     assert not at.exception
     assert at.query_params["pos"] == "4"
@@ -733,10 +742,10 @@ def test_sentence_is_shared_by_the_formula_and_the_measurement(fake_zoo):  # noq
     assert at.selectbox(key="cnn_rf_mpos").value == analysis.english_counterpart().index("their")
     at.segmented_control(key="cnn_rf_sent").set_value("en").run()  # changed in part 2 ...
     assert not at.exception
-    assert at.selectbox(key="cnn_rf_pos").value == 12  # ... its own words, the pair's node
+    assert at.selectbox(key="cnn_rf_pos").value == EN_MEET  # ... its own words, the pair's node
     at.segmented_control(key=PART).set_value("theory").run()
     assert at.query_params["sent"] == "en"
-    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][2] == "cicadas"
+    assert _chart(at, "cnn_rf_windows")["layout"]["xaxis"]["ticktext"][EN_A] == "cicadas"
 
 
 def test_the_formula_does_not_import_torch():

@@ -150,7 +150,8 @@ def test_bad_params_fall_back_with_a_notice(fake_zoo):  # noqa: F811
     at = make_app(PAGE, lang="en", part="pair", k="x", a="999").run(timeout=120)
     assert not at.exception
     assert "999" in "\n".join(w.value for w in at.warning)
-    assert at.query_params["k"] == "3" and at.query_params["a"] == "2"
+    cicadas = rf.choose_sentence("en")[1][0]  # the default pair's first word
+    assert at.query_params["k"] == "3" and at.query_params["a"] == str(cicadas)
 
 
 @pytest.mark.parametrize(

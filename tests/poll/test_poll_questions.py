@@ -130,9 +130,10 @@ def test_question_texts_state_the_numbers_solve_uses():
     assert f"{pq.FAR_DISTANCE} steps back" in en["poll.evidence.probe_at_50"]
     assert f"ρ = {pq.RNN_RADIUS}" in en["poll.q.rnn_fade.text"]
     assert f"{pq.RNN_DISTANCE} steps back" in en["poll.q.rnn_fade.text"]
-    assert " ".join(pq.LM_PROMPT) in en["poll.q.lm_next.text"]
-    assert pq.HUNGRY in en["poll.q.attention_cat.text"]
-    assert pq.SWEET in en["poll.q.attention_milk.text"]
+    text = {q.id: q.text(lambda key, **quotes: en[key].format(**quotes)) for q in pq.QUESTIONS}
+    assert f"“{' '.join(pq.LM_PROMPT)}”" in text["lm_next"]
+    assert f"“{pq.HUNGRY}”" in text["attention_cat"] and "因为 猫 饿 了" in text["attention_cat"]
+    assert f"“{pq.SWEET}”" in text["attention_milk"] and "因为 牛奶 很 甜" in text["attention_milk"]
 
 
 # --- every solve() gives a valid answer whose explanation formats ---------------------------
@@ -149,7 +150,9 @@ def test_solve_gives_an_answer_and_its_evidence(q):
     for lang in LANGS:
         cat = load_catalogue(lang)
         assert cat.get(sol.evidence_key), f"{lang}: no evidence title {sol.evidence_key}"
-        text = cat[f"poll.q.{q.id}.why"].format(**sol.values)
+        text = cat[f"poll.q.{q.id}.why"].format(**dict(q.quotes), **sol.values)
+        assert not re.search(r"[{}]", text), text
+        text = cat[f"poll.q.{q.id}.text"].format(**dict(q.quotes))
         assert not re.search(r"[{}]", text), text
     # evidence bars named by model are answers of a keyed question (shown by their names)
     # or models of the lexicon (shown by lexicon.name)

@@ -66,7 +66,8 @@ def test_a_right_and_a_wrong_pick_get_the_models_answer(no_store, qid, slug, par
     assert radio.label == translate("poll.predict.pick", lang)
     assert list(radio.options) == names and radio.value is None
     assert at.button(key=_key(qid, "check")).disabled  # nothing picked yet
-    assert translate(f"poll.q.{qid}.text", lang) in [m.value for m in at.main.markdown]
+    text = q.text(lambda key, **quotes: translate(key, lang, **quotes))
+    assert text in [m.value for m in at.main.markdown]
     assert answer not in [s.value for s in at.success]  # not before "Check"
     charts = len(at.get("plotly_chart"))
 
@@ -74,7 +75,8 @@ def test_a_right_and_a_wrong_pick_get_the_models_answer(no_store, qid, slug, par
     shown = [s.value for s in at.success]
     assert answer in shown
     assert translate("poll.predict.right", lang, pick=names[sol.correct]) in shown
-    assert translate(f"poll.q.{qid}.why", lang, **sol.values) in [m.value for m in at.markdown]
+    why = translate(f"poll.q.{qid}.why", lang, **dict(q.quotes), **sol.values)
+    assert why in [m.value for m in at.markdown]
     assert len(at.get("plotly_chart")) == charts + 1  # the evidence chart
 
     wrong = (sol.correct + 1) % len(names)

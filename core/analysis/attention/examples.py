@@ -18,6 +18,7 @@ import numpy as np
 
 from core import corpus
 from core.analysis.attention.run import AttentionRun, run_attention, select_heads, token_step
+from core.corpus import lesson
 
 __all__ = [
     "EXAMPLES",
@@ -51,14 +52,14 @@ EXAMPLES: tuple[tuple[str, str], ...] = (
         "the young woman will buy the red cup in the classroom in the morning",
         "年轻 的 女人 早上 会 在 教室 买 红 杯子",
     ),
-    ("the cat drank the milk because it was hungry", "猫 喝 了 牛奶 因为 猫 饿 了"),
-    ("the cat drank the milk because it was sweet", "猫 喝 了 牛奶 因为 牛奶 很 甜"),
-    ("a boy is eating the banana", "一 个 男孩 在 吃 香蕉"),
+    (lesson.CAT_HUNGRY.en, lesson.CAT_HUNGRY.zh),
+    (lesson.CAT_SWEET.en, lesson.CAT_SWEET.zh),
+    (lesson.BOY_BANANA.en, lesson.BOY_BANANA.zh),
     (
         "the car that a dog found is big now because they visited a woman",
         "一 条 狗 找到 的 车 现在 很 大 因为 他们 看望 了 一 个 女人",
     ),
-    (
+    (  # a held-out test sentence of the long-range kind (willows): not the lesson's
         "the autumn cicadas sing in the old willows but the wind is strong in autumn so you "
         "hear their song and the kind girl worked",
         "秋蝉 在 老 柳树 上 唱歌 但是 秋天 的 风 很 大 所以 你 听见 秋蝉 的 啼唱 而且 善良 的 "
@@ -82,12 +83,7 @@ class MinimalPair:
 
 
 MINIMAL_PAIRS: tuple[MinimalPair, ...] = (
-    MinimalPair(
-        "it_lesson",
-        "the cat drank the milk because it was hungry",
-        "the cat drank the milk because it was sweet",
-        "lesson",
-    ),
+    MinimalPair("it_lesson", lesson.CAT_HUNGRY.en, lesson.CAT_SWEET.en, "lesson"),
     MinimalPair(
         "it_probe",
         "the dog drank the coffee because it was hungry",
