@@ -181,7 +181,7 @@ def gradient_heatmap(
                 x=xs,
                 y=ys,
                 mode="lines",
-                line=dict(color=s.palette[4], width=s.line),
+                line=dict(color=base.SERIES[0], width=s.line),  # a formula, not a model
                 name=window_label,
                 hoverinfo="skip",
             ),
