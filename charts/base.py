@@ -51,6 +51,16 @@ HIGHLIGHT = OKABE_ITO[1]
 # template's colorway. The hues belong to the models (core.lexicon), so a series drawn in a
 # hue would pass for a model; these never do.
 SERIES: tuple[str, ...] = ("#000000", "#777777", "#AAAAAA")
+# One scale for every accuracy, share and probability: percent (the values stay fractions
+# 0-1, plotly writes the ticks and the hover as 0 %-100 %). Attention weights stay weights,
+# 0-1 with two decimals, on every chart: the numbers the weighted sum multiplies by.
+PERCENT = ".0%"
+SHARE_RANGE = (-0.03, 1.03)  # 0 %-100 % with room for a marker at either end
+
+
+def share_axis(**extra: object) -> dict:
+    """An axis of shares in percent, 0 %-100 % (``extra``: the axis's other properties)."""
+    return dict(dict(range=list(SHARE_RANGE), tickformat=PERCENT), **extra)
 
 
 @dataclass(frozen=True)

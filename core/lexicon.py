@@ -78,13 +78,13 @@ LOOKS: dict[str, Look] = {
 
 # A series that stands for a kind of layer rather than one trained model (a recurrent layer
 # in a table of path lengths, an RNN cell's parameter count): the hue of its family, with an
-# open marker no model uses, so that it is never taken for a particular model. The MLP and
-# the dilated convolution have no model in the zoo: greys.
+# open marker and a dash that no model of that colour uses, so that it is never taken for a
+# particular model. The MLP and the dilated convolution have no model in the zoo: greys.
 FAMILY_LOOKS: dict[str, Look] = {
-    "plain_rnn": Look(LOOKS["probe_rnn"].color, "circle-open", "solid"),
-    "cnn": Look(LOOKS["probe_cnn4"].color, "cross-open", "dash"),
-    "self_attention": Look(LOOKS["probe_attention"].color, "diamond-open", "longdashdot"),
-    "dilated_cnn": Look("#555555", "hexagon-open", "longdash"),
+    "plain_rnn": Look(LOOKS["probe_rnn"].color, "circle-open", "dot"),
+    "cnn": Look(LOOKS["probe_cnn4"].color, "cross-open", "longdash"),
+    "self_attention": Look(LOOKS["probe_attention"].color, "diamond-open", "dash"),
+    "dilated_cnn": Look("#555555", "hexagon-open", "dashdot"),
     "mlp": Look("#777777", "square-open", "dot"),
 }
 

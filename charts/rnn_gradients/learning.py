@@ -76,8 +76,10 @@ def curves_figure(
                 marker=dict(color=line["color"]),
             )
         )
-    log = dict(type="log") if log_y else None
-    return page_figure(traces, presenter, titles, yaxis=log)
+    yaxis = dict(type="log") if log_y else None
+    if column == 2:  # accuracy: in percent, as on every chart
+        yaxis = dict(yaxis or {}, tickformat=base.PERCENT)
+    return page_figure(traces, presenter, titles, yaxis=yaxis)
 
 
 def accuracy_figure(
