@@ -134,6 +134,25 @@ def _valued(fig: dict, key: str) -> bool:
     return not on or any(_numeric(tr, key[0]) for tr in on)
 
 
+def _bars_by_model(trace: dict, lang: str) -> list[str]:
+    """A bar chart with a bar per model (its categories are model names, each bar its own
+    colour): each bar in its model's colour."""
+    if trace.get("type") != "bar":
+        return []
+    letter = "y" if trace.get("orientation") == "h" else "x"
+    labels, colours = trace.get(letter), (trace.get("marker") or {}).get("color")
+    if not (isinstance(labels, list) and isinstance(colours, list)):
+        return []
+    out = []
+    for label, colour in zip(labels, colours):
+        model = model_named(_plain(label), lang)
+        if model is not None and str(colour).upper() != lexicon.look(model).color.upper():
+            out.append(
+                f"bar {label!r} drawn in {colour}; the table gives {lexicon.look(model).color}"
+            )
+    return out
+
+
 def problems(fig: dict, lang: str) -> list[str]:
     """What in one figure (its JSON as sent) breaks the model table or the one scale per
     metric, in words."""
@@ -145,6 +164,7 @@ def problems(fig: dict, lang: str) -> list[str]:
     for i, trace in enumerate(fig.get("data") or []):
         name = _plain(trace.get("name"))
         texts.append(name)
+        out += _bars_by_model(trace, lang)
         if not name:
             continue
         colour, symbol, dash = _drawn(trace, i, layout)
@@ -271,6 +291,21 @@ def test_a_retired_name_or_a_series_in_a_model_colour_fails():
     assert problems(_fig(read), "en") == []
     bar = dict(type="bar", name="scaled dot product", marker=dict(color=rnn.color))
     assert problems(_fig(bar), "en")
+
+
+def test_a_bar_per_model_in_another_colour_fails():
+    """The arena's bars, one per model: each in its model's colour."""
+    models = ["gru_plain_256", "rnn_plain_256"]
+    bars = dict(
+        type="bar",
+        orientation="h",
+        x=[0.5, 0.2],
+        y=[lexicon.name(m, "en") for m in models],
+        marker=dict(color=[lexicon.look(m).color for m in models]),
+    )
+    assert problems(_fig(bars), "en") == []
+    bars["marker"]["color"] = [lexicon.look(models[0]).color, "#332288"]  # main's indigo
+    assert problems(_fig(bars), "en")
 
 
 def test_a_share_axis_in_fractions_or_weights_in_percent_fail():
