@@ -192,7 +192,7 @@ def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
     assert sizes[0] != sizes[1]
     caption = "\n".join(c.value for c in at.main.caption)
     # computed from the manifest, best first
-    assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · plain RNN 10%" in caption
+    assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · Plain RNN 10%" in caption
     # mixed evidence said on screen, with the numbers, and where the limit shows
     (mixed,) = [w.value for w in at.warning]
     assert "LSTM / GRU" in mixed and "60 steps" in mixed and "99% → 10%" in mixed
