@@ -54,7 +54,7 @@ def next_token_bars(
             textposition="outside",
             constraintext="none",  # each bar's number at full size, however thin the bar
             cliponaxis=False,
-            hovertemplate="%{y}: %{x:.3f}<extra></extra>",
+            hovertemplate="%{y}: %{x:.1%}<extra></extra>",
         ),
         layout=common.titled_layout(
             presenter,

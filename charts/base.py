@@ -32,7 +32,8 @@ FONT_FAMILY = (
 )
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable with every common
-# colour-vision deficiency; black first for the strongest contrast on a projector.
+# colour-vision deficiency; black first for the strongest contrast. The one palette of every
+# screen: a colour means the same on the laptop, the projector and a phone.
 OKABE_ITO: tuple[str, ...] = (
     "#000000",  # black
     "#E69F00",  # orange
@@ -46,16 +47,20 @@ OKABE_ITO: tuple[str, ...] = (
 # The one highlight of every chart (the chosen word, the largest weight, the framed row, a
 # marked bar), on the laptop and the projector alike: Okabe-Ito orange.
 HIGHLIGHT = OKABE_ITO[1]
-# Paul Tol's "bright" scheme: also colour-blind safe, softer for a laptop screen.
-TOL_BRIGHT: tuple[str, ...] = (
-    "#4477AA",
-    "#EE6677",
-    "#228833",
-    "#CCBB44",
-    "#66CCEE",
-    "#AA3377",
-    "#BBBBBB",
-)
+# Series that are no model (a formula, a count, a way of computing): black and greys, the
+# template's colorway. The hues belong to the models (core.lexicon), so a series drawn in a
+# hue would pass for a model; these never do.
+SERIES: tuple[str, ...] = ("#000000", "#777777", "#AAAAAA")
+# One scale for every accuracy, share and probability: percent (the values stay fractions
+# 0-1, plotly writes the ticks and the hover as 0 %-100 %). Attention weights stay weights,
+# 0-1 with two decimals, on every chart: the numbers the weighted sum multiplies by.
+PERCENT = ".0%"
+SHARE_RANGE = (-0.03, 1.03)  # 0 %-100 % with room for a marker at either end
+
+
+def share_axis(**extra: object) -> dict:
+    """An axis of shares in percent, 0 %-100 % (``extra``: the axis's other properties)."""
+    return dict(dict(range=list(SHARE_RANGE), tickformat=PERCENT), **extra)
 
 
 @dataclass(frozen=True)
@@ -72,7 +77,7 @@ class Scale:
 
 # (font, title): the screens' own text sizes (charts.screen fits unset text to them)
 NORMAL, PRESENTER = (
-    Scale(LAPTOP_FONT, LAPTOP_TITLE, line=2.0, marker=7, height=380, palette=TOL_BRIGHT),
+    Scale(LAPTOP_FONT, LAPTOP_TITLE, line=2.0, marker=7, height=380, palette=OKABE_ITO),
     Scale(PROJECTOR_FONT, PROJECTOR_TITLE, line=4.5, marker=12, height=520, palette=OKABE_ITO),
 )
 
@@ -129,7 +134,7 @@ def template_of(presenter: bool = False) -> go.layout.Template:
         layout=go.Layout(
             font=dict(family=FONT_FAMILY, size=s.font, color=ink),
             title=dict(font=dict(size=s.title, color=ink), x=0.0, xanchor="left"),
-            colorway=list(s.palette),
+            colorway=list(SERIES),
             paper_bgcolor="#FFFFFF",
             plot_bgcolor="#FFFFFF",
             xaxis=axis,

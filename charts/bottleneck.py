@@ -277,7 +277,7 @@ def length_figure(
                 line=lexicon.line(name, s.line if on else max(1.0, s.line / 2)),
                 marker=lexicon.marker(name, 2 * s.line + 4),
                 opacity=1.0 if on else 0.55,
-                hovertemplate=f"{shown} · %{{x}}: %{{y:.2f}}<extra></extra>",
+                hovertemplate=f"{shown} · %{{x}}: %{{y:{base.PERCENT}}}<extra></extra>",
             )
         )
     return go.Figure(
@@ -286,7 +286,7 @@ def length_figure(
             presenter,
             *titles,
             xaxis=dict(type="category"),
-            yaxis=dict(range=[-0.03, 1.03]),
+            yaxis=base.share_axis(),
         ),
     )
 
@@ -343,7 +343,7 @@ def lines_by_position(
         )
     return go.Figure(
         data=traces,
-        layout=base.layout(presenter, *titles, yaxis=dict(range=[-0.03, 1.03])),
+        layout=base.layout(presenter, *titles, yaxis=base.share_axis()),
     )
 
 

@@ -181,7 +181,8 @@ def gradient_heatmap(
                 x=xs,
                 y=ys,
                 mode="lines",
-                line=dict(color=s.palette[4], width=s.line),
+                # a formula, not a model: white, clear on the dark cells it frames
+                line=dict(color="#FFFFFF", width=s.line),
                 name=window_label,
                 hoverinfo="skip",
             ),

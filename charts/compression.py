@@ -14,13 +14,13 @@ from charts import base, common
 from charts.common import Titles
 from core import lexicon
 
-# Each architecture drawn like its one-layer distance probe elsewhere in the app (one look
-# per family); the MLP has no probe and gets a neutral grey.
+# Each kind of layer in its family's look (core.lexicon: the hue of its models, an open
+# marker); the MLP has no model in the app and is grey.
 ARCH_LOOKS: dict[str, lexicon.Look] = {
-    "mlp": lexicon.Look("#777777", "square", "dot"),
-    "cnn": lexicon.look("probe_cnn4"),
-    "rnn": lexicon.look("probe_rnn"),
-    "attention": lexicon.look("probe_attention"),
+    "mlp": lexicon.family_look("mlp"),
+    "cnn": lexicon.family_look("cnn"),
+    "rnn": lexicon.family_look("plain_rnn"),
+    "attention": lexicon.family_look("self_attention"),
 }
 
 

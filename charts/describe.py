@@ -59,6 +59,20 @@ def _num(v: object) -> str:
     return f"{f:.3g}"
 
 
+def _percent(v: object) -> str:
+    """A share as the chart's percent axis shows it: 3 significant digits, then %."""
+    return f"{float(v) * 100:.3g}%"
+
+
+def _value_format(tr: Mapping, layout: Mapping):
+    """How the numbers of trace ``tr`` are written: in percent when its value axis (y, or
+    x for horizontal bars) shows percent, as every accuracy and share does, else plainly."""
+    letter = "x" if tr.get("type") == "bar" and tr.get("orientation") == "h" else "y"
+    ref = str(tr.get(f"{letter}axis") or letter)
+    axis = layout.get(f"{letter}axis{ref[1:]}") or {}
+    return _percent if str(axis.get("tickformat") or "").endswith("%") else _num
+
+
 def _label(v: object) -> str:
     if isinstance(v, (float, np.floating)) or (isinstance(v, (int, np.integer))):
         return _num(v)
@@ -149,17 +163,17 @@ def _xy(tr: Mapping) -> tuple[list[str], np.ndarray]:
     return labels[:n], y[:n]
 
 
-def _bars(tr: Mapping, lang: str) -> str:
+def _bars(tr: Mapping, lang: str, num=_num) -> str:
     labels, y = _xy(tr)
     ok = np.isfinite(y)
     if not ok.any():
         return ""
-    items = [_t("item", lang, x=x, v=_num(v)) for x, v, k in zip(labels, y, ok) if k]
+    items = [_t("item", lang, x=x, v=num(v)) for x, v, k in zip(labels, y, ok) if k]
     top = int(np.nanargmax(y))
-    return _t("bars", lang, items=_listing(items, lang), top=labels[top], v=_num(y[top]))
+    return _t("bars", lang, items=_listing(items, lang), top=labels[top], v=num(y[top]))
 
 
-def _line(tr: Mapping, lang: str) -> str:
+def _line(tr: Mapping, lang: str, num=_num) -> str:
     labels, y = _xy(tr)
     ok = np.flatnonzero(np.isfinite(y))
     if not ok.size:
@@ -172,11 +186,11 @@ def _line(tr: Mapping, lang: str) -> str:
         n=ok.size,
         x0=labels[first],
         x1=labels[last],
-        y0=_num(y[first]),
-        y1=_num(y[last]),
-        lo=_num(y[lo]),
+        y0=num(y[first]),
+        y1=num(y[last]),
+        lo=num(y[lo]),
         xlo=labels[lo],
-        hi=_num(y[hi]),
+        hi=num(y[hi]),
         xhi=labels[hi],
     )
 
@@ -205,9 +219,9 @@ def describe(spec: Mapping, lang: str) -> str:
         if kind == "heatmap":
             body = _heatmap(tr, lang)
         elif kind == "bar":
-            body = _bars(tr, lang)
+            body = _bars(tr, lang, _value_format(tr, layout))
         elif kind == "scatter":
-            body = _line(tr, lang)
+            body = _line(tr, lang, _value_format(tr, layout))
         else:
             body = _t("other", lang, kind=kind)
         if body:
@@ -247,7 +261,8 @@ def tables(spec: Mapping, lang: str) -> list[tuple[str, list[str], list[list[str
             if kind == "bar" and tr.get("orientation") == "h":
                 axes.reverse()
             labels, y = _xy(tr)
-            rows = [[name, x, _num(v)] for x, v in zip(labels, y) if np.isfinite(v)]
+            num = _value_format(tr, layout)
+            rows = [[name, x, num(v)] for x, v in zip(labels, y) if np.isfinite(v)]
             grouped.setdefault((axes[0], axes[1]), []).extend(rows)
     for (x_name, y_name), rows in grouped.items():
         header = [_t("series_col", lang), x_name, y_name]

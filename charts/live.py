@@ -79,6 +79,6 @@ def bucket_accuracy(
             ticktext=list(buckets),
             range=[-0.3, len(buckets) - 0.7],
         ),
-        yaxis=dict(title_text=titles.y_title, range=[-0.03, 1.03]),
+        yaxis=dict(title_text=titles.y_title, **base.share_axis()),
     )
     return fig

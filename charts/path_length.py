@@ -24,24 +24,22 @@ from core import lexicon
 
 Polyline = Sequence[tuple[int, int]]  # (position, layer) points
 
-# Each layer type of Table 1 is drawn like the probe that embodies it; the dilated stack has
-# no probe, so it gets a look of its own that no model uses.
-ARCH_PROBE: dict[str, str] = {
-    "self_attention": "probe_attention",
-    "recurrent": "probe_rnn",
-    "conv": "probe_cnn4",
+# Each layer type of Table 1 in its family's look (core.lexicon: the hue of the models of
+# that kind, a marker no model uses); the dilated stack has no model, so it is grey.
+ARCH_FAMILY: dict[str, str] = {
+    "self_attention": "self_attention",
+    "recurrent": "plain_rnn",
+    "conv": "cnn",
+    "conv_dilated": "dilated_cnn",
 }
-DILATED_LOOK = lexicon.Look("#555555", "hexagon", "longdash")
 NEUTRAL = "#9A9A9A"  # a series that is a formula, not any model (e.g. equal shares)
 
 
 def arch_look(arch: str) -> lexicon.Look:
     """The look of a Table-1 layer type (``core.analysis.path_length.ARCHITECTURES``)."""
-    if arch in ARCH_PROBE:
-        return lexicon.look(ARCH_PROBE[arch])
-    if arch == "conv_dilated":
-        return DILATED_LOOK
-    raise ValueError(f"unknown layer type {arch!r}; use one of {[*ARCH_PROBE, 'conv_dilated']}")
+    if arch in ARCH_FAMILY:
+        return lexicon.family_look(ARCH_FAMILY[arch])
+    raise ValueError(f"unknown layer type {arch!r}; use one of {list(ARCH_FAMILY)}")
 
 
 def table_chart(
@@ -116,7 +114,7 @@ def paths_figure(
         top = tops[arch]
         yname = "y" if row == 1 else f"y{row}"
         # the same colour as in table_chart
-        color = (colors or {}).get(arch) or s.palette[(row - 1) % len(s.palette)]
+        color = (colors or {}).get(arch) or base.SERIES[(row - 1) % len(base.SERIES)]
         data += _path_traces(tokens, paths[arch], top, yname, color, pair, s)
         lo, hi = domains[row - 1]
         layout["yaxis" if row == 1 else f"yaxis{row}"] = dict(
@@ -334,7 +332,7 @@ def _probe_looks(
             tr.line = dict(color=lk.color, dash=lk.dash, width=s.line)
             tr.marker = dict(color=lk.color, symbol=lk.marker, size=s.marker + 2)
         else:
-            colors[tr.name] = s.palette[k % len(s.palette)]
+            colors[tr.name] = base.SERIES[k % len(base.SERIES)]
         if tr.name in turn:  # markers take turns along a shared line
             i, m = turn[tr.name]
             tr.marker.size = [s.marker + 4 if j % m == i else 0 for j in range(n_points)]

@@ -23,33 +23,74 @@ class Look:
     dash: str  # plotly line dash: a third cue
 
 
-# Families share a hue family: plain GRU encoder-decoders are blues (darker = larger C),
-# attention models warm reds/purples, convolutions greens, recurrent probes oranges/browns.
+# One hue family per architecture, whatever the task: a model and the probe of the same kind
+# of network are told apart by shade and marker, never by hue. Plain tanh RNNs are oranges,
+# GRUs blues (darker = more numbers in C), the LSTM indigo, a recurrent encoder-decoder with
+# attention vermillion, convolutions greens, self-attention (the Transformer and its kin)
+# pinks and purples. Each colour keeps a CIEDE2000 distance of at least 8 from every model
+# drawn beside it, with normal vision and the three dichromacies (tests/core/test_colorblind).
+FAMILY: dict[str, str] = {
+    "rnn_plain_256": "plain_rnn",
+    "probe_rnn": "plain_rnn",
+    "gru_plain_32": "gru",
+    "gru_plain_128": "gru",
+    "gru_plain_256": "gru",
+    "live_plain": "gru",
+    "lm_gru": "gru",
+    "probe_gru": "gru",
+    "probe_lstm": "lstm",
+    "gru_attention": "rnn_attention",
+    "live_attention": "rnn_attention",
+    "cnn_s2s": "cnn",
+    "probe_cnn2": "cnn",
+    "probe_cnn4": "cnn",
+    "probe_cnn8": "cnn",
+    "transformer": "self_attention",
+    "probe_attention": "self_attention",
+    "coref_encoder": "self_attention",
+}
+
 LOOKS: dict[str, Look] = {
     # translation models
     "gru_plain_32": Look("#9ECAE1", "circle-open", "dot"),
     "gru_plain_128": Look("#56B4E9", "square-open", "dash"),
     "gru_plain_256": Look("#0072B2", "circle", "solid"),
-    "rnn_plain_256": Look("#332288", "hexagon", "longdash"),
+    "rnn_plain_256": Look("#DDAA33", "hexagon", "longdash"),
     "gru_attention": Look("#D55E00", "diamond", "solid"),
     "cnn_s2s": Look("#009E73", "triangle-up", "dashdot"),
     "transformer": Look("#CC79A7", "star", "solid"),
     # the two small models the live race trains in class (core.live), lighter than the zoo's
     "live_plain": Look("#4477AA", "circle", "dash"),
     "live_attention": Look("#EE6677", "diamond", "dash"),
-    # the language model
-    "lm_gru": Look("#000000", "cross", "dot"),
+    # the language model: a GRU, the darkest blue
+    "lm_gru": Look("#08306B", "cross", "dot"),
     # the self-attention encoder that resolves "it"
     "coref_encoder": Look("#AA4499", "star-diamond", "dash"),
     # distance probes
     "probe_rnn": Look("#E69F00", "circle", "solid"),
-    "probe_lstm": Look("#882255", "square", "dash"),
-    "probe_gru": Look("#8C510A", "triangle-down", "dot"),
+    "probe_lstm": Look("#332288", "square", "dash"),
+    "probe_gru": Look("#2C7FB8", "triangle-down", "dot"),
     "probe_cnn2": Look("#A6DBA0", "x", "dot"),
     "probe_cnn4": Look("#5AAE61", "cross", "dash"),
     "probe_cnn8": Look("#1B7837", "pentagon", "dashdot"),
     "probe_attention": Look("#CC6677", "diamond", "longdashdot"),
 }
+
+# A series that stands for a kind of layer rather than one trained model (a recurrent layer
+# in a table of path lengths, an RNN cell's parameter count): the hue of its family, with an
+# open marker and a dash that no model of that colour uses, so that it is never taken for a
+# particular model. The MLP and the dilated convolution have no model in the zoo: greys.
+FAMILY_LOOKS: dict[str, Look] = {
+    "plain_rnn": Look(LOOKS["probe_rnn"].color, "circle-open", "dot"),
+    "cnn": Look(LOOKS["probe_cnn4"].color, "cross-open", "longdash"),
+    "self_attention": Look(LOOKS["probe_attention"].color, "diamond-open", "dash"),
+    "dilated_cnn": Look("#555555", "hexagon-open", "dashdot"),
+    "mlp": Look("#777777", "square-open", "dot"),
+}
+
+# Names the app once gave a model and no longer does: a chart that shows one of these names
+# a model outside the table (tests/charts/test_model_table.py).
+RETIRED_NAMES: tuple[str, ...] = ("Vanilla RNN", "vanilla RNN", "原始 RNN", "简单 RNN", "朴素 RNN")
 
 # Shown instead of the vocabulary's special tokens, everywhere a student sees tokens.
 SHOWN_TOKENS: dict[str, str] = {
@@ -76,10 +117,26 @@ def look(model: str) -> Look:
         ) from None
 
 
+def family_look(family: str) -> Look:
+    """The look of a series that stands for a whole kind of layer (:data:`FAMILY_LOOKS`)."""
+    try:
+        return FAMILY_LOOKS[family]
+    except KeyError:
+        raise ValueError(
+            f"no look for family {family!r}; use one of {sorted(FAMILY_LOOKS)}"
+        ) from None
+
+
 def name(model: str, lang: str) -> str:
     """The display name of ``model`` in ``lang`` (catalogue key ``model.<model>.name``)."""
     look(model)  # unknown models fail loudly, not with their raw key on screen
     return translate(f"model.{model}.name", lang)
+
+
+def description(model: str, lang: str) -> str:
+    """One line saying what ``model`` is, for a newcomer (catalogue key ``model.<model>.desc``)."""
+    look(model)
+    return translate(f"model.{model}.desc", lang)
 
 
 def line(model: str, width: float) -> dict:

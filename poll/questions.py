@@ -240,7 +240,7 @@ def _cnn_probe() -> Solution:
     )
 
 
-# rnn_gradients / fresh: the page's default view (vanilla RNN, H = 64, T = 60, inputs of
+# rnn_gradients / fresh: the page's default view (plain RNN, H = 64, T = 60, inputs of
 # standard deviation 0.1, seed 0), at rho = 0.9: what is left of the gradient 50 steps back
 RNN_RADIUS = 0.9
 RNN_DISTANCE = 50
@@ -249,7 +249,7 @@ RNN_BINS: tuple[str, ...] = ("> 10⁻¹", "10⁻² … 10⁻¹", "< 10⁻²")
 
 
 def rnn_norms() -> np.ndarray:
-    """‖∂h_T/∂h_t‖ by distance T − t for the page's default fresh vanilla RNN. (L,)"""
+    """‖∂h_T/∂h_t‖ by distance T − t for the page's default fresh plain RNN. (L,)"""
     from core.analysis import rnn_gradients as rg
 
     cell = rg.fresh_cell("rnn", RNN_RADIUS, hidden=RNN_HIDDEN, seed=RNN_SEED)

@@ -41,7 +41,7 @@ def bucket_lines(
             template=base.template(presenter),
             title_text=titles.title,
             xaxis=axis(s, titles.x_title, tickvals=list(x), ticktext=list(buckets)),
-            yaxis=axis(s, titles.y_title, range=[-0.03, 1.03]),
+            yaxis=axis(s, titles.y_title, **base.share_axis()),
             # inside the plot, bottom left (where no line goes: every model starts high), so
             # a narrow screen never puts it on the title
             **fonts(

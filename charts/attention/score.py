@@ -153,7 +153,7 @@ def _score_kind_trace(
         y=w,
         name=name,
         customdata=e,
-        marker_color=s.palette[i % len(s.palette)],
+        marker_color=base.SERIES[i % len(base.SERIES)],  # ways to score, not models
         opacity=1.0 if selected in (None, name) else 0.45,
         text=[f"{x:.2f}" for x in w],
         textposition="outside",

@@ -34,10 +34,10 @@ def _x_of(d: np.ndarray) -> dict:
 
 def _line(name: str, i: int, looks: Mapping[str, str] | None, s: base.Scale) -> dict:
     """The line of series ``name``: the look of its model (``looks`` maps a series name to
-    a model of :mod:`core.lexicon`), else the palette's i-th colour."""
+    a model of :mod:`core.lexicon`), else the i-th colour of a series that is no model."""
     if looks and name in looks:
         return lexicon.line(looks[name], s.line)
-    return dict(color=s.palette[(i + 1) % len(s.palette)], width=s.line)
+    return dict(color=base.SERIES[i % len(base.SERIES)], width=s.line)
 
 
 def _decay_traces(
@@ -133,7 +133,7 @@ def _eigen_traces(
             y=radius * sin,
             name=radius_label,
             mode="lines",
-            line=dict(color=s.palette[1], width=s.line, dash="dash"),
+            line=dict(color=base.SERIES[1], width=s.line, dash="dash"),
             hoverinfo="skip",
             **axes,
         ),
@@ -143,7 +143,12 @@ def _eigen_traces(
             y=ev.imag,
             name=eig_label,
             mode="markers",
-            marker=dict(color=s.palette[2], size=s.marker),
+            # the untrained cell is a plain RNN: its family's look, never a trained model's
+            marker=dict(
+                color=lexicon.family_look("plain_rnn").color,
+                symbol=lexicon.family_look("plain_rnn").marker,
+                size=s.marker,
+            ),
             customdata=np.abs(ev),
             hovertemplate="%{x:.3f} %{y:+.3f}i<br>|λ|=%{customdata:.3f}<extra></extra>",
             **axes,

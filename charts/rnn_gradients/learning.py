@@ -37,10 +37,10 @@ def _model_line(
     name: str, i: int, looks: Mapping[str, str], palette: Sequence[str]
 ) -> tuple[str | None, dict]:
     """The model series ``name`` is drawn as (``looks`` maps a series to a model of
-    :mod:`core.lexicon`) and its line: the model's colour and dash, else the palette's i-th
-    colour."""
+    :mod:`core.lexicon`) and its line: the model's colour and dash, else the i-th colour of
+    ``palette`` (series that are no model)."""
     model = looks.get(name)
-    color = lexicon.look(model).color if model else palette[(i + 1) % len(palette)]
+    color = lexicon.look(model).color if model else palette[i % len(palette)]
     return model, dict(color=color, dash=lexicon.look(model).dash if model else None)
 
 
@@ -59,7 +59,7 @@ def curves_figure(
         raise ValueError("curves is empty; pass {model name: [[step, loss, acc], ...]}")
     if column not in (1, 2):
         raise ValueError(f"column must be 1 (loss) or 2 (accuracy), got {column}")
-    palette = base.scale(presenter).palette
+    palette = base.SERIES
     traces = []
     for i, (name, rows) in enumerate(curves.items()):
         arr = np.asarray(rows, dtype=float)
@@ -76,8 +76,10 @@ def curves_figure(
                 marker=dict(color=line["color"]),
             )
         )
-    log = dict(type="log") if log_y else None
-    return page_figure(traces, presenter, titles, yaxis=log)
+    yaxis = dict(type="log") if log_y else None
+    if column == 2:  # accuracy: in percent, as on every chart
+        yaxis = dict(yaxis or {}, tickformat=base.PERCENT)
+    return page_figure(traces, presenter, titles, yaxis=yaxis)
 
 
 def accuracy_figure(
@@ -102,7 +104,7 @@ def accuracy_figure(
     if not series:
         raise ValueError("series is empty; pass {name: values} with at least one line")
     s = base.scale(presenter)
-    traces = _accuracy_traces(xs, series, looks or {}, s.palette)
+    traces = _accuracy_traces(xs, series, looks or {}, base.SERIES)
     lines = [np.asarray(t.y, dtype=float) for t in traces]
     notes, bottom = _accuracy_note(note, phone, s, xs, lines, chance, presenter)
     layout = page_layout(

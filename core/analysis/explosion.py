@@ -1,6 +1,6 @@
 """Exploding gradients in a trained model: one unclipped step can break it, a clipped one not.
 
-The vanilla-RNN distance probe's loss surface has cliffs (Pascanu, Mikolov & Bengio 2013).
+The plain-RNN distance probe's loss surface has cliffs (Pascanu, Mikolov & Bengio 2013).
 :func:`exploding_batch` finds the seeded training batch with the largest gradient;
 :func:`explosion_sweep` takes ONE plain-SGD step on it over a range of learning rates, raw
 and with the norm clipping every shipped model was trained with, and measures held-out
@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from core import probes_data
 
 LRS: tuple[float, ...] = (0.001, 0.003, 0.01, 0.03, 0.1, 0.3)  # one-step learning rates
-EVAL_DISTANCES: tuple[int, ...] = (5, 10, 15, 20)  # where the vanilla RNN answers well
+EVAL_DISTANCES: tuple[int, ...] = (5, 10, 15, 20)  # where the plain RNN answers well
 N_EVAL = 50  # held-out sequences per distance
 N_BATCHES = 8  # training batches searched for the largest gradient (seeds 0..7)
 BATCH_SIZE = 64  # the training batch size of the probes

@@ -1,7 +1,7 @@
 """Why an RNN forgets: gradients through a recurrence shrink or grow with distance.
 
 Back-propagation through time multiplies one Jacobian per step, ∂h_T/∂h_t = Π diag(tanh'(·))
-W_hh for a vanilla tanh RNN, so its norm behaves like ρ^(T−t) (ρ the spectral radius of
+W_hh for a plain tanh RNN, so its norm behaves like ρ^(T−t) (ρ the spectral radius of
 ``W_hh``; σ₁^(T−t) is a strict upper bound): it vanishes below 1 and can explode above
 (Pascanu, Mikolov & Bengio 2013). LSTM and GRU add gated, additive paths that training can
 open. Pure functions in float64 (1e-30 stays exact); cells written out step by step with the

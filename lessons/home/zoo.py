@@ -4,6 +4,7 @@ import streamlit as st
 
 import core.zoo as zoo
 import ui
+from core import lexicon
 from core import mdtable as md
 from core.corpus import lesson
 from lessons import controls
@@ -120,7 +121,10 @@ def zoo_section() -> None:
     align = ["left"] * len(header)
     rows, details = [], []
     for name in names:
-        row = [md.escape(ui.model_name(name)), md.escape(t(f"model.{name}.desc"))]
+        row = [
+            md.escape(ui.model_name(name)),
+            md.escape(lexicon.description(name, ui.current_lang())),
+        ]
         entry = models.get(name) if manifest is not None else None
         entry = entry if isinstance(entry, dict) else {}
         if manifest is not None:

@@ -1,5 +1,5 @@
 """RNN gradients (lesson 2.3): through a recurrence the gradient shrinks or grows with every
-step of distance (vanishing / exploding gradients), so far words stop shaping what a vanilla
+step of distance (vanishing / exploding gradients), so far words stop shaping what a plain
 RNN learns; gates keep a road open, clipping stops one bad step.
 
 Parts: ``fade`` (the plain tanh-RNN translation model beside the GRU: early words fade from

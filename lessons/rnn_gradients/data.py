@@ -17,7 +17,7 @@ from serve import jobs
 from ui import cache
 from ui.models import get_model, get_vocabs
 
-CELLS = analysis.KINDS  # vanilla tanh RNN, LSTM, GRU
+CELLS = analysis.KINDS  # plain tanh RNN, LSTM, GRU
 PROBES = {"rnn": "probe_rnn", "lstm": "probe_lstm", "gru": "probe_gru"}
 HIDDEN = 64  # hidden size of the fresh cells (the probes' size)
 N_SEQ = 32  # task sequences averaged for the trained probes (input gradients)
@@ -41,7 +41,7 @@ def fresh_curves(radius: float, length: int, drive: float, seed: int, quantity: 
         cell = analysis.fresh_cell(kind, radius, hidden=HIDDEN, seed=seed)
         xs = analysis.sequence_inputs(length, cell.w_ih.shape[1], seed) * drive
         out[kind] = measure(cell, xs)
-    w = analysis.recurrent_matrix(HIDDEN, radius, seed * 10)  # the vanilla RNN's W_hh
+    w = analysis.recurrent_matrix(HIDDEN, radius, seed * 10)  # the plain RNN's W_hh
     out["eig"] = analysis.eigenvalues(w)
     out["sigma1"] = analysis.largest_singular_value(w)
     return out
@@ -113,7 +113,7 @@ def _explosion(probe, clip: float) -> explosion.Explosion:
 
 @st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy
 def explosion_job(clip: float) -> Future:
-    """Part 5's one-step experiment on a private copy of the Vanilla RNN, once per server
+    """Part 5's one-step experiment on a private copy of the plain RNN, once per server
     (keyed only on the training runs' clipping threshold)."""
     probe = get_model("probe_rnn")
     return jobs.in_thread("rnn-gradients-explosion", _explosion, probe, clip)

@@ -1,4 +1,4 @@
-"""Part 5, exploding gradients: one training step of the vanilla RNN probe at a chosen
+"""Part 5, exploding gradients: one training step of the plain RNN probe at a chosen
 learning rate, with and without gradient-norm clipping, and its accuracy after the step."""
 
 from __future__ import annotations

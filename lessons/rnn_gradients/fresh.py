@@ -1,6 +1,6 @@
-"""Part 2, decay with distance in freshly initialised cells: the gradient norm of a vanilla
+"""Part 2, decay with distance in freshly initialised cells: the gradient norm of a plain
 RNN, an LSTM and a GRU against distance, with the bound ρ^(T−t); the eigenvalues of the
-vanilla RNN's W_hh and σ₁ for the curious. Quantity, length, drive and seed rerun the part;
+plain RNN's W_hh and σ₁ for the curious. Quantity, length, drive and seed rerun the part;
 the radius only its section."""
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ def fresh_chart(fresh: dict, radius: float, length: int, quantity: str, made_of:
 
 
 def eigen_chart(fresh: dict, radius: float, made_of: tuple) -> None:
-    """The vanilla RNN's eigenvalues, with the unit circle and the circle |λ| = ρ."""
+    """The plain RNN's eigenvalues, with the unit circle and the circle |λ| = ρ."""
     eig, unit, rad = _eig_labels(radius)
     ui.chart(
         lambda: figures.eigen_figure(

@@ -95,7 +95,7 @@ def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> 
 
 
 def learn_takeaway(acc: dict[str, list[float]]) -> None:
-    """The vanilla RNN near and far against the gated cells far."""
+    """The plain RNN near and far against the gated cells far."""
     far = {n: f"{v[-1]:.0%}" for n, v in acc.items()}
     ui.takeaway(
         t(

@@ -1,4 +1,4 @@
-"""Part 2, the same measurement inside the trained distance probes (vanilla RNN, LSTM, GRU):
+"""Part 2, the same measurement inside the trained distance probes (plain RNN, LSTM, GRU):
 how the gradient falls with distance once training has had its say."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """RNN gradients, part "learning", in a real Chromium: the note that says the LSTM's and the
 GRU's lines lie on top of each other is drawn where no line runs through it, on a laptop
 and on the projector (1280 and 1920 px wide), in both languages. On the projector at 1280
-px it was written over the Vanilla RNN's line near distance 25. ~40 s on
+px it was written over the plain RNN's line near distance 25. ~40 s on
 an idle machine."""
 
 from __future__ import annotations

@@ -15,11 +15,13 @@ from tests.conftest import ROOT
 def test_presenter_scale_is_bigger_and_colour_blind_safe():
     n, p = base.scale(False), base.scale(True)
     assert p.font > n.font and p.title > n.title and p.line > n.line
-    assert p.palette == base.OKABE_ITO
+    # one palette on every screen: a colour means the same on the laptop and the projector
+    assert p.palette == n.palette == base.OKABE_ITO
     tpl = base.template_of(True)
     assert tpl.layout.font.size == p.font
     assert "Noto Sans CJK SC" in tpl.layout.font.family
-    assert list(tpl.layout.colorway) == list(base.OKABE_ITO)
+    for presenter in (False, True):  # unstyled series: black and greys, never a model's hue
+        assert list(base.template_of(presenter).layout.colorway) == list(base.SERIES)
 
 
 def test_a_figure_takes_the_template_by_name_without_validating_it_again():

@@ -107,7 +107,7 @@ def test_accuracy_note_goes_under_the_plot_on_a_phone():
         titles=Titles("Held-out accuracy<br>400 sequences", "distance", "accuracy"),
         note=note,
     )
-    series = {"Vanilla RNN": [1.0, 0.5, 0.1], "LSTM": [1.0, 1.0, 1.0], "GRU": [1.0, 1.0, 1.0]}
+    series = {"Plain RNN": [1.0, 0.5, 0.1], "LSTM": [1.0, 1.0, 1.0], "GRU": [1.0, 1.0, 1.0]}
     wide = rg.accuracy_figure([5, 30, 60], series, **kw).to_dict()
     phone = rg.accuracy_figure([5, 30, 60], series, phone=True, **kw).to_dict()
     assert phone["data"] == wide["data"]

@@ -132,7 +132,7 @@ def test_a_line_across_the_top_pushes_the_note_under_it(presenter):
 
 
 def test_a_falling_line_wraps_the_note_into_the_free_corner_on_the_projector():
-    # the shipped Vanilla RNN's held-out accuracy (2026-12 probes): the one-line note, 690 px
+    # the shipped Plain RNN's held-out accuracy (2026-12 probes): the one-line note, 690 px
     # on the projector, would reach back to distance ~20 where the line is still at 93 %
     rnn = np.array([0.975, 0.95, 0.95, 0.935, 0.885, 0.83, 0.735, 0.54, 0.39, 0.24, 0.17, 0.11])
     place = _note([rnn, TOP, TOP], presenter=True)

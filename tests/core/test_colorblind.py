@@ -28,7 +28,8 @@ MIN_DELTA_E = 8.0
 CVD = (None, "protanomaly", "deuteranomaly", "tritanomaly")  # None: normal vision
 # Models drawn in one chart, whose colours must tell them apart.
 GROUPS = {
-    "translation": zoo.TRANSLATION_MODELS,
+    # the slip chart (autoregressive) draws the language model beside them
+    "translation": (*zoo.TRANSLATION_MODELS, "lm_gru"),
     "probes": zoo.PROBE_MODELS,
     "live": ("live_plain", "live_attention"),
 }

@@ -52,6 +52,21 @@ def test_a_line_says_its_start_end_and_extremes():
     assert "起点 1" in zh and "终点 0.4" in zh
 
 
+def test_a_share_on_a_percent_axis_is_said_and_tabled_in_percent():
+    """The words under a chart read its numbers as its axis shows them: an accuracy drawn in
+    percent is said in percent (a horizontal bar's values on its x axis)."""
+    fig = go.Figure(
+        go.Scatter(x=[5, 10], y=[0.91, 0.375], name="GRU"), layout=dict(yaxis_tickformat=".0%")
+    )
+    text = describe.describe(_sent(fig), "en")
+    assert "starts at 91%, ends at 37.5%" in text
+    assert describe.tables(_sent(fig), "en")[0][2][1] == ["GRU", "10", "37.5%"]
+    bars = go.Figure(
+        go.Bar(x=[0.5, 0.25], y=["a", "b"], orientation="h"), layout=dict(xaxis_tickformat=".0%")
+    )
+    assert "a: 50%" in describe.describe(_sent(bars), "en")
+
+
 def test_invisible_helpers_are_not_described():
     fig = go.Figure(
         [

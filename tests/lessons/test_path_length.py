@@ -181,7 +181,7 @@ def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
     names = [tr["name"] for tr in fig["data"]]
     # the one display name of each probe (core.lexicon), in the lesson's order
     assert names == [lexicon.name(m, "en") for m in zoo.PROBE_MODELS]
-    assert names[0] == "Vanilla RNN" and names[-1] == "Self-attention"
+    assert names[0] == "Plain RNN" and names[-1] == "Self-attention"
     for tr, model in zip(fig["data"], zoo.PROBE_MODELS, strict=True):
         assert tr["line"]["color"] == lexicon.look(model).color
     # LSTM, GRU and self-attention lie on one line (0.99 everywhere in the fake manifest):
@@ -193,7 +193,7 @@ def test_all_probes_on_one_chart(fake_zoo):  # noqa: F811
     assert sizes[0] != sizes[1]
     caption = "\n".join(c.value for c in at.main.caption)
     # computed from the manifest, best first
-    assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · Vanilla RNN 10%" in caption
+    assert "distance, 60: LSTM 99% · GRU 99% · Self-attention 99% · Plain RNN 10%" in caption
     # mixed evidence said on screen, with the numbers, and where the limit shows
     (mixed,) = [w.value for w in at.warning]
     assert "LSTM / GRU" in mixed and "60 steps" in mixed and "99% → 10%" in mixed

@@ -244,7 +244,7 @@ def test_part_2_decay_and_its_eigenvalues_for_the_curious(fake_zoo):
     # the lexicon's names and colours: the same cell looks the same on every chart
     from core import lexicon
 
-    assert [tr["name"] for tr in decay["data"]][:3] == ["Vanilla RNN", "LSTM", "GRU"]
+    assert [tr["name"] for tr in decay["data"]][:3] == ["Plain RNN", "LSTM", "GRU"]
     assert [tr["line"]["color"] for tr in decay["data"][:3]] == [
         lexicon.look(p).color for p in PROBES
     ]
@@ -264,7 +264,7 @@ def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo)
     assert not at.exception, [e.value for e in at.exception]
     trained = chart(at, "Trained probes")
     assert trained["layout"]["yaxis"]["type"] == "log"
-    assert [tr["name"] for tr in trained["data"]] == ["Vanilla RNN", "LSTM", "GRU"]
+    assert [tr["name"] for tr in trained["data"]] == ["Plain RNN", "LSTM", "GRU"]
     at = make_app(PAGE, lang="en", part="words").run(timeout=300)
     words = chart(at, "Influence of each word")
     from core.analysis.influence import WORDS_CANDIDATES
@@ -275,7 +275,7 @@ def test_the_trained_words_learn_and_explode_parts_show_their_evidence(fake_zoo)
     assert "Plain RNN, C = 256" in "\n".join(c.value for c in at.caption)
     at = make_app(PAGE, lang="en", part="learn").run(timeout=300)
     acc = chart(at, "accuracy against distance")
-    assert [tr["name"] for tr in acc["data"]] == ["Vanilla RNN", "LSTM", "GRU"]
+    assert [tr["name"] for tr in acc["data"]] == ["Plain RNN", "LSTM", "GRU"]
     at = make_app(PAGE, lang="en", part="explode").run(timeout=300)
     step = chart(at, "One gradient step")
     assert [tr["name"] for tr in step["data"]] == [

@@ -367,7 +367,7 @@ def test_evidence_default_numbers_match_its_words():
     # the CNN with attention keeps most words (edit-distance accuracy) though fewer exact
     edit = A.exact_by_length(manifest, ["cnn_s2s"], metric="edit_acc")["cnn_s2s"]
     assert edit[-1] >= ATTENTION_MIN_LONG_EXACT > by["cnn_s2s"][-1]
-    # the memory chart's words: the vanilla RNN fades, every CNN falls to chance past its
+    # the memory chart's words: the plain RNN fades, every CNN falls to chance past its
     # receptive field, attention stays flat; the gated RNNs overlap attention (said on screen)
     dists, acc = A.distance_accuracy(manifest, zoo.PROBE_MODELS)
     chance = 1 / __import__("core.probes_data").probes_data.N_KEYS

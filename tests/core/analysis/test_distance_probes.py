@@ -51,7 +51,7 @@ def test_label_none_leaves_a_probe_out_and_unknown_config_keeps_its_curve():
 # --- the "measured reach" part: its default view proves its words (shipped weights) -------------
 
 
-FADE = 0.5  # the vanilla RNN "fades": it loses at least this much accuracy from near to far
+FADE = 0.5  # the plain RNN "fades": it loses at least this much accuracy from near to far
 NEAR_CHANCE = 1 / N_KEYS + 0.1  # beyond its receptive field a CNN is within 10 points of chance
 
 needs_manifest = pytest.mark.skipif(
@@ -83,7 +83,7 @@ def test_measured_reach_default_shows_its_takeaway_and_its_mixed_evidence(shippe
     r = {m: reach(d, s[m]) for m in s}
     # takeaway: self-attention recalls at every distance ...
     assert r["probe_attention"].lowest >= SOLVED
-    # ... the vanilla RNN fades with distance ...
+    # ... the plain RNN fades with distance ...
     assert r["probe_rnn"].near >= SOLVED and r["probe_rnn"].near - r["probe_rnn"].far >= FADE
     # ... and each CNN stops where its receptive field ends
     for name in ("probe_cnn2", "probe_cnn4", "probe_cnn8"):

@@ -1,4 +1,4 @@
-"""Part 5 of the RNN-gradients page, measured on the trained Vanilla RNN: one unclipped step
+"""Part 5 of the RNN-gradients page, measured on the trained plain RNN: one unclipped step
 along an exploding gradient breaks the model, the same step clipped does not."""
 
 from __future__ import annotations

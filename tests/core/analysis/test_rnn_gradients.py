@@ -67,7 +67,7 @@ def test_tanh_at_half_vanishes_within_30_steps():
 
 @pytest.mark.parametrize("radius", [0.7, 1.0, 1.4])
 def test_tanh_rnn_stays_under_the_singular_value_bound(radius):
-    """|tanh'| ≤ 1, so ‖∂h_T/∂h_t‖ ≤ σ₁^(T−t) for the vanilla RNN, whatever the inputs."""
+    """|tanh'| ≤ 1, so ‖∂h_T/∂h_t‖ ≤ σ₁^(T−t) for the plain RNN, whatever the inputs."""
     cell = rg.fresh_cell("rnn", radius, hidden=32, input_size=8, seed=4)
     norms = rg.state_jacobian_norms(cell, rg.sequence_inputs(40, 8, seed=4))
     sigma = rg.largest_singular_value(cell.w_hh.numpy())
@@ -179,8 +179,8 @@ def test_recurrent_matrix_is_the_seeded_gaussian_rescaled():
 
 # --- every default view proves its takeaway (measured on the shipped models) ---------------
 
-VANISHED = 1e-2  # part 1: at ρ = 0.9, 59 steps back, the vanilla RNN keeps < 1 % of the signal
-GATED_AHEAD = 1e3  # part 2: 40 back, the gated cells keep >= 1000x the vanilla RNN's signal
+VANISHED = 1e-2  # part 1: at ρ = 0.9, 59 steps back, the plain RNN keeps < 1 % of the signal
+GATED_AHEAD = 1e3  # part 2: 40 back, the gated cells keep >= 1000x the plain RNN's signal
 NEAR_ACC, FAR_SLACK, GATED_ACC = 0.9, 0.05, 0.9  # part 3: accuracies behind the takeaway
 
 
@@ -192,7 +192,7 @@ def test_part_1_default_shows_the_gradient_vanishing():
     assert np.all(np.diff(np.log(norms[5:])) < 0.05)  # falling all the way (no rebound)
 
 
-def test_part_2_default_shows_the_vanilla_rnn_vanish_and_the_gates_hold():
+def test_part_2_default_shows_the_plain_rnn_vanish_and_the_gates_hold():
     from core import probes_data, zoo
 
     x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), 32)
@@ -203,7 +203,7 @@ def test_part_2_default_shows_the_vanilla_rnn_vanish_and_the_gates_hold():
     assert min(state["lstm"], state["gru"]) >= GATED_AHEAD * state["rnn"], state
 
 
-def test_part_3_manifest_shows_accuracy_falling_with_distance_for_the_vanilla_rnn_only():
+def test_part_3_manifest_shows_accuracy_falling_with_distance_for_the_plain_rnn_only():
     from core import probes_data, zoo
 
     models = zoo.load_manifest()["models"]
