@@ -128,7 +128,7 @@ def test_question_texts_state_the_numbers_solve_uses():
     assert f"{pq.CNN_DISTANCE} steps back" in en["poll.evidence.probe_at_20"]
     assert f"{pq.FAR_DISTANCE} steps" in en["poll.q.probe_far.text"]
     assert f"{pq.FAR_DISTANCE} steps back" in en["poll.evidence.probe_at_50"]
-    assert f"ρ = {pq.RNN_RADIUS}" in en["poll.q.rnn_fade.text"]
+    assert f"set to {pq.RNN_RADIUS}" in en["poll.q.rnn_fade.text"]
     assert f"{pq.RNN_DISTANCE} steps back" in en["poll.q.rnn_fade.text"]
     text = {q.id: q.text(lambda key, **quotes: en[key].format(**quotes)) for q in pq.QUESTIONS}
     assert f"“{' '.join(pq.LM_PROMPT)}”" in text["lm_next"]
