@@ -259,10 +259,12 @@ def start(bad: list[tuple[str, str, object]]) -> StreamlitPage:
         initial_sidebar_state="collapsed" if presenter() else "auto",
     )
     page = st.navigation(_pages(), position="hidden")
+    # the stylesheet before the sidebar: what holds the page still while it loads is in it
+    # (ui.style), and Streamlit loads the code that shows it only when the first one comes
+    style.apply(presenter())
     with st.sidebar:
         _nav_links()  # the lesson first, then language, presenter mode and sharing
     _sidebar()
-    style.apply(presenter())
     if presenter():
         clicker.install()
     for name, raw, default in bad:
