@@ -13,6 +13,16 @@ from ui.slide import UNDER_KEY as UNDER
 
 FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/ui/test_clicker.py)
 
+# Keys of the two containers that ui.shell draws the page's main column and its sidebar in.
+# They come one pixel tall and scrolling (st.container's fixed height), so that nothing in
+# them shows, and BASE_CSS gives them their content's height: until this stylesheet is in,
+# Streamlit draws a page's pieces as they come (a 40 px placeholder for each control whose
+# code is still loading, a control before the chart above it), the whole load's layout shift
+# on a phone (attention 0.27) and most of it on a laptop past the sidebar's arrival.
+MAIN_KEY = "road_frame_main"
+SIDE_KEY = "road_frame_side"
+UNSTYLED_HEIGHT = 1  # px: st.container's least fixed height
+
 # A block of the main column that can have blocks after it: only these are asked what they hold
 # (asking every element made the page's style work on a chart's redraw grow)
 WRAPPER = ':is([data-testid="stMain"] [data-testid="stLayoutWrapper"], [data-testid="stColumn"])'
@@ -76,6 +86,14 @@ BASE_CSS = f"""
 :is({HOLD}) {{ visibility: hidden; opacity: 0; }}
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
+/* ... and the page and its sidebar, held one pixel tall until now (MAIN_KEY), take their
+   content's height: each box then where it would have been, nothing above it moved */
+:is(.st-key-{MAIN_KEY}, .st-key-{SIDE_KEY}) {{
+  height: auto !important; overflow: visible !important;
+}}
+[data-testid="stLayoutWrapper"]:has(> :is(.st-key-{MAIN_KEY}, .st-key-{SIDE_KEY})) {{
+  height: auto !important; flex: 0 1 auto !important; overflow: visible !important;
+}}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}
 /* (in a row, the box that lays the hidden one out goes too: it would keep its room) */
 @media (prefers-reduced-motion: no-preference) {{
