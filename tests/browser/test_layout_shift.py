@@ -1,23 +1,24 @@
 """A page holds still while it loads: every lesson page's cumulative layout shift (CLS), read
 from Chromium's own layout-shift entries the way Lighthouse and web-vitals read them (shifts
 without recent input, in session windows at most 1 s apart and 5 s long, the largest
-window), is at most 0.1 on a laptop (1280x800) and on a phone (390x844, "Mobile"
-User-Agent), until the page has drawn every chart and stayed quiet for a second.
+window), over the whole load from navigation start until the page has drawn every chart and
+stayed quiet for a second, is at most 0.1 on a phone (390x844, "Mobile" User-Agent) and on a
+laptop (1280x800).
 
-Counted from the first frame painted with the app's frame in place, which Streamlit
-delivers after the page itself is on the screen:
+On a laptop, one thing is left out, because no Streamlit app can avoid it: Streamlit's own
+frame. It paints its main column (empty, full width) as soon as its code has loaded, before
+the server's first message; the sidebar comes with that message and moves the whole column
+aside by its width (0.234 at 1280 px: 300/1280 of the screen), and a wide page's settings
+widen the column's empty block (0.068, when they come after that first paint). The column
+is empty then, or holds the grey placeholder Streamlit shows when that message is over
+0.5 s late (a cold server's first visit). A bare Streamlit app with a sidebar widget pays the
+same (:func:`test_streamlit_alone_moves_its_empty_frame_for_the_sidebar`, which fails once a
+Streamlit release stops doing so: then leave nothing out). Left out are only shifts whose
+every source is that frame while the main column shows nothing of the app's; the failure
+message gives the whole load's CLS beside the counted one.
 
-- its stylesheet (ui.style, what holds the page still: ``st.html`` code that Streamlit loads
-  on first use and shows with its other late-loading elements, 0.1-0.7 s after the run's
-  first elements on a busy 2-core machine). Before it, Streamlit draws a part's pieces as they
-  come, in the order the part's code writes them (a control before the chart above it) and
-  with a 40 px placeholder for each control whose code is still loading;
-- on a laptop, the sidebar, which comes with the run's first message and moves the page's
-  frame (still empty) aside by its width: 0.23 at 1280 px for any Streamlit app with a
-  sidebar open (a bare ``st.navigation`` app too). The main column must show nothing before
-  it (no text, no placeholder), so the shift left out moves nothing a visitor sees.
-
-The whole load's CLS is in the failure message beside the counted one.
+Everything of the app's waits unseen until its stylesheet is in (ui.style.MAIN_KEY), so
+Streamlit's drawing of a page's pieces as they come moves nothing a visitor sees.
 
 One visit per page and screen in one browser, each in a fresh context (nothing cached), a
 laptop's visit of a page before its phone visit: ~2 min."""
@@ -25,14 +26,15 @@ laptop's visit of a page before its phone visit: ~2 min."""
 from __future__ import annotations
 
 import json
+import textwrap
 
 import pytest
 
-from tests.browser.conftest import DESKTOP, PHONE, PHONE_UA
+from bench import procs
+from tests.browser.conftest import ARTIFACTS, DESKTOP, PHONE, PHONE_UA
 from tests.browser.slides import wait_ready
 from ui.nav import PAGES, is_built
-from ui.slide import UNDER_KEY
-from ui.style import HOLD
+from ui.style import HOLD, MAIN_KEY, SIDE_KEY
 
 pytestmark = pytest.mark.browser
 
@@ -43,10 +45,10 @@ SLUGS = [p.slug for p in PAGES if p.listed and is_built(p.slug)]
 SCREENS = {"laptop": DESKTOP, "phone": PHONE}
 
 # Before the page's own code: every layout shift with the nodes it moved (a selector-like
-# path and the rectangles before and after); the frame after the first one painted with the
-# sidebar, and after the first one painted with the app's stylesheet (the one that names
-# ui.slide's keys); the main column's text in the last frame before the sidebar.
-WATCH_JS = """((marker) => {
+# path and the rectangles before and after), whether every node it moved is Streamlit's frame
+# (its main column, the box around it or the column's block), and whether the main column had
+# shown nothing yet (no text, no placeholder) when the shift was observed.
+WATCH_JS = """(() => {
   const shifts = window.__shifts = [];
   const name = (n) => {
     if (!n || n.nodeType !== 1) return n ? n.nodeName : '?';
@@ -59,38 +61,69 @@ WATCH_JS = """((marker) => {
     }
     return out.join(' < ');
   };
+  const main = () => document.querySelector('[data-testid="stMain"]');
+  const frameNode = (n) => {
+    const m = main();
+    const block = (x) => x.getAttribute && x.getAttribute('data-testid') === 'stMainBlockContainer';
+    return !!m && !!n && (n === m || n === m.parentElement || block(n));
+  };
+  // the main column has shown something of the app's: an element with a box, not held unseen
+  // in a container one pixel tall (ui.style.MAIN_KEY) or hidden, and not the grey placeholder
+  // Streamlit's frame shows while the server's first message is late (sampled every frame)
+  const seen = window.__seen = {main: ''};
+  const shows = (el, m) => {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1 || getComputedStyle(el).visibility === 'hidden') return false;
+    for (let a = el.parentElement; a && a !== m; a = a.parentElement) {
+      if (getComputedStyle(a).overflowY !== 'visible' && a.getBoundingClientRect().height <= 1) {
+        return false;
+      }
+    }
+    return true;
+  };
+  const sample = () => {
+    const m = main();
+    const shown = m && [...m.querySelectorAll('[data-testid="stElementContainer"]')]
+      .find((el) => !el.querySelector('[data-testid="stAppSkeleton"]') && shows(el, m));
+    if (!shown) return requestAnimationFrame(sample);
+    seen.main = (shown.innerText || shown.innerHTML).trim().slice(0, 80);
+  };
+  requestAnimationFrame(sample);
   const rect = (r) => [r.x, r.y, r.width, r.height].map(Math.round).join(',');
   new PerformanceObserver((list) => {
     for (const e of list.getEntries()) {
+      const sources = e.sources || [];
       shifts.push({t: e.startTime, value: e.value, input: e.hadRecentInput,
-                   sources: (e.sources || []).map((s) =>
+                   frame: sources.length > 0 && sources.every((s) => frameNode(s.node)),
+                   shown: seen.main,
+                   sources: sources.map((s) =>
                      `${name(s.node)} [${rect(s.previousRect)}] -> [${rect(s.currentRect)}]`)});
     }
   }).observe({type: 'layout-shift', buffered: true});
-  const frame = window.__frame = {sidebar: null, styled: null, main: ''};
-  // found in this frame's callback: this frame is the first painted with it (the shift it
-  // brings is in this frame); counting starts with the next frame
-  const painted = (key) => requestAnimationFrame((next) => { frame[key] = next; });
-  const sidebar = () => {
-    if (document.querySelector('[data-testid="stSidebar"]')) return painted('sidebar');
-    const main = document.querySelector('[data-testid="stMain"]');
-    const skeleton = document.querySelector('[data-testid="stMain"] [data-testid*="Skeleton"]');
-    frame.main = (main ? main.innerText.trim() : '') + (skeleton ? '[placeholder]' : '');
-    requestAnimationFrame(sidebar);
-  };
-  requestAnimationFrame(sidebar);
-  const styled = () => {
-    if ([...document.querySelectorAll('style')].some((s) => s.textContent.includes(marker))) {
-      return painted('styled');
-    }
-    requestAnimationFrame(styled);
-  };
-  requestAnimationFrame(styled);
-})(%s);"""
+})();"""
 
+# Once the page is idle: what still waits unseen (ui.style.HOLD), and a held frame that still
+# cuts what it holds (ui.style.MAIN_KEY)
+HELD_JS = """([held, frames]) => [
+  ...[...document.querySelectorAll(held)].map((el) =>
+    (el.innerText || el.getAttribute('data-testid') || el.tagName).trim().slice(0, 60)),
+  ...[...document.querySelectorAll(frames)].filter((el) => getComputedStyle(el).overflow !==
+      'visible' || el.parentElement.getBoundingClientRect().height + 1 <
+      el.getBoundingClientRect().height)
+    .map((el) => `${el.className.match(/st-key-\\S+/)[0]} cut at its wrapper's height`),
+]"""
 
-HELD_JS = """(held) => [...document.querySelectorAll(held)].map((el) =>
-  (el.innerText || el.getAttribute('data-testid') || el.tagName).trim().slice(0, 60))"""
+# Streamlit alone: a wide page, a sidebar widget, a title, a slider and a chart
+BARE_APP = """
+import plotly.graph_objects as go
+import streamlit as st
+
+st.set_page_config(layout="wide")
+st.sidebar.radio("Language", ["en", "zh"])
+st.title("Bare page")
+st.slider("shift", 0, 100, 50)
+st.plotly_chart(go.Figure(go.Heatmap(z=[[1, 2], [3, 4]])), width="stretch")
+"""
 
 
 def cls(shifts: list[dict]) -> float:
@@ -112,16 +145,15 @@ def _visit(browser, url: str, viewport: dict) -> dict:
     phone = {"user_agent": PHONE_UA, "is_mobile": True} if viewport == PHONE else {}
     context = browser.new_context(viewport=viewport, locale="en-US", **phone)
     context.set_default_timeout(180_000)
-    context.add_init_script(WATCH_JS % json.dumps(f"st-key-{UNDER_KEY}"))
+    context.add_init_script(WATCH_JS)
     try:
         page = context.new_page()
         page.goto(url)
         wait_ready(page)
         page.wait_for_timeout(SETTLE_MS)
-        got = page.evaluate("({shifts: window.__shifts, frame: window.__frame})")
-        # once the page is idle nothing waits unseen any more (ui.style.HOLD)
-        got["held"] = page.evaluate(HELD_JS, f":is({HOLD})")
-        return got
+        got = page.evaluate("window.__shifts")
+        frames = f".st-key-{MAIN_KEY}, .st-key-{SIDE_KEY}"
+        return {"shifts": got, "held": page.evaluate(HELD_JS, [f":is({HOLD})", frames])}
     finally:
         context.close()
 
@@ -140,7 +172,8 @@ def seen(server, browser) -> dict[tuple[str, str], dict]:
 def _report(shifts: list[dict]) -> str:
     lines = []
     for s in sorted(shifts, key=lambda s: -s["value"])[:4]:
-        lines.append(f"  {s['value']:.3f} at {s['t']:.0f} ms")
+        shown = f", the main column showing {s['shown']!r}" if s["shown"] else ""
+        lines.append(f"  {s['value']:.3f} at {s['t']:.0f} ms{shown}")
         lines += [f"    {src}" for src in s["sources"][:4]]
     return "\n".join(lines)
 
@@ -149,19 +182,30 @@ def _report(shifts: list[dict]) -> str:
 @pytest.mark.parametrize("slug", SLUGS)
 def test_a_page_holds_still_while_it_loads(seen, slug, screen):
     got = seen[slug, screen]
-    shifts, frame = got["shifts"], got["frame"]
+    shifts = got["shifts"]
     assert not got["held"], f"{slug} on a {screen}: still unseen once idle: {got['held']}"
-    assert frame["styled"], f"{slug} on a {screen}: the app's stylesheet never came"
-    start = frame["styled"]
-    if screen == "laptop":
-        assert frame["sidebar"], f"{slug}: Streamlit's sidebar never came"
-        assert not frame["main"], (
-            f"{slug}: the main column showed {frame['main'][:80]!r} before the sidebar moved it"
-        )
-        start = max(start, frame["sidebar"])
-    counted = [s for s in shifts if s["t"] >= start]
+    counted = [s for s in shifts if screen == "phone" or not (s["frame"] and not s["shown"])]
     value = cls(counted)
     assert value <= BUDGET, (
-        f"{slug} on a {screen}: CLS {value:.3f} > {BUDGET} from {start:.0f} ms (whole load: "
-        f"{cls(shifts):.3f}); largest shifts:\n" + _report(counted)
+        f"{slug} on a {screen}: CLS {value:.3f} > {BUDGET} (whole load: {cls(shifts):.3f}, "
+        "Streamlit's empty frame included); largest shifts counted:\n" + _report(counted)
     )
+
+
+def test_streamlit_alone_moves_its_empty_frame_for_the_sidebar(browser, tmp_path):
+    """What the laptop's count leaves out, in a bare Streamlit app: its empty frame moved by
+    the sidebar's arrival, more than the whole budget. Fails once Streamlit holds its frame
+    still: then leave nothing out (``counted`` above)."""
+    (tmp_path / "app.py").write_text(textwrap.dedent(BARE_APP), encoding="utf-8")
+    server = procs.start_server("app.py", tmp_path, ARTIFACTS / "server-bare-cls.log", timeout=60)
+    try:
+        got = _visit(browser, server.url("/"), DESKTOP)
+    finally:
+        procs.stop_server(server)
+    frame = [s for s in got["shifts"] if s["frame"]]
+    assert cls(frame) > BUDGET, (
+        "Streamlit no longer moves its empty frame as a page loads: count every shift on a "
+        f"laptop too. Bare app, whole load {cls(got['shifts']):.3f}:\n" + _report(got["shifts"])
+    )
+    rest = [s for s in got["shifts"] if not s["frame"]]
+    assert cls(rest) <= BUDGET, json.dumps(rest)  # the frame's shifts told from the rest
