@@ -84,16 +84,16 @@ BASE_CSS = f"""
    makes a control's label and a text's container visible of their own; a rule on all their
    insides instead made every chart's redraw 2-3x slower) */
 :is({HOLD}) {{ visibility: hidden; opacity: 0; }}
-[data-testid="stSidebar"][data-collapsed="true"],
-[data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
-/* ... and the page and its sidebar, held one pixel tall until now (MAIN_KEY), take their
-   content's height: each box then where it would have been, nothing above it moved */
+/* The page and its sidebar, drawn one pixel tall until this stylesheet is in (MAIN_KEY), take
+   their content's height: each box appears where it would have been, nothing above it moved */
 :is(.st-key-{MAIN_KEY}, .st-key-{SIDE_KEY}) {{
   height: auto !important; overflow: visible !important;
 }}
 [data-testid="stLayoutWrapper"]:has(> :is(.st-key-{MAIN_KEY}, .st-key-{SIDE_KEY})) {{
   height: auto !important; flex: 0 1 auto !important; overflow: visible !important;
 }}
+[data-testid="stSidebar"][data-collapsed="true"],
+[data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}
 /* (in a row, the box that lays the hidden one out goes too: it would keep its room) */
 @media (prefers-reduced-motion: no-preference) {{
