@@ -68,17 +68,17 @@ def chart(
         if drawn is None:
             drawn = _prepare(figure(), width, height, phone)
             plot.DRAWN.put(ck, drawn, len(drawn[1]))
-    title, data = drawn
+    title, data, room = drawn
     if title:
         st.markdown(f"**{mdtable.escape(title)}**")
-    plot.draw_payload(data, key=key)
+    plot.draw_payload(data, key=key, height=room)
 
 
 def _prepare(
     fig: go.Figure, width: float, height: int | None, phone: bool
-) -> tuple[str | None, bytes]:
-    """:func:`chart`'s work on ``fig`` (it is changed): the phone's title taken out, and what
-    the browser gets (:func:`ui.plot.payload`)."""
+) -> tuple[str | None, bytes, int]:
+    """:func:`chart`'s work on ``fig`` (it is changed): the phone's title taken out, what the
+    browser gets (:func:`ui.plot.payload`) and the room the chart takes (:func:`ui.plot.room`)."""
     from charts import screen  # with the first chart, not the home page (see chart)
     from ui import plot
 
@@ -91,7 +91,10 @@ def _prepare(
         # (an attention map's words); a phone zooms with two fingers, resets with a double tap
         config["displayModeBar"] = False
     # under the chart, what it shows for a screen reader, and its data as a table
-    return title, plot.payload(fig, config, _alternative(fig))
+    alt = _alternative(fig)
+    # presenter mode hides the data table's fold (ui.style.PRESENTER_CSS)
+    room = plot.room(fig, alt, fold_shown=kind != "projector")
+    return title, plot.payload(fig, config, alt), room
 
 
 def _alternative(fig: go.Figure) -> str:

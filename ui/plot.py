@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import threading
 from collections import OrderedDict
 from collections.abc import Hashable
@@ -22,6 +23,8 @@ from types import SimpleNamespace
 import plotly.graph_objects as go
 import plotly.io as pio
 import streamlit as st
+
+from charts.screen.margins import HEIGHT
 
 NAME = "road_chart"  # the component's name (tests/conftest.py reads charts by it)
 STATIC = Path(__file__).resolve().parent.parent / "static"
@@ -57,6 +60,11 @@ _JS = """export default function ({ data, parentElement }) {
 # page and its tests can tell a chart still to draw from a page without charts.
 _BOX = '<div class="stPlotlyChart" data-testid="stPlotlyChart"></div>'
 
+# px: the closed fold of a chart's data table under it, one line of Streamlit's 16 px text at
+# line height 1.6 (25.6 px in Chromium, English and Chinese, laptop and phone); presenter mode
+# hides the fold (ui.style.PRESENTER_CSS), and the text alternative above it takes no room.
+FOLD_LINE = 25.6
+
 
 @cache
 def urls(base: str = "") -> tuple[str, str]:
@@ -87,9 +95,25 @@ def payload(fig: go.Figure, config: dict, alt: str = "") -> bytes:
     return (head + spec + ',"config":' + json.dumps(config) + "}").encode()
 
 
-def draw_payload(data: bytes, *, key: str | None = None) -> None:
-    """Show a chart from its :func:`payload`, full width."""
-    _component()(data=data, key=key, width="stretch")
+def room(fig: go.Figure, alt: str, *, fold_shown: bool = True) -> int:
+    """The px a chart of ``fig`` with the text alternative ``alt`` takes in the page once drawn:
+    the figure's height (plotly's 450 px without one, as road-chart.js draws it), and the data
+    table's closed fold under it when ``alt`` has one and the screen shows it."""
+    height = fig._layout.get("height")  # noqa: SLF001 - the figure's own, not its template's
+    box = height if isinstance(height, int | float) and height >= 10 else HEIGHT
+    fold = FOLD_LINE if fold_shown and "<details" in alt else 0.0
+    return math.ceil(box + fold)
+
+
+def draw_payload(data: bytes, *, key: str | None = None, height: int | None = None) -> None:
+    """Show a chart from its :func:`payload`, full width; ``height``: its :func:`room`.
+
+    The element takes ``height`` px from the moment it is in the page, before its code and
+    plotly.js have loaded: nothing under it moves when it draws (a box that grew from nothing
+    to the figure's height pushed the part's controls and words down, most of a page's layout
+    shift). Drawing, road-chart.js lets the element follow its content again (a data table
+    opened under the chart), exactly that tall."""
+    _component()(data=data, key=key, width="stretch", height=height or "content")
 
 
 class Drawn:

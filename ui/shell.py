@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
@@ -176,51 +177,60 @@ def _lang_option(lang: str) -> str:
 
 
 def _sidebar() -> None:
+    """Language, presenter mode, the deck's path and sharing, in the place the caller is in
+    (the sidebar's, held until the stylesheet is in: :func:`_held`)."""
     # Two-option segmented controls, not a select box and a toggle: one click instead of two
     # for the language, and the browser loads no extra code for them (the pages use
     # segmented controls anyway). A select box and a toggle made every first visit fetch
     # ~20 more script chunks (Streamlit loads each widget's code on first use): bottleneck's
     # first render 1.27x -> 1.10x the bare page's (3 A/B pairs; README, Benchmarks).
-    with st.sidebar:
-        st.segmented_control(
-            "Language · 语言",  # bilingual on purpose: findable whatever the current language
-            LANGS,
-            format_func=_lang_option,
-            key=LANG_WIDGET,
-            on_change=_on_lang,
-            required=True,
-        )
-        phone = _on_a_phone()
-        st.segmented_control(
-            t("shell.presenter"),
-            (False, True),
-            format_func=lambda on: t("shell.presenter_on" if on else "shell.presenter_off"),
-            key=PRESENT_WIDGET,
-            on_change=_on_present,
-            help=t("shell.presenter_phone" if phone else "shell.presenter_help"),
-            disabled=phone,
-            required=True,
-        )
-        # labels made now: Streamlit (and AppTest) may call format_func outside the run
-        paths = {path: t(f"shell.path_{path}", n=len(deck(path))) for path in PATHS}
-        st.segmented_control(
-            t("shell.path"),
-            PATHS,
-            format_func=paths.__getitem__,
-            key=PATH_WIDGET,
-            on_change=_on_path,
-            help=t("shell.path_help"),
-            required=True,
-        )
-        st.button(
-            t("share.button"),
-            key=SHARE_WIDGET,
-            on_click=_on_share,
-            icon=":material/qr_code_2:",
-            help=t("share.help"),
-            width="stretch",
-        )
-        st.caption(t("shell.sidebar_note"))
+    st.segmented_control(
+        "Language · 语言",  # bilingual on purpose: findable whatever the current language
+        LANGS,
+        format_func=_lang_option,
+        key=LANG_WIDGET,
+        on_change=_on_lang,
+        required=True,
+    )
+    phone = _on_a_phone()
+    st.segmented_control(
+        t("shell.presenter"),
+        (False, True),
+        format_func=lambda on: t("shell.presenter_on" if on else "shell.presenter_off"),
+        key=PRESENT_WIDGET,
+        on_change=_on_present,
+        help=t("shell.presenter_phone" if phone else "shell.presenter_help"),
+        disabled=phone,
+        required=True,
+    )
+    # labels made now: Streamlit (and AppTest) may call format_func outside the run
+    paths = {path: t(f"shell.path_{path}", n=len(deck(path))) for path in PATHS}
+    st.segmented_control(
+        t("shell.path"),
+        PATHS,
+        format_func=paths.__getitem__,
+        key=PATH_WIDGET,
+        on_change=_on_path,
+        help=t("shell.path_help"),
+        required=True,
+    )
+    st.button(
+        t("share.button"),
+        key=SHARE_WIDGET,
+        on_click=_on_share,
+        icon=":material/qr_code_2:",
+        help=t("share.help"),
+        width="stretch",
+    )
+    st.caption(t("shell.sidebar_note"))
+
+
+def _held(parent, key: str) -> DeltaGenerator:
+    """A container in ``parent`` (the main column or the sidebar) that shows nothing until the
+    app's stylesheet is in the page, then all it holds where it would be without it
+    (``ui.style.MAIN_KEY``): before the stylesheet, Streamlit would draw the page's pieces as
+    they come, and they would move as the rest came."""
+    return parent.container(key=key, height=style.UNSTYLED_HEIGHT, border=False)
 
 
 # What the app draws after a part (slug, part): the class poll's offers (``poll.panel``).
@@ -242,8 +252,9 @@ def frame(
             if not ok:
                 st.stop()
             page = start(bad)
-            yield page
-            finish(page, after_part, warm_ups)
+            with _held(st, style.MAIN_KEY):
+                yield page
+                finish(page, after_part, warm_ups)
     finally:
         # Marks "no frame" again, so a later run that skips app.py is noticed.
         st.session_state[SHELL_RAN_KEY] = False
@@ -259,10 +270,12 @@ def start(bad: list[tuple[str, str, object]]) -> StreamlitPage:
         initial_sidebar_state="collapsed" if presenter() else "auto",
     )
     page = st.navigation(_pages(), position="hidden")
-    with st.sidebar:
-        _nav_links()  # the lesson first, then language, presenter mode and sharing
-    _sidebar()
+    # the stylesheet before the sidebar: what holds the page still while it loads is in it
+    # (ui.style), and Streamlit loads the code that shows it only when the first one comes
     style.apply(presenter())
+    with _held(st.sidebar, style.SIDE_KEY):
+        _nav_links()  # the lesson first, then language, presenter mode and sharing
+        _sidebar()
     if presenter():
         clicker.install()
     for name, raw, default in bad:
@@ -362,10 +375,10 @@ def _leave_legacy_mode() -> None:
         st.navigation(_pages(), position="hidden")
         st.rerun()
     bad = _resolve()
-    with st.sidebar:
-        _nav_links()
-    _sidebar()
     style.apply(presenter())
+    with _held(st.sidebar, style.SIDE_KEY):
+        _nav_links()
+        _sidebar()
     for name, raw, default in bad:
         notice(name, raw, default)
 

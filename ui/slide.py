@@ -5,15 +5,23 @@ words), so a part fills them in the order its code needs and the screen still sh
 picture first. On the projector the page header is compact, the chart is capped to the
 first 1280x800 screen (:data:`charts.sizes.SLIDE_HEIGHT`) and the secondary controls
 fold into "More controls"; a phone gets the same order: the chart right after one sentence.
+
+A part reads its controls before it draws its chart, so the browser gets them first: shown
+at once, they would jump down by the chart's height when it comes. A slide and the places
+under its chart (one container) carry keys that ``ui.style`` reads: while a run is on and the
+chart's place is still empty, everything after it waits, invisible, in its place.
 """
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
+from streamlit.errors import StreamlitDuplicateElementKey
 
 from ui.i18n import presenter, t
 
@@ -64,12 +72,37 @@ def slide(lead: str | None = None) -> Slide:
     :func:`slide` there."""
     if lead:
         st.markdown(lead)
+    # one name per line of code that makes a slide: the same on every run, a fragment's too
+    caller = sys._getframe(1)  # the caller's code and line, nothing else
+    where = f"{caller.f_code.co_filename}:{caller.f_lineno}"
+    name = hashlib.sha1(where.encode()).hexdigest()[:10]
+    frame = _keyed(f"{SLIDE_KEY}{name}", st)
+    chart = _keyed(f"{CHART_KEY}{name}", frame)
+    under = _keyed(f"{UNDER_KEY}{name}", frame)
     return Slide(
-        chart=st.container(),
-        control=st.container(),
-        _more_slot=st.container(),
-        words=st.container(),
+        chart=chart,
+        control=under.container(),
+        _more_slot=under.container(),
+        words=under.container(),
     )
+
+
+# Key prefixes of a slide's container, of its chart's place and of the one container of the
+# places under the chart. ui.style.BASE_CSS reads them: until the chart's place holds
+# something, Streamlit leaves it out of the page (the container under it then comes first in
+# the slide) or shows it empty.
+SLIDE_KEY = "road_slide_"
+CHART_KEY = "road_chart_"
+UNDER_KEY = "road_under_"
+
+
+def _keyed(key: str, parent) -> DeltaGenerator:
+    """A container in ``parent`` with ``key``; without one if the key is taken in this run (a
+    line of code that makes two slides in one run): those slides then show as they come."""
+    try:
+        return parent.container(key=key)
+    except StreamlitDuplicateElementKey:
+        return parent.container()
 
 
 def hold(*places: DeltaGenerator) -> None:

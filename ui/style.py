@@ -1,13 +1,53 @@
-"""Static CSS (no user input ever reaches it): keyboard focus, reduced motion, contrast and
-the clicker's hidden links in every mode; the projector's sizes in presenter mode."""
+"""Static CSS (no user input ever reaches it): keyboard focus, reduced motion, contrast, the
+clicker's hidden links and what a loading page keeps unseen in every mode; the projector's
+sizes in presenter mode."""
 
 from __future__ import annotations
 
 import streamlit as st
 
 from charts.html_look import CSS as ROAD_HTML_CSS
+from ui.slide import CHART_KEY as CHART
+from ui.slide import SLIDE_KEY as SLIDE
+from ui.slide import UNDER_KEY as UNDER
 
 FOCUS = "#0b57d0"  # the focus ring, >= 3:1 on the page and the sidebar (tests/ui/test_clicker.py)
+
+# Keys of the two containers that ui.shell draws the page's main column and its sidebar in.
+# They come one pixel tall and scrolling (st.container's fixed height), so that nothing in
+# them shows, and BASE_CSS gives them their content's height: until this stylesheet is in,
+# Streamlit draws a page's pieces as they come (a 40 px placeholder for each control whose
+# code is still loading, a control before the chart above it), the whole load's layout shift
+# on a phone (attention 0.27) and most of it on a laptop past the sidebar's arrival.
+MAIN_KEY = "road_frame_main"
+SIDE_KEY = "road_frame_side"
+UNSTYLED_HEIGHT = 1  # px: st.container's least fixed height
+
+# A block of the main column that can have blocks after it: only these are asked what they hold
+# (asking every element made the page's style work on a chart's redraw grow)
+WRAPPER = ':is([data-testid="stMain"] [data-testid="stLayoutWrapper"], [data-testid="stColumn"])'
+
+# What waits, invisible (BASE_CSS). Everything after a slide whose chart has not come yet
+# (ui.slide: a part reads its controls before it draws, so they come first): while the run is
+# on and the chart's place is left out of the page (nothing sent to it yet), and while it is
+# in the page but empty (its chart's element not drawn yet, which can outlast the run); and
+# everything after a control still drawn as Streamlit's placeholder (a control's code loads
+# on its first use in the page: a 40 px bar, then the control at its own height).
+HOLD = ", ".join(
+    (
+        f'[data-test-script-state="running"] [class*="st-key-{SLIDE}"] > :first-child'
+        f' > [class*="st-key-{UNDER}"]',
+        f'[data-test-script-state="running"] {WRAPPER}:has([class*="st-key-{SLIDE}"]'
+        f' > :first-child > [class*="st-key-{UNDER}"]) ~ *',
+        f'{WRAPPER}:has([class*="st-key-{CHART}"]:empty) ~ *',
+        '[data-testid="stMain"] [data-testid="stElementContainer"]'
+        ':has(> [data-testid="stSkeleton"]) ~ *',
+        '[data-testid="stMain"] [data-testid="stLayoutWrapper"]'
+        ':has([data-testid="stSkeleton"]) ~ *',
+        '[data-testid="stSidebarUserContent"] [data-testid="stElementContainer"]'
+        ':has(> [data-testid="stSkeleton"]) ~ *',
+    )
+)
 
 # Every mode. Streamlit's own focus ring is its primary colour at half opacity (about 2.2:1
 # on white), page links and plotly's tool bar have a faint one or none (a slider's thumb
@@ -39,6 +79,19 @@ BASE_CSS = f"""
    as KaTeX's inline math does, instead of scrolling sideways in a box */
 .katex-display > .katex, .katex-display > .katex > .katex-html {{ white-space: normal; }}
 .katex-display .base {{ margin: 0.1em 0; }}
+/* A page holds still while it loads (tests/browser/test_layout_shift.py): what a thing still
+   to come above it would push down waits, unseen, in its place (transparent too: Streamlit
+   makes a control's label and a text's container visible of their own; a rule on all their
+   insides instead made every chart's redraw 2-3x slower) */
+:is({HOLD}) {{ visibility: hidden; opacity: 0; }}
+/* The page and its sidebar, drawn one pixel tall until this stylesheet is in (MAIN_KEY), take
+   their content's height: each box appears where it would have been, nothing above it moved */
+:is(.st-key-{MAIN_KEY}, .st-key-{SIDE_KEY}) {{
+  height: auto !important; overflow: visible !important;
+}}
+[data-testid="stLayoutWrapper"]:has(> :is(.st-key-{MAIN_KEY}, .st-key-{SIDE_KEY})) {{
+  height: auto !important; flex: 0 1 auto !important; overflow: visible !important;
+}}
 [data-testid="stSidebar"][data-collapsed="true"],
 [data-testid="stSidebar"][data-collapsed="true"] * {{ visibility: hidden !important; }}
 .st-key-deck_jump, .st-key-road_clicker {{ display: none !important; }}

@@ -258,6 +258,20 @@
     });
   }
 
+  // ui/plot.py gives the element the chart's room (a fixed height and flex basis, scrolling
+  // past it) before anything here has loaded, so that nothing under it moves when it draws;
+  // now that the box holds the figure's height and its fold, the element follows its content
+  // again exactly as an element of Streamlit's own height does (a data table opened under the
+  // chart grows it, a taller figure on a rerun too)
+  function release(box) {
+    const element = box.closest('[data-testid="stElementContainer"]');
+    if (element && element.style.height !== "auto") {
+      element.style.height = "auto";
+      element.style.flex = "0 1 auto";
+      element.style.overflow = "visible";
+    }
+  }
+
   /** Draw ``payload`` (UTF-8 JSON bytes: {"alt": html, "spec": figure, "config": plotly
    * config}) into ``parent``; a second call with new bytes updates the same chart
    * (Plotly.react). */
@@ -274,6 +288,7 @@
       resized.observe(box);
     }
     box.style.minHeight = height + "px";
+    release(box);
     box.roadText = text;
     // One drawing at a time per chart, the newest figure last: a figure that arrives while
     // the previous one is still being drawn (a live chart redrawn every 2 s on a busy

@@ -100,3 +100,46 @@ def test_bundle_urls_are_same_origin_and_versioned():
     for url in plot.urls("") + plot.urls("/course/"):
         assert url.startswith("/") and "://" not in url and re.search(r"\?v=[0-9a-f]{12}$", url)
     assert plot.urls("/course/")[0].startswith("/course/app/static/vendor/")
+
+
+def test_a_chart_takes_the_figures_height_and_its_folds_line():
+    """The room a chart takes in the page (the element's height before it draws): the
+    figure's own height (Streamlit's 450 px without one, not the template's), and one line
+    for the closed fold of its data table when it has one and the screen shows it."""
+    fold = '<p class="chart-alt">x</p><details class="chart-data"><summary>t</summary></details>'
+    tall = go.Figure(go.Bar(y=[1, 2]), layout={"height": 500})
+    assert plot.room(tall, fold) == 526  # 500 + 25.6, up to a whole px
+    assert plot.room(tall, fold, fold_shown=False) == 500  # presenter mode hides the fold
+    assert plot.room(tall, '<p class="chart-alt">x</p>') == 500  # no table: no fold
+    templated = go.Figure(go.Bar(y=[1]), layout={"template": {"layout": {"height": 300}}})
+    assert plot.room(templated, fold) == 476  # road-chart.js draws it 450 px tall
+
+
+def test_the_element_holds_the_charts_room_before_the_browser_draws(monkeypatch):
+    """ui.chart sends its element with the room as a fixed height, so the browser keeps it
+    from the first frame (road-chart.js lets it follow its content once drawn)."""
+    from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
+    from streamlit.testing.v1 import AppTest
+
+    heights: list[int] = []
+    enqueue = ForwardMsgQueue.enqueue
+
+    def record(self, msg):
+        if msg.WhichOneof("type") == "delta" and msg.delta.WhichOneof("type") == "new_element":
+            el = msg.delta.new_element
+            if el.WhichOneof("type") == "bidi_component":
+                heights.append(el.height_config.pixel_height)
+        return enqueue(self, msg)
+
+    monkeypatch.setattr(ForwardMsgQueue, "enqueue", record)
+
+    def page():
+        import plotly.graph_objects as go
+
+        import ui
+
+        ui.chart(go.Figure(go.Bar(x=["a", "b"], y=[1, 2]), layout={"height": 320}), key="c")
+
+    at = AppTest.from_function(page).run()
+    assert not at.exception
+    assert heights == [346]  # 320 + the data table's fold (25.6), up to a whole px
