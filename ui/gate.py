@@ -15,6 +15,7 @@ import streamlit as st
 from serve import admission
 from serve.fairshare import BUSY
 from ui.i18n import t
+from ui.slide import fragment_run
 
 
 def refusal(reason: str | None, retry_key: str) -> None:
@@ -45,10 +46,11 @@ def fragment(func: Callable[..., Any] | None = None, *, run_every: float | None 
     def decorate(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def gated(*args: Any, **kwargs: Any) -> Any:
-            if admission.holding():
-                return f(*args, **kwargs)
-            with admitted(f"ui_admission_retry_{f.__module__}.{f.__qualname__}") as ok:
-                return f(*args, **kwargs) if ok else None
+            with fragment_run(f"{f.__module__}.{f.__qualname__}"):
+                if admission.holding():
+                    return f(*args, **kwargs)
+                with admitted(f"ui_admission_retry_{f.__module__}.{f.__qualname__}") as ok:
+                    return f(*args, **kwargs) if ok else None
 
         return st.fragment(gated, run_every=run_every)
 

@@ -8,10 +8,10 @@ from collections.abc import Callable, Mapping, Sequence
 import streamlit as st
 from streamlit.errors import StreamlitPageNotFoundError
 
-from core import glossary
 from ui import params
-from ui.i18n import current_lang, deck_path, labeler, presenter, t
+from ui.i18n import deck_path, labeler, presenter, t
 from ui.nav import Stop, deck, neighbours, page_parts
+from ui.slide import start_part
 
 
 def part_selector(prefix: str, parts: Sequence[str], *, key: str) -> str:
@@ -58,23 +58,12 @@ def page_link(path: str, *, label: str, **kwargs: object) -> None:
 
 def show_part(slug: str, shows: Mapping[str, Callable[[], None]]) -> None:
     """A lesson page's part selector (:func:`part_selector`, widget key ``<slug>_part``),
-    the glosses of the words the part introduces (:func:`new_words`), then the chosen
-    part: ``shows`` maps each part declared in ``ui.nav.PAGES``, in that order, to the
-    function of ``lessons.<slug>.<part>`` that draws it."""
+    then the chosen part (its first slide glosses the words it introduces,
+    :func:`ui.slide.new_words`): ``shows`` maps each part declared in ``ui.nav.PAGES``,
+    in that order, to the function of ``lessons.<slug>.<part>`` that draws it."""
     part = part_selector(f"{slug}.", tuple(shows), key=f"{slug}_part")
-    new_words(slug, part)
+    start_part(slug, part)  # its first slide shows the part's new words
     shows[part]()
-
-
-def new_words(slug: str, part: str) -> None:
-    """The one-line gloss of each concept the part introduces (``core.glossary``), above
-    its lead: a newcomer meets every term of the class path with its meaning."""
-    new = glossary.introduced_at(slug, part)
-    if not new:
-        return
-    lang = current_lang()
-    glosses = " · ".join(f"**{c.term[lang]}**: {c.gloss[lang]}" for c in new)
-    st.caption(f":material/menu_book: {t('shell.new_words')} {glosses}")
 
 
 def shown_before(slug: str, part: str, here: tuple[str, str]) -> int:

@@ -16,14 +16,17 @@ from __future__ import annotations
 
 import hashlib
 import sys
-from contextlib import AbstractContextManager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 from streamlit.errors import StreamlitDuplicateElementKey
 
-from ui.i18n import presenter, t
+from core import glossary
+from ui.i18n import current_lang, presenter, t
 
 
 @dataclass
@@ -79,12 +82,67 @@ def slide(lead: str | None = None) -> Slide:
     frame = _keyed(f"{SLIDE_KEY}{name}", st)
     chart = _keyed(f"{CHART_KEY}{name}", frame)
     under = _keyed(f"{UNDER_KEY}{name}", frame)
-    return Slide(
+    s = Slide(
         chart=chart,
         control=under.container(),
         _more_slot=under.container(),
         words=under.container(),
     )
+    if _first_slide_of_the_part():
+        with s.words:
+            new_words()
+    return s
+
+
+# The part on screen, set by ui.parts.show_part on every full run (a fragment's rerun, which
+# does not pass there, still knows it), and the gated fragment whose slide shows the part's
+# new words: the first slide drawn in the full run, and then only that fragment's first
+# slide in each of its runs (a nested fragment's rerun leaves the words where they are).
+PART_KEY = "road_part_on_screen"
+OWNER_KEY = "road_new_words_owner"
+_fragments: ContextVar[tuple[str, ...]] = ContextVar("road_fragments", default=())
+_glossed: ContextVar[bool] = ContextVar("road_new_words_shown", default=False)
+
+
+def start_part(slug: str, part: str) -> None:
+    """The part ``(slug, part)`` is drawn now, in a full run (:func:`ui.parts.show_part`)."""
+    st.session_state[PART_KEY] = (slug, part)
+    st.session_state.pop(OWNER_KEY, None)
+    _glossed.set(False)
+
+
+@contextmanager
+def fragment_run(name: str) -> Iterator[None]:
+    """Around one run of the gated fragment ``name`` (:func:`ui.gate.fragment`)."""
+    inside, shown = _fragments.set((*_fragments.get(), name)), _glossed.set(False)
+    try:
+        yield
+    finally:
+        _glossed.reset(shown)
+        _fragments.reset(inside)
+
+
+def _first_slide_of_the_part() -> bool:
+    here = (_fragments.get() or ("",))[-1]
+    if _glossed.get() or st.session_state.get(OWNER_KEY, here) != here:
+        return False
+    st.session_state[OWNER_KEY] = here
+    _glossed.set(True)
+    return True
+
+
+def new_words() -> None:
+    """The one-line gloss of each concept the part on screen introduces
+    (``core.glossary``), under its chart and main control, before its words: a newcomer
+    meets every term of the class path with its meaning, and the first screen of the
+    projector still holds the picture."""
+    where = st.session_state.get(PART_KEY)
+    new = glossary.introduced_at(*where) if where else ()
+    if not new:
+        return
+    lang = current_lang()
+    glosses = " · ".join(t("shell.new_word", term=c.term[lang], gloss=c.gloss[lang]) for c in new)
+    st.caption(f":material/menu_book: {t('shell.new_words')} {glosses}")
 
 
 # Key prefixes of a slide's container, of its chart's place and of the one container of the

@@ -164,7 +164,8 @@ def copy_app(dest: Path) -> Path:
             shutil.copytree(ROOT / d, dest / d, ignore=shutil.ignore_patterns("__pycache__"))
     (dest / "assets").mkdir()
     shutil.copytree(ROOT / "assets" / "i18n", dest / "assets" / "i18n")
-    shutil.copy2(ROOT / "assets" / "icon.png", dest / "assets" / "icon.png")
+    for name in ("icon.png", "glossary.json"):  # the glossary: the parts' new words
+        shutil.copy2(ROOT / "assets" / name, dest / "assets" / name)
     if (ROOT / "assets" / "models").exists():
         (dest / "assets" / "models").symlink_to(ROOT / "assets" / "models")
     return dest

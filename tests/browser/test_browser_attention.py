@@ -67,6 +67,11 @@ def test_worked_example_link_reopens_the_edited_vectors(server, browser):
     tab = open_tab(browser, server.url(url), DESKTOP)
     try:
         main = tab.page.locator('[data-testid="stMain"]')
+        # the worked example lives in "For the curious": the slide keeps the picture
+        folds = main.locator("summary", has_text="For the curious")
+        for i in range(folds.count()):
+            folds.nth(i).click()
+        main.get_by_text("Work it out by hand").wait_for(timeout=30_000)
         assert main.locator('[data-testid="stDataFrame"]').count() >= 2  # the two editors
         text = main.inner_text()
         assert "Work it out by hand" in text and "0.867" in text  # e^2 / (e^2 + 1 + e^-2)
