@@ -120,7 +120,29 @@ def translation_metrics(model, splits: corpus.Splits, src_vocab: Vocab, tgt_voca
     lesson = list(corpus.LESSON_PAIRS)
     lesson_out = translate(model, lesson, src_vocab, tgt_vocab)
     metrics["lesson_exact"] = score(lesson_out, [p.tgt for p in lesson])["exact"]
+    metrics["coref_frames"] = coref_frame_accuracy(model, src_vocab, tgt_vocab)
     return metrics
+
+
+def noun_after_because(out: Sequence[str]) -> str | None:
+    """The token a translation writes right after its first 因为 (None without one)."""
+    return out[out.index("因为") + 1] if "因为" in out[:-1] else None
+
+
+def coref_frame_accuracy(model, src_vocab: Vocab, tgt_vocab: Vocab) -> dict:
+    """On the held-out coreference frames (core.corpus.coref_frames: a frame and nouns no
+    model trained on): the share of translations whose noun after 因为 is the one "it"
+    names, over all cases and per frame."""
+    from core.corpus import coref_frames
+
+    cases = coref_frames.held_out_frame_cases()
+    outputs = translate(model, [c.pair() for c in cases], src_vocab, tgt_vocab)
+    ok = [noun_after_because(o) == c.antecedent_zh for c, o in zip(cases, outputs)]
+    by_frame = {}
+    for frame in coref_frames.FRAMES:
+        hits = [k for k, c in zip(ok, cases) if c.frame == frame]
+        by_frame[frame] = round(sum(hits) / len(hits), 4)
+    return {"n": len(cases), "right_noun": round(sum(ok) / len(ok), 4), "by_frame": by_frame}
 
 
 @torch.inference_mode()

@@ -23,6 +23,10 @@ from pathlib import Path
 from typing import Any
 
 DATA_SEED = 1234  # the corpus seed: train/dev/test splits and vocabularies
+# "it" in varied frames for the two attention translation models: the base corpus has one
+# frame (the animal always first), in which a state adjective can simply name the subject
+COREF_FRAME_PAIRS = 6000
+COREF_FRAME_SEED = 64
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,10 @@ class TrainSpec:
     clip: float = 1.0  # gradient-norm clipping
     seed: int = 0  # initialisation and batch-order seed
     oversample: dict[str, int] = field(default_factory=dict)  # corpus kind → copies in training
+    # generated pairs appended to this model's training list only (the base splits and
+    # vocabularies stay those of every other model): {"coref_frames": n} adds n sentences
+    # of core.corpus.coref_frames, whose held-out frames and nouns it never sees
+    extra: dict[str, int] = field(default_factory=dict)
 
 
 SPECS: dict[str, TrainSpec] = {
@@ -65,6 +73,7 @@ SPECS: dict[str, TrainSpec] = {
         3500,
         lr=2e-3,
         oversample={"longrange": 3, "sense": 2},
+        extra={"coref_frames": COREF_FRAME_PAIRS},
     ),
     "cnn_s2s": TrainSpec(
         "cnn_seq2seq", "translation", {"channels": 128, "dropout": 0.0}, 3500, lr=2e-3
@@ -77,6 +86,7 @@ SPECS: dict[str, TrainSpec] = {
         lr=2e-3,
         warmup=400,
         oversample={"longrange": 3},
+        extra={"coref_frames": COREF_FRAME_PAIRS},
     ),
     "lm_gru": TrainSpec("lm_gru", "lm", {}, 1000, lr=2e-3),
     # self-attention that must resolve "it": two layers, one head in the last (core.corpus
@@ -203,8 +213,23 @@ def coref_loss(model, batch):
     return _masked_ce(logits, target)
 
 
+def _coref_cases(rng, n: int) -> list:
+    """``n`` trainable sentences of the training frames (core.corpus.coref_frames), in turn."""
+    from core.corpus import coref_frames as cf
+
+    frames = [f for f in cf.FRAMES if f not in cf.HELD_OUT_FRAMES]
+    out: list = []
+    while len(out) < n:
+        case = cf.frame_case(rng, frames[len(out) % len(frames)])
+        if cf.is_trainable(case):
+            out.append(case)
+    return out
+
+
 def _coref_batches(vocab, batch_size: int, seed: int) -> Iterator:
-    """Endless batches of training-pair coreference sentences (core.corpus.coref_case)."""
+    """Endless batches of trainable sentences of the training frames, a quarter of each
+    batch in the base corpus's one frame over every noun (core.corpus.coref_case, plain),
+    as the translation models read it in their corpus."""
     import random
 
     from core import corpus
@@ -212,8 +237,10 @@ def _coref_batches(vocab, batch_size: int, seed: int) -> Iterator:
 
     train_pairs, _ = corpus.coref_pair_split()
     rng = random.Random(seed)
+    base = batch_size // 4
     while True:
-        cases = [corpus.coref_case(rng, train_pairs) for _ in range(batch_size)]
+        cases = [corpus.coref_case(rng, train_pairs, plain=True) for _ in range(base)]
+        cases += _coref_cases(rng, batch_size - base)
         ids = pad([vocab.encode(c.tokens) for c in cases])  # (B, S)
         target = ids.new_zeros(ids.shape)
         for i, c in enumerate(cases):
@@ -250,6 +277,20 @@ def prepare_data(data_seed: int = DATA_SEED):
     src_vocab = Vocab.build(p.src for p in splits.train)
     tgt_vocab = Vocab.build(p.tgt for p in splits.train)
     return splits, src_vocab, tgt_vocab
+
+
+def extra_pairs(spec: TrainSpec, splits) -> list:
+    """The generated pairs ``spec.extra`` appends to a translation model's training list:
+    none of them is a dev, test or probe source."""
+    from core import corpus
+    from core.corpus import coref_frames
+
+    n = spec.extra.get("coref_frames", 0)
+    if not n:
+        return []
+    probes = corpus.coref_probe() + corpus.sense_probe() + corpus.longrange_probe()
+    exclude = frozenset(p.src for p in (*splits.dev, *splits.test, *probes))
+    return coref_frames.frame_pairs(COREF_FRAME_SEED, n, exclude)
 
 
 def full_config(spec: TrainSpec, src_vocab, tgt_vocab) -> dict[str, Any]:
@@ -290,6 +331,7 @@ def train_one(
         train = list(splits.train)
         for kind, copies in sorted(spec.oversample.items()):  # rare constructions, more often
             train += [p for p in splits.train if p.kind == kind] * (copies - 1)
+        train += extra_pairs(spec, splits)
         src, tgt = encode_pairs(train, src_vocab, tgt_vocab)
         batches, loss_fn = sorted_batches(src, tgt, spec.batch_size, spec.seed), translation_loss
     elif spec.task == "lm":
@@ -338,10 +380,18 @@ def train_one(
         "batch_size": spec.batch_size,
         "lr": spec.lr,
         "oversample": dict(spec.oversample),
+        **({"extra": dict(spec.extra)} if spec.extra else {}),
+        **({"held_out": _held_out()} if spec.extra or spec.task == "coref" else {}),
         "train_time_s": round(train_time, 1),
         "metrics": metrics,
         "curve": curve,
     }
+
+
+def _held_out() -> dict:
+    from core.corpus import coref_frames
+
+    return coref_frames.held_out_description()
 
 
 def _worker(name: str, out_dir: str, position: int) -> tuple[str, dict]:

@@ -49,10 +49,11 @@ class CorefEval:
 
 
 def evaluate_cases(
-    model, vocab, cases: Sequence[corpus.CorefCase], layer: int = LAYER, head: int = HEAD
+    model, vocab, cases: Sequence, layer: int = LAYER, head: int = HEAD
 ) -> CorefEval:
     """The head ``(layer, head)``'s weights from "it" on each case's two nouns, and whether
-    the model's output at "it" names the antecedent (argmax over the vocabulary)."""
+    the model's output at "it" names the antecedent (argmax over the vocabulary). A case is
+    a ``corpus.CorefCase`` or a ``coref_frames.FrameCase`` (tokens, it, antecedent, other)."""
     if not cases:
         raise ValueError("cases is empty; pass at least one corpus.CorefCase")
     ids, logits, layers = encode_cases(model, vocab, cases)
@@ -67,17 +68,38 @@ def evaluate_cases(
 
 
 def held_out_metrics(model, vocab, n: int = 400, seed: int = 2) -> dict:
-    """What the manifest records: on ``n`` held-out cases (noun/predicate pairs never seen in
-    training), the share the output names right, the share the named head resolves by
-    :data:`MARGIN`, their smallest and mean margin; and the lesson pair's weights."""
-    ev = evaluate_cases(model, vocab, corpus.coref_cases(seed, n, held_out=True))
+    """What the manifest records. On the held-out frames test
+    (:func:`core.corpus.coref_frames.held_out_frame_cases`: a frame no model trained on, and
+    the training frames with nouns or noun/predicate pairs never trained on): the share the
+    output names right, the share the named head resolves by :data:`MARGIN`, their smallest
+    and mean margin, the same per frame; ``pairs``: the old one-frame test on ``n``
+    held-out noun/predicate pairs; and the lesson pair's weights."""
+    from core.corpus import coref_frames
+
+    cases = coref_frames.held_out_frame_cases()
+    ev = evaluate_cases(model, vocab, cases)
+    by_frame = {}
+    for frame in coref_frames.FRAMES:
+        idx = [i for i, c in enumerate(cases) if c.frame == frame]
+        by_frame[frame] = {
+            "n": len(idx),
+            "named_acc": round(float(ev.named_ok[idx].mean()), 4),
+            "resolved": round(float((ev.margins[idx] >= MARGIN).mean()), 4),
+        }
+    pairs = evaluate_cases(model, vocab, corpus.coref_cases(seed, n, held_out=True))
     lesson = evaluate_cases(model, vocab, corpus.lesson_coref_cases())
     return {
-        "held_out_n": n,
+        "held_out_n": len(cases),
         "named_acc": round(float(ev.named_ok.mean()), 4),
         "resolved": round(ev.share_resolved(), 4),
         "min_margin": round(float(ev.margins.min()), 4),
         "mean_margin": round(float(ev.margins.mean()), 4),
+        "by_frame": by_frame,
+        "pairs": {
+            "n": n,
+            "named_acc": round(float(pairs.named_ok.mean()), 4),
+            "resolved": round(pairs.share_resolved(), 4),
+        },
         "layer": LAYER,
         "head": HEAD,
         "lesson": {
