@@ -75,7 +75,8 @@ def models_table(manifest: dict[str, Any]) -> str:
         lines += [
             "",
             f"`coref_encoder` ({e['params']:,} parameters, {e['steps']:,} steps): on "
-            f"{m['held_out_n']} sentences whose noun/predicate pair it never saw, its output at "
+            f"{m['held_out_n']} sentences of a frame, nouns or noun/predicate pairs it never "
+            f"saw in training, its output at "
             f"“it” names the antecedent in {_pct(m['named_acc'])}%, and its last layer's one head "
             f"gives the right noun at least 0.1 more weight than the wrong one in "
             f"{_pct(m['resolved'])}% (smallest gap {m['min_margin']:.2f}).",

@@ -21,6 +21,8 @@ from core.data import pad
 
 LAYER, HEAD = 1, 0  # the view that must choose: the last layer's single head (0-based)
 MARGIN = 0.1  # the weight gap a case needs to count as resolved by the head
+# the claims on held-out sentences: the head resolves this share, the output names this one
+RESOLVED_MIN, NAMED_MIN = 0.9, 0.95
 
 
 @torch.inference_mode()

@@ -14,6 +14,7 @@ from charts.common import Titles
 from core import corpus
 from core.analysis import attention as analysis
 from core.analysis import coref
+from core.corpus import coref_frames
 from lessons import controls
 from lessons.attention import common, data
 from ui import models
@@ -40,6 +41,9 @@ def show() -> None:
         st.markdown(view_caption(cases, rows, layer, head))
         st.markdown(t("attention.self.qkv"))
         st.caption(t("attention.self.held_out", **numbers))
+        translators = translator_numbers(numbers["n"])
+        if translators:
+            st.caption(t("attention.self.translators", **translators))
     ui.takeaway(t("attention.self.takeaway", **numbers))
     with ui.curious():
         st.caption(t("attention.self.how", **numbers))
@@ -125,8 +129,33 @@ def coref_numbers() -> dict[str, str]:
         share=f"{held['resolved']:.0%}",
         named=f"{held['named_acc']:.0%}",
         margin=f"{coref.MARGIN:.1f}",
+        need=f"{coref.RESOLVED_MIN:.0%}",
         min=f"{held['min_margin']:.2f}",
         mean=f"{held['mean_margin']:.2f}",
+        nouns=", ".join(coref_frames.HELD_OUT_NOUNS),
+    )
+
+
+TRANSLATORS = ("transformer", "gru_attention")  # the attention models trained on the frames
+
+
+def translator_numbers(n: str) -> dict[str, str] | None:
+    """How often each attention translation model writes the right noun after 因为 on the
+    same held-out sentences (their manifest metrics); None when a shipped model was not
+    measured on them."""
+    entries = models.get_manifest().get("models", {})
+    shares = {}
+    for name in TRANSLATORS:
+        got = (entries.get(name, {}).get("metrics") or {}).get("coref_frames") or {}
+        if got.get("n") != int(n):
+            return None
+        shares[name] = f"{got['right_noun']:.0%}"
+    return dict(
+        n=n,
+        tr=shares["transformer"],
+        gru=shares["gru_attention"],
+        tr_name=ui.model_name("transformer"),
+        gru_name=ui.model_name("gru_attention"),
     )
 
 
