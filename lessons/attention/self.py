@@ -149,7 +149,7 @@ def translator_numbers(n: str) -> dict[str, str] | None:
         got = (entries.get(name, {}).get("metrics") or {}).get("coref_frames") or {}
         if got.get("n") != int(n):
             return None
-        shares[name] = f"{got['right_noun']:.0%}"
+        shares[name] = f"{got['right_noun']:.1%}"  # 99.75 % is not 100 %
     return dict(
         n=n,
         tr=shares["transformer"],

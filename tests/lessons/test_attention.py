@@ -476,6 +476,21 @@ def test_self_default_is_the_lessons_pair_in_the_tested_head(tiny_zoo, lang):
     assert not at.info  # no "Try this" that sends students after a head that does not exist
 
 
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_self_says_what_the_models_were_trained_on_and_kept_from(lang):
+    from core.corpus import coref_frames
+
+    models = zoo.load_manifest()["models"]
+    text = main_text(_run(part="self", lang=lang))
+    for noun in coref_frames.HELD_OUT_NOUNS:  # the nouns kept out, named on the page
+        assert noun in text
+    for name in ("transformer", "gru_attention"):  # the translators, on the same sentences
+        got = models[name]["metrics"]["coref_frames"]
+        assert f"{got['right_noun']:.1%}" in text and lexicon.name(name, lang) in text
+    held = models["coref_encoder"]["metrics"]
+    assert f"{held['named_acc']:.0%}" in text and str(held["held_out_n"]) in text
+
+
 def test_self_head_picker_moves_the_bars(tiny_zoo):
     at = _run(part="self", ch="1.2")
     fig = _figs(at)[0]
