@@ -175,11 +175,16 @@ def test_claim_the_plain_bottleneck_breaks_on_long_sentences(manifest):
 
 
 @needs_zoo
-def test_claim_the_transformer_matches_attention_on_long_sentences(manifest):
+def test_claim_the_transformer_holds_up_on_long_sentences(manifest):
+    # what the pages say of it: with no recurrence at all it keeps long sentences whole, as
+    # GRU + attention does, where the plain bottleneck fails (the two attention models are
+    # not tied: on 41+ words they differ by about 2 points, 11 of 500 sentences)
     m = _metrics(manifest)
+    for bucket in corpus.BUCKETS:
+        assert m["transformer"]["by_length"][bucket]["exact"] >= 0.95, bucket
     for bucket in ("31-40", "41+"):
-        attn = m["gru_attention"]["by_length"][bucket]["exact"]
-        assert m["transformer"]["by_length"][bucket]["exact"] >= attn - 0.02, bucket
+        plain = m["gru_plain_256"]["by_length"][bucket]["exact"]
+        assert m["transformer"]["by_length"][bucket]["exact"] >= plain + 0.9, bucket
 
 
 @needs_zoo
