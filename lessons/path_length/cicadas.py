@@ -39,10 +39,8 @@ def show() -> None:
             key="path_reading",
             format_func=ui.labeler("path_length.cicadas.reading."),
         )
-    try:
-        found = data.longrange()
-    except zoo.ZooError as err:
-        show_zoo_error(err)
+    found = measured()
+    if found is None:
         return
     series = resolved(found, None if reading == "both" else reading)
     models = {ui.model_name(m): m for m in found.right}
@@ -92,6 +90,25 @@ def show() -> None:
                 ),
             )
         )
+
+
+def measured():
+    """The long-range chart's numbers for the models that load; the missing ones named, and
+    ``None`` when none loads or the vocabularies do not."""
+    names = data.loadable()
+    missing = [m for m in data.LONGRANGE_MODELS if m not in names]
+    if missing:
+        st.info(
+            t("path_length.cicadas.missing", models=", ".join(map(ui.model_name, missing))),
+            icon=":material/hourglass:",
+        )
+    if not names:
+        return None
+    try:
+        return data.longrange(names)
+    except zoo.ZooError as err:
+        show_zoo_error(err)
+        return None
 
 
 def resolved(found, reading: str | None) -> dict[str, list[float]]:

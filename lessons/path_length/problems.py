@@ -70,9 +70,11 @@ def distance_measured() -> None:
     """The lesson's long dependency as measured on the path-length part that draws it: one
     line that links back to that chart (the class path shows each picture once)."""
     try:
-        found = data.longrange()
+        found = data.longrange(data.loadable())
     except zoo.ZooError:
         return  # the part that draws the chart names the missing file
+    if not found.right:
+        return
     attn, best = found.farthest()
     if not attn or best is None:
         return
@@ -84,16 +86,11 @@ def distance_measured() -> None:
             slide=slide or t("path_length.part.cicadas"),
             far=found.distances[-1],
             attn=("、" if zh else " and ").join(ui.model_name(m) for m in attn),
-            attn_acc=_share_range(list(attn.values())),
+            attn_acc=f"{min(attn.values()):.0%}",
             best=ui.model_name(best[0]),
             best_acc=f"{best[1]:.0%}",
         )
     )
-
-
-def _share_range(values: list[float]) -> str:
-    lo, hi = min(values), max(values)
-    return f"{lo:.0%}" if f"{lo:.0%}" == f"{hi:.0%}" else f"{lo:.0%}–{hi:.0%}"
 
 
 def problem_panels(state: bool = True) -> list[dict]:
