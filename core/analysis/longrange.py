@@ -17,6 +17,8 @@ import numpy as np
 
 from core import corpus, lexicon
 from core import evaluate as ev
+from core.analysis.attention import run_attention
+from core.corpus.words import LONG_SINGERS, LONG_TREES
 from core.vocab import Vocab
 
 READINGS: tuple[str, ...] = ("song", "shade")  # their = the singers (秋蝉…), the trees (树…)
@@ -112,3 +114,72 @@ def resolution(
             dtype=float,
         )
     return LongRange(distances, READINGS, counts, right)
+
+
+# --- one sentence in the alignment: the row that writes the noun for "their" --------------
+
+
+@dataclass(frozen=True)
+class FarRow:
+    """In one long-range sentence's alignment (T, S): the decoding ``step`` that writes the
+    noun "their" stands for, the source positions of that noun's words (``noun``: "autumn
+    cicadas") and of "their", and the step's weight on them."""
+
+    step: int
+    noun: tuple[int, ...]
+    their: int
+    on_noun: float
+    on_their: float
+
+    @property
+    def distance(self) -> int:
+        """Words from the noun's last word to "their" (the probe's distance)."""
+        return self.their - self.noun[-1]
+
+
+def _noun_words(pair: corpus.Pair) -> tuple[str, ...]:
+    info = dict(pair.info)
+    nouns = LONG_SINGERS if info["reading"] == "song" else LONG_TREES
+    return next(en for en, zh in nouns if zh == info["antecedent"]).split()
+
+
+def far_row(weights: np.ndarray, output: Sequence[str], pair: corpus.Pair) -> FarRow | None:
+    """The row of ``weights`` (T, S) whose output word (``output``, T) is the antecedent
+    written for "their" (its last occurrence), or None if the translation never repeats it."""
+    ante = dict(pair.info)["antecedent"]
+    steps = [i for i, tok in enumerate(output) if tok == ante]
+    if len(steps) < 2:  # the opening clause names it once; "their" repeats it
+        return None
+    src = list(pair.src)
+    their = src.index("their")
+    words = _noun_words(pair)
+    end = max(i for i in range(their) if src[i] == words[-1])  # the noun nearest "their"
+    noun = tuple(range(end - len(words) + 1, end + 1))
+    row = weights[steps[-1]]
+    return FarRow(steps[-1], noun, their, float(row[list(noun)].sum()), float(row[their]))
+
+
+def far_row_search(
+    model, src_vocab: Vocab, tgt_itos: Sequence[str], antecedent: str
+) -> tuple[corpus.Pair, FarRow]:
+    """Among the long-range sentences whose "their" means ``antecedent`` at the farthest
+    distance, the one where the row writing it puts most weight on the noun's words, with
+    that row also peaking on them (the clearest honest example; ``model``: one with
+    attention, its additive or last-layer mean weights)."""
+    pairs = corpus.longrange_probe()
+    far = max(int(dict(p.info)["distance"]) for p in pairs)
+    best: tuple[corpus.Pair, FarRow] | None = None
+    for p in pairs:
+        info = dict(p.info)
+        if info["antecedent"] != antecedent or int(info["distance"]) != far:
+            continue
+        run = run_attention(model, src_vocab.encode(p.src, eos=True), p.src, tgt_itos)
+        weights = run.cross[-1].mean(0)  # (T, S): the GRU's one map, a Transformer's mean
+        row = far_row(weights, run.output, p)
+        if row is None or int(np.argmax(weights[row.step])) not in row.noun:
+            continue
+        if best is None or row.on_noun > best[1].on_noun:
+            best = (p, row)
+    if best is None:
+        raise ValueError(f"no sentence {far} words long puts the row of {antecedent} on it")
+    return best

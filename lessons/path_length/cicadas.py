@@ -12,7 +12,7 @@ from charts import path_length as figures
 from charts.common import Titles
 from core import zoo
 from core.corpus.lesson import CICADAS
-from lessons import controls
+from lessons import controls, far_example
 from lessons.path_length import data
 from lessons.path_length.common import header
 from ui.models import show_zoo_error
@@ -76,6 +76,7 @@ def show() -> None:
                     acc=f"{max(series[x][0] for x in early):.0%}",
                 )
             )
+        far_link(far)
     ui.takeaway(t("path_length.cicadas.takeaway", far=far))
     ui.try_this(t("path_length.cicadas.try"))
     with ui.curious():
@@ -90,6 +91,20 @@ def show() -> None:
                 ),
             )
         )
+
+
+def far_link(far: int) -> None:
+    """A link to one of these sentences in the alignment, on the row that writes the noun
+    for "their": where attention answers the long dependency, word by word."""
+    pair = far_example.sentence()
+    if pair is None:
+        return
+    ui.page_link(
+        "pages/attention.py",
+        label=t("path_length.cicadas.link_align", far=dict(pair.info)["distance"]),
+        icon=":material/arrow_forward:",
+        query_params={"part": "align", "model": far_example.MODEL, "s": " ".join(pair.src)},
+    )
 
 
 def measured():
