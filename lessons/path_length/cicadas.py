@@ -47,7 +47,7 @@ def show() -> None:
     zh = ui.current_lang() == "zh"
     with s.chart:
         ui.chart(
-            figures.probe_chart(
+            figures.longrange_chart(
                 found.distances,
                 series,
                 models=models,
