@@ -375,3 +375,14 @@ def test_the_cicadas_part_without_a_zoo_says_what_is_missing(no_zoo):
     at = make_app(PAGE, lang="en", part="cicadas").run(timeout=120)
     assert not at.exception and not at.get("plotly_chart")
     assert any("GRU + attention" in i.value for i in at.info)
+
+
+@needs_zoo
+def test_the_server_warms_the_long_range_chart_and_the_sentence_up():
+    import lessons
+    from lessons import far_example
+    from lessons.path_length import data
+
+    assert data.warm_longrange in lessons.warm_ups() and far_example.warm in lessons.warm_ups()
+    assert data.warm_longrange() == len(zoo.TRANSLATION_MODELS)
+    assert far_example.warm() == 1
