@@ -86,11 +86,17 @@ def distance_measured() -> None:
             slide=slide or t("path_length.part.cicadas"),
             far=found.distances[-1],
             attn=("、" if zh else " and ").join(ui.model_name(m) for m in attn),
-            attn_acc=f"{min(attn.values()):.0%}",
+            attn_acc=share_range(list(attn.values())),
             best=ui.model_name(best[0]),
             best_acc=f"{best[1]:.0%}",
         )
     )
+
+
+def share_range(values: list[float]) -> str:
+    """ "100%" for shares that round alike, else "97%–100%"."""
+    lo, hi = f"{min(values):.0%}", f"{max(values):.0%}"
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def problem_panels(state: bool = True) -> list[dict]:

@@ -18,6 +18,7 @@ from core.analysis import longrange
 from core.analysis import path_length as analysis
 from core.analysis import receptive_field as rf
 from core.i18n import translate
+from lessons.path_length import problems
 from tests.conftest import ROOT, as_a_phone, main_text, make_app, md_tables
 from tests.lessons.parts import chart_keys, runs_alone
 from tests.lessons.test_cnn_receptive_field import _chart, fake_zoo  # noqa: F401 (fixture)
@@ -363,12 +364,17 @@ def test_the_problems_part_links_back_to_the_measured_distance(shipped_longrange
         slide=deck("class").index(Stop("path_length", "cicadas")) + 1,
         far=shipped_longrange.distances[-1],
         attn=("、" if lang == "zh" else " and ").join(lexicon.name(m, lang) for m in attn),
-        attn_acc=f"{min(attn.values()):.0%}",
+        attn_acc=problems.share_range(list(attn.values())),
         best=lexicon.name(best, lang),
         best_acc=f"{best_far:.0%}",
     )
     assert line in main_text(at)
     assert len(at.get("plotly_chart")) == 1  # the problems' own chart: not the cicadas' again
+
+
+def test_a_range_of_shares_is_one_number_when_they_round_alike():
+    assert problems.share_range([1.0, 0.999]) == "100%"
+    assert problems.share_range([0.97, 1.0]) == "97%–100%"
 
 
 def test_the_cicadas_part_without_a_zoo_says_what_is_missing(no_zoo):
