@@ -312,6 +312,35 @@ def probe_chart(
     return fig
 
 
+def longrange_chart(
+    distances: Sequence[int],
+    series: Mapping[str, Sequence[float]],
+    *,
+    models: Mapping[str, str],
+    titles: Titles,
+    together: Sequence[Sequence[str]] = (),
+    together_label: str = "",
+    joiner: str = ", ",
+    presenter: bool = False,
+) -> go.Figure:
+    """The translation models' share right against distance (the lesson's long dependency):
+    :func:`probe_chart`'s lines (``together``: lines on top of each other, said on the
+    chart), without a field or a guessing level, with the legend right of the plot (seven
+    models' names under it ran into the distance axis's title)."""
+    fig = probe_chart(
+        distances,
+        series,
+        models=models,
+        together=together,
+        together_label=together_label,
+        joiner=joiner,
+        titles=titles,
+        presenter=presenter,
+    )
+    fig.update_layout(legend=dict(orientation="v", x=1.02, xanchor="left", y=1, yanchor="top"))
+    return fig
+
+
 def _probe_looks(
     fig: go.Figure,
     models: Mapping[str, str],

@@ -40,7 +40,7 @@ PAGES: tuple[PageSpec, ...] = (
     PageSpec("compression", ("markov", "priors")),
     PageSpec("cnn_receptive_field", ("theory", "measured", "probes")),
     PageSpec("rnn_gradients", ("fade", "fresh", "trained", "learn", "words", "explode")),
-    PageSpec("path_length", ("table", "pair", "probes", "problems")),
+    PageSpec("path_length", ("table", "pair", "cicadas", "probes", "problems")),
     PageSpec("attention", ("align", "pairs", "self", "score", "buys")),
     PageSpec("live", ("race",)),
     PageSpec("arena", ("sentence", "evidence")),
@@ -110,7 +110,9 @@ CLASS_PATH: tuple[Stop, ...] = (
     Stop("bottleneck", "length"),
     # 1.6 compressing the past: n-gram tables explode
     Stop("compression", "markov"),
-    # 2.1-2.2 a long dependency; a CNN's window grows only with depth
+    # 2.1-2.2 a long dependency, measured on every translation model; a CNN's window grows
+    # only with depth
+    Stop("path_length", "cicadas"),
     Stop("cnn_receptive_field", "theory"),
     Stop("cnn_receptive_field", "measured"),
     # 2.3 an RNN's memory fades; its gradients shrink or grow with distance

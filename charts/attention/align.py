@@ -92,10 +92,12 @@ def alignment_figure(
 def every_category(n: int, room_px: float, s: base.Scale) -> dict:
     """A projector's category axis of ``n`` words that labels every one (plotly drops every
     other label when they crowd), at the scale's font or smaller to fit ``room_px``, never
-    under :data:`charts.sizes.MIN_PROJECTOR_FONT`."""
+    under :data:`charts.sizes.MIN_PROJECTOR_FONT`: where even that size does not fit (a
+    sentence of 40 words and more), every k-th word, so that no two labels stack."""
     size = min(s.font, math.floor(room_px / max(n, 1) / 1.15))
     size = max(size, sizes.MIN_PROJECTOR_FONT)
-    return dict(tickmode="linear", tick0=0, dtick=1, tickfont=dict(size=size))
+    step = max(1, math.ceil(n * size / max(room_px, 1.0)))  # a label no taller than its k rows
+    return dict(tickmode="linear", tick0=0, dtick=step, tickfont=dict(size=size))
 
 
 def _slide_words(xl: Sequence[str], s: base.Scale, width: float) -> tuple[int, int]:
@@ -134,6 +136,9 @@ def _alignment_slide(heatmap: dict, frame: dict, title: str, s: base.Scale) -> g
     layout["xaxis"].update(every_category(len(xl), sizes.PRESENTER_WIDTH * 0.75, s))
     layout["xaxis"]["tickfont"]["size"] = size
     layout["yaxis"].update(every_category(len(yl), rows_px, s))
+    # a frame as thick as a thin row would cover the row it frames: at most a third of it
+    row_px = rows_px / max(len(yl), 1)
+    frame["line"]["width"] = min(frame["line"]["width"], max(1.0, row_px / 3))
     return go.Figure(data=[heatmap], layout=layout)
 
 

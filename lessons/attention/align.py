@@ -13,6 +13,8 @@ import ui
 from charts import attention as figures
 from charts.common import Titles
 from core.analysis import attention as analysis
+from core.analysis import longrange
+from lessons import far_example
 from lessons.attention import common, data
 from ui.inputs import plain
 
@@ -22,17 +24,20 @@ t = ui.t  # reads the visitor's language on every call
 @ui.fragment  # its controls rerun only this part of the page
 def show() -> None:
     top, choose = st.container(), st.container()
+    far = far_example.sentence()
     with choose:  # under the picture: which sentence, which model
         name = common.model_picker()
-        tokens = common.sentence_picker(common.EXAMPLES[0])
+        extra = (" ".join(far.src),) if far is not None else ()
+        tokens = common.sentence_picker(common.EXAMPLES[0], extra=extra)
     if tokens is None:
         return
     run, gap = data.run_model(name, tokens)
     layer, head = common.view_picker(name, run, choose)
     weights = analysis.select_heads(run.cross, layer, head)
     entropy = analysis.entropy_bits(weights)
+    row = longrange.far_row(weights, run.output, far) if far and tokens == far.src else None
     with top:
-        step_view(name, run, weights, entropy)
+        step_view(name, run, weights, entropy, row)
     with choose:
         common.model_note(name, run)
         common.reference_note(tokens)
@@ -51,13 +56,18 @@ def show() -> None:
 
 @ui.fragment  # the decoding step reruns only what it moves: one figure (heatmap + row)
 def step_view(
-    name: str, run: analysis.AttentionRun, weights: np.ndarray, entropy: np.ndarray
+    name: str,
+    run: analysis.AttentionRun,
+    weights: np.ndarray,
+    entropy: np.ndarray,
+    row: longrange.FarRow | None = None,
 ) -> None:
     """The alignment heatmap with the step's row framed and drawn as bars under it; the
-    step slider under the chart."""
+    step slider under the chart (``row``: in a long-range sentence, the row that writes the
+    noun for "their", where the slider starts)."""
     s = ui.slide(t("attention.part.align.lead"))
     with s.control:
-        step = common.step_picker(run, t("attention.step"))
+        step = common.step_picker(run, t("attention.step"), default=row.step if row else 0)
     with s.more:
         values = st.toggle(
             t("attention.values"),
@@ -73,6 +83,8 @@ def step_view(
         )
     with s.words:
         st.markdown(row_caption(run, weights, entropy, step))
+        if row is not None:
+            st.markdown(far_words(run, row, step))
 
 
 def alignment_figure(
@@ -94,6 +106,25 @@ def alignment_figure(
         hover=common.hover(),
         presenter=ui.presenter(),
         show_values=values,
+    )
+
+
+def far_words(run: analysis.AttentionRun, row: longrange.FarRow, step: int) -> str:
+    """What the row writing the noun for "their" reads, or where to find that row."""
+    noun = " ".join(run.source[i] for i in row.noun)
+    if step != row.step:
+        return t(
+            "attention.align.far_go",
+            step=f"{row.step + 1} · {plain(run.output[row.step])}",
+            d=row.distance,
+        )
+    return t(
+        "attention.align.far",
+        d=row.distance,
+        noun=plain(noun),
+        zh=plain(run.output[row.step]),
+        w=f"{row.on_noun:.2f}",
+        w_their=f"{row.on_their:.2f}",
     )
 
 

@@ -48,16 +48,20 @@ def _on_example(param: str) -> None:
         st.query_params[param] = choice
 
 
-def sentence_picker(default: str, param: str = "s") -> tuple[str, ...] | None:
+def sentence_picker(
+    default: str, param: str = "s", extra: tuple[str, ...] = ()
+) -> tuple[str, ...] | None:
     """Example selector + free text, both tied to the URL parameter ``param`` (alignment
-    and the model comparison share ``s``; self-attention and scores share ``q``)."""
+    and the model comparison share ``s``; self-attention and scores share ``q``); ``extra``:
+    examples a part offers beyond the shared ones."""
     text = ui.params.get_text(param, default)
-    st.session_state["attention_example"] = text if text in EXAMPLES else OWN
+    options = (*EXAMPLES, *extra)
+    st.session_state["attention_example"] = text if text in options else OWN
     left, right = st.columns([1, 1])
     with left:
         st.selectbox(
             t("attention.sentence.example"),
-            (*EXAMPLES, OWN),
+            (*options, OWN),
             format_func=lambda s: t("attention.sentence.own") if s == OWN else s,
             key="attention_example",
             on_change=_on_example,
@@ -149,12 +153,13 @@ def _position_picker(
     return pos - 1
 
 
-def step_picker(run: analysis.AttentionRun, label: str) -> int:
-    """The decoding step whose row is shown (0-based; in the link as ``step``, 1-based)."""
+def step_picker(run: analysis.AttentionRun, label: str, default: int = 0) -> int:
+    """The decoding step whose row is shown (0-based; in the link as ``step``, 1-based);
+    ``default`` (0-based) where the link names none."""
     shown = [lexicon.show_token(tok) for tok in run.output]
     raw = st.query_params.get("step")
     return _position_picker(
-        st.select_slider, label, shown, "step", raw, key="attention_step", default=1
+        st.select_slider, label, shown, "step", raw, key="attention_step", default=default + 1
     )
 
 

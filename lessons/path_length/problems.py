@@ -9,6 +9,7 @@ import ui
 from charts import path_length as figures
 from core import lexicon, zoo
 from core.analysis import path_length as analysis
+from lessons.path_length import data
 from lessons.path_length.common import arch_names, header
 
 t = ui.t
@@ -17,7 +18,7 @@ PROBLEMS = ("alignment", "state", "distance")
 PROBLEM_LINKS = {
     "alignment": (("attention", "align"),),
     "state": (("bottleneck", "length"), ("attention", "align")),
-    "distance": (("path_length", "pair"), ("attention", "self")),
+    "distance": (("path_length", "pair"), ("path_length", "cicadas"), ("attention", "self")),
 }
 DISTANCES = (1, 5, 10, 20, 30, 40, 50, 60)
 
@@ -50,6 +51,8 @@ def show() -> None:
                 st.markdown(t(f"path_length.problems.{key}"))
                 if key == "state" and seen:
                     st.markdown(t("path_length.problems.state.seen", slide=seen))
+                if key == "distance":
+                    distance_measured()
                 st.markdown(t(f"path_length.problems.{key}.remedy"))
                 for slug, part in PROBLEM_LINKS[key]:
                     ui.page_link(
@@ -61,6 +64,39 @@ def show() -> None:
         st.markdown(t("path_length.problems.remedies"))
     ui.takeaway(t("path_length.problems.takeaway"))
     ui.try_this(t("path_length.problems.try_linked" if seen else "path_length.problems.try"))
+
+
+def distance_measured() -> None:
+    """The lesson's long dependency as measured on the path-length part that draws it: one
+    line that links back to that chart (the class path shows each picture once)."""
+    try:
+        found = data.longrange(data.loadable())
+    except zoo.ZooError:
+        return  # the part that draws the chart names the missing file
+    if not found.right:
+        return
+    attn, best = found.farthest()
+    if not attn or best is None:
+        return
+    zh = ui.current_lang() == "zh"
+    slide = ui.shown_before("path_length", "cicadas", here=("path_length", "problems"))
+    st.markdown(
+        t(
+            "path_length.problems.distance.measured",
+            slide=slide or t("path_length.part.cicadas"),
+            far=found.distances[-1],
+            attn=("、" if zh else " and ").join(ui.model_name(m) for m in attn),
+            attn_acc=share_range(list(attn.values())),
+            best=ui.model_name(best[0]),
+            best_acc=f"{best[1]:.0%}",
+        )
+    )
+
+
+def share_range(values: list[float]) -> str:
+    """ "100%" for shares that round alike, else "97%–100%"."""
+    lo, hi = f"{min(values):.0%}", f"{max(values):.0%}"
+    return lo if lo == hi else f"{lo}–{hi}"
 
 
 def problem_panels(state: bool = True) -> list[dict]:

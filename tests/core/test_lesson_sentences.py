@@ -140,6 +140,7 @@ LABELS: dict[str, tuple[Callable[[], list[str]] | str, ...]] = {
     "cnn_receptive_field.measured.counterpart": ("version",),
     "cnn_receptive_field.sentence.en": ("version",),
     "path_length.sentence.en": ("version",),
+    "path_length.cicadas.curious": ("version",),
     "path_length.sentence.zh": (_cicadas_zh,),
     "path_length.own_empty": (_cicadas_zh,),
     "path_length.own_short": (_cicadas_zh,),

@@ -1,5 +1,6 @@
-"""The path-length page: one part at a time (Table 1, the word-pair paths, the probes, the
-three problems), deep links, bad input."""
+"""The path-length page: one part at a time (Table 1, the word-pair paths, the lesson's long
+dependency in every translation model, the probes, the three problems), deep links, bad
+input."""
 
 from __future__ import annotations
 
@@ -13,12 +14,15 @@ import pytest
 import streamlit as st
 
 from core import lexicon, zoo
+from core.analysis import longrange
 from core.analysis import path_length as analysis
 from core.analysis import receptive_field as rf
 from core.i18n import translate
+from lessons.path_length import problems
 from tests.conftest import ROOT, as_a_phone, main_text, make_app, md_tables
 from tests.lessons.parts import chart_keys, runs_alone
 from tests.lessons.test_cnn_receptive_field import _chart, fake_zoo  # noqa: F401 (fixture)
+from ui.nav import Stop, deck
 
 PAGE = "pages/path_length.py"
 PART = "path_length_part"  # the part selector's widget key
@@ -26,6 +30,7 @@ PART = "path_length_part"  # the part selector's widget key
 PART_CHARTS = {
     "table": ["path_table_chart"],
     "pair": ["path_pair_chart"],
+    "cicadas": ["path_cicadas_chart"],
     "probes": ["path_probes_chart"],
     "problems": ["path_problems_chart"],
 }
@@ -286,3 +291,104 @@ def test_table_1_does_not_import_torch():
     )
     assert out.returncode == 0, out.stderr[-2000:]
     assert out.stdout.strip().splitlines()[-1] == "False", lines
+
+
+# --- the lesson's long dependency, 秋蝉 … 它们, in every shipped translation model ----------
+
+needs_zoo = pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="no trained zoo")
+
+
+@pytest.fixture(scope="module")
+def shipped_longrange() -> longrange.LongRange:
+    src, tgt = zoo.load_vocabs()
+    models = {m: zoo.load_model(m) for m in zoo.TRANSLATION_MODELS}
+    return longrange.resolution(models, src, tgt)
+
+
+@needs_zoo
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_cicadas_chart_draws_every_translation_model_by_distance(shipped_longrange, lang):
+    found = shipped_longrange
+    at = make_app(PAGE, lang=lang, present="1", part="cicadas").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    fig = _chart(at, "path_cicadas_chart")
+    names = [tr["name"] for tr in fig["data"]]
+    assert names == [lexicon.name(m, lang) for m in zoo.TRANSLATION_MODELS]
+    for tr, m in zip(fig["data"], zoo.TRANSLATION_MODELS, strict=True):
+        assert _array(tr["x"]).tolist() == list(found.distances)
+        assert np.allclose(_array(tr["y"]), found.by_distance(m))
+        assert tr["line"]["color"] == lexicon.look(m).color
+    assert fig["layout"]["title"]["text"].startswith(
+        translate("path_length.cicadas.title.both", lang)[:8]
+    )
+    # the two attention lines lie on one another at 100%: the chart says so
+    notes = " ".join(a["text"] for a in fig["layout"]["annotations"])
+    assert lexicon.name("gru_attention", lang) in notes and "100%" in notes
+    # the caption's numbers are the chart's: who falls from nearest to farthest
+    caption = " ".join(c.value for c in at.main.caption)
+    gru = found.by_distance("gru_plain_256")
+    item = translate(
+        "path_length.cicadas.item",
+        lang,
+        name=lexicon.name("gru_plain_256", lang),
+        near=f"{gru[0]:.0%}",
+        far=f"{gru[-1]:.0%}",
+    )
+    assert item in caption
+    assert lexicon.name("transformer", lang) in caption.split(item)[-1]
+    # the models that fail even near are named as mixed evidence
+    (mixed,) = [w.value for w in at.warning]
+    assert lexicon.name("gru_plain_32", lang) in mixed
+
+
+@needs_zoo
+def test_the_reading_switch_shows_the_trees(shipped_longrange):
+    at = make_app(PAGE, lang="en", part="cicadas").run(timeout=300)
+    at.segmented_control(key="path_reading").set_value("shade").run(timeout=300)
+    assert not at.exception and at.query_params["reading"] == "shade"
+    fig = _chart(at, "path_cicadas_chart")
+    assert "their shade" in fig["layout"]["title"]["text"]
+    for tr, m in zip(fig["data"], zoo.TRANSLATION_MODELS, strict=True):
+        assert np.allclose(_array(tr["y"]), shipped_longrange.by_distance(m, "shade"))
+
+
+@needs_zoo
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_the_problems_part_links_back_to_the_measured_distance(shipped_longrange, lang):
+    at = make_app(PAGE, lang=lang, present="1", part="problems").run(timeout=300)
+    assert not at.exception
+    attn, (best, best_far) = shipped_longrange.farthest()
+    line = translate(
+        "path_length.problems.distance.measured",
+        lang,
+        slide=deck("class").index(Stop("path_length", "cicadas")) + 1,
+        far=shipped_longrange.distances[-1],
+        attn=("、" if lang == "zh" else " and ").join(lexicon.name(m, lang) for m in attn),
+        attn_acc=problems.share_range(list(attn.values())),
+        best=lexicon.name(best, lang),
+        best_acc=f"{best_far:.0%}",
+    )
+    assert line in main_text(at)
+    assert len(at.get("plotly_chart")) == 1  # the problems' own chart: not the cicadas' again
+
+
+def test_a_range_of_shares_is_one_number_when_they_round_alike():
+    assert problems.share_range([1.0, 0.999]) == "100%"
+    assert problems.share_range([0.97, 1.0]) == "97%–100%"
+
+
+def test_the_cicadas_part_without_a_zoo_says_what_is_missing(no_zoo):
+    at = make_app(PAGE, lang="en", part="cicadas").run(timeout=120)
+    assert not at.exception and not at.get("plotly_chart")
+    assert any("GRU + attention" in i.value for i in at.info)
+
+
+@needs_zoo
+def test_the_server_warms_the_long_range_chart_and_the_sentence_up():
+    import lessons
+    from lessons import far_example
+    from lessons.path_length import data
+
+    assert data.warm_longrange in lessons.warm_ups() and far_example.warm in lessons.warm_ups()
+    assert data.warm_longrange() == len(zoo.TRANSLATION_MODELS)
+    assert far_example.warm() == 1

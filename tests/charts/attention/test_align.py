@@ -57,6 +57,20 @@ def test_alignment_figure_on_a_slide_is_the_heatmap_every_row_and_word_labelled(
     assert lay["height"] < sizes.SLIDE_HEIGHT
 
 
+def test_a_long_sentence_on_a_slide_labels_every_kth_row_and_keeps_its_row_visible():
+    # 41 steps of a 45-word source (a long-range sentence): every label at the smallest
+    # projector size would stack; the frame as thick as usual would cover the thin row
+    z = _weights(41, 45)
+    lay = _json(_align(z, step=37, presenter=True))["layout"]
+    rows_px = lay["height"] - lay["margin"]["t"] - lay["margin"]["b"]
+    y = lay["yaxis"]
+    assert y["dtick"] > 1 and y["tickfont"]["size"] >= sizes.MIN_PROJECTOR_FONT
+    assert rows_px / 41 * y["dtick"] >= y["tickfont"]["size"]  # labels never stack
+    (frame,) = lay["shapes"]
+    assert frame["line"]["width"] <= max(1.0, rows_px / 41 / 3)
+    assert (frame["y0"], frame["y1"]) == (36.5, 37.5)
+
+
 def test_alignment_figure_heatmap_on_top_and_the_framed_row_as_bars_under_it():
     presenter = False
     z = _weights(5, 7)
