@@ -5,7 +5,8 @@ English, the page scrolled to its top: the first chart's axis titles, its legend
 colour bars' titles lie inside the screen (a teacher does not scroll to read what an axis
 measures), the tick labels of one axis never run into each other, no axis title sits on tick
 labels, an axis of percentages ticks no higher than 100 %, and a legend is not drawn over the
-data (a legend inside the plot area keeps clear of every point, bar and line under it).
+data (a legend inside the plot area keeps clear of every point, bar and line under it), nor
+a line drawn across a label's words (a label on its own opaque ground hides the line instead).
 
 One server, one browser, one tab per screen, walked part by part with ``goto``.
 """
@@ -68,8 +69,20 @@ FIRST_CHART_JS = r"""() => {
     out.legend = rect(bg);
   }
   for (const el of box.querySelectorAll('.nsewdrag')) if (shown(el)) out.plots.push(rect(el));
-  // what a trace draws: points, bars, line vertices (a heatmap's image is the whole plot)
-  if (out.legend) {
+  // notes written on the chart (an annotation's text), and what a trace draws: points,
+  // bars, and its line sampled every 3 px (a heatmap's image is the whole plot)
+  // (a note on its own opaque ground hides the line under it: its words stay whole)
+  const grounded = el => {
+    const bg = el.closest('.annotation') && el.closest('.annotation').querySelector('.bg');
+    if (!bg) return false;
+    const fill = getComputedStyle(bg).fill, alpha = /rgba\([^)]*,\s*([\d.]+)\)/.exec(fill);
+    return fill !== 'none' && !/rgba\(0, 0, 0, 0\)/.test(fill) && (!alpha || +alpha[1] >= 0.8);
+  };
+  out.notes = [...box.querySelectorAll('.infolayer .annotation text')]
+      .filter(el => el.textContent.trim() && shown(el) && !grounded(el))
+      .map(el => ({what: words(el), ...rect(el)}));
+  out.lines = [];
+  if (out.legend || out.notes.length) {
     for (const el of box.querySelectorAll('.scatterlayer .point, .barlayer .point path')) {
       if (shown(el)) out.marks.push(rect(el));
     }
@@ -77,9 +90,10 @@ FIRST_CHART_JS = r"""() => {
       const len = tr.getTotalLength ? tr.getTotalLength() : 0;
       const ctm = tr.getScreenCTM();
       if (!len || !ctm) continue;
-      for (let i = 0; i <= 60; i++) {
-        const p = tr.getPointAtLength(len * i / 60).matrixTransform(ctm);
-        out.marks.push({l: p.x, r: p.x, t: p.y, b: p.y, w: 0, h: 0});
+      const n = Math.min(2000, Math.ceil(len / 3));
+      for (let i = 0; i <= n; i++) {
+        const p = tr.getPointAtLength(len * i / n).matrixTransform(ctm);
+        out.lines.push({l: p.x, r: p.x, t: p.y, b: p.y, w: 0, h: 0});
       }
     }
   }
@@ -153,9 +167,15 @@ def first_screen_problems(got: dict | None, vw: int, vh: int, where: str) -> lis
     ]
     legend = got["legend"]
     if legend and any(_meet(legend, p, 0) for p in got["plots"]):
-        under = [m for m in got["marks"] if _inside(m, legend) or _meet(m, legend)]
+        under = [m for m in got["marks"] + got["lines"] if _inside(m, legend) or _meet(m, legend)]
         if under:
             out.append(f"{where}: the legend is drawn over {len(under)} points of the data")
+    for note in got["notes"]:  # a line through a note's glyphs (its box less the leading)
+        lead = 0.2 * note["h"]
+        inner = dict(note, l=note["l"] + 2, r=note["r"] - 2, t=note["t"] + lead, b=note["b"] - lead)
+        crossed = sum(_inside(p, inner) for p in got["lines"])
+        if crossed:
+            out.append(f"{where}: a line crosses the label {note['what']!r} ({crossed} points)")
     return out
 
 
