@@ -59,8 +59,13 @@ def next_token_bars(
         layout=common.titled_layout(
             presenter,
             titles,
-            # room after the longest bar for its number ("100%"): more at the projector's font
-            xaxis=dict(range=[0, 1.3 if presenter else 1.15], tickformat=".0%"),
+            # room after the longest bar for its number ("100%"): more at the projector's font;
+            # the ticks, a probability's, stop at 100 %
+            xaxis=dict(
+                range=[0, 1.3 if presenter else 1.15],
+                tickformat=".0%",
+                tickvals=[0, 0.25, 0.5, 0.75, 1],
+            ),
             # every candidate named, also on a slide short enough for the step buttons
             yaxis=dict(type="category", autorange="reversed", tickmode="linear", dtick=1),
             height=max(s.height - 60, 70 + p.size * (s.font * 2 + 8)),

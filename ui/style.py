@@ -160,7 +160,12 @@ PRESENTER_CSS = """
 [data-testid="stMain"] [data-testid="stMetricValue"] p { font-size: 2.4rem; line-height: 1.2; }
 [data-testid="stMain"] [data-testid="stHtml"],
 [data-testid="stMain"] .road-html { font-size: 1.45rem; line-height: 1.5; }
-[data-testid="stMain"] .block-container { padding-top: 3rem; max-width: 100%; }
+/* the header above a part's chart (title, claim, part selector, lead) kept tight: on a
+   1280x800 screen a two-line claim over a two-line lead left the chart's axis title and
+   legend 10-20 px under the first screen; 2rem of top and 0.6rem between the slide's
+   blocks give them back ~45 px (tests/browser/test_first_screen.py measures every part) */
+[data-testid="stMain"] .block-container { padding-top: 2rem; max-width: 100%; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6rem; }
 /* the top bar holds only the sidebar and menu buttons: let the slide's title show through */
 [data-testid="stHeader"] { background: transparent; }
 /* a chart's data table is for a reader at a desk, not for the wall: its toggle would push

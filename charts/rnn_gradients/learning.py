@@ -310,7 +310,8 @@ def step_figure(
             _vline(chosen, "#777777", presenter),
         ],
         annotations=[
-            base.hline_label(before, labels["before"], side="left"),
+            # at the right end: the unclipped step's line starts under it at the left
+            base.hline_label(before, labels["before"]),
             base.hline_label(chance, labels["chance"], side="left", anchor="bottom"),
         ],
     )

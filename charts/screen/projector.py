@@ -6,6 +6,7 @@ chart stays on the first screen of a slide.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING
 
 from charts.screen.sizes import (
@@ -94,7 +95,39 @@ def fit_projector(fig: go.Figure, *, width: float = 1.0, height: int = SLIDE_HEI
     if lay.get("height") is None or lay["height"] > height:
         lay["height"] = height
     _wrap_y_titles(lay, lay["height"])
+    _space_y_ticks(lay, lay["height"])
     return fig
+
+
+# A tick label's room on a vertical axis, in font sizes: its line and a gap (measured: 22-px
+# numbers 8.5 px apart on path_length's stacked panels, capped to a slide, were one smudge)
+TICK_ROOM = 1.3
+
+
+def _space_y_ticks(lay: dict, height: float) -> None:
+    """Widen the step of every vertical axis with fixed steps (``dtick`` over a fixed
+    ``range``) until its labels stand :data:`TICK_ROOM` font sizes apart: a figure built
+    taller than a slide (stacked panels, each a few layers high) is capped to it, and its
+    panels' labels stacked on each other. The step grows as 1, 2, 5, 10, ..."""
+    plot = max(100.0, height - PROJECTOR_FRAME_PX)
+    for name in [k for k in lay if k.startswith("yaxis")]:
+        axis = lay[name]
+        step, span = axis.get("dtick"), axis.get("range")
+        ends = span if isinstance(span, list | tuple) and len(span) == 2 else (None, None)
+        if not isinstance(step, int | float) or step <= 0 or None in ends or ends[0] == ends[1]:
+            continue  # an open end (``[0, None]``): plotly chooses it, the room is unknown
+        if axis.get("type") in ("log", "category", "date"):
+            continue
+        lo, hi = axis.get("domain") or (0.0, 1.0)
+        per_unit = plot * (hi - lo) / abs(ends[1] - ends[0])
+        size = (axis.get("tickfont") or {}).get("size") or PROJECTOR_FONT
+        need = TICK_ROOM * size / per_unit  # the least step, in the axis's units
+        if step >= need:
+            continue
+        mag = 10.0 ** math.floor(math.log10(need))
+        axis["dtick"] = next(m * mag for m in (1, 2, 5, 10) if m * mag >= need)
+        if float(axis["dtick"]).is_integer():
+            axis["dtick"] = int(axis["dtick"])
 
 
 def _wrap_y_titles(lay: dict, height: float) -> None:

@@ -43,3 +43,15 @@ def test_cost_chart_draws_calls_or_milliseconds_from_zero():
     assert fig.layout.yaxis.rangemode == "tozero"
     with pytest.raises(ValueError, match="never negative"):
         figures.cost_chart([4], {"write": [-1.0]}, titles=Titles("t", "N", "ms"))
+
+
+@pytest.mark.parametrize("presenter", [False, True])
+def test_next_token_bars_tick_probabilities_up_to_100_percent(presenter):
+    """The axis leaves room after a bar for its number, but its ticks are a probability's:
+    none past 100 %."""
+    fig = figures.next_token_bars(
+        ["a", "b"], [0.9, 0.1], chosen=0, titles=Titles("t", "x", "y"), presenter=presenter
+    )
+    ticks = fig.layout.xaxis.tickvals
+    assert ticks and max(ticks) == 1 and min(ticks) == 0
+    assert fig.layout.xaxis.range[1] > 1  # the room for "90%" after the longest bar

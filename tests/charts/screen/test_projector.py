@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import plotly.graph_objects as go
 
 from charts import base
 from charts.common import Titles
@@ -118,3 +119,39 @@ def test_fit_projector_keeps_the_title_clear_of_top_ticks_and_subplot_titles():
     lay = fig.to_dict()["layout"]
     size = lay["annotations"][0]["font"]["size"]
     assert lay["title"]["pad"]["b"] >= size * 1.4  # the title stands above the panel titles
+
+
+def test_fit_projector_spreads_the_fixed_steps_of_stacked_panels_capped_to_a_slide():
+    """Four stacked panels built 1,100 px tall (path_length's two words, four paths), each
+    axis with a fixed step: capped to a slide, each axis's labels stand at least 1.3 font
+    sizes apart, a step of 1, 2 or 5 times a power of ten, and a roomy axis keeps its own."""
+    layout = {"height": 1100}
+    tops = [1, 1, 13, 3]
+    edge = 1.0
+    for i, top in enumerate(tops, start=1):
+        share = 0.6 * (top + 1.5) / sum(t + 1.5 for t in tops)
+        layout[f"yaxis{i if i > 1 else ''}"] = dict(
+            domain=[edge - share, edge], range=[-0.5, top + 0.5], tickmode="linear", dtick=1
+        )
+        edge -= share + 0.1
+    layout["yaxis5"] = dict(domain=[0, 0.05], range=[0, 100], dtick=0.5, type="log")
+    fig = go.Figure(layout=layout)
+    fit_projector(fig)
+    lay = fig.to_dict()["layout"]
+    plot = lay["height"] - PROJECTOR_FRAME_PX
+    for name in ("yaxis", "yaxis2", "yaxis3", "yaxis4"):
+        axis = lay[name]
+        lo, hi = axis["domain"]
+        apart = axis["dtick"] * plot * (hi - lo) / (axis["range"][1] - axis["range"][0])
+        assert apart >= 1.3 * axis["tickfont"]["size"], (name, axis["dtick"], apart)
+        mantissa = axis["dtick"] / 10 ** np.floor(np.log10(axis["dtick"]))
+        assert round(mantissa, 6) in (1, 2, 5), (name, axis["dtick"])
+    assert lay["yaxis5"]["dtick"] == 0.5  # a log axis's steps mean something else
+
+    roomy = go.Figure(layout=dict(yaxis=dict(range=[0, 4], dtick=1)))
+    fit_projector(roomy)
+    assert roomy.layout.yaxis.dtick == 1
+
+    open_end = go.Figure(layout=dict(yaxis=dict(range=[-0.6, None], dtick=1), height=900))
+    fit_projector(open_end)  # plotly chooses the top: nothing to measure, nothing changed
+    assert open_end.layout.yaxis.dtick == 1
