@@ -43,3 +43,21 @@ def test_cost_chart_draws_calls_or_milliseconds_from_zero():
     assert fig.layout.yaxis.rangemode == "tozero"
     with pytest.raises(ValueError, match="never negative"):
         figures.cost_chart([4], {"write": [-1.0]}, titles=Titles("t", "N", "ms"))
+
+
+def test_cost_chart_draws_a_kind_of_layer_in_its_familys_look():
+    from core.lexicon import family_look
+
+    look = family_look("self_attention")
+    fig = figures.cost_chart(
+        [4, 8],
+        {"read": [4, 8], "parallel read": [2, 2]},
+        titles=Titles("t", "N", "steps"),
+        families={"parallel read": "self_attention"},
+    )
+    assert fig.data[1].line.color == look.color and fig.data[1].marker.symbol == look.marker
+    assert fig.data[0].line.color is None  # the template's black, no model's hue
+    with pytest.raises(ValueError, match="not a series"):
+        figures.cost_chart(
+            [4], {"read": [4]}, titles=Titles("t", "N", "ms"), families={"typo": "cnn"}
+        )

@@ -263,34 +263,47 @@ def test_wrong_states_the_studys_numbers_per_model():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_serial_cost_shows_model_calls_first_and_milliseconds_second(lang):
-    """The serial cost in model calls (counted: n to write n words, 1 to read them) comes
-    first; the milliseconds second, with words that expect noise; the takeaway claims
-    nothing about the milliseconds that a busy machine can break."""
+def test_serial_cost_shows_counted_steps_first_and_milliseconds_second(lang):
+    """The serial cost in steps that wait for one another (counted: n to write n words, n for
+    the GRU to read them inside its one call, as many as the Transformer has layers for it to
+    read them) comes first; the milliseconds second, a Transformer reading line beside the
+    GRU's, with words that expect noise and say the lesson's "hard to parallelise"; the
+    takeaway claims nothing about the milliseconds that a busy machine can break."""
     from core.i18n import translate
+    from core.lexicon import family_look
     from lessons.autoregressive.cost import TIMING_LENGTHS
 
-    _need("lm_gru")
+    _need("lm_gru", "transformer")
+    layers = len(zoo.load_model("transformer").enc_layers)
     cost = run(part="cost", lang=lang)
     charts = [json.loads(c.proto.spec) for c in cost.get("plotly_chart")]
     assert len(charts) == 2
-    calls, ms = charts
-    n = TIMING_LENGTHS[-1]
-    write, read = (calls["data"][i]["y"] for i in (0, 1))
-    ys = [_ys(v) for v in (write, read)]
-    assert list(ys[0]) == list(TIMING_LENGTHS) and list(ys[1]) == [1] * len(TIMING_LENGTHS)
+    steps, ms = charts
+    transformer = translate("model.transformer.name", lang)
+    parallel = translate("autoregressive.cost.read_parallel", lang, model=transformer)
+    for chart in charts:  # three lines each: GRU write, GRU read, Transformer read
+        names = [tr["name"] for tr in chart["data"]]
+        assert len(names) == 3 and names[2] == parallel
+        assert chart["data"][2]["line"]["color"] == family_look("self_attention").color
+    write, read, par = (list(_ys(steps["data"][i]["y"])) for i in range(3))
+    assert write == list(TIMING_LENGTHS) and read == list(TIMING_LENGTHS)
+    assert par == [layers] * len(TIMING_LENGTHS)
+    assert all(v > 0 for tr in ms["data"] for v in _ys(tr["y"]))
     assert (
         "ms" in ms["layout"]["yaxis"]["title"]["text"]
         or "毫秒" in ms["layout"]["yaxis"]["title"]["text"]
     )
-    assert [m.value for m in cost.metric[:2]] == [str(n), "1"]
-    assert cost.metric[2].value.endswith("ms")
+    n = TIMING_LENGTHS[-1]
+    assert [m.value for m in cost.metric[:3]] == [str(n), str(n), str(layers)]
+    assert cost.metric[3].value.endswith("ms")
     takeaway = cost.success[0].value
-    assert translate("autoregressive.cost.takeaway", lang) == takeaway
+    assert translate("autoregressive.cost.takeaway", lang, parallel=transformer) == takeaway
+    assert ("hard to parallelise" if lang == "en" else "难以并行") in takeaway
     for claim in ("roughly doubles", "does not move", "大约翻倍", "不会动", "翻一倍"):
         assert claim not in takeaway
     noise = [c.value for c in cost.caption if str(n) in c.value]
     assert noise, "the milliseconds' caption (with its numbers) is missing"
+    assert transformer in noise[0]  # the two reading lines compared by a measured ratio
 
 
 @pytest.mark.parametrize("part", ["lm", "translate", "wrong", "cost"])
