@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core import zoo
+from core.analysis.sensible import sensible
 from tests.conftest import (
     ROOT,
     cjk_share,
@@ -189,6 +190,7 @@ def test_wrong_default_is_the_searched_slip_that_derails_the_plain_gru():
     test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
     slip = slips.derailing_slip(model, sv, tv, test, *data.SLIP_LENGTHS)
     assert slip is not None and slip.edits >= slip.rest / 2
+    assert sensible(slip.text.split())  # a sentence a person would say
     at = run(part="wrong")
     assert at.query_params["wsrc"] == slip.text and at.query_params["ftok"] == slip.word
     assert at.query_params["fpos"] == str(slip.pos + 1)
@@ -212,6 +214,52 @@ def test_wrong_default_is_the_searched_slip_that_derails_the_plain_gru():
         model, src_ids, [*own[: slip.pos], token], max_output_len(len(src_ids))
     )
     assert after.count(":red[") == len(ar.later_changes(own, forced, slip.pos)[1]) > 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_wrong_offers_the_language_model_on_the_lessons_you_should(lang):
+    """With the language model picked, the part shows the lesson's "you should": its own
+    "wear shoes", then "buy" forced in place of "wear" and the words it writes on by itself,
+    with the drift said in numbers recomputed here; another word can be forced."""
+    from core.analysis import slips
+    from core.corpus import lesson
+    from core.i18n import translate
+    from lessons.autoregressive import data
+
+    _need(*STUDY)
+    sv, _ = zoo.load_vocabs()
+    prompt = lesson.AUTOREGRESSION_PROMPT.split()
+    r = slips.lm_slip(
+        zoo.load_model("lm_gru"), sv.encode(prompt), 0, sv.encode([data.LM_FORCED])[0]
+    )
+    at = run(part="wrong", wmodel="lm_gru", lang=lang)
+    assert not at.exception
+    before, after = rows(at)
+    assert " ".join(lesson.WEAR_SHOES.en_words) in before.replace("*", "")
+    assert f":orange-background[**{data.LM_FORCED}**]" in after
+    assert after.count(":red[") == len(r.new) > 0
+    assert at.query_params["lmword"] == data.LM_FORCED
+    said = translate(
+        "autoregressive.wrong.lm_changed",
+        lang,
+        model=translate("model.lm_gru.name", lang),
+        token=data.LM_FORCED,
+        own="wear",
+        p=f"{r.word_prob:.2%}",
+        changed=r.edits,
+        later=r.later,
+        share=f"{r.changed_share:.0%}",
+        follow="shoes",
+        p_own=f"{r.next_own:.0%}",
+        p_forced=f"{r.next_forced:.0%}",
+    )
+    assert said in [m.value for m in at.markdown]
+    assert len(at.get("plotly_chart")) == 1  # the study's chart stays beside it
+    box = at.selectbox(key="ar_lmword")
+    other = box.options[1]
+    box.select(other).run()
+    assert not at.exception and at.query_params["lmword"] == other
+    assert f":orange-background[**{other}**]" in rows(at)[1]
 
 
 def test_wrong_states_the_studys_numbers_per_model():
