@@ -679,3 +679,12 @@ def test_length_bucket_sizes_are_the_manifests(dev_zoo, lang):
     said = translate(key, lang, n=sum(counts), per=min(counts))
     assert said in [m.value for e in at.main.expander for m in e.markdown]
     assert str(min(counts)) in said and str(sum(counts)) in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_read_takeaway_names_the_example_lengths(dev_zoo, lang):
+    """ "C holds as many numbers for 8 words as for 44": the example buttons' lengths."""
+    at = _run(lang=lang, part="read")
+    short, long = bn.EXAMPLE_LENGTHS[0], bn.EXAMPLE_LENGTHS[-1]
+    said = translate("bottleneck.read.takeaway", lang, short=short, long=long)
+    assert said in [s.value for s in at.success] and f"{long}" in said
