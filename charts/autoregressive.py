@@ -187,11 +187,18 @@ def cost_chart(
         raise ValueError(f"families names {sorted(unknown)}, not a series; use a key of series")
     fig = _lines(lengths, series, **titles._asdict(), presenter=presenter)
     s = base.scale(presenter)
+    # the series that are no model each get their own dash and marker: two equal lines (the
+    # GRU steps through the words whether it writes or reads) stay visible on top of each other
+    plain = iter(zip(("solid", "dot", "dashdot"), ("circle", "circle-open", "square-open")))
     for trace in fig.data:
         if trace.name in (families or {}):
             look = lexicon.family_look(families[trace.name])
             trace.line = dict(color=look.color, dash=look.dash, width=s.line)
             trace.marker = dict(color=look.color, symbol=look.marker, size=s.marker)
+        else:
+            dash, symbol = next(plain, ("solid", "circle"))
+            trace.line = dict(dash=dash, width=s.line)
+            trace.marker = dict(symbol=symbol, size=s.marker * (1.6 if dash != "solid" else 1))
     fig.update_yaxes(rangemode="tozero")
     return fig
 

@@ -43,6 +43,8 @@ def show() -> None:
         chart(timing.lengths, {k: v[0] for k, v in lines.items()}, "steps", model, parallel)
     n_first, n_full = timing.lengths[0], timing.lengths[-1]
     with s.words:
+        if timing.read_steps == timing.generate_calls:  # drawn on top of each other
+            st.caption(t("autoregressive.cost.same_line", model=model))
         c1, c2, c3, c4 = st.columns(4)
         c1.metric(t("autoregressive.cost.calls_write", n=n_full), timing.generate_calls[-1])
         c2.metric(t("autoregressive.cost.steps_read", n=n_full, model=model), timing.read_steps[-1])

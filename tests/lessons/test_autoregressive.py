@@ -352,6 +352,11 @@ def test_serial_cost_shows_counted_steps_first_and_milliseconds_second(lang):
     noise = [c.value for c in cost.caption if str(n) in c.value]
     assert noise, "the milliseconds' caption (with its numbers) is missing"
     assert transformer in noise[0]  # the two reading lines compared by a measured ratio
+    gru = translate("model.lm_gru.name", lang)
+    same = translate("autoregressive.cost.same_line", lang, model=gru)
+    assert same in [c.value for c in cost.caption]  # the GRU's two equal lines, said in words
+    dashes = [tr["line"].get("dash") for tr in steps["data"]]
+    assert len(set(dashes)) == 3  # each line its own dash: the equal ones stay visible
 
 
 @pytest.mark.parametrize("part", ["lm", "translate", "wrong", "cost"])
