@@ -135,7 +135,7 @@ def pick_model() -> str:
     """The model whose output is shown, tied to the URL parameter ``wmodel``."""
     name = ui.params.get_choice("wmodel", PICKABLE, data.SLIP_MODEL)
     return controls.segmented(
-        t("autoregressive.tr.model"),
+        t("autoregressive.wrong.model"),
         PICKABLE,
         name,
         param="wmodel",
