@@ -178,13 +178,32 @@ def cost_chart(
     series: dict[str, Sequence[float]],
     *,
     titles: Titles,
+    families: dict[str, str] | None = None,
     presenter: bool = False,
 ) -> go.Figure:
-    """The serial cost against the number of tokens, one line per way of computing: model
-    calls (counted, exact) or time (ms, measured); from zero up, never negative."""
+    """The serial cost against the number of tokens, one line per way of computing: steps or
+    model calls (counted, exact) or time (ms, measured); from zero up, never negative.
+    ``families`` {series name: family} draws a series that stands for a kind of layer in its
+    family's look (:data:`core.lexicon.FAMILY_LOOKS`); the others stay black and greys."""
     if any(v < 0 for values in series.values() for v in values):
         raise ValueError("calls and times are never negative: pass values >= 0")
+    unknown = set(families or {}) - set(series)
+    if unknown:
+        raise ValueError(f"families names {sorted(unknown)}, not a series; use a key of series")
     fig = _lines(lengths, series, **titles._asdict(), presenter=presenter)
+    s = base.scale(presenter)
+    # the series that are no model each get their own dash and marker: two equal lines (the
+    # GRU steps through the words whether it writes or reads) stay visible on top of each other
+    plain = iter(zip(("solid", "dot", "dashdot"), ("circle", "circle-open", "square-open")))
+    for trace in fig.data:
+        if trace.name in (families or {}):
+            look = lexicon.family_look(families[trace.name])
+            trace.line = dict(color=look.color, dash=look.dash, width=s.line)
+            trace.marker = dict(color=look.color, symbol=look.marker, size=s.marker)
+        else:
+            dash, symbol = next(plain, ("solid", "circle"))
+            trace.line = dict(dash=dash, width=s.line)
+            trace.marker = dict(symbol=symbol, size=s.marker * (1.6 if dash != "solid" else 1))
     fig.update_yaxes(rangemode="tozero")
     return fig
 

@@ -358,14 +358,11 @@ def _attention_milk() -> Solution:
 
 
 # arena / sentence: how many of the seven models translate the arena's long sentence exactly
-ARENA_LENGTH, ARENA_SEED = 40, 1  # the arena's default grammar sentence (its search found it)
-
-
 def arena_sentence() -> tuple[int, int]:
-    """(length, seed) of the grammar sentence the arena opens with."""
+    """(length, seed) of the grammar sentence the arena opens with (its search found it)."""
     from core.analysis import arena as A
 
-    return getattr(A, "DEFAULT_LENGTH", ARENA_LENGTH), getattr(A, "DEFAULT_SEED", ARENA_SEED)
+    return A.DEFAULT_LENGTH, A.DEFAULT_SEED
 
 
 ARENA_COUNTS: tuple[str, ...] = ("0", "1–2", "3", "4–5", "6–7")  # zoo.TRANSLATION_MODELS: 7
@@ -483,7 +480,14 @@ QUESTIONS: tuple[Question, ...] = (
         _attention_milk,
         quotes=_reference_quotes(lesson.CAT_SWEET),
     ),
-    Question("arena_exact", "arena", "sentence", ARENA_COUNTS, _arena_exact),
+    Question(
+        "arena_exact",
+        "arena",
+        "sentence",
+        ARENA_COUNTS,
+        _arena_exact,
+        quotes=(("words", str(arena_sentence()[0])),),
+    ),
 )
 
 ALL: tuple[Question, ...] = QUESTIONS + RACE_QUESTIONS  # the models' answers, then the race's

@@ -317,9 +317,9 @@ def wrong_step_effect(
 
 @dataclass(frozen=True)
 class Timing:
-    """Model calls counted, and measured wall-clock times (fastest of the repetitions: the
-    least disturbed by other work on a shared machine) in milliseconds. The calls are exact;
-    the milliseconds vary from run to run."""
+    """Model calls and steps counted, and measured wall-clock times (fastest of the
+    repetitions: the least disturbed by other work on a shared machine) in milliseconds. The
+    counts are exact; the milliseconds vary from run to run."""
 
     lengths: tuple[int, ...]  # numbers of tokens
     generate_ms: tuple[float, ...]  # writing N tokens, one model call per token
@@ -327,25 +327,61 @@ class Timing:
     repeats: int
     generate_calls: tuple[int, ...] = ()  # model calls made to write N tokens (counted)
     read_calls: tuple[int, ...] = ()  # model calls made to read N tokens (counted)
+    # the recurrence inside the one reading call: steps that each wait for the one before
+    read_steps: tuple[int, ...] = ()
+    # the same N tokens read by a Transformer encoder (empty when none was given)
+    parallel_ms: tuple[float, ...] = ()
+    parallel_steps: tuple[int, ...] = ()  # its layers, run one after another (counted)
+
+
+def _rnn_steps(lm, n: int) -> int:
+    """Steps of the recurrence when ``lm`` reads ``n`` tokens: each layer's state at a word
+    waits for its state at the word before, so n per layer (a fused call changes where the
+    loop runs, not how many steps wait for one another). A model without an ``rnn`` module
+    counts as one recurrent layer."""
+    return n * int(getattr(getattr(lm, "rnn", None), "num_layers", 1))
+
+
+def _encoder_steps(encoder, src: torch.Tensor) -> int:
+    """Encoder layers run one after another while reading ``src`` (1,n), counted with
+    forward hooks on an extra, untimed call: every layer handles all n positions at once."""
+    calls = []
+    hooks = [
+        layer.register_forward_hook(lambda *_: calls.append(1)) for layer in encoder.enc_layers
+    ]
+    try:
+        encoder.encode(src)
+    finally:
+        for h in hooks:
+            h.remove()
+    return len(calls)
 
 
 @torch.inference_mode()
 def time_generation(
-    lm, lengths: Sequence[int] = (4, 8, 16, 32, 64), repeats: int = 5, start: int = BOS_ID
+    lm,
+    lengths: Sequence[int] = (4, 8, 16, 32, 64),
+    repeats: int = 5,
+    start: int = BOS_ID,
+    encoder=None,
 ) -> Timing:
-    """Time a language model writing N tokens vs reading N tokens, for each N.
+    """Time a language model writing N tokens vs reading N tokens, for each N; with
+    ``encoder`` (a Transformer: ``encode(src (1,N))``), time it reading the same N tokens too.
 
     Writing: N calls ``lm(one token, state)``, each waiting for the previous token (the
     recurrent state is carried, so every call does the same work); the next token is the
     argmax, EOS or not, so exactly N tokens are produced. Reading: one call on N tokens
-    (teacher forcing, as in training). ``time.perf_counter``; fastest of ``repeats``. The
-    model calls of the last repetition are counted as they are made.
+    (teacher forcing, as in training), by the language model and by the encoder, each
+    repetition timing all three in turn so that a busy moment of the machine hits them
+    alike. ``time.perf_counter``; fastest of ``repeats``. The model calls of the last
+    repetition are counted as they are made; the encoder reads the language model's ids
+    (both read the corpus's English vocabulary).
     """
     if repeats < 1 or not lengths or min(lengths) < 1:
         raise ValueError("need repeats >= 1 and lengths >= 1")
-    gen_ms, read_ms, gen_calls, read_calls = [], [], [], []
+    gen_ms, read_ms, par_ms, gen_calls, read_steps, par_steps = [], [], [], [], [], []
     for n in lengths:
-        g, r = [], []
+        g, r, e = [], [], []
         for _ in range(repeats):
             tok = torch.tensor([[start]])  # (1, 1)
             state = None
@@ -362,12 +398,27 @@ def time_generation(
             t0 = time.perf_counter()
             lm(seq)
             r.append((time.perf_counter() - t0) * 1000)
+            if encoder is not None:
+                t0 = time.perf_counter()
+                encoder.encode(seq)  # (1, n, D): every position in each layer at once
+                e.append((time.perf_counter() - t0) * 1000)
         gen_ms.append(round(min(g), 4))
         read_ms.append(round(min(r), 4))
         gen_calls.append(calls)
-        read_calls.append(1)  # the one call on the whole sequence above
+        read_steps.append(_rnn_steps(lm, n))
+        if encoder is not None:
+            par_ms.append(round(min(e), 4))
+            par_steps.append(_encoder_steps(encoder, seq))
     return Timing(
-        tuple(lengths), tuple(gen_ms), tuple(read_ms), repeats, tuple(gen_calls), tuple(read_calls)
+        tuple(lengths),
+        tuple(gen_ms),
+        tuple(read_ms),
+        repeats,
+        tuple(gen_calls),
+        (1,) * len(lengths),  # the one call on the whole sequence above
+        tuple(read_steps),
+        tuple(par_ms),
+        tuple(par_steps),
     )
 
 

@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from core.analysis import ngram
+from core.analysis.sensible import sensible
 
 ARCHITECTURES: tuple[str, ...] = ("mlp", "cnn", "rnn", "attention")
 
@@ -133,7 +134,8 @@ _EXAMPLE_LOCK = threading.Lock()
 
 def corpus_window_example(seed: int) -> WindowExample:
     """:func:`window_example` of the default order on the shared corpus for ``seed``
-    (training table against the test split): searched once per process (~2 s on one core),
+    (training table against the test sentences a person would say,
+    :func:`core.analysis.sensible.sensible`): searched once per process (~2 s on one core),
     by the server's warm-up (``serve.warmup``) or by the first visitor, whoever comes first."""
     with _EXAMPLE_LOCK:
         return _corpus_window_example(seed)
@@ -143,7 +145,8 @@ def corpus_window_example(seed: int) -> WindowExample:
 def _corpus_window_example(seed: int) -> WindowExample:
     from core import corpus
 
-    test = [p.src for p in corpus.shared_splits(seed).test]
+    # prompts begin sentences a person would say (no question, no made-up cause, no tense clash)
+    test = [p.src for p in corpus.shared_splits(seed).test if sensible(p.src)]
     return window_example(
         ngram.corpus_table(seed),
         test,

@@ -18,7 +18,13 @@ import numpy as np
 import torch
 
 from core import corpus
-from core.analysis.autoregressive import _batched_continue, later_changes, strip_eos
+from core.analysis.autoregressive import (
+    _batched_continue,
+    later_changes,
+    lm_generate,
+    strip_eos,
+)
+from core.analysis.sensible import sensible
 from core.data import BOS_ID, EOS_ID, PAD_ID, pad
 from core.evaluate import decode_ids, max_output_len
 
@@ -188,10 +194,11 @@ def derailing_slip(
 ) -> DefaultSlip | None:
     """:func:`core.analysis.autoregressive.find_slip` over the grammatical sentences of
     ``lo``..``hi`` words among ``pairs``: the plausible slip (model probability >= 5 %)
-    after which most words change, in a sentence the model otherwise translates exactly."""
+    after which most words change, in a sentence the model otherwise translates exactly and
+    a person would say (:func:`core.analysis.sensible.sensible`)."""
     from core.analysis.autoregressive import find_slip
 
-    pool = grammatical(pairs, lo, hi)
+    pool = [p for p in grammatical(pairs, lo, hi) if sensible(p.src)]
     if not pool:
         raise ValueError(f"no grammatical sentence of {lo}-{hi} words among the pairs")
     found = find_slip(
@@ -210,4 +217,80 @@ def derailing_slip(
         rest=len(strip_eos(found.own)) - found.pos - 1,
         own=tuple(tgt_vocab.decode(found.own)),
         forced=tuple(tgt_vocab.decode(found.forced)),
+    )
+
+
+# --- the language model's slip: the lesson's "you should wear shoes" ---------------------------
+
+
+@dataclass(frozen=True)
+class LMSlip:
+    """The language model writing on from a prompt, with and without one forced word.
+
+    Ids are the written words after the prompt (EOS included when reached)."""
+
+    own: tuple[int, ...]  # what the model writes by itself
+    forced: tuple[int, ...]  # the same with ``word`` at ``pos``, then greedy again
+    pos: int  # 0-based position of the forced word among the written words
+    word: int  # the forced id
+    word_prob: float  # the probability the model itself gave ``word`` at ``pos``
+    edits: int  # word edits between the two continuations after ``pos``
+    new: tuple[int, ...]  # positions (in ``forced``) of the later words that are new
+    next_own: float  # P(the model's own next word after ``pos``), on its own course
+    next_forced: float  # P(that same word) right after the forced one
+    considered: tuple[int, ...] = ()  # the other words it gave most at ``pos``, most first
+
+    @property
+    def later(self) -> int:
+        """Words after ``pos`` in the longer of the two continuations (EOS counted)."""
+        return max(len(self.own), len(self.forced)) - self.pos - 1
+
+    @property
+    def changed_share(self) -> float:
+        """Edits over :attr:`later`: how far free generation drifted from its own course."""
+        return self.edits / max(self.later, 1)
+
+
+_ALL = 1 << 20  # k_show beyond any vocabulary: a step keeps every word's probability
+
+
+def _prob(steps: Sequence, token: int) -> float:
+    """P(``token``) at the first of ``steps`` (:class:`core.analysis.autoregressive.Step`),
+    0 when it is not among the step's top ids."""
+    top = dict(zip(steps[0].top_ids, steps[0].top_probs))
+    return float(top.get(token, 0.0))
+
+
+@torch.inference_mode()
+def lm_slip(
+    lm, prompt: Sequence[int], pos: int, word: int, max_new: int = 12, k_show: int = 8
+) -> LMSlip:
+    """Force ``word`` at written position ``pos`` after ``prompt`` (ids without BOS) and let
+    the language model write on greedily (:func:`core.analysis.autoregressive.lm_generate`,
+    which reads the whole sequence at every step); compare with what it writes by itself."""
+    own_steps = lm_generate(lm, prompt, max_new=max_new, k_show=0)
+    own = tuple(s.chosen for s in own_steps)
+    if not 0 <= pos < len(strip_eos(own)):
+        raise ValueError(f"the model writes {len(strip_eos(own))} words; pick pos below that")
+    head = [*prompt, *own[:pos]]
+    at = lm_generate(lm, head, max_new=1, k_show=_ALL)[0]  # the distribution at ``pos``
+    probs = dict(zip(at.top_ids, at.top_probs))
+    rest = lm_generate(lm, [*head, word], max_new=max(max_new - pos - 1, 1), k_show=_ALL)
+    forced = (*own[:pos], word, *(s.chosen for s in rest))
+    edits, new = later_changes(own, forced, pos)
+    follow = own[pos + 1] if pos + 1 < len(own) else EOS_ID
+    after_own = lm_generate(lm, [*head, own[pos]], max_new=1, k_show=_ALL)
+    return LMSlip(
+        own=own,
+        forced=forced,
+        pos=pos,
+        word=word,
+        word_prob=float(probs.get(word, 0.0)),
+        edits=edits,
+        new=new,
+        next_own=_prob(after_own, follow),
+        next_forced=_prob(rest, follow),
+        considered=tuple(
+            i for i in at.top_ids[:k_show] if i != own[pos] and i not in (PAD_ID, BOS_ID, UNK_ID)
+        ),
     )

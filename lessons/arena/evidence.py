@@ -72,7 +72,7 @@ def section(manifest: dict[str, Any]) -> None:
         if fig_dist is not None:
             ui.chart(fig_dist, key="arena_dist_chart")
             st.caption(dist_caption(manifest, names))
-            ui.mixed(t("arena.dist.mixed"))
+            ui.mixed(t("arena.dist.mixed", steps=max(distances)))  # the longest measured
         else:
             st.info(t("arena.dist.none"), icon=":material/hourglass_empty:")
     with s.more, st.container(horizontal=True):

@@ -8,10 +8,11 @@ background jobs, once per server, keyed only on the corpus seed.
 from __future__ import annotations
 
 from concurrent.futures import Future
+from dataclasses import dataclass
 
 import streamlit as st
 
-from core import corpus
+from core import corpus, lexicon
 from core.analysis import autoregressive as analysis
 from core.analysis import slips
 from core.evaluate import max_output_len
@@ -65,6 +66,34 @@ def translate(name: str, tokens: tuple[str, ...], forced: tuple[int, ...] = ()) 
 
 
 # --- one wrong step ----------------------------------------------------------------------------
+
+# Forced in place of the lesson's "wear" after "you should": a verb that takes "shoes" as well,
+# so the sentence could stay on course ("you should buy shoes"); whether it does is the model's.
+LM_FORCED = "buy"
+
+
+@dataclass(frozen=True)
+class LMSlipWords:
+    """:class:`core.analysis.slips.LMSlip` with its ids as the words a reader sees."""
+
+    result: slips.LMSlip
+    own_words: tuple[str, ...]  # EOS shown as the lexicon's end mark
+    forced_words: tuple[str, ...]
+    considered: tuple[str, ...]  # the other words it gave most in place of its own
+
+
+@cache.data(max_entries=32)
+def lm_slip(prompt: tuple[str, ...], word: str) -> LMSlipWords:
+    """The language model after ``prompt``: what it writes, and what it writes with ``word``
+    forced in place of its first word (:func:`core.analysis.slips.lm_slip`)."""
+    sv, _ = get_vocabs()
+    r = slips.lm_slip(get_model(LM), sv.encode(prompt), 0, sv.encode([word])[0], MAX_NEW, K_SHOW)
+
+    def words(ids):
+        return tuple(lexicon.show_token(sv.tokens[i]) for i in ids)
+
+    return LMSlipWords(r, words(r.own), words(r.forced), words(r.considered))
+
 
 SLIP_MODEL = "gru_plain_256"  # the default example's model: the tested search finds its slip
 # The study's models, from "nothing pulls it back" to "re-reads the source at every step".

@@ -17,14 +17,17 @@ from charts import autoregressive as figures
 from charts.common import Titles
 from core.analysis import autoregressive as analysis
 from core.analysis import slips
+from core.corpus import lesson
 from core.evaluate import max_output_len
+from core.lexicon import EOS
 from lessons import controls
 from lessons.autoregressive import data
 from lessons.autoregressive.common import read_source, zh
 from ui.models import get_vocabs, require
 
 t = ui.t
-PICKABLE = ("gru_plain_256", "gru_attention", "transformer")  # the sentence view's models
+# the sentence view's models: the translators, and the language model on the lesson's example
+PICKABLE = ("gru_plain_256", "gru_attention", "transformer", data.LM)
 STUDY = (*data.SLIP_LMS, *data.SLIP_TRANSLATORS)  # the chart's models, in its legend order
 ATTENTION = "gru_attention"  # the model the words compare the plain GRU with
 
@@ -39,21 +42,22 @@ def show() -> None:
     data.default_slip_job(seed)
     with s.more:
         name = pick_model()
-    with s.chart, st.spinner(t("autoregressive.wrong.searching")):
-        slip = data.default_slip(seed)  # the plain GRU's clearest plausible slip
-    if slip is None:  # the shipped plain GRU always has one (zoo test); a retrain may not
-        st.warning(t("autoregressive.wrong.noslip", model=ui.model_name(data.SLIP_MODEL)))
+    if name == data.LM:
+        slip = None
+        draw_sentences = lm_view(s)
+    else:
+        with s.chart, st.spinner(t("autoregressive.wrong.searching")):
+            slip = data.default_slip(seed)  # the plain GRU's clearest plausible slip
+        if slip is None:  # the shipped plain GRU always has one (zoo test); a retrain may not
+            st.warning(t("autoregressive.wrong.noslip", model=ui.model_name(data.SLIP_MODEL)))
+            return
+        draw_sentences = translation_view(s, name, slip)
+    if draw_sentences is None:
         return
-    source = read_source(s, "wsrc", slip.text, "ar_wsrc", ("fpos", "ftok"))
-    if source is None:
-        return
-    base = data.translate(name, tuple(source))
-    fpos, forced, probs = pick_wrong_step(s.control, base, source, slip)
-    new = data.translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
     with s.chart:
         left, right = st.columns([2, 3])
         with left:
-            show_sentences(base, new, fpos, forced, probs[forced], ui.model_name(name))
+            draw_sentences()
         with right, st.spinner(t("autoregressive.wrong.stat.spinner", n=data.SLIP_SAMPLE)):
             table = data.slip_table(seed)
             show_distribution(table)
@@ -65,11 +69,73 @@ def show() -> None:
         show_method(slip, table)
 
 
+def translation_view(s, name: str, slip: slips.DefaultSlip):
+    """A translation model's slip: the sentence (the searched default unless the link gives
+    another), where and which word to force, in ``s``'s controls; returns what draws the two
+    outputs, or None after saying what is wrong with the sentence."""
+    source = read_source(s, "wsrc", slip.text, "ar_wsrc", ("fpos", "ftok"))
+    if source is None:
+        return None
+    base = data.translate(name, tuple(source))
+    fpos, forced, probs = pick_wrong_step(s.control, base, source, slip)
+    new = data.translate(name, tuple(source), (*base.ids[: fpos - 1], forced))
+    return lambda: show_sentences(base, new, fpos, forced, probs[forced], ui.model_name(name))
+
+
+def lm_view(s):
+    """The language model on the lesson's own example: it reads "you should" and writes
+    "wear shoes"; a word is forced in place of "wear" ("buy" unless the link picks another of
+    the words it considered) and it writes on by itself. Returns what draws the outputs."""
+    prompt = lesson.AUTOREGRESSION_PROMPT.split()
+    own = data.lm_slip(tuple(prompt), data.LM_FORCED)  # its own course, and "buy" forced
+    options = [data.LM_FORCED, *(w for w in own.considered if w != data.LM_FORCED)]
+    word = ui.params.get_choice("lmword", options, data.LM_FORCED)
+    with s.control:
+        word = st.selectbox(
+            t("autoregressive.wrong.lm_word", word=own.own_words[0]),
+            options,
+            **ui.params.bound("lmword", word, key="ar_lmword"),
+        )
+    ui.params.set_params(lmword=word)
+    slip = own if word == data.LM_FORCED else data.lm_slip(tuple(prompt), word)
+    return lambda: show_lm_sentences(prompt, slip)
+
+
+def show_lm_sentences(prompt: list[str], slip) -> None:
+    """The language model's own words after the lesson's prompt, its words after the forced
+    one (the new later words marked), and how far it drifted."""
+    n = len(prompt)
+    st.markdown(t("autoregressive.wrong.lm_before", prompt=" ".join(prompt)))
+    st.markdown(figures.sentence_row([*prompt, *slip.own_words], None))
+    st.markdown(t("autoregressive.wrong.after"))
+    st.markdown(
+        figures.sentence_row(
+            [*prompt, *slip.forced_words], n + slip.result.pos, [n + i for i in slip.result.new]
+        )
+    )
+    r = slip.result
+    st.markdown(
+        t(
+            "autoregressive.wrong.lm_changed",
+            model=ui.model_name(data.LM),
+            token=slip.forced_words[r.pos],
+            own=slip.own_words[r.pos],
+            p=f"{r.word_prob:.2%}",
+            changed=r.edits,
+            later=r.later,
+            share=f"{r.changed_share:.0%}",
+            follow=slip.own_words[r.pos + 1] if len(slip.own_words) > r.pos + 1 else EOS,
+            p_own=f"{r.next_own:.0%}",
+            p_forced=f"{r.next_forced:.0%}",
+        )
+    )
+
+
 def pick_model() -> str:
     """The model whose output is shown, tied to the URL parameter ``wmodel``."""
     name = ui.params.get_choice("wmodel", PICKABLE, data.SLIP_MODEL)
     return controls.segmented(
-        t("autoregressive.tr.model"),
+        t("autoregressive.wrong.model"),
         PICKABLE,
         name,
         param="wmodel",
@@ -137,25 +203,15 @@ def say_where_it_carries(table: dict[str, dict]) -> None:
     )
 
 
-def show_method(slip: slips.DefaultSlip, table: dict[str, dict]) -> None:
-    """For the curious: how the default slip was searched, what the study sampled, and the
-    study's numbers per model."""
-    st.markdown(
-        t(
-            "autoregressive.wrong.search",
-            threshold=f"{analysis.SLIP_THRESHOLD:.0%}",
-            lo=data.SLIP_LENGTHS[0],
-            hi=data.SLIP_LENGTHS[1],
-            model=ui.model_name(data.SLIP_MODEL),
-            src=slip.text,
-            pos=slip.pos + 1,
-            token=slip.word,
-            p=f"{slip.prob:.1%}",
-            edits=slip.edits,
-            rest=slip.rest,
-        )
-    )
+def show_method(slip: slips.DefaultSlip | None, table: dict[str, dict]) -> None:
+    """For the curious: how the default slip was searched (``None``: the language model's
+    view, which has no search), what the study sampled, and the study's numbers per model."""
+    if slip is not None:
+        say_search(slip)
     lo, hi = (inspect.signature(slips.grammatical).parameters[p].default for p in ("lo", "hi"))
+    prompt, most = (
+        inspect.signature(slips.lm_slips).parameters[p].default for p in ("prompt", "max_new")
+    )
     lm = ui.model_name(data.SLIP_LMS[0])
     st.markdown(
         t(
@@ -165,6 +221,8 @@ def show_method(slip: slips.DefaultSlip, table: dict[str, dict]) -> None:
             lo=lo,
             hi=hi,
             lm=lm,
+            prompt=prompt,
+            most=most,
         )
     )
     head = [
@@ -183,6 +241,25 @@ def show_method(slip: slips.DefaultSlip, table: dict[str, dict]) -> None:
     ]
     lines = ["| " + " | ".join(r) + " |" for r in [head, ["---"] * len(head), *rows]]
     st.markdown("\n".join(lines))
+
+
+def say_search(slip: slips.DefaultSlip) -> None:
+    """How the default translation slip was searched, and what it found."""
+    st.markdown(
+        t(
+            "autoregressive.wrong.search",
+            threshold=f"{analysis.SLIP_THRESHOLD:.0%}",
+            lo=data.SLIP_LENGTHS[0],
+            hi=data.SLIP_LENGTHS[1],
+            model=ui.model_name(data.SLIP_MODEL),
+            src=slip.text,
+            pos=slip.pos + 1,
+            token=slip.word,
+            p=f"{slip.prob:.1%}",
+            edits=slip.edits,
+            rest=slip.rest,
+        )
+    )
 
 
 # --- where to force a wrong word, and which one --------------------------------------------------

@@ -56,7 +56,10 @@ def show() -> None:
         )
     counts = analysis.bucket_counts(manifest, data.ATTN)
     with s.words:
-        st.caption(t("bottleneck.length.caption", n=sum(counts), per=min(counts) if counts else 0))
+        st.caption(t("bottleneck.length.caption"))
     close_part("bottleneck.length.takeaway", "bottleneck.length.try")
-    with ui.curious():
-        st.markdown(t("bottleneck.length.curious"))
+    with ui.curious():  # the bucket sizes the manifest recorded, never typed
+        even = len(set(counts)) == 1
+        per = min(counts) if counts else 0
+        key = "bottleneck.length.curious" if even else "bottleneck.length.curious_uneven"
+        st.markdown(t(key, n=sum(counts), per=per))

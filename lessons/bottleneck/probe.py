@@ -46,7 +46,9 @@ def show() -> None:
                 {name: r.accuracy for name, r in probes.items()},
                 names={n: ui.model_name(n) for n in probes},
                 titles=Titles(
-                    t("bottleneck.probe.title"), t("bottleneck.probe.x"), t("bottleneck.probe.y")
+                    t("bottleneck.probe.title", length=data.PROBE_LEN),
+                    t("bottleneck.probe.x"),
+                    t("bottleneck.probe.y"),
                 ),
                 presenter=ui.presenter(),
                 baseline=first.chance,
@@ -58,7 +60,7 @@ def show() -> None:
         st.caption(t("bottleneck.probe.caption", kept=kept_text(probes, (*data.PLAIN, data.ATTN))))
     close_part("bottleneck.probe.takeaway", "bottleneck.probe.try")
     with ui.curious():
-        st.markdown(t("bottleneck.probe.intro"))
+        st.markdown(t("bottleneck.probe.intro", length=data.PROBE_LEN))
         st.markdown(
             t(
                 "bottleneck.probe.curious",

@@ -8,6 +8,7 @@ import ui
 from charts import bottleneck as figures
 from charts.common import Titles
 from core import lexicon
+from core.analysis import bottleneck as analysis
 from lessons.bottleneck import data
 from lessons.bottleneck.common import close_part, sentence_part
 from ui import models
@@ -19,7 +20,13 @@ t = ui.t
 @ui.fragment  # the sentence reruns only this part, the model switch only the chart and words
 def show() -> None:
     if sentence_part("bottleneck.read.header", "bottleneck.read.lead", main="plain", draw=draw):
-        close_part("bottleneck.read.takeaway", "bottleneck.read.try")
+        lengths = analysis.EXAMPLE_LENGTHS  # the example buttons' shortest and longest
+        close_part(
+            "bottleneck.read.takeaway",
+            "bottleneck.read.try",
+            short=str(lengths[0]),
+            long=str(lengths[-1]),
+        )
 
 
 def draw(s: Slide, plain: str, tokens: tuple[str, ...] | None) -> None:

@@ -55,3 +55,21 @@ def test_next_token_bars_tick_probabilities_up_to_100_percent(presenter):
     ticks = fig.layout.xaxis.tickvals
     assert ticks and max(ticks) == 1 and min(ticks) == 0
     assert fig.layout.xaxis.range[1] > 1  # the room for "90%" after the longest bar
+
+
+def test_cost_chart_draws_a_kind_of_layer_in_its_familys_look():
+    from core.lexicon import family_look
+
+    look = family_look("self_attention")
+    fig = figures.cost_chart(
+        [4, 8],
+        {"read": [4, 8], "parallel read": [2, 2]},
+        titles=Titles("t", "N", "steps"),
+        families={"parallel read": "self_attention"},
+    )
+    assert fig.data[1].line.color == look.color and fig.data[1].marker.symbol == look.marker
+    assert fig.data[0].line.color is None  # the template's black, no model's hue
+    with pytest.raises(ValueError, match="not a series"):
+        figures.cost_chart(
+            [4], {"read": [4]}, titles=Titles("t", "N", "ms"), families={"typo": "cnn"}
+        )

@@ -13,6 +13,7 @@ import torch
 
 from core import corpus, zoo
 from core import evaluate as ev
+from core.analysis.sensible import sensible
 
 ROOT = Path(__file__).resolve().parents[2]
 needs_zoo = pytest.mark.skipif(
@@ -330,8 +331,27 @@ def test_claim_one_slip_derails_a_grammatical_sentence_in_the_plain_gru(vocabs):
     found = slips.derailing_slip(zoo.load_model("gru_plain_256"), *vocabs, test)
     pair = next(p for p in test if " ".join(p.src) == found.text)
     assert pair.kind != "question" and found.own == pair.tgt  # grammatical, right on its own
+    assert sensible(pair.src)  # a sentence a person would say
     assert found.prob >= 0.05  # a word the model itself found plausible there
     assert found.edits >= 4 and found.edits >= found.rest / 2  # most of the rest changes
+
+
+@needs_zoo
+def test_claim_the_lessons_you_should_wear_shoes_derails_with_one_forced_word(vocabs):
+    """The language model writes the lesson's "wear shoes" after "you should"; with "buy"
+    forced in place of "wear" it writes on by itself, and at least half of what follows
+    changes (the study's "derailed"): nothing pulls it back to "shoes"."""
+    from core.analysis import slips
+    from core.corpus import lesson
+    from lessons.autoregressive.data import LM_FORCED
+
+    sv, _ = vocabs
+    lm = zoo.load_model("lm_gru")
+    prompt = sv.encode(lesson.AUTOREGRESSION_PROMPT.split())
+    r = slips.lm_slip(lm, prompt, 0, sv.encode([LM_FORCED])[0])
+    assert sv.decode(r.own) == list(lesson.WEAR_SHOES.en_words[2:])  # "wear shoes", then EOS
+    assert r.changed_share >= slips.DERAIL_SHARE and r.edits >= 2
+    assert r.next_forced < r.next_own  # "shoes" is less likely after the slip
 
 
 @needs_zoo

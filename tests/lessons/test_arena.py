@@ -239,6 +239,10 @@ def test_charts_show_manifest_numbers(dev_zoo):
         by = dev_zoo["models"][trace["meta"]]["metrics"]["by_length"]
         assert trace["y"] == [by[b]["exact"] for b in corpus.BUCKETS]
     assert {tr["meta"] for tr in dist["data"]} == set(zoo.PROBE_MODELS)
+    # the mixed evidence names the longest distance the chart measured, never a typed one
+    steps = int(max(dist["data"][0]["x"]))
+    said = translate("arena.dist.mixed", "zh", steps=steps)
+    assert said in [w.value for w in at.main.warning]
 
 
 def test_partial_zoo_shows_the_rest(dev_zoo, monkeypatch):

@@ -9,6 +9,7 @@ import json
 import pytest
 
 from core import zoo
+from core.analysis.sensible import sensible
 from tests.conftest import (
     ROOT,
     cjk_share,
@@ -189,6 +190,7 @@ def test_wrong_default_is_the_searched_slip_that_derails_the_plain_gru():
     test = corpus.shared_splits(zoo.load_manifest()["corpus"]["seed"]).test
     slip = slips.derailing_slip(model, sv, tv, test, *data.SLIP_LENGTHS)
     assert slip is not None and slip.edits >= slip.rest / 2
+    assert sensible(slip.text.split())  # a sentence a person would say
     at = run(part="wrong")
     assert at.query_params["wsrc"] == slip.text and at.query_params["ftok"] == slip.word
     assert at.query_params["fpos"] == str(slip.pos + 1)
@@ -212,6 +214,52 @@ def test_wrong_default_is_the_searched_slip_that_derails_the_plain_gru():
         model, src_ids, [*own[: slip.pos], token], max_output_len(len(src_ids))
     )
     assert after.count(":red[") == len(ar.later_changes(own, forced, slip.pos)[1]) > 0
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_wrong_offers_the_language_model_on_the_lessons_you_should(lang):
+    """With the language model picked, the part shows the lesson's "you should": its own
+    "wear shoes", then "buy" forced in place of "wear" and the words it writes on by itself,
+    with the drift said in numbers recomputed here; another word can be forced."""
+    from core.analysis import slips
+    from core.corpus import lesson
+    from core.i18n import translate
+    from lessons.autoregressive import data
+
+    _need(*STUDY)
+    sv, _ = zoo.load_vocabs()
+    prompt = lesson.AUTOREGRESSION_PROMPT.split()
+    r = slips.lm_slip(
+        zoo.load_model("lm_gru"), sv.encode(prompt), 0, sv.encode([data.LM_FORCED])[0]
+    )
+    at = run(part="wrong", wmodel="lm_gru", lang=lang)
+    assert not at.exception
+    before, after = rows(at)
+    assert " ".join(lesson.WEAR_SHOES.en_words) in before.replace("*", "")
+    assert f":orange-background[**{data.LM_FORCED}**]" in after
+    assert after.count(":red[") == len(r.new) > 0
+    assert at.query_params["lmword"] == data.LM_FORCED
+    said = translate(
+        "autoregressive.wrong.lm_changed",
+        lang,
+        model=translate("model.lm_gru.name", lang),
+        token=data.LM_FORCED,
+        own="wear",
+        p=f"{r.word_prob:.2%}",
+        changed=r.edits,
+        later=r.later,
+        share=f"{r.changed_share:.0%}",
+        follow="shoes",
+        p_own=f"{r.next_own:.0%}",
+        p_forced=f"{r.next_forced:.0%}",
+    )
+    assert said in [m.value for m in at.markdown]
+    assert len(at.get("plotly_chart")) == 1  # the study's chart stays beside it
+    box = at.selectbox(key="ar_lmword")
+    other = box.options[1]
+    box.select(other).run()
+    assert not at.exception and at.query_params["lmword"] == other
+    assert f":orange-background[**{other}**]" in rows(at)[1]
 
 
 def test_wrong_states_the_studys_numbers_per_model():
@@ -263,34 +311,52 @@ def test_wrong_states_the_studys_numbers_per_model():
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
-def test_serial_cost_shows_model_calls_first_and_milliseconds_second(lang):
-    """The serial cost in model calls (counted: n to write n words, 1 to read them) comes
-    first; the milliseconds second, with words that expect noise; the takeaway claims
-    nothing about the milliseconds that a busy machine can break."""
+def test_serial_cost_shows_counted_steps_first_and_milliseconds_second(lang):
+    """The serial cost in steps that wait for one another (counted: n to write n words, n for
+    the GRU to read them inside its one call, as many as the Transformer has layers for it to
+    read them) comes first; the milliseconds second, a Transformer reading line beside the
+    GRU's, with words that expect noise and say the lesson's "hard to parallelise"; the
+    takeaway claims nothing about the milliseconds that a busy machine can break."""
     from core.i18n import translate
+    from core.lexicon import family_look
     from lessons.autoregressive.cost import TIMING_LENGTHS
 
-    _need("lm_gru")
+    _need("lm_gru", "transformer")
+    layers = len(zoo.load_model("transformer").enc_layers)
     cost = run(part="cost", lang=lang)
     charts = [json.loads(c.proto.spec) for c in cost.get("plotly_chart")]
     assert len(charts) == 2
-    calls, ms = charts
-    n = TIMING_LENGTHS[-1]
-    write, read = (calls["data"][i]["y"] for i in (0, 1))
-    ys = [_ys(v) for v in (write, read)]
-    assert list(ys[0]) == list(TIMING_LENGTHS) and list(ys[1]) == [1] * len(TIMING_LENGTHS)
+    steps, ms = charts
+    transformer = translate("model.transformer.name", lang)
+    parallel = translate("autoregressive.cost.read_parallel", lang, model=transformer)
+    for chart in charts:  # three lines each: GRU write, GRU read, Transformer read
+        names = [tr["name"] for tr in chart["data"]]
+        assert len(names) == 3 and names[2] == parallel
+        assert chart["data"][2]["line"]["color"] == family_look("self_attention").color
+    write, read, par = (list(_ys(steps["data"][i]["y"])) for i in range(3))
+    assert write == list(TIMING_LENGTHS) and read == list(TIMING_LENGTHS)
+    assert par == [layers] * len(TIMING_LENGTHS)
+    assert all(v > 0 for tr in ms["data"] for v in _ys(tr["y"]))
     assert (
         "ms" in ms["layout"]["yaxis"]["title"]["text"]
         or "毫秒" in ms["layout"]["yaxis"]["title"]["text"]
     )
-    assert [m.value for m in cost.metric[:2]] == [str(n), "1"]
-    assert cost.metric[2].value.endswith("ms")
+    n = TIMING_LENGTHS[-1]
+    assert [m.value for m in cost.metric[:3]] == [str(n), str(n), str(layers)]
+    assert cost.metric[3].value.endswith("ms")
     takeaway = cost.success[0].value
-    assert translate("autoregressive.cost.takeaway", lang) == takeaway
+    assert translate("autoregressive.cost.takeaway", lang, parallel=transformer) == takeaway
+    assert ("hard to parallelise" if lang == "en" else "难以并行") in takeaway
     for claim in ("roughly doubles", "does not move", "大约翻倍", "不会动", "翻一倍"):
         assert claim not in takeaway
     noise = [c.value for c in cost.caption if str(n) in c.value]
     assert noise, "the milliseconds' caption (with its numbers) is missing"
+    assert transformer in noise[0]  # the two reading lines compared by a measured ratio
+    gru = translate("model.lm_gru.name", lang)
+    same = translate("autoregressive.cost.same_line", lang, model=gru)
+    assert same in [c.value for c in cost.caption]  # the GRU's two equal lines, said in words
+    dashes = [tr["line"].get("dash") for tr in steps["data"]]
+    assert len(set(dashes)) == 3  # each line its own dash: the equal ones stay visible
 
 
 @pytest.mark.parametrize("part", ["lm", "translate", "wrong", "cost"])

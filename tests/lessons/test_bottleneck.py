@@ -665,3 +665,26 @@ def test_the_gradient_caption_is_the_verdict_of_the_chart_shown(dev_zoo, n):
     assert expected in [c.value for c in at.caption]
     bars = _charts(at)[0]["data"][0]
     assert bars["marker"]["color"] == lexicon.look("gru_plain_256").color
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_length_bucket_sizes_are_the_manifests(dev_zoo, lang):
+    """The "for the curious" fold states the test sentences per bucket the training run
+    recorded, not a typed count."""
+    at = _run(lang=lang, part="length")
+    counts = bn.bucket_counts(dev_zoo, "gru_attention")
+    key = (
+        "bottleneck.length.curious" if len(set(counts)) == 1 else "bottleneck.length.curious_uneven"
+    )
+    said = translate(key, lang, n=sum(counts), per=min(counts))
+    assert said in [m.value for e in at.main.expander for m in e.markdown]
+    assert str(min(counts)) in said and str(sum(counts)) in said
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_read_takeaway_names_the_example_lengths(dev_zoo, lang):
+    """ "C holds as many numbers for 8 words as for 44": the example buttons' lengths."""
+    at = _run(lang=lang, part="read")
+    short, long = bn.EXAMPLE_LENGTHS[0], bn.EXAMPLE_LENGTHS[-1]
+    said = translate("bottleneck.read.takeaway", lang, short=short, long=long)
+    assert said in [s.value for s in at.success] and f"{long}" in said

@@ -210,6 +210,24 @@ def test_time_generation_writes_n_tokens_and_grows_with_n():
         ar.time_generation(CountingLM(), lengths=(), repeats=1)
 
 
+def test_a_transformer_reads_in_as_many_steps_as_it_has_layers_at_every_length():
+    """The recurrence steps through every word while it reads; a Transformer encoder runs its
+    layers one after another, each over all the words at once: its count does not grow."""
+    from core.models.lm import GRULanguageModel, GRULMConfig
+    from core.models.transformer import Transformer, TransformerConfig
+
+    torch.manual_seed(0)
+    lm = GRULanguageModel(GRULMConfig(vocab=V, emb_dim=8, hidden=8, layers=2)).eval()
+    enc = Transformer(TransformerConfig(V, V, d_model=16, n_heads=2, d_ff=32, enc_layers=3)).eval()
+    timing = ar.time_generation(lm, lengths=(4, 32), repeats=2, encoder=enc)
+    assert timing.read_steps == (8, 64)  # two recurrent layers, a step per word each
+    assert timing.parallel_steps == (3, 3)  # three encoder layers, whatever the length
+    assert len(timing.parallel_ms) == 2 and all(v > 0 for v in timing.parallel_ms)
+    assert not enc.enc_layers[0]._forward_hooks  # the counting hooks are gone again
+    plain = ar.time_generation(lm, lengths=(4,), repeats=1)
+    assert plain.parallel_ms == () and plain.parallel_steps == ()
+
+
 # --- the default slip of "one wrong step" ---------------------------------------------------
 
 
