@@ -68,3 +68,63 @@ def test_the_default_keeps_attention_ahead_on_the_longest_sentences(data):
     result = live.race(live.DEFAULT, data=data)
     assert result["buckets"][-1] == "21-30"
     assert live.long_margin(result) >= 5.0, result["final_acc"]
+
+
+def _run(attention: float, plain: float, short=(99.0, 80.0)) -> dict:
+    """A finished race's result as ``core.live.race`` returns it, with chosen accuracies on
+    the shortest and the longest bucket (a fake run: no training)."""
+    buckets = ["1-10", "11-20", "21-30"]
+    acc = {
+        "attention": {"token": dict(zip(buckets, (short[0], 60.0, attention), strict=True))},
+        "plain": {"token": dict(zip(buckets, (short[1], 30.0, plain), strict=True))},
+    }
+    return {"buckets": buckets, "final_acc": acc, "steps_done": 1200, "elapsed": 97.4}
+
+
+@pytest.mark.parametrize(
+    "attention, plain, said",
+    [
+        (87.2, 11.8, "close"),  # wins big: a translation a newcomer recognises
+        (18.9, 8.9, "far"),  # wins a little: twice as many words, most still wrong
+        (74.9, 20.0, "far"),  # just under "three words in four"
+        (30.0, 0.4, "alone"),  # the other placed almost none: no ratio to speak of
+        (31.0, 27.0, "tie"),
+        (25.0, 25.0, "tie"),
+        (20.0, 36.0, "plain"),  # loses
+    ],
+)
+def test_the_words_at_the_end_are_chosen_by_the_runs_numbers(attention, plain, said):
+    got, values = live.story(_run(attention, plain))
+    assert got == said
+    a, p = round(attention), round(plain)
+    assert (values["a"], values["p"], values["d"]) == (a, p, abs(a - p))
+    assert values["steps"] == 1200 and values["s"] == 97 and values["bucket"] == "21-30"
+    if said == "far":  # "twice as many words in place, still far from a translation"
+        assert values["times"] == f"{a / p:.1f}" and values["wrong"] == round((100 - a) / 10)
+    if said in ("close", "far", "alone"):
+        assert live.verdict(_run(attention, plain)) == "attention"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_every_story_has_its_words_in_both_languages(lang):
+    """Each story's ending and takeaway exist and quote the run's own numbers."""
+    from core.i18n import load_catalogue
+
+    cat = load_catalogue(lang)
+    cases = {"close": (87.2, 11.8), "far": (18.9, 8.9), "alone": (30.0, 0.4)}
+    cases |= {"tie": (31.0, 27.0), "plain": (20.0, 36.0)}
+    assert set(cases) == set(live.STORIES)
+    for said, (attention, plain) in cases.items():
+        got, values = live.story(_run(attention, plain))
+        assert got == said
+        text = cat[f"live.race.end.{said}"].format(**values)
+        assert f"{values['a']}%" in text and f"{values['p']}%" in text and "21-30" in text
+        if said == "far":
+            assert values["times"] in text and str(values["wrong"]) in text
+        if said == "close":
+            assert f"{live.CLOSE:.0f}%" in text
+        takeaway = {"alone": "far"}.get(said, said)
+        assert cat[f"live.race.takeaway.{takeaway}"]
+    # the bold claim is said only when the run earned it
+    assert "could not hold" in load_catalogue("en")["live.race.takeaway.close"]
+    assert "could not hold" not in load_catalogue("en")["live.race.takeaway"]

@@ -170,7 +170,7 @@ def _race_result(attention: float, plain: float) -> dict:
         "attention": {"token": dict(zip(buckets, (95.0, 85.0, attention), strict=True))},
         "plain": {"token": dict(zip(buckets, (93.0, 70.0, plain), strict=True))},
     }
-    return {"buckets": buckets, "final_acc": acc, "steps_done": 500}
+    return {"buckets": buckets, "final_acc": acc, "steps_done": 500, "elapsed": 41.0}
 
 
 def test_the_live_question_is_revealed_by_the_race_the_class_watched(own_store):
