@@ -51,10 +51,17 @@ def test_the_search_races_every_configuration_and_chooses_within_budget(data):
     rows = live.search(({**tiny, "hidden": 16}, {**tiny, "hidden": 24}), seeds=(0, 1), data=data)
     assert [len(r["token"]) for r in rows] == [2, 2] and all(r["cpu_s"] > 0 for r in rows)
     fake = [
-        {"config": {"steps": 900}, "token": [40.0, 40.0], "cpu_s": 120.0},  # over budget
+        {"config": {"steps": 900}, "token": [40.0, 40.0], "cpu_s": 150.0},  # over budget
         {"config": {"steps": 500}, "token": [9.0, 25.0], "cpu_s": 50.0},
         {"config": {"steps": 600}, "token": [12.0, 14.0], "cpu_s": 60.0},  # best worst seed
     ]
+    assert live.choose(fake)["config"] == {"steps": 600}
+    # a recognisable translation in every seed comes first, then the smallest lead
+    recognised = [{"attention": live.CLOSE, "plain": 10.0}] * 2
+    fake.append({"config": {"steps": 700}, "token": [11.0, 30.0], "cpu_s": 70.0})
+    fake[-1]["long"] = recognised
+    assert live.choose(fake)["config"] == {"steps": 700}
+    fake[-1]["long"] = [recognised[0], {"attention": live.CLOSE - 0.1, "plain": 10.0}]
     assert live.choose(fake)["config"] == {"steps": 600}
     with pytest.raises(ValueError, match="no configuration fits"):
         live.choose(fake[:1])
