@@ -1,5 +1,6 @@
-"""The live race: deterministic for a seed, and its chosen default keeps attention ahead on
-the longest sentences (on a reduced budget, documented below)."""
+"""The live race: deterministic for a seed; its chosen default ends with attention's long
+translations largely right (one seed of the search's three, below); and the words at the
+end are chosen by the run's own numbers (fake runs)."""
 
 from __future__ import annotations
 
@@ -67,14 +68,17 @@ def test_the_search_races_every_configuration_and_chooses_within_budget(data):
         live.choose(fake[:1])
 
 
-@pytest.mark.timeout(1200)  # ~50 s on an idle core; a crowded machine took ten times as long
-def test_the_default_keeps_attention_ahead_on_the_longest_sentences(data):
-    """The reduced budget: one seed of the three the search raced (``python -m core.live
-    --search``: leads of 10.0, 16.2 and 17.5 points for seeds 0, 1, 2), at the default's full
-    500 steps; ~50 s of one core. The lead on the longest bucket must be at least 5 points."""
+@pytest.mark.timeout(2400)  # ~70 s of an idle core; a crowded machine took many times that
+def test_the_default_ends_with_recognisable_long_translations(data):
+    """One seed of the three the search raced (``python -m core.live --search``: at 1,200
+    steps attention placed 79.0, 83.0 and 76.2 % of the words on 21-30-word sentences, the
+    model with only C 12.7, 12.0 and 13.1 %), at the default's full budget. The claim the
+    page may then make: attention ahead, with at least :data:`core.live.CLOSE` % of the
+    long sentences' words in place (the "close" words: largely right)."""
     result = live.race(live.DEFAULT, data=data)
     assert result["buckets"][-1] == "21-30"
-    assert live.long_margin(result) >= 5.0, result["final_acc"]
+    assert live.story(result)[0] == "close", result["final_acc"]
+    assert result["translation"]["edit"]["attention"] > result["translation"]["edit"]["plain"]
 
 
 def _run(attention: float, plain: float, short=(99.0, 80.0)) -> dict:
