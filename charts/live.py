@@ -25,9 +25,12 @@ def loss_curves(
     titles: Titles,
     presenter: bool = False,
     names: Mapping[str, str] | None = None,
+    legend: bool = True,
 ) -> go.Figure:
     """Training loss per model (keys of ``losses``: lexicon models) over ``steps``, on an
-    x axis from 0 to ``total``; no steps yet draws the empty axes."""
+    x axis from 0 to ``total``; no steps yet draws the empty axes. ``legend=False`` when the
+    accuracy chart stands beside it with the same lines named (a projector's two columns,
+    where two legends in two rows each crowded the titles)."""
     if total < 1:
         raise ValueError(f"total must be the step budget (>= 1), got {total}")
     for model, ys in losses.items():
@@ -53,10 +56,25 @@ def loss_curves(
         yaxis=dict(
             title_text=titles.y_title, rangemode="tozero", **({} if steps else {"range": [0, 1]})
         ),
-        # inside, top right: a falling loss leaves that corner empty, and it keeps off the title
+        showlegend=legend,
+    )
+    return legend_above(fig)
+
+
+def legend_above(fig: go.Figure) -> go.Figure:
+    """The legend in one row on the plot's top edge, outside the plotting area: a corner
+    inside is empty only for some runs (two accuracy lines both under 30 % ran through the
+    bottom-left one). ``charts.screen`` stands the title above it on a projector and makes
+    room for it in the top margin on every screen; a phone keeps it there."""
+    fig.update_layout(
         legend=dict(
-            yanchor="top", y=0.98, xanchor="right", x=0.98, bgcolor="rgba(255,255,255,0.8)"
-        ),
+            orientation="h",
+            x=0.0,
+            xanchor="left",
+            y=1.02,  # above 1: charts.screen stands a projector's title above it
+            yanchor="bottom",
+            bgcolor="rgba(0,0,0,0)",
+        )
     )
     return fig
 
@@ -68,7 +86,11 @@ def bucket_accuracy(
     (:func:`charts.attention.bucket_lines`, same ``labels``: titles, presenter, names); no
     models yet (no evaluation so far) draws the empty axes."""
     if accuracy:
-        return attention_figures.bucket_lines(buckets, accuracy, **labels)
+        fig = attention_figures.bucket_lines(buckets, accuracy, **labels)
+        # room either side of the end points: autorange ended the axis on the last bucket and
+        # a projector's zero right margin hid its label
+        fig.update_xaxes(range=[-0.3, len(buckets) - 0.7])
+        return legend_above(fig)
     titles: Titles = labels["titles"]
     fig = base.style(go.Figure(), labels.get("presenter", False))
     fig.update_layout(

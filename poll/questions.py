@@ -28,6 +28,7 @@ class Solution:
     evidence_key: str  # catalogue key of the evidence chart's title
     values: dict[str, object] = field(default_factory=dict)  # fills poll.q.<id>.why
     log_y: bool = False  # draw the evidence on a log scale
+    story: str = ""  # a catalogue key said after .why with the same values (a race's own words)
 
 
 @dataclass(frozen=True)
@@ -409,25 +410,17 @@ def _arena_exact() -> Solution:
 
 def _live_winner(run) -> Solution:
     """Who was ahead on the longest sentences when ``run`` (a finished
-    :class:`poll.runs.Run` of the live race) ended: its own held-out accuracies."""
+    :class:`poll.runs.Run` of the live race) ended: its own held-out accuracies, and the
+    words its page says about them (:func:`core.live.story`)."""
     from core import live
 
-    result = run.result
-    long = result["buckets"][-1]
-    acc = result["final_acc"]
-    a, p = acc["attention"]["token"][long], acc["plain"]["token"][long]
+    said, values = live.story(run.result)
     return Solution(
-        correct=live.VERDICTS.index(live.verdict(result)),
-        evidence={"live_plain": p, "live_attention": a},
+        correct=live.VERDICTS.index(live.verdict(run.result)),
+        evidence={"live_plain": values["p"], "live_attention": values["a"]},
         evidence_key="poll.evidence.live_long",
-        values={
-            "steps": result["steps_done"],
-            "bucket": long,
-            "a": f"{a:.0f}",
-            "p": f"{p:.0f}",
-            "d": f"{abs(live.long_margin(result)):.0f}",
-            "tie": f"{live.TIE:.0f}",
-        },
+        values=values,
+        story=f"live.race.end.{said}",
     )
 
 

@@ -232,7 +232,8 @@ def say_answer(q: pq.Question, sol: pq.Solution) -> None:
 
 def why(q: pq.Question, sol: pq.Solution) -> None:
     """The words under a revealed answer, with the numbers the models computed."""
-    st.markdown(t(f"poll.q.{q.id}.why", **dict(q.quotes), **sol.values))
+    why = t(f"poll.q.{q.id}.why", **dict(q.quotes), **sol.values)
+    st.markdown(f"{why}\n\n{t(sol.story, **sol.values)}" if sol.story else why)
 
 
 def proof(q: pq.Question, sol: pq.Solution, *, key: str = "poll_evidence") -> None:

@@ -25,6 +25,7 @@ from ui.gate import fragment
 t = ui.t
 LOOKS = {"plain": "live_plain", "attention": "live_attention"}  # race name -> lexicon model
 PICKS = live.VERDICTS
+TAKEAWAY = {"alone": "far"}  # stories that share a takeaway
 # the charts' height on the projector: the progress bar, the knob and Start stand under both
 # on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
 CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
@@ -42,8 +43,22 @@ def show() -> None:
     else:
         idle_panel(run.id if run else None)
         idle_watch(idle_state(run))
-    ui.takeaway(t("live.race.takeaway"))
+    ui.takeaway(takeaway(run))
     ui.try_this(t("live.race.try"))
+
+
+def finished(run: Run | None) -> bool:
+    """Whether ``run`` ended with accuracies to speak of (a cancelled run has its last)."""
+    return run is not None and not run.active and bool((run.result or {}).get("final_acc"))
+
+
+def takeaway(run: Run | None) -> str:
+    """What the shown run showed, in words its numbers chose (:func:`core.live.story`);
+    before a run has ended, what to watch."""
+    if not finished(run):
+        return t("live.race.takeaway")
+    said, _ = live.story(run.result)
+    return t(f"live.race.takeaway.{TAKEAWAY.get(said, said)}")
 
 
 def _panel(shown: str | None) -> None:
@@ -117,6 +132,7 @@ def charts(run: Run | None) -> None:
             titles=Titles(t("live.race.loss.title"), t("live.race.loss.x"), t("live.race.loss.y")),
             presenter=ui.presenter(),
             names=names(),
+            legend=not ui.presenter(),  # side by side: the accuracy chart's legend names both
         )
         ui.chart(fig, key="live_loss", width=width, height=CHART_HEIGHT)
     acc = latest_accuracy(records)
@@ -222,33 +238,23 @@ def _cancel(run_id: str) -> None:
 
 
 def ending(run: Run) -> None:
-    """This run's story in numbers, then both translations of the long sentence."""
+    """This run's story in numbers (the class poll's Reveal says the same), then both
+    translations of the long sentence and how much of the reference each has."""
     result = run.result
     if not result.get("final_acc"):
         return
-    long = result["buckets"][-1]
-    acc = result["final_acc"]
-    values = dict(
-        steps=result["steps_done"],
-        s=round(result["elapsed"]),
-        bucket=long,
-        a=acc["attention"]["token"][long],
-        p=acc["plain"]["token"][long],
-        d=abs(live.long_margin(result)),
-        tie=f"{live.TIE:.0f}",
-        short=result["buckets"][0],
-        a0=acc["attention"]["token"][result["buckets"][0]],
-        p0=acc["plain"]["token"][result["buckets"][0]],
-    )
-    st.markdown(t(f"live.race.end.{live.verdict(result)}", **values))
+    said, values = live.story(result)
+    st.markdown(t(f"live.race.end.{said}", **values))
     tr = result["translation"]
-    who, text = t("live.race.col.who"), t("live.race.col.text")
+    edit = tr.get("edit", {})  # a run stored before the score was kept has none
+    who, text, has = t("live.race.col.who"), t("live.race.col.text"), t("live.race.col.edit")
     rows = [
-        {who: t("live.race.col.src"), text: " ".join(tr["src"])},
-        {who: t("live.race.col.ref"), text: detokenize_zh(tr["ref"])},
+        {who: t("live.race.col.src"), text: " ".join(tr["src"]), has: ""},
+        {who: t("live.race.col.ref"), text: detokenize_zh(tr["ref"]), has: ""},
     ]
     for m in live.MODELS:
-        rows.append({who: names()[LOOKS[m]], text: detokenize_zh(tr[m])})
+        score = f"{edit[m]:.0f}%" if m in edit else ""
+        rows.append({who: names()[LOOKS[m]], text: detokenize_zh(tr[m]), has: score})
     st.table(rows)
 
 

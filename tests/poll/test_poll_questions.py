@@ -94,7 +94,13 @@ def _race(attention: float, plain: float):
         "attention": {"token": dict(zip(buckets, (90.0, 80.0, attention), strict=True))},
         "plain": {"token": dict(zip(buckets, (88.0, 70.0, plain), strict=True))},
     }
-    result = {"buckets": buckets, "final_acc": acc, "steps_done": 500, "finished": 1.0}
+    result = {
+        "buckets": buckets,
+        "final_acc": acc,
+        "steps_done": 500,
+        "elapsed": 41.0,
+        "finished": 1.0,
+    }
     return Run("ABCDEFGH", {"max_len": 30}, "done", [], result, False, 0.0, 0.0)
 
 
@@ -112,11 +118,17 @@ def test_the_live_question_is_answered_by_the_race_itself(attention, plain, verd
     lead = attention - plain
     expected = "attention" if lead > live.TIE else "plain" if lead < -live.TIE else "tie"
     assert expected == verdict and q.answers[sol.correct] == verdict
-    assert sol.evidence == {"live_plain": plain, "live_attention": attention}
+    # the bars show the numbers the words say (whole percentages)
+    assert sol.evidence == {"live_plain": round(plain), "live_attention": round(attention)}
     assert all(lexicon.known(name) for name in sol.evidence)
-    assert sol.values["bucket"] == "21-30" and sol.values["d"] == f"{abs(lead):.0f}"
+    assert sol.values["bucket"] == "21-30" and sol.values["d"] == abs(
+        round(attention) - round(plain)
+    )
+    # the reveal says what the race's own page said at its end: the same words, same numbers
+    said, values = live.story(_race(attention, plain).result)
+    assert sol.story == f"live.race.end.{said}" and sol.values == values
     for lang in LANGS:
-        text = load_catalogue(lang)["poll.q.live_winner.why"].format(**sol.values)
+        text = load_catalogue(lang)[sol.story].format(**sol.values)
         assert f"{attention:.0f}%" in text and f"{plain:.0f}%" in text and "21-30" in text
 
 
