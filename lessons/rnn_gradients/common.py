@@ -7,9 +7,30 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Sequence
 
 import ui
+from core import probes_data
 from lessons import controls
 
 QUANTITIES = ("state", "input")
+# parts 3 and 4 measure the same probes at the same distances: one axis (the key lies at most
+# MAX_DISTANCE back in training and in every measurement)
+PROBE_DISTANCE_AXIS = {"range": [0, probes_data.MAX_DISTANCE], "dtick": 10}
+FAR = 40  # the distance parts 3 and 4 read their numbers at (one of EVAL_DISTANCES)
+
+
+def both_numbers(trained: dict, entry: dict) -> dict[str, str]:
+    """What parts 3 and 4 say together of the plain RNN at distance ``FAR``: its trained
+    signal there (``trained``: the probes' measurement) beside its recorded accuracy there
+    and at the farthest distance measured (``entry``: its manifest record)."""
+    acc = entry["metrics"]["distance"]
+    far = str(probes_data.EVAL_DISTANCES[-1])
+    return {
+        "d": str(FAR),
+        "grad": sci(float(trained["rnn"]["state"][FAR])),
+        "acc": f"{acc[str(FAR)]:.0%}",
+        "far": far,
+        "acc_far": f"{acc[far]:.0%}",
+        "chance": f"{1 / probes_data.N_KEYS:.0%}",
+    }
 
 
 def sci(x: float) -> str:

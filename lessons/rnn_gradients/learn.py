@@ -11,8 +11,9 @@ from charts.common import Titles
 from core import probes_data, zoo
 from core.analysis import rnn_gradients as analysis
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import choice, names
-from ui.models import get_manifest, show_zoo_error
+from lessons.rnn_gradients.common import PROBE_DISTANCE_AXIS, both_numbers, choice, names
+from serve import jobs
+from ui.models import get_manifest, require, show_zoo_error
 
 t = ui.t
 CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
@@ -46,6 +47,7 @@ def show() -> None:
                     note=overlap_note(acc),
                     # a phone's layout where ui.chart fits a phone (not the projector)
                     phone=ui.on_a_phone() and not present,
+                    x_axis=PROBE_DISTANCE_AXIS,
                 ),
                 key="rnng_acc",
             )
@@ -59,6 +61,10 @@ def show() -> None:
             format_func=ui.labeler("rnn_gradients.learn.curve."),
         )
     with s.words:
+        if "probe_rnn" in acc and require(*data.PROBES.values(), vocabs=False):
+            with st.spinner(t("rnn_gradients.computing")):
+                trained = jobs.result_of(data.trained_job)
+            st.caption(t("rnn_gradients.both", **both_numbers(trained, entries["probe_rnn"])))
         learning_curves(entries, acc, curve_col, chance)
     if "probe_rnn" in acc:
         learn_takeaway(acc)
