@@ -718,6 +718,14 @@ def test_part_1_states_the_numbers_of_the_shipped_models(lang):
     for name in names:
         assert f"{ev[name].median_fade:.1f} times" in captions
     assert f"at most {float(ev['rnn_plain_256'].curve[30:].max()):.2f}" in captions
+    # the lengths where the fade holds: shorter sentences fade less, and the caption says so
+    n, lo, hi = influence.FADE_MIDDLE
+    mid = [
+        src.encode(p.src, eos=True) for p in influence.long_sentences(pairs, n, lo, max_words=hi)
+    ]
+    middle = influence.fade_evidence(models["rnn_plain_256"], mid)
+    assert middle.median_fade < ev["rnn_plain_256"].median_fade
+    assert f"of {lo}–{hi} words the plain RNN's factor is {middle.median_fade:.1f}" in captions
     words = chart(at, "How much each word can move C")
     assert [len(arr(tr["y"])) for tr in words["data"]] == [len(cmp.text.split())] * 2
     st.cache_resource.clear()
