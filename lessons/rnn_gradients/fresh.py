@@ -121,7 +121,7 @@ def radius_section(
     else:
         ui.takeaway(t("rnn_gradients.fresh.takeaway_grow", radius=radius))
     with ui.curious():  # the spectral view: the mechanism, the bound, the eigenvalues
-        st.markdown(t("rnn_gradients.fresh.intro"))
+        st.markdown(t("rnn_gradients.fresh.intro", hidden=data.HIDDEN))
         st.markdown(t("rnn_gradients.fresh.curious_bound", sigma=f"{fresh['sigma1']:.2f}"))
         eigen_chart(fresh, radius, made_of)
 

@@ -15,6 +15,7 @@ from lessons.rnn_gradients.common import (
     PROBE_DISTANCE_AXIS,
     both_numbers,
     names,
+    probe_sizes,
     quantity_picker,
     sci,
 )
@@ -62,4 +63,5 @@ def show() -> None:
             st.caption(t("rnn_gradients.both", **both_numbers(trained, entry)))
     ui.takeaway(t("rnn_gradients.trained.takeaway", d=d, **vals))
     with ui.curious():
-        st.markdown(t("rnn_gradients.trained.intro"))
+        entry = get_manifest()["models"].get(data.PROBES["rnn"], {})
+        st.markdown(t("rnn_gradients.trained.intro", **probe_sizes(entry)))
