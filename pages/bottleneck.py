@@ -13,7 +13,7 @@ from __future__ import annotations
 import streamlit as st
 
 import ui
-from lessons.bottleneck import data, grad, latent, length, probe, read, side, stretch
+from lessons.bottleneck import data, latent, length, probe, read, side, stretch
 from lessons.bottleneck.common import intro_more
 from ui import models
 
@@ -42,7 +42,6 @@ def lesson() -> None:
             "length": length.show,
             "stretch": stretch.show,
             "probe": probe.show,
-            "grad": grad.show,
         },
     )
 

@@ -36,7 +36,7 @@ class PageSpec:
 PAGES: tuple[PageSpec, ...] = (
     PageSpec("home"),
     PageSpec("autoregressive", ("lm", "translate", "wrong", "cost")),
-    PageSpec("bottleneck", ("latent", "read", "side", "length", "stretch", "probe", "grad")),
+    PageSpec("bottleneck", ("latent", "read", "side", "length", "stretch", "probe")),
     PageSpec("compression", ("markov", "priors")),
     PageSpec("cnn_receptive_field", ("theory", "measured", "probes")),
     PageSpec("rnn_gradients", ("fade", "fresh", "trained", "learn", "words", "explode")),

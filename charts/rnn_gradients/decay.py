@@ -54,10 +54,11 @@ def _decay_traces(
         raise ValueError("series is empty; pass {cell name: norms}")
     s = base.scale(presenter)
     x = _x_of(d)
-    traces = [
-        _decay_line(x, _along(d, f"series[{name!r}]", values), str(name), _line(name, i, looks, s))
-        for i, (name, values) in enumerate(series.items())
-    ]
+    traces = []
+    for i, (name, values) in enumerate(series.items()):
+        ys = _along(d, f"series[{name!r}]", values, prefix=True)
+        xs = x if ys.size == d.size else _x_of(d[: ys.size])
+        traces.append(_decay_line(xs, ys, str(name), _line(name, i, looks, s)))
     if bound is not None:
         label, values = bound
         dashed = dict(color="#000000", dash="longdashdot", width=s.line)
@@ -65,10 +66,13 @@ def _decay_traces(
     return traces
 
 
-def _along(d: np.ndarray, name: str, values: Sequence[float] | np.ndarray) -> np.ndarray:
-    """``values`` checked for a log axis, one per distance of ``d``."""
+def _along(
+    d: np.ndarray, name: str, values: Sequence[float] | np.ndarray, prefix: bool = False
+) -> np.ndarray:
+    """``values`` checked for a log axis, one per distance of ``d`` (with ``prefix``, one per
+    distance of its start: a model measured on shorter sequences stops where they end)."""
     ys = positive(name, values)
-    if ys.shape != d.shape:
+    if ys.size > d.size or (ys.size < d.size and not prefix):
         raise ValueError(f"{name} has {ys.size} values but distance has {d.size}")
     return ys
 
@@ -94,12 +98,16 @@ def decay_figure(
     bound: tuple[str, Sequence[float] | np.ndarray] | None = None,
     presenter: bool = False,
     looks: Mapping[str, str] | None = None,
+    x_axis: Mapping[str, object] | None = None,
 ) -> go.Figure:
-    """Measured norms against distance T − t on a log y axis, one line per cell; ``bound``
-    (label, values) is drawn dashed over them (e.g. ρ^(T−t)); ``looks`` {series: model}."""
+    """Measured norms against distance T − t on a log y axis, one line per cell (a series
+    may stop before the last distance); ``bound`` (label, values) is drawn dashed over them
+    (e.g. ρ^(T−t)); ``looks`` {series: model}; ``x_axis`` e.g. a range and ticks shared with
+    another chart of the same distances."""
     traces = _decay_traces(distance, series, bound, presenter, looks)
     log = dict(type="log", exponentformat="power")
-    return page_figure(traces, presenter, titles, yaxis=log)
+    extra = {"xaxis": dict(x_axis)} if x_axis else {}
+    return page_figure(traces, presenter, titles, yaxis=log, **extra)
 
 
 def _eigen_traces(

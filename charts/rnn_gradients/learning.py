@@ -93,8 +93,10 @@ def accuracy_figure(
     looks: Mapping[str, str] | None = None,
     note: str | None = None,
     phone: bool = False,
+    x_axis: Mapping[str, object] | None = None,
 ) -> go.Figure:
-    """Accuracy against distance, one line per model, with the chance level dotted;
+    """Accuracy against distance, one line per model, with the chance level dotted
+    (``x_axis``: e.g. a range and ticks shared with another chart of the same distances);
     ``note`` (e.g. "LSTM and GRU overlap") is written inside the plot where no line runs
     through it (:func:`note_place`), or under the plot when there is no such place, and
     always with ``phone`` (a phone's plot is narrower than one line of it)."""
@@ -113,6 +115,7 @@ def accuracy_figure(
         yaxis=_accuracy_axis(),
         shapes=[_hline(chance, dict(dash="dot", color="#000000"), presenter)],
         annotations=[base.hline_label(chance, chance_label), *notes],
+        **({"xaxis": dict(x_axis)} if x_axis else {}),
     )
     if bottom is not None:  # room under the plot for the note
         layout.setdefault("margin", {})["b"] = bottom

@@ -254,10 +254,13 @@ def compare_fade(
     return FadeComparison(text, curves, choices)
 
 
-def long_sentences(pairs, n: int = 20, min_words: int = 40, seed: int = 0) -> list:
-    """``n`` seeded declarative pairs (no questions) of ``min_words`` source words or more:
-    the sentences the by-distance evidence is measured on."""
-    pool = [p for p in pairs if p.kind != "question" and len(p.src) >= min_words]
+def long_sentences(
+    pairs, n: int = 20, min_words: int = 40, seed: int = 0, max_words: int | None = None
+) -> list:
+    """``n`` seeded declarative pairs (no questions) of ``min_words`` source words or more
+    (and at most ``max_words``): the sentences the by-distance evidence is measured on."""
+    top = max_words if max_words is not None else float("inf")
+    pool = [p for p in pairs if p.kind != "question" and min_words <= len(p.src) <= top]
     if len(pool) < n:
         raise ValueError(f"only {len(pool)} sentences of {min_words}+ words; ask for fewer")
     return random.Random(seed).sample(pool, n)
@@ -293,13 +296,16 @@ def fade_evidence(model, rows) -> FadeEvidence:
 
 FADE_MODELS = ("rnn_plain_256", "gru_plain_256")  # the fading tanh RNN, the GRU beside it
 FADE_LONG = (20, 40)  # the evidence: 20 test sentences of 40 words or more
+# where the plain RNN's fade is stated again, shorter: 20 test sentences of 25-39 words
+FADE_MIDDLE = (20, 25, 39)
 _studies: dict[tuple, dict] = {}
 _studies_lock = threading.Lock()
 
 
 def fade_study() -> dict:
-    """``{"compare": compare_fade(...), "evidence": {name: fade_evidence(...)}}`` for
-    ``FADE_MODELS`` on the shipped weights, computed once per process (~3 s on one core;
+    """``{"compare": compare_fade(...), "evidence": {name: fade_evidence(...)}, "middle":
+    fade_evidence(plain RNN, FADE_MIDDLE's sentences)}`` for ``FADE_MODELS`` on the shipped
+    weights, computed once per process (~3 s on one core;
     the server's warm-up starts it, so the page that opens on it rarely waits). Keyed on
     the models' manifest entries and the corpus seed; a second caller waits for the first."""
     manifest = zoo.load_manifest()
@@ -315,8 +321,13 @@ def fade_study() -> dict:
             src_vocab = zoo.load_vocabs()[0]
             long = long_sentences(corpus.shared_splits(seed).test, *FADE_LONG)
             rows = [src_vocab.encode(p.src, eos=True) for p in long]
+            n, lo, hi = FADE_MIDDLE
+            middle = long_sentences(corpus.shared_splits(seed).test, n, lo, max_words=hi)
+            mid_rows = [src_vocab.encode(p.src, eos=True) for p in middle]
             _studies[key] = {
                 "compare": compare_fade(models, src_vocab, fading=FADE_MODELS[0]),
                 "evidence": {name: fade_evidence(m, rows) for name, m in models.items()},
+                # the plain RNN on shorter sentences: the lengths where its fade holds
+                "middle": fade_evidence(models[FADE_MODELS[0]], mid_rows),
             }
         return _studies[key]

@@ -372,3 +372,48 @@ def recorded_accuracy(
         for n, e in entries.items()
     }
     return {n: v for n, v in acc.items() if np.all(np.isfinite(v))}
+
+
+# --- part 2's default: the clearest view of what its headline says ---------------------------
+
+
+def relative_to_last(curve: np.ndarray) -> np.ndarray:
+    """A decay divided by its value at distance 0: curves of different measures (a read-out's
+    gradient, a loss's) start at 1 and compare by how fast they fall."""
+    curve = np.asarray(curve, float)
+    return curve / curve[0]
+
+
+def headline_holds(
+    plain: np.ndarray,
+    guide: np.ndarray,
+    gated: Mapping[str, np.ndarray],
+    *,
+    follow: float = 10.0,
+    gap: float = 100.0,
+) -> bool:
+    """Part 2's headline on one set of curves (index k = distance): the plain RNN falls
+    with the guide ρ^k (within a factor ``follow`` at every distance), ends ``gap`` times
+    below its start, and each gated cell ends at least ``gap`` times above the plain RNN at
+    the last distance both reach."""
+    plain, guide = np.asarray(plain, float), np.asarray(guide, float)
+    ratio = plain / guide
+    if not (np.all(ratio <= follow) and np.all(ratio >= 1 / follow)):
+        return False
+    if plain[-1] * gap > plain[0]:
+        return False
+    for curve in gated.values():
+        k = min(len(curve), len(plain)) - 1
+        if curve[k] < gap * plain[k]:
+            return False
+    return True
+
+
+def clearest_default(candidates: Mapping[tuple, tuple]) -> tuple | None:
+    """Of ``{(gates, radius, drive): (plain, guide, gated)}``, the key whose curves
+    :func:`headline_holds`, with the weight scale nearest 1 (the mildest shrinking that still
+    shows it) and then the weakest input; None when no candidate shows the headline."""
+    good = [key for key, curves in candidates.items() if headline_holds(*curves)]
+    if not good:
+        return None
+    return max(good, key=lambda key: (key[1], -float(key[2])))

@@ -114,7 +114,7 @@ def sentence_box() -> tuple[str, ...] | None:
 
 
 def plain_picker() -> str:
-    """The plain model of the parts read, side, stretch and grad: the same control (one
+    """The plain model of the parts read, side and stretch: the same control (one
     widget key, one URL parameter) in each, inside the part's fragment."""
     lang = ui.current_lang()
 
@@ -139,7 +139,7 @@ Draw = Callable[[Slide, str, tuple[str, ...] | None], None]
 
 
 def sentence_part(header: str, lead: str, *, main: str, draw: Draw) -> bool:
-    """A part that reads the sentence through one plain model (read, side, grad): its
+    """A part that reads the sentence through one plain model (read, side): its
     header and slide (the catalogue's keys ``header`` and ``lead``), the sentence box and the
     model switch -- the one named by ``main`` ("plain" or "sentence") as the slide's main
     control, the other among the secondary ones --, then ``draw``. When the models cannot

@@ -14,7 +14,6 @@ import streamlit as st
 
 from core.analysis import bottleneck as analysis
 from core.analysis import latent
-from core.analysis.influence import context_influence
 from core.corpus import lesson
 from core.evaluate import decode_ids
 from serve import jobs
@@ -62,11 +61,6 @@ def translate_ids(name: str, rows: tuple[tuple[int, ...], ...]) -> list[list[str
     outputs = decode_ids(models.get_model(name), [list(r) for r in rows])
     tgt_vocab = models.get_vocabs()[1]
     return [tgt_vocab.decode(o) for o in outputs]
-
-
-@cache.data(max_entries=64)
-def influence(name: str, ids: tuple[int, ...]) -> np.ndarray:
-    return context_influence(models.get_model(name), ids)
 
 
 @cache.data(max_entries=8)

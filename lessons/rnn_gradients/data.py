@@ -25,9 +25,19 @@ N_STATE = 8  # of which the first 8 for the state Jacobians (a Jacobian per posi
 FADING, GATED = influence.FADE_MODELS  # part 1: the plain tanh RNN beside the GRU
 N_LONG, MIN_WORDS = influence.FADE_LONG  # part 1's evidence: test sentences of 40+ words
 # Part 2's controls: the spectral radius slider (its range, step and default) and the defaults
-# of length, drive, seed and quantity (the page and the server's warm-up read them here)
-RADIUS_MIN, RADIUS_MAX, RADIUS_STEP, RADIUS_DEFAULT = 0.5, 1.5, 0.05, 0.9
-FRESH_DEFAULTS = {"length": 60, "drive": "0.1", "seed": 0, "quantity": "state"}
+# of length, drive, seed, quantity and gated cells (the page and the server's warm-up read them
+# here). Radius, drive and gates are what ``headline_search`` picks on the shipped probes (a
+# test keeps them equal): the plain RNN on its guide, the trained gates far above it.
+RADIUS_MIN, RADIUS_MAX, RADIUS_STEP, RADIUS_DEFAULT = 0.5, 1.5, 0.05, 0.85
+DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
+GATES = ("trained", "untrained")  # the LSTM and GRU drawn in part 2
+FRESH_DEFAULTS = {
+    "length": 60,
+    "drive": "0.1",
+    "seed": 0,
+    "quantity": "state",
+    "gates": "trained",
+}
 
 
 @cache.data(max_entries=64)
@@ -67,7 +77,42 @@ def warm_fresh() -> int:
     return len(radii())
 
 
-def _trained_curves(loaded: dict) -> dict:
+def part2_lines(fresh: dict, trained: dict | None, gates: str, quantity: str) -> dict:
+    """Part 2's curves {cell: decay by distance}: the untrained plain RNN, and the LSTM and
+    GRU untrained (``fresh``) or trained (``trained``, the probes' measurement: None when the
+    probes are missing draws the plain RNN alone). The input gradient is drawn relative to
+    its value at distance 0, since the trained probes' is a loss's gradient, not the fresh
+    cells' read-out's."""
+    out = {"rnn": fresh["rnn"]}
+    if gates == "untrained":
+        out.update(lstm=fresh["lstm"], gru=fresh["gru"])
+    elif trained is not None:
+        length = len(fresh["rnn"])  # the probes' sequences may be longer or shorter
+        out.update(lstm=trained["lstm"][quantity][:length], gru=trained["gru"][quantity][:length])
+    if quantity == "input":
+        out = {k: analysis.relative_to_last(v) for k, v in out.items()}
+    return out
+
+
+def headline_search(trained: dict) -> tuple | None:
+    """Part 2's default (gates, radius, drive): of every weight scale below 1 the slider
+    offers, every input strength and both kinds of gates, at the other defaults, the one
+    :func:`core.analysis.rnn_gradients.clearest_default` picks (``trained``: the probes'
+    measurement, :func:`trained_curves`)."""
+    d = FRESH_DEFAULTS
+    candidates = {}
+    for radius in (r for r in radii() if r < 1):
+        for drive in DRIVES:
+            fresh = fresh_curves(radius, d["length"], float(drive), d["seed"], d["quantity"])
+            guide = radius ** np.arange(d["length"], dtype=float)
+            for gates in GATES:
+                lines = part2_lines(fresh, trained, gates, d["quantity"])
+                gated = {k: v for k, v in lines.items() if k != "rnn"}
+                candidates[(gates, radius, drive)] = (lines["rnn"], guide, gated)
+    return analysis.clearest_default(candidates)
+
+
+def trained_curves(loaded: dict) -> dict:
     """The decay measured in each trained probe (no Streamlit call: a thread of its own)."""
     x, y, _ = probes_data.make_batch(torch.Generator().manual_seed(7), N_SEQ)
     return {k: analysis.probe_decay(model, x, y, n_state=N_STATE) for k, model in loaded.items()}
@@ -77,7 +122,7 @@ def _trained_curves(loaded: dict) -> dict:
 def trained_job() -> Future:
     """Part 2's measurements, once per server, in a thread of their own."""
     loaded = {k: get_model(PROBES[k]) for k in CELLS}  # here, in the script thread
-    return jobs.in_thread("rnn-gradients-probes", _trained_curves, loaded)
+    return jobs.in_thread("rnn-gradients-probes", trained_curves, loaded)
 
 
 @st.cache_resource(show_spinner=False)  # a running job, shared: not a value to copy

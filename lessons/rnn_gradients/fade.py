@@ -30,7 +30,7 @@ def show() -> None:
     data.fade_job()  # started when the part opens
     with st.spinner(t("rnn_gradients.computing")):
         result = jobs.result_of(data.fade_job)
-    cmp, evidence = result["compare"], result["evidence"]
+    cmp, evidence, middle = result["compare"], result["evidence"], result["middle"]
     rnn, gru = cmp.curves[data.FADING], cmp.curves[data.GATED]
     looks = names((data.FADING, data.GATED))
     with s.chart:
@@ -52,7 +52,7 @@ def show() -> None:
         st.caption(t("rnn_gradients.fade.caption", **sentence_numbers(rnn, gru)))
     ui.takeaway(t("rnn_gradients.fade.takeaway"))
     ui.try_this(t("rnn_gradients.try.fade"))
-    evidence_section(evidence, looks)
+    evidence_section(evidence, middle, looks)
     with ui.curious():
         st.markdown(t("rnn_gradients.fade.curious", **choice_numbers(cmp)))
 
@@ -67,11 +67,16 @@ def sentence_numbers(rnn: dict, gru: dict) -> dict:
     }
 
 
-def evidence_numbers(evidence: dict) -> dict:
-    """The evidence caption's numbers: median fade and the influence 30+ words back."""
+def evidence_numbers(evidence: dict, middle: influence.FadeEvidence) -> dict:
+    """The evidence caption's numbers: median fade, the influence 30+ words back, and the
+    plain RNN's median fade on shorter sentences (``middle``)."""
     rnn, gru = evidence[data.FADING], evidence[data.GATED]
     far = min(FAR, rnn.curve.size - 1)
+    _, lo, hi = influence.FADE_MIDDLE
     return {
+        "mid_words": f"{lo}–{hi}",
+        "mid_n": middle.n,
+        "rnn_fade_mid": f"{middle.median_fade:.1f}",
         "n": rnn.n,
         "words": data.MIN_WORDS,
         "rnn_fade": f"{rnn.median_fade:.1f}",
@@ -82,7 +87,7 @@ def evidence_numbers(evidence: dict) -> dict:
     }
 
 
-def evidence_section(evidence: dict, looks: dict) -> None:
+def evidence_section(evidence: dict, middle: influence.FadeEvidence, looks: dict) -> None:
     """The curve by distance over long test sentences, with its numbers."""
     rnn = evidence[data.FADING]
     st.subheader(t("rnn_gradients.fade.evidence_header"))
@@ -100,7 +105,7 @@ def evidence_section(evidence: dict, looks: dict) -> None:
         ),
         key="rnng_fade_distance",
     )
-    st.caption(t("rnn_gradients.fade.evidence_caption", **evidence_numbers(evidence)))
+    st.caption(t("rnn_gradients.fade.evidence_caption", **evidence_numbers(evidence, middle)))
 
 
 def choice_numbers(cmp) -> dict:

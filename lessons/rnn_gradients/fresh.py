@@ -11,11 +11,13 @@ import streamlit as st
 import ui
 from charts import rnn_gradients as figures
 from charts.common import Titles
+from core import zoo
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import QUANTITIES, names, quantity_picker, sci
+from lessons.rnn_gradients.common import QUANTITIES, choice, names, quantity_picker, sci
+from serve import jobs
+from ui.models import get_model
 
 t = ui.t
-DRIVES = ("0.1", "0.3", "1.0")  # standard deviation of the random inputs
 
 
 @ui.fragment  # quantity, length, drive and seed rerun the part; the radius only its section
@@ -25,17 +27,26 @@ def show() -> None:
     d = data.FRESH_DEFAULTS
     quantity = ui.params.get_choice("q", QUANTITIES, default=d["quantity"])
     length = ui.params.get_int("T", 20, 100, d["length"])
-    drive = ui.params.get_choice("drive", DRIVES, default=d["drive"])
+    drive = ui.params.get_choice("drive", data.DRIVES, default=d["drive"])
     seed = ui.params.get_int("seed", 0, 999, d["seed"])
+    gates = ui.params.get_choice("gates", data.GATES, default=d["gates"])
     with s.more:
         quantity = quantity_picker()
+        gates = choice(
+            t("rnn_gradients.fresh.gates"),
+            data.GATES,
+            param="gates",
+            default=d["gates"],
+            key="rnng_gates",
+            format_func=ui.labeler("rnn_gradients.fresh.gates."),
+        )
         left, middle, right = st.columns(3)
         length = left.slider(
             t("rnn_gradients.fresh.length"), 20, 100, **ui.params.bound("T", length, key="rnng_T")
         )
         drive = middle.segmented_control(
             t("rnn_gradients.fresh.drive"),
-            DRIVES,
+            data.DRIVES,
             required=True,
             help=t("rnn_gradients.fresh.drive_help"),
             **ui.params.bound("drive", drive, key="rnng_drive"),
@@ -48,13 +59,29 @@ def show() -> None:
             **ui.params.bound("seed", seed, key="rnng_seed"),
         )
     ui.params.set_params(T=length, drive=drive, seed=seed)
+    trained = trained_probes() if gates == "trained" else None
     with s.chart:
-        radius_section(int(length), str(drive), int(seed), quantity)
+        radius_section(int(length), str(drive), int(seed), quantity, gates, trained)
     ui.try_this(t("rnn_gradients.try.radius") + " " + t("rnn_gradients.try.drive"))
 
 
+def trained_probes() -> dict | None:
+    """The trained probes' measurement (``data.trained_job``), or None with a word of why:
+    without the zoo the part still draws its untrained plain RNN."""
+    try:
+        for name in data.PROBES.values():
+            get_model(name)
+    except zoo.ZooError:
+        st.info(t("rnn_gradients.fresh.no_probes"), icon=":material/inventory_2:")
+        return None
+    with st.spinner(t("rnn_gradients.computing")):
+        return jobs.result_of(data.trained_job)
+
+
 @ui.fragment  # the radius reruns only this: the figure, its slider, the caption, the takeaway
-def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
+def radius_section(
+    length: int, drive: str, seed: int, quantity: str, gates: str, trained: dict | None
+) -> None:
     chart_place = st.container()
     lo, hi = data.RADIUS_MIN, data.RADIUS_MAX
     radius = ui.params.get_float("rho", lo, hi, data.RADIUS_DEFAULT)
@@ -69,21 +96,24 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     ui.params.set_params(rho=radius)
     radius = round(float(radius), 2)
     fresh = data.fresh_curves(radius, length, float(drive), seed, quantity)
-    made_of = (radius, length, drive, seed, quantity)  # the curves: seeded cells of these
+    lines = data.part2_lines(fresh, trained, gates, quantity)
+    shown = "trained" if gates == "trained" and trained is not None else "untrained"
+    # the curves: seeded cells of these (and the shipped probes, measured once per server)
+    made_of = (radius, length, drive, seed, quantity, shown if "lstm" in lines else "plain")
     with chart_place:
-        fresh_chart(fresh, radius, length, quantity, made_of)
+        fresh_chart(lines, radius, length, quantity, made_of)
     far = length - 1
+    numbers = {k: sci(float(v[min(far, len(v) - 1)])) for k, v in lines.items()}
+    gated_far = min((len(v) for v in lines.values()), default=length) - 1
     st.caption(
         t(
-            "rnn_gradients.fresh.caption",
+            f"rnn_gradients.fresh.caption_{shown if len(lines) > 1 else 'plain'}",
             radius=radius,
             far=far,
-            rnn=sci(float(fresh["rnn"][far])),
+            far_gated=min(far, gated_far),
             bound=sci(radius**far),
-            lstm=sci(float(fresh["lstm"][far])),
-            gru=sci(float(fresh["gru"][far])),
-            sigma=f"{fresh['sigma1']:.2f}",
             drive=drive,
+            **numbers,
         )
     )
     if radius < 1:
@@ -91,7 +121,7 @@ def radius_section(length: int, drive: str, seed: int, quantity: str) -> None:
     else:
         ui.takeaway(t("rnn_gradients.fresh.takeaway_grow", radius=radius))
     with ui.curious():  # the spectral view: the mechanism, the bound, the eigenvalues
-        st.markdown(t("rnn_gradients.fresh.intro"))
+        st.markdown(t("rnn_gradients.fresh.intro", hidden=data.HIDDEN))
         st.markdown(t("rnn_gradients.fresh.curious_bound", sigma=f"{fresh['sigma1']:.2f}"))
         eigen_chart(fresh, radius, made_of)
 
@@ -104,16 +134,19 @@ def _eig_labels(radius: float) -> tuple[str, str, str]:
     )
 
 
-def fresh_chart(fresh: dict, radius: float, length: int, quantity: str, made_of: tuple) -> None:
-    """The decay of each fresh cell with the bound ρ^(T−t), one chart (the eigenvalues wait
-    in "for the curious"); ``made_of``: what ``fresh`` was computed from."""
+def fresh_chart(lines: dict, radius: float, length: int, quantity: str, made_of: tuple) -> None:
+    """The decay of each cell of ``lines`` ({cell: decay}, :func:`data.part2_lines`) with the
+    guide ρ^(T−t), one chart (the eigenvalues wait in "for the curious"); ``made_of``: what
+    ``lines`` were computed from."""
     distance = np.arange(length)
+    trained = made_of[-1] == "trained"
+    chart_key = "rnn_gradients.fresh.chart_trained" if trained else "rnn_gradients.fresh.chart"
     ui.chart(
         lambda: figures.decay_figure(
             distance,
-            {ui.model_name(data.PROBES[k]): fresh[k] for k in data.CELLS},
+            {ui.model_name(data.PROBES[k]): lines[k] for k in data.CELLS if k in lines},
             titles=Titles(
-                t("rnn_gradients.fresh.chart", radius=radius, hidden=data.HIDDEN, length=length),
+                t(chart_key, radius=radius, hidden=data.HIDDEN, length=length),
                 t("rnn_gradients.distance_axis"),
                 t(f"rnn_gradients.q.{quantity}.axis"),
             ),

@@ -11,8 +11,15 @@ from charts.common import Titles
 from core import probes_data, zoo
 from core.analysis import rnn_gradients as analysis
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import choice, names
-from ui.models import get_manifest, show_zoo_error
+from lessons.rnn_gradients.common import (
+    PROBE_DISTANCE_AXIS,
+    both_numbers,
+    choice,
+    names,
+    probe_sizes,
+)
+from serve import jobs
+from ui.models import get_manifest, require, show_zoo_error
 
 t = ui.t
 CURVES = ("loss", "acc")  # training curve shown: loss or accuracy
@@ -26,6 +33,7 @@ def show() -> None:
     if not entries:
         return
     acc = analysis.recorded_accuracy(entries, probes_data.EVAL_DISTANCES)
+    sizes = probe_sizes(next(iter(entries.values())))
     chance = 1 / probes_data.N_KEYS
     present = ui.presenter()
     if acc:
@@ -37,7 +45,7 @@ def show() -> None:
                     chance=chance,
                     chance_label=t("rnn_gradients.learn.chance"),
                     titles=Titles(
-                        t("rnn_gradients.learn.acc_chart"),
+                        t("rnn_gradients.learn.acc_chart", **sizes),
                         t("rnn_gradients.trained.distance_axis"),
                         t("rnn_gradients.learn.acc_axis"),
                     ),
@@ -46,6 +54,7 @@ def show() -> None:
                     note=overlap_note(acc),
                     # a phone's layout where ui.chart fits a phone (not the projector)
                     phone=ui.on_a_phone() and not present,
+                    x_axis=PROBE_DISTANCE_AXIS,
                 ),
                 key="rnng_acc",
             )
@@ -59,21 +68,26 @@ def show() -> None:
             format_func=ui.labeler("rnn_gradients.learn.curve."),
         )
     with s.words:
+        if "probe_rnn" in acc and require(*data.PROBES.values(), vocabs=False):
+            with st.spinner(t("rnn_gradients.computing")):
+                trained = jobs.result_of(data.trained_job)
+            st.caption(t("rnn_gradients.both", **both_numbers(trained, entries["probe_rnn"])))
         learning_curves(entries, acc, curve_col, chance)
     if "probe_rnn" in acc:
         learn_takeaway(acc)
     with ui.curious():
-        st.markdown(t("rnn_gradients.learn.intro"))
+        st.markdown(t("rnn_gradients.learn.intro", **sizes))
 
 
 def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> None:
     """The probes' training curves (loss or accuracy by step) and the caption of both charts."""
+    sizes = probe_sizes(next(iter(entries.values())))
     ui.chart(
         figures.curves_figure(
             {ui.model_name(n): e["curve"] for n, e in entries.items()},
             column={"loss": 1, "acc": 2}[curve_col],
             titles=Titles(
-                t("rnn_gradients.learn.curve_chart"),
+                t("rnn_gradients.learn.curve_chart", **sizes),
                 t("rnn_gradients.learn.step_axis"),
                 t(f"rnn_gradients.learn.curve.{curve_col}.axis"),
             ),
@@ -90,6 +104,7 @@ def learning_curves(entries: dict, acc: dict, curve_col: str, chance: float) -> 
             d=str(probes_data.EVAL_DISTANCES[-1]),
             accs=", ".join(f"{ui.model_name(n)} {v[-1]:.0%}" for n, v in acc.items()),
             chance=f"{chance:.0%}",
+            max_d=sizes["max_d"],
         )
     )
 

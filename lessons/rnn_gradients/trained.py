@@ -8,13 +8,21 @@ import streamlit as st
 import ui
 from charts import rnn_gradients as figures
 from charts.common import Titles
+from core import probes_data
 from lessons.rnn_gradients import data
-from lessons.rnn_gradients.common import names, quantity_picker, sci
+from lessons.rnn_gradients.common import (
+    FAR,
+    PROBE_DISTANCE_AXIS,
+    both_numbers,
+    names,
+    probe_sizes,
+    quantity_picker,
+    sci,
+)
 from serve import jobs
-from ui.models import require
+from ui.models import get_manifest, require
 
 t = ui.t
-FAR = 40  # the distance the part reads its numbers at
 
 
 @ui.fragment  # the quantity reruns only this part
@@ -27,13 +35,14 @@ def show() -> None:
         return
     with st.spinner(t("rnn_gradients.computing")):
         trained = jobs.result_of(data.trained_job)
-    dist_t = trained["rnn"]["distance"]
+    last = probes_data.MAX_DISTANCE + 1  # the distances a key can lie at
+    dist_t = trained["rnn"]["distance"][:last]
     n = data.N_STATE if quantity == "state" else data.N_SEQ
     with s.chart:
         ui.chart(
             figures.decay_figure(
                 dist_t,
-                {ui.model_name(data.PROBES[k]): trained[k][quantity] for k in data.CELLS},
+                {ui.model_name(data.PROBES[k]): trained[k][quantity][:last] for k in data.CELLS},
                 titles=Titles(
                     t("rnn_gradients.trained.chart", n=n),
                     t("rnn_gradients.trained.distance_axis"),
@@ -41,6 +50,7 @@ def show() -> None:
                 ),
                 presenter=ui.presenter(),
                 looks=names(data.PROBES.values()),
+                x_axis=PROBE_DISTANCE_AXIS,
             ),
             key="rnng_trained",
         )
@@ -48,6 +58,10 @@ def show() -> None:
     vals = {k: sci(float(trained[k][quantity][d])) for k in data.CELLS}
     with s.words:
         st.caption(t(f"rnn_gradients.trained.caption_{quantity}", d=d, n=n, **vals))
+        entry = get_manifest()["models"].get(data.PROBES["rnn"], {})
+        if entry.get("metrics", {}).get("distance"):
+            st.caption(t("rnn_gradients.both", **both_numbers(trained, entry)))
     ui.takeaway(t("rnn_gradients.trained.takeaway", d=d, **vals))
     with ui.curious():
-        st.markdown(t("rnn_gradients.trained.intro"))
+        entry = get_manifest()["models"].get(data.PROBES["rnn"], {})
+        st.markdown(t("rnn_gradients.trained.intro", **probe_sizes(entry)))

@@ -80,7 +80,7 @@ def test_a_model_click_reruns_only_the_switch_and_what_it_changes(server, browse
         context.close()
 
 
-@pytest.mark.parametrize("part", ["side", "grad"])
+@pytest.mark.parametrize("part", ["side"])
 def test_on_the_projector_the_folded_model_switch_answers_every_click(server, browser, part):
     """Presenter mode: the model switch of a part whose main control is the sentence sits in
     "More controls", drawn by the switch's own fragment; click after click the fold, the
@@ -103,7 +103,7 @@ def test_on_the_projector_the_folded_model_switch_answers_every_click(server, br
             wait_idle(page)
             assert main.locator("summary", has_text=fold).count() == 1, name
             assert main.locator("button", has_text="C = 256").count() == 1, name
-            # the part drawn with that model (side: its output's header; grad: the chart's title)
+            # the part drawn with that model (its output's header names it)
             assert translate(f"model.{name}.name", "en") in (main.text_content() or ""), name
     finally:
         context.close()

@@ -21,7 +21,7 @@ from core.i18n import translate
 from tests.conftest import dev_zoo_loaded, make_app
 
 PAGE = "pages/bottleneck.py"
-PARTS = ("latent", "read", "side", "length", "stretch", "probe", "grad")
+PARTS = ("latent", "read", "side", "length", "stretch", "probe")
 LM = "lm_gru"
 # the charts each part draws (and no other part), on the development zoo
 PART_CHARTS = {
@@ -31,12 +31,11 @@ PART_CHARTS = {
     "length": ["bn_length"],
     "stretch": ["bn_stretch"],
     "probe": ["bn_probe"],
-    "grad": ["bn_grad"],
 }
 # the parts that use one plain model: each draws the model switch at its own top
-PLAIN_PARTS = ("read", "side", "stretch", "grad")
+PLAIN_PARTS = ("read", "side", "stretch")
 # the parts that read the sentence: each draws the sentence box (and only they do)
-SENTENCE_PARTS = ("read", "side", "grad")
+SENTENCE_PARTS = ("read", "side")
 FOCUS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "gru_attention")
 LESSON = "the cat drank the milk because it was hungry"
 
@@ -202,7 +201,6 @@ def test_each_part_writes_its_own_state_when_shown(dev_zoo):
         "read": {"plain": "gru_plain_256", "text": " ".join(_example(32).src)},
         "length": {"metric": "exact"},
         "stretch": {"len": "40", "seed": "0"},
-        "grad": {"log": "0"},
     }
     for part, values in expected.items():
         qp = _run(lang="en", part=part).query_params
@@ -211,7 +209,7 @@ def test_each_part_writes_its_own_state_when_shown(dev_zoo):
 
 def test_the_part_selector_switches_part_and_url(dev_zoo):
     at = _run(lang="en")
-    for part in ("length", "side", "grad", "read"):
+    for part in ("length", "side", "probe", "read"):
         at.segmented_control(key="bottleneck_part").set_value(part).run()
         assert not at.exception, part
         assert at.query_params["part"] == part
@@ -220,7 +218,9 @@ def test_the_part_selector_switches_part_and_url(dev_zoo):
     for lang in ("en", "zh"):
         at = _run(lang=lang)
         labels = [at.segmented_control(key="bottleneck_part").format_func(p) for p in PARTS]
-        assert [label.split(" · ")[0] for label in labels] == [str(i) for i in range(1, 8)]
+        assert [label.split(" · ")[0] for label in labels] == [
+            str(i) for i in range(1, len(PARTS) + 1)
+        ]
         assert all(len(label) <= 20 for label in labels), labels
 
 
@@ -257,7 +257,7 @@ def test_probes_start_only_when_their_part_is_shown(dev_zoo, monkeypatch):
 
     monkeypatch.setattr(jobs, "in_thread", spy)
     st.cache_resource.clear()  # forget a probe job of an earlier test
-    for part in ("latent", "read", "side", "length", "stretch", "grad"):
+    for part in ("latent", "read", "side", "length", "stretch"):
         _run(lang="en", part=part)
     assert started == []
     at = _run(lang="en", part="probe")
@@ -335,7 +335,7 @@ def test_a_model_change_keeps_the_sentence_and_the_part_and_redraws_part_two(dev
         assert at.header[0].value == translate("bottleneck.read.header", "en")
 
 
-@pytest.mark.parametrize("part", ("side", "stretch", "grad"))
+@pytest.mark.parametrize("part", ("side", "stretch"))
 def test_the_model_switch_of_the_other_parts_changes_their_model(dev_zoo, part):
     at = _run(lang="en", part=part)
     at.segmented_control(key="bn_plain").set_value("gru_plain_32").run()
@@ -394,7 +394,7 @@ def test_plain_round_trips_through_the_url(dev_zoo):
 def test_the_controls_of_a_part_rerun_that_part_only(dev_zoo, monkeypatch):
     """Which fragment draws each control: a widget reruns the fragment it is drawn in, so the
     sentence sits in the part's own fragment, the part selector in the lesson's, and in a
-    part that reads the sentence the model switch (and grad's log toggle) in a fragment
+    part that reads the sentence the model switch in a fragment
     nested in the part's: a switch does not send the sentence box again (the browser test
     checks what a click really sends)."""
     import functools
@@ -434,7 +434,7 @@ def test_the_controls_of_a_part_rerun_that_part_only(dev_zoo, monkeypatch):
         monkeypatch.delitem(sys.modules, name)
     for name in ("segmented_control", "text_input", "button", "slider", "toggle"):
         monkeypatch.setattr(st, name, spy_widget(getattr(st, name)))
-    expected = {part: f"lessons.bottleneck.{part}" for part in ("read", "side", "stretch", "grad")}
+    expected = {part: f"lessons.bottleneck.{part}" for part in ("read", "side", "stretch")}
     switch = "lessons.bottleneck.common"  # the model switch's own fragment (model_view)
     for part, fragment in expected.items():
         drawn.clear()
@@ -444,7 +444,6 @@ def test_the_controls_of_a_part_rerun_that_part_only(dev_zoo, monkeypatch):
         assert drawn["bottleneck_part"] == ("lesson",), part
         for key in ("bn_text", "bn_ex_8", "bn_ex_44"):
             assert (drawn.get(key) == ("lesson", fragment)) == reads, (part, key)
-    assert drawn["bn_log"] == ("lesson", "lessons.bottleneck.grad", switch)
 
 
 def test_example_button_and_typed_sentence(dev_zoo):
@@ -516,14 +515,6 @@ def test_metric_switch_changes_the_length_chart(dev_zoo):
         assert ys[_name(name)] == pytest.approx(expected)
 
 
-def test_log_toggle(dev_zoo):
-    at = _run(lang="en", part="grad")
-    at.toggle(key="bn_log").set_value(True).run()
-    assert at.query_params["log"] == "1"
-    grad = next(c for c in _charts(at) if "∂C" in c["layout"]["title"]["text"])
-    assert grad["layout"]["yaxis"]["type"] == "log"
-
-
 # --- deep links and bad input ------------------------------------------------------------------
 
 DEEP = {
@@ -532,7 +523,6 @@ DEEP = {
     "len": "20",
     "seed": "5",
     "metric": "token_acc",
-    "log": "1",
 }
 
 
@@ -553,13 +543,11 @@ def test_deep_link_restores_the_view(dev_zoo):
         elif part == "stretch":
             assert at.slider(key="bn_len").value == 20
             assert any("20 词" in title for title in _titles(at))
-        elif part == "grad":
-            assert at.toggle(key="bn_log").value is True
         # every value of the link is kept, whichever part shows
         assert {k: at.query_params[k] for k in DEEP} == DEEP
 
 
-BAD = {"plain": "gru_plain_999", "len": "500", "seed": "x", "metric": "bleu", "log": "2"}
+BAD = {"plain": "gru_plain_999", "len": "500", "seed": "x", "metric": "bleu"}
 
 
 @pytest.mark.parametrize(
@@ -573,7 +561,6 @@ BAD = {"plain": "gru_plain_999", "len": "500", "seed": "x", "metric": "bleu", "l
         ),
         # part 3 has no plain model: it neither reads nor rewrites it (the next part does)
         ("length", ("bleu",), {"plain": "gru_plain_999", "metric": "exact"}),
-        ("grad", ("gru_plain_999",), {"plain": "gru_plain_256", "log": "0"}),
     ],
 )
 def test_bad_params_fall_back_with_notices(dev_zoo, part, shown, fixed):
@@ -630,7 +617,7 @@ def test_empty_sentence(dev_zoo):
     at.text_input(key="bn_text").input("   ").run()
     assert not at.exception and not at.warning
     assert translate("bottleneck.input.empty", "en") in [e.value for e in at.error]
-    at = _run(lang="zh", part="grad", text="")  # a link with an empty sentence: the same
+    at = _run(lang="zh", part="side", text="")  # a link with an empty sentence: the same
     assert translate("bottleneck.input.empty", "zh") in [e.value for e in at.error]
 
 
@@ -646,25 +633,6 @@ def test_missing_manifest_names_file_and_command(no_manifest):
             assert not at.get("plotly_chart")
     st.cache_resource.clear()
     st.cache_data.clear()
-
-
-@pytest.mark.parametrize("n", (8, 32))
-def test_the_gradient_caption_is_the_verdict_of_the_chart_shown(dev_zoo, n):
-    """Part 7's caption is chosen by the one statistic shared with the RNN-gradients page
-    (first-third / last-third influence, thresholds 0.67 and 1.5), computed from the model
-    on the sentence shown: the caption cannot contradict the chart."""
-    from core.analysis.influence import context_influence, verdict
-    from ui import models
-
-    text = " ".join(_example(n).src)
-    at = _run(lang="en", part="grad", text=text)
-    src, _ = models.get_vocabs()
-    norms = context_influence(models.get_model("gru_plain_256"), src.encode(text.split(), eos=True))
-    ratio = bn.early_late_ratio(norms)
-    expected = translate(f"bottleneck.grad.caption_{verdict(ratio)}", "en", ratio=f"{ratio:.2g}")
-    assert expected in [c.value for c in at.caption]
-    bars = _charts(at)[0]["data"][0]
-    assert bars["marker"]["color"] == lexicon.look("gru_plain_256").color
 
 
 @pytest.mark.parametrize("lang", ["en", "zh"])

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 import pytest
 import streamlit as st
 
@@ -26,6 +27,7 @@ from tests.conftest import (
 )
 
 PAGE = "pages/rnn_gradients.py"
+DECAY = "weight scale"  # words of part 2's decay chart title (trained or untrained gates)
 PROBES = ("probe_rnn", "probe_lstm", "probe_gru")
 ENCODERS = ("gru_plain_32", "gru_plain_128", "gru_plain_256", "rnn_plain_256")
 PARTS = ("fade", "fresh", "trained", "learn", "words", "explode")
@@ -33,7 +35,7 @@ PARTS = ("fade", "fresh", "trained", "learn", "words", "explode")
 # the curious", a chart of their own)
 CHARTS = {
     "fade": ("How much each word can move C", "Influence on C by distance"),
-    "fresh": ("Untrained cells", "Eigenvalues of W_hh"),
+    "fresh": (DECAY, "Eigenvalues of W_hh"),
     "trained": ("Trained probes",),
     "learn": ("Training of the three probes", "accuracy against distance"),
     "words": ("Influence of each word",),
@@ -55,6 +57,7 @@ ALL_PARAMS = {
     "T": "30",
     "drive": "1.0",
     "seed": "5",
+    "gates": "untrained",
     "curve": "loss",
     "model": "gru_plain_32",
     "lr": "0.03",
@@ -239,7 +242,7 @@ def test_part_2_decay_and_its_eigenvalues_for_the_curious(fake_zoo):
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
     shows_only(at, "fresh")
-    decay = chart(at, "Untrained cells")
+    decay = chart(at, DECAY)
     assert decay["layout"]["yaxis"]["type"] == "log"
     # the lexicon's names and colours: the same cell looks the same on every chart
     from core import lexicon
@@ -249,9 +252,9 @@ def test_part_2_decay_and_its_eigenvalues_for_the_curious(fake_zoo):
         lexicon.look(p).color for p in PROBES
     ]
     eig = chart(at, "Eigenvalues of W_hh")["data"]
-    assert [tr["name"] for tr in eig] == ["unit circle |λ| = 1", "|λ| = ρ = 0.9", "eigenvalues λ"]
+    assert [tr["name"] for tr in eig] == ["unit circle |λ| = 1", "|λ| = ρ = 0.85", "eigenvalues λ"]
     assert len(arr(eig[-1]["x"])) == 64
-    assert any("(part 3)" in c.value for c in at.caption)
+    assert any("part 3" in c.value for c in at.caption)
     assert not any("σ₁" in c.value for c in at.caption)  # the bound waits for the curious
     curious = next(e for e in at.main.expander if e.label.startswith("For the curious"))
     assert any("σ₁" in m.value for m in curious.markdown)
@@ -314,11 +317,11 @@ def test_link_with_another_parts_parameter_shows_the_default_part(fake_zoo):
 
 def test_radius_slider_changes_curves_bound_and_url(fake_zoo):
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
-    before = chart(at, "Untrained cells")
+    before = chart(at, DECAY)
     at.slider(key="rnng_rho").set_value(1.4).run(timeout=300)
     assert not at.exception
     assert at.query_params["rho"] == "1.4"
-    after = chart(at, "Untrained cells")
+    after = chart(at, DECAY)
     assert "weight scale 1.4" in after["layout"]["title"]["text"]
     bound = next(tr for tr in after["data"] if tr["name"].startswith("guide:"))
     assert arr(bound["y"])[10] == pytest.approx(1.4**10)
@@ -335,7 +338,7 @@ def test_quantity_switch_changes_axis_in_parts_2_and_3(fake_zoo):
     at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
     at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
     assert at.query_params["q"] == "input"
-    axis = chart(at, "Untrained cells")["layout"]["yaxis"]["title"]["text"]
+    axis = chart(at, DECAY)["layout"]["yaxis"]["title"]["text"]
     assert "at the word" in axis.replace("<br>", " ")
     at.segmented_control(key="rnn_gradients_part").set_value("trained").run(timeout=300)
     assert at.segmented_control(key="rnng_q").value == "input"
@@ -358,6 +361,7 @@ def test_deep_link_restores_state(fake_zoo, part):
         assert at.segmented_control(key="rnng_q").value == "input"
         assert at.segmented_control(key="rnng_drive").value == "1.0"
         assert at.number_input(key="rnng_seed").value == 5
+        assert at.segmented_control(key="rnng_gates").value == "untrained"
         decay = chart(at, "未训练的单元")
         assert xs(decay["data"][0]) == list(range(30))
     elif part == "trained":
@@ -455,9 +459,9 @@ def test_presenter_mode_stacks_decay_and_eigenvalues_as_two_charts(fake_zoo):
     assert not at.exception, [e.value for e in at.exception]
     titles = chart_titles(at)
     assert len(titles) == 2, titles
-    assert "Untrained cells" in titles[0]  # the decay first: it is the slide's picture
+    assert DECAY in titles[0]  # the decay first: it is the slide's picture
     assert chart(at, "Eigenvalues of W_hh")["layout"]["yaxis"]["scaleanchor"] == "x"
-    assert "yaxis2" not in chart(at, "Untrained cells")["layout"]
+    assert "yaxis2" not in chart(at, DECAY)["layout"]
 
 
 # --- part 1: the radius and the secondary controls (a click reruns what it changes)
@@ -483,7 +487,7 @@ def part_1_state(at) -> dict:
 def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_zoo, present):
     at = make_app(PAGE, lang="en", present=present, **LINK_1).run(timeout=300)
     assert not at.exception and not at.warning, [w.value for w in at.warning]
-    before = arr(chart(at, "Untrained cells")["data"][0]["y"])
+    before = arr(chart(at, DECAY)["data"][0]["y"])
     at.slider(key="rnng_rho").set_value(1.2).run(timeout=300)
     assert not at.exception, [e.value for e in at.exception]
     assert at.slider(key="rnng_T").value == 30
@@ -491,7 +495,7 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     assert at.number_input(key="rnng_seed").value == 5
     assert at.segmented_control(key="rnng_q").value == "input"
     assert {k: at.query_params[k] for k in LINK_1} == {**LINK_1, "rho": "1.2"}
-    decay = chart(at, "Untrained cells")
+    decay = chart(at, DECAY)
     assert "weight scale 1.2" in decay["layout"]["title"]["text"]
     assert "T = 30" in decay["layout"]["title"]["text"]
     assert "at the word" in decay["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
@@ -508,7 +512,7 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     linked = linked.run(timeout=300)
     assert charts(linked) == charts(at)
     other = make_app(PAGE, lang="en", present=present, **{**LINK_1, "rho": "1.2", "drive": "0.1"})
-    assert arr(chart(other.run(timeout=300), "Untrained cells")["data"][0]["y"]) != after
+    assert arr(chart(other.run(timeout=300), DECAY)["data"][0]["y"]) != after
 
 
 def test_secondary_controls_keep_the_radius(fake_zoo):
@@ -525,7 +529,7 @@ def test_secondary_controls_keep_the_radius(fake_zoo):
         "0.3",
         "9",
     )
-    decay = chart(at, "Untrained cells")
+    decay = chart(at, DECAY)
     assert "weight scale 1.3" in decay["layout"]["title"]["text"]
     assert xs(decay["data"][0]) == list(range(80))
 
@@ -582,7 +586,7 @@ def test_on_a_phone_the_decay_comes_first_and_full_width(fake_zoo, monkeypatch):
     assert len(charts(at)) == 2
     # on a phone the titles stand above their charts, where they wrap: the decay's first
     above = [m.value for m in at.main.markdown]
-    first = next(i for i, m in enumerate(above) if "Untrained cells" in m)
+    first = next(i for i, m in enumerate(above) if DECAY in m)
     assert first < next(i for i, m in enumerate(above) if "Eigenvalues of" in m)
     at = make_app(PAGE, lang="en", present="1", part="fresh").run(timeout=300)
     assert at.query_params["present"] == "0" and len(charts(at)) == 2
@@ -714,6 +718,14 @@ def test_part_1_states_the_numbers_of_the_shipped_models(lang):
     for name in names:
         assert f"{ev[name].median_fade:.1f} times" in captions
     assert f"at most {float(ev['rnn_plain_256'].curve[30:].max()):.2f}" in captions
+    # the lengths where the fade holds: shorter sentences fade less, and the caption says so
+    n, lo, hi = influence.FADE_MIDDLE
+    mid = [
+        src.encode(p.src, eos=True) for p in influence.long_sentences(pairs, n, lo, max_words=hi)
+    ]
+    middle = influence.fade_evidence(models["rnn_plain_256"], mid)
+    assert middle.median_fade < ev["rnn_plain_256"].median_fade
+    assert f"of {lo}–{hi} words the plain RNN's factor is {middle.median_fade:.1f}" in captions
     words = chart(at, "How much each word can move C")
     assert [len(arr(tr["y"])) for tr in words["data"]] == [len(cmp.text.split())] * 2
     st.cache_resource.clear()
@@ -733,8 +745,122 @@ def test_the_warm_up_fills_the_cache_the_radius_slider_reads(fake_zoo, monkeypat
     monkeypatch.setattr(analysis, "fresh_cell", lambda *a, **k: built.append(a) or real(*a, **k))
     for rho in ("0.9", "1.35", "0.55"):
         at = make_app(PAGE, lang="en", part="fresh", rho=rho).run(timeout=300)
-        title = str(chart(at, "Untrained cells"))
+        title = str(chart(at, DECAY))
         assert not at.exception and f"weight scale {float(rho)}" in title
     assert built == []
     at = make_app(PAGE, lang="en", part="fresh", rho="1.1", T="61").run(timeout=300)
     assert not at.exception and built  # another length: computed on the click
+
+
+# --- part 2 tells the page's story; parts 3 and 4 read the same distances
+
+
+def _decay_lines(at) -> dict[str, list[float]]:
+    return {tr["name"]: arr(tr["y"]) for tr in chart(at, DECAY)["data"]}
+
+
+def test_part_2_draws_the_trained_gates_by_default_and_the_untrained_on_request(fake_zoo):
+    """By default the LSTM and GRU lines are the trained probes' measurement (part 3's), the
+    plain RNN the untrained cell on its guide; "untrained" draws the fresh gated cells."""
+    from lessons.rnn_gradients import data
+
+    at = make_app(PAGE, lang="en", part="fresh").run(timeout=300)
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.segmented_control(key="rnng_gates").value == "trained"
+    trained = data.trained_curves({k: zoo.load_model(v) for k, v in data.PROBES.items()})
+    d = data.FRESH_DEFAULTS
+    fresh = data.fresh_curves(data.RADIUS_DEFAULT, d["length"], 0.1, 0, "state")
+    lines = _decay_lines(at)
+    assert lines["LSTM"] == pytest.approx(trained["lstm"]["state"][: len(lines["LSTM"])])
+    assert lines["GRU"] == pytest.approx(trained["gru"]["state"][: len(lines["GRU"])])
+    assert lines["Plain RNN"] == pytest.approx(fresh["rnn"])
+    assert "trained LSTM and GRU" in chart(at, DECAY)["layout"]["title"]["text"]
+    at.segmented_control(key="rnng_gates").set_value("untrained").run(timeout=300)
+    assert at.query_params["gates"] == "untrained"
+    lines = _decay_lines(at)
+    assert lines["LSTM"] == pytest.approx(fresh["lstm"]) and lines["GRU"] == pytest.approx(
+        fresh["gru"]
+    )
+    assert "Untrained cells" in chart(at, DECAY)["layout"]["title"]["text"]
+    # the input gradient: every line relative to its value at the last word
+    at.segmented_control(key="rnng_q").set_value("input").run(timeout=300)
+    for values in _decay_lines(at).values():
+        if len(values) > 1:
+            assert values[0] == pytest.approx(1.0)
+
+
+def test_parts_3_and_4_share_one_distance_axis(fake_zoo):
+    from lessons.rnn_gradients.common import PROBE_DISTANCE_AXIS
+
+    axes = []
+    for part, words in (("trained", "Trained probes"), ("learn", "accuracy against distance")):
+        at = make_app(PAGE, lang="en", part=part).run(timeout=300)
+        assert not at.exception, [e.value for e in at.exception]
+        x = chart(at, words)["layout"]["xaxis"]
+        axes.append((x["range"], x["dtick"]))
+        # the sentence that says how a tiny gradient sits beside a good answer, in both
+        assert any("A tiny gradient beside a good answer" in c.value for c in at.caption), part
+    assert axes[0] == axes[1] == (PROBE_DISTANCE_AXIS["range"], PROBE_DISTANCE_AXIS["dtick"])
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="the shipped zoo is not built")
+def test_part_2s_default_is_what_the_search_picks_on_the_shipped_probes():
+    """The defaults of part 2 are the search's pick on the shipped probes: the plain RNN on
+    its guide ρ^k, the trained gates at least 100 times above it; at that weight scale the
+    untrained gates do not show the headline (fresh gates fade too)."""
+    from core.analysis import rnn_gradients as analysis
+    from lessons.rnn_gradients import data
+
+    trained = data.trained_curves({k: zoo.load_model(v) for k, v in data.PROBES.items()})
+    d = data.FRESH_DEFAULTS
+    assert data.headline_search(trained) == (d["gates"], data.RADIUS_DEFAULT, d["drive"])
+    radius, drive = data.RADIUS_DEFAULT, float(d["drive"])
+    fresh = data.fresh_curves(radius, d["length"], drive, d["seed"], "state")
+    guide = radius ** np.arange(d["length"], dtype=float)
+    for gates, holds in (("trained", True), ("untrained", False)):
+        lines = data.part2_lines(fresh, trained, gates, "state")
+        gated = {k: v for k, v in lines.items() if k != "rnn"}
+        assert analysis.headline_holds(lines["rnn"], guide, gated) == holds, gates
+
+
+@pytest.mark.skipif(not zoo.MANIFEST_PATH.is_file(), reason="the shipped zoo is not built")
+@pytest.mark.timeout(1800)
+def test_the_plain_rnn_learned_the_far_link_while_its_gradient_still_reached():
+    """What parts 3 and 4 say together: the plain RNN probe retrained with its spec (the
+    shipped weights, bit for bit) and measured every 100 steps. It first answers twice
+    chance at the distance the parts read while its signal there is at least 1000 times
+    the finished model's; the finished model's signal there is tiny (< 1e-6) beside a good
+    answer (>= 3 times chance)."""
+    import torch
+
+    from core import train
+    from core.analysis import rnn_gradients as analysis
+    from lessons.rnn_gradients.common import FAR
+
+    spec = train.SPECS["probe_rnn"]
+    torch.manual_seed(spec.seed)
+    model = zoo.build_model(spec.family, train.full_config(spec, None, None))
+    batches = train._probe_batches(spec.batch_size, spec.seed)
+    step = train.optimizer_step(
+        model, train.probe_loss, steps=spec.steps, lr=spec.lr, warmup=spec.warmup, clip=spec.clip
+    )
+    x, y = probes_data.eval_set(FAR)
+    xg, yg, _ = probes_data.make_batch(torch.Generator().manual_seed(7), 32)  # part 3's
+    chance = 1 / probes_data.N_KEYS
+    history = []
+    model.train()
+    for s in range(1, spec.steps + 1):
+        step(next(batches))
+        if s % 100 == 0:
+            model.eval()
+            with torch.no_grad():
+                acc = float((model(x)[0].argmax(-1) == y).float().mean())
+            grad = float(analysis.probe_decay(model, xg, yg, n_state=8)["state"][FAR])
+            history.append((s, acc, grad))
+            model.train()
+    shipped = zoo.load_model("probe_rnn").state_dict()
+    assert all(torch.equal(shipped[k], model.state_dict()[k]) for k in shipped)
+    final_acc, final_grad = history[-1][1:]
+    assert final_grad < 1e-6 and final_acc >= 3 * chance, history[-1]
+    first = next(h for h in history if h[1] >= 2 * chance)
+    assert first[2] >= 1000 * final_grad, (first, history[-1])

@@ -19,7 +19,6 @@ from ui import nav
 PARTS = (
     ("bottleneck", "read"),
     ("bottleneck", "stretch"),
-    ("bottleneck", "grad"),
     ("rnn_gradients", "fresh"),
     ("rnn_gradients", "words"),
     ("arena", "sentence"),

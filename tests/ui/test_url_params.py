@@ -57,7 +57,6 @@ TYPED_CONTEXTS: list[tuple[str, dict[str, str]]] = [
     ("autoregressive", {"part": "lm"}),
     ("autoregressive", {"part": "translate"}),
     ("autoregressive", {"part": "wrong"}),
-    ("bottleneck", {"part": "grad"}),
     ("bottleneck", {"part": "read"}),
     ("bottleneck", {"part": "side"}),
     ("cnn_receptive_field", {"sent": "own", "part": "measured"}),

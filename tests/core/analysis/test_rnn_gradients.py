@@ -232,3 +232,45 @@ def test_recorded_accuracy_reads_the_manifest_and_drops_incomplete_records():
     )
     assert set(acc) == {f"probe_{k}" for k in rg.KINDS}
     assert all(len(v) == len(probes_data.EVAL_DISTANCES) for v in acc.values())
+
+
+# --- part 2's headline and the search for its default
+
+
+def _guide(radius: float, n: int = 60) -> np.ndarray:
+    return radius ** np.arange(n, dtype=float)
+
+
+def test_the_headline_holds_only_when_the_plain_rnn_follows_its_guide_below_the_gates():
+    guide = _guide(0.85)
+    high = {"lstm": np.full(60, 5e-2), "gru": np.full(60, 0.1)}
+    assert rg.headline_holds(guide * 2, guide, high)
+    # off its guide by more than the factor allowed: no
+    assert not rg.headline_holds(guide * 20, guide, high)
+    # a plain RNN that does not shrink 100 times: no
+    flat = _guide(0.99)
+    assert not rg.headline_holds(flat, flat, high)
+    # a gated cell that fades like the plain RNN (an untrained one): no
+    assert not rg.headline_holds(guide, guide, {**high, "gru": guide * 10})
+    # a gated line measured on shorter sequences is read where it ends (0.85^39 = 1.8e-3)
+    assert rg.headline_holds(guide, guide, {"lstm": np.full(40, 0.5)})
+    assert not rg.headline_holds(guide, guide, {"lstm": np.full(40, 0.1)})
+
+
+def test_the_search_picks_the_mildest_weight_scale_that_shows_the_headline():
+    high = {"lstm": np.full(60, 1e-2)}
+    candidates = {
+        ("trained", r, "0.1"): (_guide(r), _guide(r), high) for r in (0.6, 0.8, 0.85, 0.95)
+    }
+    candidates[("untrained", 0.8, "0.1")] = (_guide(0.8), _guide(0.8), {"lstm": _guide(0.8)})
+    # 0.95^59 = 0.05: the plain RNN has not shrunk 100 times; 0.85 is the mildest that has
+    assert rg.clearest_default(candidates) == ("trained", 0.85, "0.1")
+    assert (
+        rg.clearest_default({("untrained", 0.8, "0.1"): candidates[("untrained", 0.8, "0.1")]})
+        is None
+    )
+
+
+def test_relative_to_last_starts_every_curve_at_one():
+    out = rg.relative_to_last(np.array([4.0, 2.0, 1.0]))
+    assert out.tolist() == [1.0, 0.5, 0.25]
