@@ -29,6 +29,10 @@ SYMBOLS: tuple[tuple[str, str], ...] = (
     (r"\b[ehx]_[a-zA-Z{]", "a subscripted symbol (e_j, h_t, x_t)"),
     (r"[ατΣσ√]", "a Greek letter or root sign"),
     (r"\$", "a formula"),
+    # C is the glossed context vector (in the model names); n and d are named on the axes of
+    # the slides that set them ("n (words per n-gram)", "distance d (symbols back)"); any
+    # other letter is a symbol the slide never defined
+    (r"(?-i:\b[ABD-Zabce-mo-z] = \{?\d)", "a one-letter variable (T = 60: say 60 steps)"),
 )
 JARGON: dict[str, tuple[tuple[str, str], ...]] = {
     "en": (
