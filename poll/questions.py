@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from core.analysis import arena_default
 from core.corpus import BUCKETS, lesson
 
 if TYPE_CHECKING:  # the poll's questions load with every page, numpy with a page's chart
@@ -361,9 +362,7 @@ def _attention_milk() -> Solution:
 # arena / sentence: how many of the seven models translate the arena's long sentence exactly
 def arena_sentence() -> tuple[int, int]:
     """(length, seed) of the grammar sentence the arena opens with (its search found it)."""
-    from core.analysis import arena as A
-
-    return A.DEFAULT_LENGTH, A.DEFAULT_SEED
+    return arena_default.DEFAULT_LENGTH, arena_default.DEFAULT_SEED
 
 
 ARENA_COUNTS: tuple[str, ...] = ("0", "1–2", "3", "4–5", "6–7")  # zoo.TRANSLATION_MODELS: 7
