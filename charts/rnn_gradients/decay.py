@@ -105,7 +105,9 @@ def decay_figure(
     (e.g. ρ^(T−t)); ``looks`` {series: model}; ``x_axis`` e.g. a range and ticks shared with
     another chart of the same distances."""
     traces = _decay_traces(distance, series, bound, presenter, looks)
-    log = dict(type="log", exponentformat="power")
+    # one tick per power of ten: over a few decades plotly adds "2" and "5" between them in
+    # a smaller font, which crowded the decade labels and fell under 10 px on a phone
+    log = dict(type="log", exponentformat="power", dtick=1)
     extra = {"xaxis": dict(x_axis)} if x_axis else {}
     return page_figure(traces, presenter, titles, yaxis=log, **extra)
 
