@@ -35,7 +35,7 @@ EXAMPLE_SEED = 2015  # Bahdanau et al.'s year: any fixed seed gives fixed exampl
 # about as much as the late ones for all three plain models (the gradient part).
 DEFAULT_EXAMPLE = 32
 STRETCH_BATCH = 8  # sentences per "stretch it" batch: answers in well under a second
-STRETCH_LEN = 40  # the default length: the plain GRU gets 0 of 8 right, attention 7 of 8
+STRETCH_LEN = 40  # the default length: the plain GRU gets 0 of 8 right, attention 6 or more
 # the "still right so far" curve stops where fewer than half the batch's references are
 # that long: with one or two sentences a single error moves the share by 0.5 or 1
 STRETCH_MIN_N = 4

@@ -21,8 +21,15 @@ def test_decay_figure_is_log_and_refuses_non_positive_values():
     assert f.layout.yaxis.type == "log" and len(f.data) == 2
     with pytest.raises(ValueError, match="positive"):
         figures.decay_figure(d, {"a": d.astype(float)}, titles=Titles("t", "x", "y"))
-    with pytest.raises(ValueError, match="values but distance"):
-        figures.decay_figure(d, {"a": [1.0, 2.0]}, titles=Titles("t", "x", "y"))
+    with pytest.raises(ValueError, match="values but distance"):  # longer than the axis
+        figures.decay_figure(d, {"a": [1.0] * 6}, titles=Titles("t", "x", "y"))
+    with pytest.raises(ValueError, match="values but distance"):  # the bound is whole
+        figures.decay_figure(
+            d, {"a": 0.5**d}, titles=Titles("t", "x", "y"), bound=("b", [1.0, 2.0])
+        )
+    # a model measured on shorter sequences stops where they end
+    short = figures.decay_figure(d, {"a": [1.0, 0.5]}, titles=Titles("t", "x", "y"))
+    assert list(short.data[0].y) == [1.0, 0.5] and short.data[0].x0 == 0
 
 
 def test_influence_strip_checks_lengths():

@@ -309,8 +309,6 @@ def test_default_stretch_batch_plain_fails_early_attention_stays_right(zoo_model
     assert plain[9] <= 1 / 8
     assert sum(list(o) == list(r) for o, r in zip(outs[ATTN], refs)) >= 6
     assert np.nanmin(attn) >= 0.75
-    # without the cut the attention curve dips to 0.5 on two sentences: the reason for it
-    assert np.nanmin(bn.on_track(outs[ATTN], refs, max_pos)) <= 0.5
 
 
 @shipped
