@@ -105,9 +105,12 @@ def decay_figure(
     (e.g. ρ^(T−t)); ``looks`` {series: model}; ``x_axis`` e.g. a range and ticks shared with
     another chart of the same distances."""
     traces = _decay_traces(distance, series, bound, presenter, looks)
-    # one tick per power of ten: over a few decades plotly adds "2" and "5" between them in
-    # a smaller font, which crowded the decade labels and fell under 10 px on a phone
-    log = dict(type="log", exponentformat="power", dtick=1)
+    # over a few decades plotly adds "2" and "5" between the powers of ten in a smaller font,
+    # which crowded the decade labels and fell under 10 px on a phone: one tick per power of
+    # ten there; over more decades plotly's own spacing keeps the labels apart
+    ys = np.concatenate([np.asarray(tr["y"], dtype=float) for tr in traces])
+    decades = float(np.log10(ys.max() / ys.min()))
+    log = dict(type="log", exponentformat="power", **({"dtick": 1} if decades <= 6 else {}))
     extra = {"xaxis": dict(x_axis)} if x_axis else {}
     return page_figure(traces, presenter, titles, yaxis=log, **extra)
 

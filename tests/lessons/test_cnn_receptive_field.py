@@ -254,7 +254,10 @@ def test_the_kernel_keeps_the_words_and_moves_the_formula(fake_zoo):
         assert metrics[0] == f"{analysis.theoretical_field(5, k)} words"
         assert metrics[1] == (f"layer {shared}" if shared is not None else "beyond 16 layers")
         assert metrics[2] == f"{EN_B - 4} words"
-        assert f"k = {k}, 5 layers" in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
+        assert (
+            f"{k} words per window, 5 layers"
+            in _chart(at, "cnn_rf_windows")["layout"]["title"]["text"]
+        )
 
 
 EVERY = {
@@ -655,7 +658,7 @@ def test_a_knob_of_the_formula_resends_only_the_formula(wire, key, kind, value):
     assert fig["data"][0]["x"] == [
         hi - lo + 1 for lo, hi in analysis.windows(EN_MEET, depth, k, EN_N, base)
     ]
-    assert f"k = {k}, {depth} layers" in fig["layout"]["title"]["text"]
+    assert f"{k} words per window, {depth} layers" in fig["layout"]["title"]["text"]
     # the words are untouched (the URL keeps them) and a full run still shows them
     pair = (at.query_params["a"], at.query_params["b"], at.query_params["pos"])
     assert pair == (str(EN_A), str(EN_B), str(EN_MEET))

@@ -497,7 +497,7 @@ def test_radius_change_keeps_the_secondary_controls_and_the_chart_follows(fake_z
     assert {k: at.query_params[k] for k in LINK_1} == {**LINK_1, "rho": "1.2"}
     decay = chart(at, DECAY)
     assert "weight scale 1.2" in decay["layout"]["title"]["text"]
-    assert "T = 30" in decay["layout"]["title"]["text"]
+    assert "30 steps" in decay["layout"]["title"]["text"]
     assert "at the word" in decay["layout"]["yaxis"]["title"]["text"].replace("<br>", " ")
     bound = next(tr for tr in decay["data"] if tr["name"].startswith("guide:"))
     assert xs(bound) == list(range(30))
@@ -647,7 +647,7 @@ def test_a_radius_click_reruns_only_its_slider_figure_caption_and_takeaway(
         assert at.session_state[key] == value, key
     assert {k: at.query_params[k] for k in link} == {**link, "rho": "1.2"}
     title = json.loads(at.get("plotly_chart")[0].proto.spec)["layout"]["title"]["text"]
-    assert "weight scale 1.2" in title and "T = 30" in title
+    assert "weight scale 1.2" in title and "30 steps" in title
 
 
 def test_a_secondary_control_reruns_the_radius_section_with_it(fake_zoo, sent):  # noqa: F811
