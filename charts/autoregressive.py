@@ -6,6 +6,8 @@ call; they never read models. Titles and axis names come from the page (translat
 
 from __future__ import annotations
 
+import math
+
 from collections.abc import Sequence
 from typing import Any
 
@@ -204,8 +206,25 @@ def cost_chart(
             dash, symbol = next(plain, ("solid", "circle"))
             trace.line = dict(dash=dash, width=s.line)
             trace.marker = dict(symbol=symbol, size=s.marker * (1.6 if dash != "solid" else 1))
-    fig.update_yaxes(rangemode="tozero")
+    fig.update_yaxes(**zero_based_ticks(max((max(v, default=0) for v in series.values()), default=0)))
     return fig
+
+
+def zero_based_ticks(top: float, ticks: int = 6) -> dict:
+    """A y axis from 0 to a little past ``top``, labelled every 1, 2 or 5 times a power of
+    ten (about ``ticks`` labels), each label given: the milliseconds move from run to run,
+    and the labels plotly chose for a range it padded itself were wider than the margins
+    estimated for them (CI: "10" drawn where "8" was the last label expected, 94 -> 101 px)."""
+    if top < 0 or not math.isfinite(top):
+        raise ValueError(f"top must be a finite number >= 0, got {top}")
+    end = (top or 1.0) * 1.06  # room for the last marker
+    rough = end / ticks
+    mag = 10.0 ** math.floor(math.log10(rough))
+    step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= rough * 0.999999)
+    values = [k * step for k in range(math.floor(end / step + 1e-9) + 1)]
+    decimals = max(0, -math.floor(math.log10(step) + 1e-9))
+    text = ["0" if v == 0 else f"{v:.{decimals}f}" for v in values]
+    return dict(range=[0, end], tickmode="array", tickvals=values, ticktext=text)
 
 
 # --- sentences as Markdown lines (tokens come from the model vocabularies) ---------------------

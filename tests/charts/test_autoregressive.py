@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from charts import autoregressive as figures
@@ -40,9 +42,28 @@ def test_cost_chart_draws_calls_or_milliseconds_from_zero():
         [4, 8], {"write": [4, 8], "read": [1, 1]}, titles=Titles("t", "N", "calls")
     )
     assert [list(tr.y) for tr in fig.data] == [[4, 8], [1, 1]]
-    assert fig.layout.yaxis.rangemode == "tozero"
+    assert fig.layout.yaxis.range[0] == 0 and fig.layout.yaxis.range[1] > 8
     with pytest.raises(ValueError, match="never negative"):
         figures.cost_chart([4], {"write": [-1.0]}, titles=Titles("t", "N", "ms"))
+
+
+@pytest.mark.parametrize("top", [0.0, 0.03, 0.31, 1.7, 4.9, 9.4, 9.9, 64, 99, 130, 4321.0])
+def test_zero_based_ticks_label_every_step_from_zero_past_the_top(top):
+    """The labels the margins are estimated from are the ones drawn: given, one step apart
+    (1, 2 or 5 times a power of ten), from 0 to the top of the axis, which the largest value
+    stays under."""
+    axis = figures.zero_based_ticks(top)
+    values, text = axis["tickvals"], axis["ticktext"]
+    assert axis["range"][0] == 0 and axis["range"][1] > top and values[0] == 0 and text[0] == "0"
+    assert values[-1] <= axis["range"][1] < values[-1] + (values[1] - values[0])
+    steps = {round(b - a, 12) for a, b in zip(values, values[1:])}
+    assert len(steps) == 1
+    step = steps.pop()
+    assert round(step / 10 ** math.floor(math.log10(step)), 9) in (1, 2, 5)
+    assert 3 <= len(values) <= 8
+    assert [float(t) for t in text] == pytest.approx(values)
+    with pytest.raises(ValueError, match="finite"):
+        figures.zero_based_ticks(-1)
 
 
 @pytest.mark.parametrize("presenter", [False, True])
