@@ -321,7 +321,7 @@ class PollStore:
     # --- the teacher ---------------------------------------------------------------------
 
     def _address(self, address: str | None) -> str | None:
-        if not address:
+        if not (isinstance(address, str) and address):  # unknown: the other caps only
             return None
         if self._address_key is None:
             self._address_key = address_key(self.engine)
