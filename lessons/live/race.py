@@ -203,6 +203,9 @@ def controls(run: Run | None, owner: bool) -> None:
     msg = st.session_state.pop("live_message", None)
     if msg:
         st.warning(msg, icon=":material/hourglass_top:")
+    here = common.room()
+    if here is not None:  # whose race this is: the room's code, as the poll shows it
+        st.caption(t("live.race.room", code=f"{here[:4]} {here[4:]}"))
     if run is not None and run.active:
         if owner:
             st.button(t("live.race.cancel"), key="live_cancel", on_click=_cancel, args=(run.id,))

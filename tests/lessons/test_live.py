@@ -100,11 +100,14 @@ def test_each_room_sees_its_own_race_which_queues_for_the_slot(fresh):
     by_poll = _as("phone-browser-a002", joined=room_a)
     for phone in (by_link, by_poll):
         assert not {"Start", "Cancel", "开始", "取消"} & set(_labels(phone))
-    assert "排第 1 位" in _progress(by_link) and "老师的训练" in main_text(by_link)
+    assert "排在第 1 位" in _progress(by_link) and "老师的训练" in main_text(by_link)
     assert "number 1 in line" in _progress(by_poll)
+    shown_a = f"Room {room_a[:4]} {room_a[4:]}"  # whose race: the room's code, as on the poll
+    assert shown_a in main_text(by_poll) and shown_a in main_text(teacher)
     other_phone = _as("phone-browser-b001", room=room_b)
     other_teacher = _as(OTHER)
     assert "No model has trained yet" in _progress(other_phone)
+    assert f"Room {room_b[:4]} {room_b[4:]}" in main_text(other_phone)
     assert "The teacher starts the next run" in main_text(other_phone)
     assert "Start" in _labels(other_teacher) and "in line" not in _progress(other_teacher)
     early.button(key="live_cancel").click().run(timeout=120)
