@@ -296,26 +296,27 @@ class RunStore:
 def _wait_s(place: int, rows) -> float | None:
     """Seconds until the ``place``-th in line gets a slot: the runs training now free their
     slots in the order of their time left (from their own pace); each later round of the
-    queue takes as long as a race took here lately (the median of the last finished)."""
-    left, took = [], []
+    queue takes as long as a race took here lately (the median of the last finished).
+    ``None`` where a part of that is not measured yet (a race still preparing, none ended)."""
+    left, took, unknown = [], [], 0
     for row in rows:
         progress = json.loads(row.progress or "[]")
-        if row.status == "done" and row.result:
-            elapsed = json.loads(row.result).get("elapsed") or (progress[-1:] or [{}])[0].get(
-                "elapsed"
-            )
+        last = progress[-1] if progress else {}
+        if row.status == "done":
+            elapsed = json.loads(row.result or "{}").get("elapsed") or last.get("elapsed")
             if elapsed:
                 took.append(float(elapsed))
-        elif row.status in TRAINING:
+        elif last.get("step"):
             steps = json.loads(row.config).get("steps", 0)
-            last = progress[-1] if progress else None
-            if last and last.get("step"):
-                left.append(last["elapsed"] / last["step"] * max(0, steps - last["step"]))
-            elif took:
-                left.append(sorted(took)[len(took) // 2])
+            left.append(last["elapsed"] / last["step"] * max(0, steps - last["step"]))
+        else:
+            unknown += 1  # training, not one step measured yet
     race = sorted(took)[len(took) // 2] if took else None
-    if not left:  # no slot is busy: the run starts at the next look of a server
-        return 0.0 if place == 1 else (None if race is None else (place - 1) * race)
+    left += [race] * unknown if race is not None else []
+    if unknown and race is None:
+        return None
+    if not left:  # no slot is busy: the first in line starts at a server's next look
+        return None if place == 1 or race is None else (place - 1) * race
     left.sort()
     rounds, index = divmod(place - 1, len(left))
     if rounds and race is None:

@@ -84,12 +84,13 @@ def test_the_queue_takes_a_class_first_then_the_oldest_once(make_store):
     race_b = runs.start(OTHER, {"steps": 100}, room_b)
     places = {rid: runs.place(runs.get(rid)).place for rid in (alone, race_a, race_b)}
     assert places == {race_a: 1, race_b: 2, alone: 3}
-    # nothing trains and nothing was measured: the first starts now, the rest unknown
-    assert runs.place(runs.get(race_a)).wait_s == 0.0
+    # nothing trains and nothing was measured: no wait is stated
+    assert runs.place(runs.get(race_a)).wait_s is None
     assert runs.place(runs.get(race_b)).wait_s is None
     first = runs.claim(stale_s=60)
     assert first.id == race_a and first.status == "starting" and first.started == clock.now
     assert runs.place(first) is None  # no longer in line
+    assert runs.place(runs.get(race_b)).wait_s is None  # A prepares: not one step timed
     # A trains at 0.5 s a step, 40 of 100 done: 30 s left; B is next, the visitor after it
     runs.write(race_a, "running", [{"step": 40, "elapsed": 20.0}])
     assert runs.place(runs.get(race_b)) == Place(1, 30.0)
@@ -97,6 +98,8 @@ def test_the_queue_takes_a_class_first_then_the_oldest_once(make_store):
     assert runs.place(runs.get(alone)).wait_s is None  # a whole race ahead, none measured
     _done(runs, race_a, clock, 50)
     assert runs.claim(stale_s=60).id == race_b
+    # B prepares (no step timed yet): a whole race as races took here lately, A's 50 s
+    assert runs.place(runs.get(alone)) == Place(1, 50.0)
     runs.write(race_b, "running", [{"step": 10, "elapsed": 4.0}])  # 36 s left
     late = runs.start(b("visitor-bbbb"), {"steps": 100})
     # the visitor's first race: after B's 36 s; the later one a measured race (50 s) more
