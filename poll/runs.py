@@ -200,32 +200,32 @@ class RunStore:
         """For a server with a free training slot: the next queued run, now ``starting``
         (a class's race before a visitor's own, then the oldest; of two servers claiming at
         once, one wins). A queued run whose owner's page has not beaten for ``stale_s`` is
-        cancelled on the way (nobody waits for it)."""
-        now = self.clock()
+        cancelled on the way (nobody waits for it). Writes nothing while none is queued (a
+        server looks every second)."""
         queued = ps.runs.c.status == "queued"
-        with self.engine.begin() as conn:
-            conn.execute(
-                ps.runs.update()
-                .where(queued & (ps.runs.c.heartbeat < now - stale_s))
-                .values(status="cancelled", cancel=1)
-            )
-        for _ in range(5):  # another server took the one we saw: look again
-            with self.engine.begin() as conn:
-                run_id = conn.execute(
-                    sa.select(ps.runs.c.id)
+        for _ in range(20):  # another server took the one we saw, or it was stale: next
+            now = self.clock()
+            with self.engine.connect() as conn:
+                row = conn.execute(
+                    sa.select(ps.runs.c.id, ps.runs.c.heartbeat)
                     .where(queued & (ps.runs.c.created >= now - ps.TTL_S))
                     .order_by(ps.runs.c.room.is_(None), ps.runs.c.created)
                     .limit(1)
-                ).scalar_one_or_none()
-                if run_id is None:
-                    return None
+                ).first()
+            if row is None:
+                return None
+            stale = row.heartbeat < now - stale_s
+            values = (
+                {"status": "cancelled", "cancel": 1}
+                if stale
+                else {"status": "starting", "started": now, "heartbeat": now}
+            )
+            with self.engine.begin() as conn:
                 took = conn.execute(
-                    ps.runs.update()
-                    .where((ps.runs.c.id == run_id) & queued)
-                    .values(status="starting", started=now, heartbeat=now)
+                    ps.runs.update().where((ps.runs.c.id == row.id) & queued).values(**values)
                 ).rowcount
-            if took == 1:
-                return self.get(run_id)
+            if took == 1 and not stale:
+                return self.get(row.id)
         return None
 
     def place(self, run: Run) -> Place | None:

@@ -31,7 +31,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 # Room codes: 31**8 ≈ 8.5e11 codes (39.6 bits); with at most MAX_OPEN_POLLS open, a guess
-# hits one with probability below 2.4e-10 (and the UI limits guesses); a room code gives
+# hits one with probability below 1.2e-9 (and the UI limits guesses); a room code gives
 # only a student's rights anyway.
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed on phones
 CODE_LEN = 8
