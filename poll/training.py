@@ -3,7 +3,8 @@
 The page's script thread never trains. A race waits in the database's queue
 (:meth:`poll.runs.RunStore.claim`); :class:`RunManager` (one per server process) has
 :func:`slots` training slots and, whenever one is free and a page looks (:meth:`RunManager.pump`),
-takes the next queued race, from whichever replica it was started on, and spawns
+(and by itself every :data:`WATCH_QUEUE_S`) takes the next queued race, from whichever replica
+it was started on, and spawns
 ``core.live.race`` in a fresh process with one torch thread at the lowest priority
 (niceness +10 and, on Linux, the idle scheduling class); that
 process writes its records to the poll's store (:mod:`poll.runs`) at least every
@@ -15,6 +16,7 @@ Cancel also ends the process at once from the server; a server exiting ends it t
 from __future__ import annotations
 
 import contextlib
+import logging
 import multiprocessing
 import os
 import sys
@@ -27,6 +29,7 @@ from poll.runs import ACTIVE, Run, RunStore
 from poll.store import PollStore
 from serve import cpus
 
+log = logging.getLogger(__name__)
 WRITE_EVERY_S = 0.5  # progress reaches the store at least this often
 CHECK_EVERY_S = 0.25  # the process reads the cancel flag and the heartbeat this often
 HEARTBEAT_TIMEOUT_S = 60.0  # no beat from the teacher's page for this long: the run stops
@@ -37,6 +40,7 @@ IDLE = hasattr(os, "SCHED_IDLE")
 JOIN_S = 1.0  # how long a cancelled process may take before it is killed
 SLOTS_ENV = "ROAD_LIVE_SLOTS"  # training slots of a server (default: see slots())
 PUMP_EVERY_S = 1.0  # a server looks at the queue at most this often (pages ask every second)
+WATCH_QUEUE_S = 3.0  # ... and by itself this often, with no page open on it
 
 
 def slots() -> int:
@@ -138,6 +142,17 @@ class RunManager:
         self._lock = threading.Lock()
         self._procs: dict[str, multiprocessing.process.BaseProcess] = {}
         self._looked = -PUMP_EVERY_S  # monotonic time of the last look at the queue
+        self._stop = threading.Event()
+        # a replica whose pages are all elsewhere (sticky sessions) still takes the queue's
+        # next race when its slot is free
+        threading.Thread(target=self._watch_queue, name="road-live-queue", daemon=True).start()
+
+    def _watch_queue(self) -> None:
+        while not self._stop.wait(WATCH_QUEUE_S):
+            try:
+                self.pump()
+            except Exception:  # noqa: BLE001 - a database hiccup: the next look tries again
+                log.warning("live races: the queue could not be read", exc_info=True)
 
     def training(self) -> list[str]:
         """The ids of the runs this server is training, oldest first."""
@@ -232,7 +247,9 @@ class RunManager:
         return self.runs.get(run_id)
 
     def shutdown(self) -> None:
-        """End the training processes (tests; the server's exit does it by itself)."""
+        """End the training processes and the queue's watch (tests; the server's exit does it
+        by itself)."""
+        self._stop.set()
         with self._lock:
             procs = list(self._procs.values())
         for proc in procs:

@@ -178,6 +178,24 @@ def test_rooms_queue_for_the_slots_and_cancel_only_their_own(manager):
     _wait(lambda: manager.training() == [])
 
 
+def test_a_replica_with_a_free_slot_takes_a_race_queued_on_another(manager):
+    """Two replicas on one database, one slot each: the race queued on the busy one is
+    trained by the other, with no page open on it (its own watch of the queue)."""
+    room_a, room_b = _two_rooms(manager.polls)
+    race_a = manager.start(TEACHER, {"steps": 10_000}, room_a)
+    race_b = manager.start(OTHER, {"steps": 10_000}, room_b)
+    assert manager.training() == [race_a] and manager.runs.get(race_b).status == "queued"
+    other = RunManager(manager.polls.url)
+    other.target, other.slots = fake_child, 1
+    try:
+        _wait(lambda: other.training() == [race_b])
+        _wait(lambda: len(manager.runs.get(race_b).progress) >= 1)  # and it trains
+        assert manager.training() == [race_a]
+    finally:
+        other.shutdown()
+        other.polls.dispose()
+
+
 def test_the_slots_follow_the_cpu_quota(monkeypatch):
     from poll import training
 
