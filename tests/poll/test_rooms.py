@@ -131,12 +131,18 @@ def test_two_servers_claiming_at_once_take_each_run_once(make_store):
     assert sorted(taken) == sorted(queued)  # each exactly once
 
 
-@pytest.fixture
-def manager(tmp_path):
-    m = RunManager(f"sqlite:///{tmp_path / 'polls.sqlite3'}")
+@pytest.fixture(params=["sqlite", "postgresql"])
+def manager(request, tmp_path):
+    if request.param == "sqlite":
+        url = f"sqlite:///{tmp_path / 'polls.sqlite3'}"
+    else:
+        url = request.getfixturevalue("pg_url")
+    m = RunManager(url)
     m.target, m.slots = fake_child, 1
     yield m
     m.shutdown()
+    if request.param == "postgresql":
+        ps.metadata.drop_all(m.polls.engine)  # each test starts from empty tables
     m.polls.dispose()
 
 
