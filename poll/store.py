@@ -47,7 +47,7 @@ VOTE_TOUCH_S = 60  # ... and a vote, at most this often (one more write per minu
 ADDRESS_KEY_ENV = "ROAD_ADDRESS_KEY"  # the key of the address digests (else one in the database)
 STATES = ("open", "closed", "revealed")
 HANDOVER_S = 120  # a hand-over code works once, within two minutes
-CLASS_S = 3 * 3600  # a room opened this recently: a class is on (live training: see teaches)
+CLASS_S = 3 * 3600  # a room opened this recently: a class is on (see teacher_room)
 MAX_TEACHERS = 4  # teacher browsers of one poll (the projector, a phone, a tablet, ...)
 BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what poll.views's cookie may hold
 
