@@ -174,39 +174,13 @@ def _version_1(url: str) -> None:
         for table in tables:
             table.create(conn)
         conn.execute(ps.schema.update().values(version=1))
-        conn.execute(
-            tables[0]
-            .insert()
-            .values(
-                code="ABCD2345",
-                teacher_hash=ps._hash("teacher", "t" * 32),
-                question="lm_next",
-                n_answers=3,
-                state="open",
-                round=1,
-                created=1_800_000_000.0,
-            )
-        )
-        conn.execute(
-            ps.votes.insert().values(
-                code="ABCD2345", round=1, voter=ps._hash("voter", "s" * 32), answer=2
-            )
-        )
-        conn.execute(
-            tables[1]
-            .insert()
-            .values(
-                id="RUN23456",
-                owner_hash=ps._hash("live", "t" * 32),
-                config="{}",
-                status="done",
-                progress="[]",
-                result='{"finished": 1800000100.0}',
-                cancel=0,
-                created=1_800_000_050.0,
-                heartbeat=1_800_000_050.0,
-            )
-        )
+        poll = ("ABCD2345", ps._hash("teacher", "t" * 32), "lm_next", 3, "open", 1, 1.8e9)
+        conn.execute(tables[0].insert().values(dict(zip(tables[0].c.keys(), poll, strict=True))))
+        vote = {"code": "ABCD2345", "round": 1, "voter": ps._hash("voter", "s" * 32), "answer": 2}
+        conn.execute(ps.votes.insert().values(vote))
+        race = ("RUN23456", ps._hash("live", "t" * 32), "{}", "done", "[]")
+        race += ('{"finished": 1800000100.0}', 0, 1_800_000_050.0, 1_800_000_050.0)
+        conn.execute(tables[1].insert().values(dict(zip(tables[1].c.keys(), race, strict=True))))
     engine.dispose()
 
 
