@@ -1,10 +1,10 @@
 """Live training runs beside the class: a process of their own per training slot.
 
 The page's script thread never trains. A race waits in the database's queue
-(:meth:`poll.runs.RunStore.claim`); :class:`RunManager` (one per server process) has
-:func:`slots` training slots and, whenever one is free and a page looks (:meth:`RunManager.pump`),
-(and by itself every :data:`WATCH_QUEUE_S`) takes the next queued race, from whichever replica
-it was started on, and spawns
+(:meth:`poll.runs.RunStore.claim`). :class:`RunManager` (one per server process) has
+:func:`slots` training slots; whenever one is free, it takes the next queued race, from
+whichever replica it was started on, when a page looks (:meth:`RunManager.pump`) or by
+itself every :data:`WATCH_QUEUE_S`, and spawns
 ``core.live.race`` in a fresh process with one torch thread at the lowest priority
 (niceness +10 and, on Linux, the idle scheduling class); that
 process writes its records to the poll's store (:mod:`poll.runs`) at least every

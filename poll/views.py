@@ -164,10 +164,10 @@ def open_poll(qid: str) -> str | None:
     s, me = store(), browser_id()
     try:
         code = s.teacher_room(me)
-        if code is not None and (s.get(code).question, s.get(code).state) != (q.id, "open"):
-            s.restart(code, me, q.id, len(q.answers))
-        elif code is None:
+        if code is None:
             code = s.open(q.id, len(q.answers), me, client_address())
+        elif (now := s.get(code)).question != q.id or now.state != "open":
+            s.restart(code, me, q.id, len(q.answers))  # asked there already: as it is
     except ps.PollError as err:
         refused(err)
         return None
