@@ -415,7 +415,10 @@ def test_postgres_is_run_as_a_district_would():
     major, minor = map(int, re.match(r"(\d+)\.(\d+)-", pinned["postgres"]).groups())
     assert major == 16 and minor >= 15, pinned["postgres"]
     superuser = env["POSTGRES_USER"]["value"]
-    init = objs[("ConfigMap", "road-db-init")]["data"]["10-app-role.sh"]
+    kust = _docs(K8S / "kustomization.yaml")[0]
+    (gen,) = [g for g in kust["configMapGenerator"] if g["name"] == "road-db-init"]
+    (init_file,) = gen["files"]
+    init = (K8S / init_file).read_text()
     role = re.search(r"CREATE ROLE (\w+) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE", init)
     assert role and role.group(1) != superuser
     secret = objs[("Secret", "road-db")]["stringData"]

@@ -1,6 +1,6 @@
-"""deploy/k8s/postgres.yaml's init script against a real PostgreSQL (tests/pg.py): the role
-it makes is no superuser, cannot make roles or databases, yet the app's store creates its
-schema and opens a poll as that role."""
+"""The database's init script (deploy/k8s/db-init/) against a real PostgreSQL (tests/pg.py):
+the role it makes is no superuser, cannot make roles or databases, yet the app's store
+creates its schema and opens a poll as that role."""
 
 from __future__ import annotations
 
@@ -16,12 +16,9 @@ import sqlalchemy as sa
 from poll.store import PollStore
 from tests import pg
 from tests.conftest import need
-from tests.deploy.test_config import K8S, _docs
+from tests.deploy.test_config import K8S
 
-
-def _init_script() -> str:
-    (cm,) = [d for d in _docs(K8S / "postgres.yaml") if d["kind"] == "ConfigMap"]
-    return cm["data"]["10-app-role.sh"]
+INIT = K8S / "db-init" / "10-app-role.sh"  # kustomization.yaml's road-db-init, Compose's mount
 
 
 @pytest.mark.timeout(180)
@@ -34,8 +31,7 @@ def test_the_app_role_owns_its_polls_and_nothing_more(tmp_path):
         admin = sa.create_engine(server.url, isolation_level="AUTOCOMMIT")
         with admin.connect() as conn:
             conn.execute(sa.text("CREATE DATABASE road"))
-        script = tmp_path / "10-app-role.sh"
-        script.write_text(_init_script())
+        script = INIT
         env = dict(
             os.environ,
             POSTGRES_USER="postgres",
