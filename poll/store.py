@@ -288,6 +288,13 @@ def _wal(cur) -> None:
             time.sleep(0.02 + 0.06 * secrets.randbelow(1000) / 1000)
 
 
+# A PostgreSQL pool per engine. A replica holds three engines (the page's store, the live
+# race's manager, its training process's); their page runs are few at once (the fair gate's
+# run slots), so 3 kept + 2 more at a burst each, 15 a replica: deploy/k8s/postgres.yaml
+# adds up the replicas against max_connections (tests/deploy/test_k8s.py).
+POOL_SIZE, POOL_OVERFLOW = 3, 2
+
+
 def _engine(url: str) -> Engine:
     if url.startswith("sqlite"):
         engine = sa.create_engine(url, connect_args={"timeout": 30, "check_same_thread": False})
@@ -301,7 +308,9 @@ def _engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return sa.create_engine(url, pool_pre_ping=True, pool_size=5, max_overflow=10)
+    return sa.create_engine(
+        url, pool_pre_ping=True, pool_size=POOL_SIZE, max_overflow=POOL_OVERFLOW
+    )
 
 
 class PollStore:

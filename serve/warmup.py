@@ -47,6 +47,12 @@ DONE = "road-to-attention: warm-up done in"
 DELAY_S = 2.0
 THREAD_NAME = "road-warm-up"  # the warm-up thread's name (a test tells its calls apart)
 READY_ENV = "ROAD_READY_FILE"  # written once warm (deploy/k8s: the readiness probe)
+DATABASE_ENV = "ROAD_DATABASE_URL"  # the polls' PostgreSQL (poll/store.py), if one is set
+# A replica whose database does not answer would take a class and fail its polls and races:
+# it stays unready, says why in its log and asks again this often until the database answers.
+DATABASE_RETRY_S = 5.0
+DATABASE_TIMEOUT_S = 5  # seconds one attempt may take to connect (libpq's connect_timeout)
+DATABASE_WAITING = "road-to-attention: not ready: the poll database"  # the log line's start
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -104,7 +110,70 @@ def _import_all(
             return
         _freeze()
         print(f"{DONE} {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
-        _mark_ready()
+        if wait_for_database(os.environ.get(DATABASE_ENV, "").strip()):
+            _mark_ready()
+
+
+def database_problem(url: str) -> str | None:
+    """None when the PostgreSQL at ``url`` answers a query, else what went wrong (one line,
+    no password). An SQLite URL is a local file: nothing to ask."""
+    import sqlalchemy as sa  # here, not at the top: the home page's cold start never needs it
+
+    try:
+        parsed = sa.engine.make_url(url)
+    except Exception as err:  # noqa: BLE001  (a malformed URL is the reason to report)
+        return f"{DATABASE_ENV} is not a database URL ({type(err).__name__})"
+    if parsed.get_backend_name() != "postgresql":
+        return None
+    engine = sa.create_engine(
+        parsed, poolclass=sa.pool.NullPool, connect_args={"connect_timeout": DATABASE_TIMEOUT_S}
+    )
+    try:
+        with engine.connect() as conn:
+            conn.execute(sa.text("SELECT 1"))
+        return None
+    except Exception as err:  # noqa: BLE001  (any failure keeps the replica unready)
+        lines = [ln.strip() for ln in str(getattr(err, "orig", None) or err).splitlines()]
+        return " ".join(ln for ln in lines if ln)[:300] or type(err).__name__
+    finally:
+        engine.dispose()
+
+
+def wait_for_database(url: str) -> bool:
+    """Return once the poll database at ``url`` answers (at once without a URL): True, or
+    False if the process exits first. While it does not, the log says why and where, once
+    for each new reason and again every minute."""
+    if not url:
+        return True
+    import sqlalchemy as sa
+
+    try:
+        where = sa.engine.make_url(url).render_as_string(hide_password=True)
+    except Exception:  # noqa: BLE001  (database_problem reports it)
+        where = DATABASE_ENV
+    since, said, said_at = time.monotonic(), None, 0.0
+    while True:
+        problem = database_problem(url)
+        if problem is None:
+            if said is not None:
+                waited = time.monotonic() - since
+                print(
+                    f"road-to-attention: the poll database answers after {waited:.0f} s: ready",
+                    file=sys.stderr,
+                    flush=True,
+                )
+            return True
+        now = time.monotonic()
+        if problem != said or now - said_at >= 60:
+            print(
+                f"{DATABASE_WAITING} at {where} does not answer: {problem}; "
+                f"asking again every {DATABASE_RETRY_S:.0f} s",
+                file=sys.stderr,
+                flush=True,
+            )
+            said, said_at = problem, now
+        if _stop.wait(DATABASE_RETRY_S):
+            return False
 
 
 def _mark_ready() -> None:

@@ -1,10 +1,11 @@
 #!/bin/bash
 # The image's entry point. ROAD_ROLE says what this container runs:
-#   all    (default) the image alone (docker run, a Hugging Face Space): Streamlit on
-#          127.0.0.1:$ROAD_APP_PORT (8502) behind nginx on $PORT, with the repo's nginx configuration
-#          (compressed assets, cache headers, public-page headers, per-client limits);
+#   all    (default) the image alone (docker run, a Hugging Face Space) and each Kubernetes
+#          pod: Streamlit on $ROAD_APP_ADDRESS:$ROAD_APP_PORT (127.0.0.1:8502) behind nginx
+#          on $PORT, with the repo's nginx configuration (compressed assets, cache headers,
+#          public-page headers, per-client limits);
 #   app    Streamlit alone on 0.0.0.0:$PORT: a replica behind a load balancer (Compose's
-#          app1/app2, the Kubernetes Deployment behind its Ingress);
+#          app1/app2);
 #   proxy  nginx alone on $PORT in front of the replicas in $ROAD_UPSTREAMS
 #          ("app1:8501 app2:8501"): Compose's load balancer.
 # nginx never needs root: its files live in /tmp/road-nginx (deploy/nginx/layout.sh).
@@ -13,6 +14,9 @@ PORT="${PORT:-8501}"
 ROLE="${ROAD_ROLE:-all}"
 PREFIX="${ROAD_NGINX_PREFIX:-/tmp/road-nginx}"
 APP_PORT="${ROAD_APP_PORT:-8502}"  # Streamlit behind nginx in the "all" role
+# 127.0.0.1: only nginx reaches Streamlit. A pod sets 0.0.0.0 so the kubelet's probes reach
+# Streamlit's own endpoints, which nginx and the edge refuse (deploy/k8s/deployment.yaml).
+APP_ADDRESS="${ROAD_APP_ADDRESS:-127.0.0.1}"
 HERE="$(cd "$(dirname "$0")/../.." && pwd)"
 cd "$HERE"
 
@@ -33,6 +37,18 @@ nginx_for() {  # upstreams...
     exec nginx -p "$PREFIX/" -c "$PREFIX/conf/nginx.conf" -g 'daemon off;'
 }
 
+# The readiness markers live on a volume that outlives the container (a pod's /tmp
+# emptyDir). Left from the previous run they lie: a container restarted by its liveness
+# probe during a drain would stay "draining" (never ready again), one killed for its memory
+# would be "ready" before its models are warm. This run's warm-up writes the ready file
+# again (serve/warmup.py); only a new drain writes the drain file.
+for marker in "${ROAD_READY_FILE:-}" "${ROAD_DRAIN_FILE:-}"; do
+    if [ -n "$marker" ] && [ -e "$marker" ]; then
+        rm -f -- "$marker"
+        echo "start.sh: removed $marker, left by this container's previous run" >&2
+    fi
+done
+
 case "$ROLE" in
     app)
         exec streamlit run app.py --server.address=0.0.0.0 --server.port="$PORT" \
@@ -43,7 +59,7 @@ case "$ROLE" in
         nginx_for ${ROAD_UPSTREAMS:?set ROAD_UPSTREAMS, e.g. "app1:8501 app2:8501"} &
         ;;
     all)
-        streamlit_on 127.0.0.1 "$APP_PORT" &
+        streamlit_on "$APP_ADDRESS" "$APP_PORT" &
         nginx_for "127.0.0.1:$APP_PORT" &
         ;;
     *)

@@ -126,7 +126,11 @@ def test_compose_services_agree():
         for dep in svc.get("depends_on", {}):
             assert dep in services, f"{name} depends on unknown {dep}"
         for vol in svc.get("volumes", []):
-            assert vol.split(":")[0] in compose.get("volumes", {}), vol
+            source = vol.split(":")[0]
+            if source.startswith("./"):  # a folder of the repo, mounted read-only
+                assert (DEPLOY / source).is_dir() and vol.endswith(":ro"), vol
+            else:
+                assert source in compose.get("volumes", {}), vol
     for name, svc in apps.items():
         env = svc["environment"]
         _hosted_env_ok(env)
@@ -134,10 +138,14 @@ def test_compose_services_agree():
         assert url.startswith("postgresql+psycopg://"), url
         host = re.search(r"@([\w-]+):(\d+)/", url)
         assert host and host.group(1) in services, f"{name}: database host of {url}"
-        assert services[host.group(1)]["environment"]["POSTGRES_DB"] == url.rsplit("/", 1)[1]
+        db_env = services[host.group(1)]["environment"]
+        assert db_env["POSTGRES_DB"] == url.rsplit("/", 1)[1].split("?")[0]
+        user = re.match(r"postgresql\+psycopg://(\w+):", url).group(1)
+        assert user != db_env["POSTGRES_USER"], "the app logs in as the superuser"
+        assert "sslmode=" in url  # stated, never libpq's unverified "prefer"
         probe = " ".join(svc["healthcheck"]["test"])
         assert f":{env['PORT']}{HEALTH}" in probe, probe
-        assert "${POSTGRES_PASSWORD" in url, "no password committed"
+        assert "${APP_DB_PASSWORD" in url, "no password committed"
         limit = _mib(svc["deploy"]["resources"]["limits"]["memory"])
         assert limit >= 2 * _measured_rss_mb(), f"{name}: memory limit {limit} MiB"
     proxy = [s for s in services.values() if s.get("environment", {}).get("ROAD_ROLE") == "proxy"]

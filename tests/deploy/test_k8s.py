@@ -2,15 +2,19 @@
 
 Built-in kinds validate against the Kubernetes 1.31 schema (``kubernetes-validate``,
 strict); Traefik's kinds (edge.yaml) are checked field by field here. Cross-references:
-names, ports, the route cookie, the headers of deploy/nginx, probes and the drain, the
-security of every pod, the pool against PostgreSQL's connections, the scaling schedule."""
+names, ports, the route cookie, probes and the drain, the security of every pod, the pools
+against PostgreSQL's connections, the scaling schedule, the rollout, the backups. The edge's
+limits are read from what ``kubectl kustomize`` renders, as the cluster would get them."""
 
 from __future__ import annotations
 
 import json
 import re
+import shutil
+import subprocess
 
 import pytest
+import yaml
 
 from tests.conftest import ROOT, need
 from tests.deploy.test_config import (
@@ -32,12 +36,13 @@ TRAEFIK = "traefik.io/v1alpha1"
 PODS = (("Deployment", "road-app"), ("StatefulSet", "road-db"))
 CRONJOBS = (("CronJob", "road-school-day"), ("CronJob", "road-night"))
 PURGE = ("CronJob", "road-purge")
+BACKUP = ("CronJob", "road-db-backup")
 LIMITS = {"rateLimit", "inFlightReq"}
 
 
 def _pod_specs(objs: dict) -> dict[tuple[str, str], dict]:
     out = {key: objs[key]["spec"]["template"]["spec"] for key in PODS}
-    for key in (*CRONJOBS, PURGE):
+    for key in (*CRONJOBS, PURGE, BACKUP):
         out[key] = objs[key]["spec"]["jobTemplate"]["spec"]["template"]["spec"]
     return out
 
@@ -117,8 +122,12 @@ def test_the_autoscaler_alone_owns_the_replicas_and_school_hours_hold_them():
     assert day["minReplicas"] > night["minReplicas"] == hpa["spec"]["minReplicas"]
     assert night["behavior"]["scaleDown"]["selectPolicy"] != "Disabled"
     assert day["minReplicas"] <= hpa["spec"]["maxReplicas"]
-    hour = lambda key: int(objs[key]["spec"]["schedule"].split()[1])  # noqa: E731
-    assert hour(CRONJOBS[0]) < hour(CRONJOBS[1])
+    minute, hours = objs[CRONJOBS[0]]["spec"]["schedule"].split()[:2]
+    first, _, last = hours.partition("-")
+    night = int(objs[CRONJOBS[1]]["spec"]["schedule"].split()[1])
+    assert int(first) <= 7 and int(last or first) < night
+    # an apply by day writes hpa.yaml's night minimum back: the day's patch comes again soon
+    assert minute.startswith("*/") and int(minute[2:]) <= 15 and last, minute
 
 
 def test_every_pod_is_locked_down():
@@ -139,15 +148,26 @@ def test_the_app_pod_drains_and_is_ready_only_when_warm():
     spec = _pod_specs(objs)[PODS[0]]
     app = _app(objs)
     config = objs[("ConfigMap", app["envFrom"][0]["configMapRef"]["name"])]["data"]
+    ports = {p["name"]: p["containerPort"] for p in app["ports"]}
+    # liveness through nginx (both processes); the startup probe asks Streamlit on its own
+    # port, the one the edge and nginx refuse: it runs the app once, which warms it
     assert app["livenessProbe"]["httpGet"] == {"path": HEALTH, "port": "http"}
-    # the startup probe runs the app once (Streamlit's script health check), which warms it
-    assert app["startupProbe"]["httpGet"]["path"] == "/_stcore/script-health-check"
+    assert app["startupProbe"]["httpGet"] == {
+        "path": "/_stcore/script-health-check",
+        "port": "app",
+    }
+    assert ports["app"] == int(config["ROAD_APP_PORT"]) != ports["http"]
+    assert config["ROAD_APP_ADDRESS"] == "0.0.0.0"  # the kubelet probes the pod's address
     assert config["STREAMLIT_SERVER_SCRIPT_HEALTH_CHECK_ENABLED"] == "true"
     ready = " ".join(app["readinessProbe"]["exec"]["command"])
-    assert f"test -e {config['ROAD_READY_FILE']}" in ready
+    assert 'test -e "$ROAD_READY_FILE"' in ready
     drain = " ".join(app["lifecycle"]["preStop"]["exec"]["command"])
-    flag = re.search(r"touch (\S+)", drain).group(1)
-    assert f"test ! -e {flag}" in ready  # the drain makes the pod unready first
+    assert 'touch "$ROAD_DRAIN_FILE"' in drain
+    assert 'test ! -e "$ROAD_DRAIN_FILE"' in ready  # the drain makes the pod unready first
+    # start.sh removes both markers of the previous run (tests/deploy/test_pod_start.py)
+    start = (ROOT / "deploy" / "docker" / "start.sh").read_text()
+    assert '"${ROAD_READY_FILE:-}" "${ROAD_DRAIN_FILE:-}"' in start
+    flag = config["ROAD_DRAIN_FILE"]
     sleep = int(re.search(r"sleep (\d+)", drain).group(1))
     assert spec["terminationGracePeriodSeconds"] >= sleep + 20  # then Streamlit stops
     mounts = {m["mountPath"] for m in app["volumeMounts"]}
@@ -163,17 +183,38 @@ def test_run_slots_follow_the_pods_cpu_not_the_nodes():
     assert app["resources"]["requests"]["cpu"]
 
 
-def test_postgres_connections_hold_every_replicas_pool():
+def _engines_per_replica() -> int:
+    """Engines a replica opens on the poll database: each place the app's code builds a
+    store (a ``PollStore`` in the server, a ``RunStore.at`` in the training process). The
+    purge's own store (``poll.store``'s command line) is a job of its own, counted apart."""
+    sites = 0
+    for path in (ROOT / "poll").glob("*.py"):
+        code = path.read_text()
+        if path.name == "store.py":
+            code = code.split("\ndef main(", 1)[0]
+        sites += len(re.findall(r"\bPollStore\(|\bRunStore\.at\(", code))
+    return sites
+
+
+def test_postgres_connections_hold_every_replicas_pools():
+    from poll import store
+
     objs = _k8s()
-    store = (ROOT / "poll" / "store.py").read_text()
-    pool = int(re.search(r"pool_size=(\d+)", store).group(1))
-    overflow = int(re.search(r"max_overflow=(\d+)", store).group(1))
+    engines = _engines_per_replica()
+    assert engines >= 3  # the page's store, the race's manager, the training process
+    per_replica = engines * (store.POOL_SIZE + store.POOL_OVERFLOW)
     replicas = objs[("HorizontalPodAutoscaler", "road-app")]["spec"]["maxReplicas"]
     (db,) = _pod_specs(objs)[PODS[1]]["containers"]
     args = " ".join(db["args"])
     max_conn = int(re.search(r"max_connections=(\d+)", args).group(1))
-    reserve = 3 + 5  # PostgreSQL's superuser_reserved_connections, an operator's sessions
-    assert replicas * (pool + overflow) + reserve <= max_conn, (replicas, pool, overflow)
+    # PostgreSQL's superuser_reserved_connections, the purge's and the backup's one each,
+    # an operator's sessions
+    reserve = 3 + 1 + 1 + 5
+    assert replicas * per_replica + reserve <= max_conn, (replicas, engines, per_replica)
+    # the sum the manifest's comment states is the one computed here
+    comment = (K8S / "postgres.yaml").read_text()
+    assert f"{replicas} replicas at most (hpa.yaml): {replicas * per_replica}" in comment
+    assert f"{replicas * per_replica + reserve} <= {max_conn}" in comment
     # ~2 MB per idle connection besides shared_buffers: the request holds them all
     shared = _mib(re.search(r"shared_buffers=(\d+)MB", args).group(1) + "M")
     assert _mib(db["resources"]["requests"]["memory"]) >= shared + 2 * max_conn
@@ -193,57 +234,103 @@ def test_network_policies_let_only_the_edge_in_and_only_the_app_reach_the_databa
     assert "namespaceSelector" in source and "podSelector" in source  # the edge's pods only
     assert [p["port"] for p in edge["ports"]] == ["http"]
     (into_db,) = db_pol["ingress"]
-    app_source, purge_source = into_db["from"]
-    assert set(app_source) == set(purge_source) == {"podSelector"}
+    app_source, purge_source, backup_source = into_db["from"]
+    assert set(app_source) == set(purge_source) == set(backup_source) == {"podSelector"}
     assert app_source["podSelector"]["matchLabels"].items() <= labels.items()
-    purge = objs[PURGE]["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
-    assert purge_source["podSelector"]["matchLabels"].items() <= purge.items()
+    for job, source in ((PURGE, purge_source), (BACKUP, backup_source)):
+        job_labels = objs[job]["spec"]["jobTemplate"]["spec"]["template"]["metadata"]["labels"]
+        assert source["podSelector"]["matchLabels"].items() <= job_labels.items()
     db_port = objs[("Service", "road-db")]["spec"]["ports"][0]["port"]
     assert [p["port"] for p in into_db["ports"]] == [db_port]
     assert db_pol["egress"] == []
     assert any(p["port"] == db_port for rule in app_pol["egress"] for p in rule["ports"])
 
 
-def _nginx_csp() -> str:
-    conf = (NGINX / "headers.conf").read_text()
-    return re.search(r'add_header Content-Security-Policy "([^"]+)"', conf).group(1)
+def _rendered() -> list[dict]:
+    """What ``kubectl kustomize deploy/k8s`` hands the cluster (images pinned, every file)."""
+    kubectl = shutil.which("kubectl") or shutil.which("kustomize")
+    need("kubectl (or kustomize)", kubectl is not None, "apt-get install kubectl")
+    cmd = (
+        [kubectl, "kustomize", str(K8S)]
+        if kubectl.endswith("kubectl")
+        else [kubectl, "build", str(K8S)]
+    )
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True, timeout=120).stdout
+    return [d for d in yaml.safe_load_all(out) if d]
+
+
+def _limits_without_a_client(docs: list[dict]) -> list[str]:
+    """Limit middlewares that would count the whole district as one client: no
+    ``sourceCriterion.ipStrategy`` (Traefik's inFlightReq then groups by the request's Host),
+    or another criterion beside it."""
+    bad = []
+    for doc in docs:
+        if doc.get("kind") != "Middleware":
+            continue
+        for kind, spec in doc["spec"].items():
+            if kind not in LIMITS:
+                continue
+            criterion = spec.get("sourceCriterion") or {}
+            strategy = criterion.get("ipStrategy")
+            if set(criterion) != {"ipStrategy"} or not isinstance(strategy, dict):
+                bad.append(doc["metadata"]["name"])
+            elif not isinstance(strategy.get("depth"), int) or strategy["depth"] < 0:
+                bad.append(doc["metadata"]["name"])  # the depth is stated, never left implied
+    return bad
+
+
+def test_every_edge_limit_counts_per_client_address():
+    docs = _rendered()
+    limits = [d for d in docs if d.get("kind") == "Middleware" and set(d["spec"]) & LIMITS]
+    assert len(limits) >= 4, [d["metadata"]["name"] for d in limits]
+    assert _limits_without_a_client(docs) == []
+    # the check can fail: a limit as it stood, without a criterion, is caught
+    host_wide = json.loads(json.dumps(limits[0]))
+    host_wide["spec"][next(iter(set(host_wide["spec"]) & LIMITS))].pop("sourceCriterion")
+    assert _limits_without_a_client([host_wide]) == [host_wide["metadata"]["name"]]
+    # the depth is explained where the operator sets it
+    edge = (K8S / "edge.yaml").read_text()
+    assert "depth: 1" in edge and "trustedIPs" in edge
+    readme = (ROOT / "deploy" / "README.md").read_text()
+    assert "ipStrategy" in readme and "depth" in readme
 
 
 def test_the_edge():
-    """Traefik: sticky on deploy/nginx's cookie, the page headers of deploy/nginx, limits on
-    the app's routes only (never the assets), every middleware defined, sized for a district
-    of 600 students behind one address."""
+    """Traefik: sticky on deploy/nginx's cookie, routes to nginx in the pod (which compresses
+    and adds the headers), limits on the app's routes only (never the assets), Streamlit's
+    internal endpoints refused, sized for a lecture hall behind one address."""
     objs = _k8s()
     route = objs[("IngressRoute", "road-app")]
     middlewares = {n: o["spec"] for (k, n), o in objs.items() if k == "Middleware"}
     for doc in [route, *(objs[("Middleware", n)] for n in middlewares)]:
         assert doc["apiVersion"] == TRAEFIK
     for spec in middlewares.values():
-        assert len(spec) == 1 and next(iter(spec)) in {"headers", "compress", *LIMITS}, spec
+        assert len(spec) == 1 and next(iter(spec)) in {"ipAllowList", *LIMITS}, spec
     svc = objs[("Service", "road-app")]
     road = (NGINX / "road.conf").read_text()
+    app = _app(objs)
     by_path = {}
     for r in route["spec"]["routes"]:
         assert r["kind"] == "Rule"
         (service,) = r["services"]
         assert service["name"] == "road-app"
-        assert service["port"] in {p["name"] for p in svc["spec"]["ports"]}
+        (port,) = [p for p in svc["spec"]["ports"] if p["name"] == service["port"]]
+        assert port["targetPort"] == "http"  # nginx, never Streamlit's own port
         cookie = service["sticky"]["cookie"]
         assert cookie["name"] == COOKIE and f"Max-Age={cookie['maxAge']}" in road
-        names = [m["name"] for m in r["middlewares"]]
+        names = [m["name"] for m in r.get("middlewares", [])]
         assert set(names) <= set(middlewares), names
-        path = re.search(r"Path(?:Prefix)?\(`([^`]+)`\)", r["match"])
-        by_path[path.group(1) if path else "/"] = [middlewares[n] for n in names]
-    assert set(by_path) == {"/static/", "/_stcore/stream", "/"}
+        paths = re.findall(r"Path(?:Prefix)?\(`([^`]+)`\)", r["match"])
+        by_path[" ".join(paths) or "/"] = [middlewares[n] for n in names]
+    internal = "/_stcore/metrics /_stcore/script-health-check"
+    assert set(by_path) == {internal, "/static/", "/_stcore/stream", "/"}
+    (closed,) = by_path[internal]
+    assert closed["ipAllowList"]["sourceRange"] == ["127.0.0.1/32"]  # nobody from outside
     kinds = {p: {next(iter(m)) for m in ms} for p, ms in by_path.items()}
-    assert not kinds["/static/"] & LIMITS  # a first visit's ~110 assets: never refused
-    assert kinds["/_stcore/stream"] >= LIMITS and kinds["/"] >= LIMITS
-    assert "compress" not in kinds["/_stcore/stream"]
-    page = [m["headers"] for m in by_path["/"] if "headers" in m]
-    assert page == [m["headers"] for m in by_path["/_stcore/stream"] if "headers" in m]
-    assert page[0]["contentSecurityPolicy"] == _nginx_csp()
-    assert page[0]["contentTypeNosniff"] is True and page[0]["referrerPolicy"] == "same-origin"
-    # a district: 600 students behind one address arrive together
+    assert not kinds["/static/"]  # a first visit's ~110 assets: never refused
+    assert kinds["/_stcore/stream"] == kinds["/"] == LIMITS
+    assert app["ports"][0]["name"] == "http"
+    # a lecture hall of 400 behind one address is let in (sized for 600 students)
     students, app_requests = 600, 4  # a first visit's page, health, host-config, media
     stream = {next(iter(m)): next(iter(m.values())) for m in by_path["/_stcore/stream"]}
     rest = {next(iter(m)): next(iter(m.values())) for m in by_path["/"]}
@@ -262,7 +349,9 @@ def test_k8s_cross_references():
     ports = {p["name"]: p["containerPort"] for p in app["ports"]}
     config = objs[("ConfigMap", app["envFrom"][0]["configMapRef"]["name"])]["data"]
     assert ports["http"] == int(config["PORT"])
-    assert config["ROAD_ROLE"] in _roles() and config["ROAD_ROLE"] == "app"
+    # nginx in front of Streamlit in each pod: the topology the capacity was measured on
+    assert config["ROAD_ROLE"] in _roles() and config["ROAD_ROLE"] == "all"
+    assert config["ROAD_FORWARDED_FOR"] == "1"  # the visitor's address from the edge
     assert config["STREAMLIT_SERVER_FILE_WATCHER_TYPE"] == "none"
     _hosted_env_ok(config)
     known = _env_names_read()
@@ -281,8 +370,6 @@ def test_k8s_cross_references():
     for ref in refs:
         assert ref["name"] == "road-db" and ref["key"] in secret["stringData"], ref
     assert "CHANGE-ME" in secret["stringData"]["url"]  # a placeholder, never a password
-    db_svc = objs[("Service", "road-db")]
-    assert f"@road-db:{db_svc['spec']['ports'][0]['port']}/road" in secret["stringData"]["url"]
     # memory from the measured RSS
     rss = _measured_rss_mb()
     res = app["resources"]
@@ -302,3 +389,95 @@ def test_expired_polls_are_purged_on_a_schedule():
     assert c["image"] == _app(objs)["image"]  # the app's own image and database
     (url,) = [e for e in c["env"] if e["name"] == "ROAD_DATABASE_URL"]
     assert url["valueFrom"]["secretKeyRef"] == {"name": "road-db", "key": "url"}
+
+
+def test_a_rollout_or_a_drain_moves_each_student_once():
+    objs = _k8s()
+    dep = objs[("Deployment", "road-app")]["spec"]
+    rolling = dep["strategy"]["rollingUpdate"]
+    # as many new pods as old start together, so the old ones drain within the 45 s their
+    # sessions are kept (one pod at a time sent students onto pods that stopped later)
+    assert rolling == {"maxUnavailable": 0, "maxSurge": "100%"}
+    pdb = objs[("PodDisruptionBudget", "road-app")]["spec"]
+    assert pdb == {"maxUnavailable": 1, "selector": dep["selector"]}  # a node drain: 1 at a time
+    runbook = (ROOT / "deploy" / "README.md").read_text().split("## Upgrades", 1)[1]
+    for words in ("maxSurge", "maxUnavailable", "kubectl apply -k", "road-school-day"):
+        assert words in runbook.split("\n## ", 1)[0], words
+
+
+def test_postgres_is_run_as_a_district_would():
+    objs = _k8s()
+    spec = _pod_specs(objs)[PODS[1]]
+    (db,) = spec["containers"]
+    env = {e["name"]: e for e in db["env"]}
+    # a current 16.x, pinned; the app's role is not the superuser the image makes
+    pinned = {i["name"]: i["newTag"] for i in _docs(K8S / "kustomization.yaml")[0]["images"]}
+    major, minor = map(int, re.match(r"(\d+)\.(\d+)-", pinned["postgres"]).groups())
+    assert major == 16 and minor >= 15, pinned["postgres"]
+    superuser = env["POSTGRES_USER"]["value"]
+    kust = _docs(K8S / "kustomization.yaml")[0]
+    (gen,) = [g for g in kust["configMapGenerator"] if g["name"] == "road-db-init"]
+    (init_file,) = gen["files"]
+    init = (K8S / init_file).read_text()
+    role = re.search(r"CREATE ROLE (\w+) LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE", init)
+    assert role and role.group(1) != superuser
+    secret = objs[("Secret", "road-db")]["stringData"]
+    assert secret["url"].startswith(f"postgresql+psycopg://{role.group(1)}:")
+    assert env["APP_DB_PASSWORD"]["valueFrom"]["secretKeyRef"]["key"] in secret
+    (init_vol,) = [
+        v for v in spec["volumes"] if v.get("configMap", {}).get("name") == "road-db-init"
+    ]
+    assert init_vol["configMap"]["defaultMode"] & 0o111  # run by the image, not sourced
+    # TLS checked against the provider's CA for a managed database; the CA is mounted
+    assert "sslmode=verify-full" in secret["url"]
+    ca = re.search(r"sslrootcert=(/[^&]+)", secret["url"]).group(1)
+    for pod in (_pod_specs(objs)[PODS[0]], _pod_specs(objs)[PURGE]):
+        (vol,) = [
+            v for v in pod["volumes"] if v.get("secret", {}).get("secretName") == "road-db-ca"
+        ]
+        (c,) = pod["containers"]
+        (mount,) = [m for m in c["volumeMounts"] if m["name"] == vol["name"]]
+        assert ca.startswith(mount["mountPath"] + "/") and vol["secret"]["optional"] is True
+    # a fast shutdown on the way out, within the grace period
+    stop = " ".join(db["lifecycle"]["preStop"]["exec"]["command"])
+    assert "pg_ctl stop" in stop and "-m fast" in stop
+    wait = int(re.search(r"-t (\d+)", stop).group(1))
+    assert spec["terminationGracePeriodSeconds"] > wait
+    # a disruption budget: no voluntary eviction of the only server mid-lesson
+    pdb = objs[("PodDisruptionBudget", "road-db")]["spec"]
+    labels = objs[("StatefulSet", "road-db")]["spec"]["template"]["metadata"]["labels"]
+    assert pdb["maxUnavailable"] == 0
+    assert pdb["selector"]["matchLabels"].items() <= labels.items()
+
+
+def test_backups_keep_the_24_hour_promise():
+    objs = _k8s()
+    job = objs[BACKUP]["spec"]
+    (c,) = _pod_specs(objs)[BACKUP]["containers"]
+    script = c["command"][-1]
+    assert "pg_dump" in script and "-U postgres" in script  # the superuser, not the app
+    keep_min = int(re.search(r"-mmin \+(\d+) -print -delete", script).group(1))
+    minute, hour = job["schedule"].split()[:2]
+    assert minute.isdigit() and hour == "*"  # hourly
+    assert keep_min + 60 <= 24 * 60  # deleted at the run after it is older: within 24 h
+    assert job["concurrencyPolicy"] == "Forbid"
+    assert c["image"] == _pod_specs(objs)[PODS[1]]["containers"][0]["image"]  # same pg_dump
+    (vol,) = _pod_specs(objs)[BACKUP]["volumes"]
+    assert ("PersistentVolumeClaim", vol["persistentVolumeClaim"]["claimName"]) in objs
+
+
+def test_the_managed_database_template_opens_only_its_port():
+    try:
+        import kubernetes_validate
+    except ImportError:
+        need("kubernetes-validate", False, "pip install kubernetes-validate==1.31.0")
+    (pol,) = _docs(K8S / "networkpolicy-managed-db.example.yaml")
+    kubernetes_validate.validate(pol, K8S_VERSION, strict=True)
+    rule, dns = pol["spec"]["egress"]
+    (block,) = rule["to"]
+    assert block["ipBlock"]["cidr"].endswith("/32")  # one address, never the internet
+    assert rule["ports"] == [{"port": 5432, "protocol": "TCP"}]
+    assert {p["port"] for p in dns["ports"]} == {53}
+    sel = pol["spec"]["podSelector"]["matchExpressions"]
+    components = next(e["values"] for e in sel if e["key"] == "app.kubernetes.io/component")
+    assert set(components) == {"app", "purge"}  # the two that read the url
