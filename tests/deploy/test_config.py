@@ -146,6 +146,9 @@ def test_compose_services_agree():
         probe = " ".join(svc["healthcheck"]["test"])
         assert f":{env['PORT']}{HEALTH}" in probe, probe
         assert "${APP_DB_PASSWORD" in url, "no password committed"
+        from poll.store import ADDRESS_KEY_ENV  # a key of its own, never committed
+
+        assert env[ADDRESS_KEY_ENV].startswith(f"${{{ADDRESS_KEY_ENV}:?"), env[ADDRESS_KEY_ENV]
         limit = _mib(svc["deploy"]["resources"]["limits"]["memory"])
         assert limit >= 2 * _measured_rss_mb(), f"{name}: memory limit {limit} MiB"
     proxy = [s for s in services.values() if s.get("environment", {}).get("ROAD_ROLE") == "proxy"]

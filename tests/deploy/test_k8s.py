@@ -424,6 +424,12 @@ def test_postgres_is_run_as_a_district_would():
     secret = objs[("Secret", "road-db")]["stringData"]
     assert secret["url"].startswith(f"postgresql+psycopg://{role.group(1)}:")
     assert env["APP_DB_PASSWORD"]["valueFrom"]["secretKeyRef"]["key"] in secret
+    # the address digests' key comes from the Secret, never the database beside them
+    from poll.store import ADDRESS_KEY_ENV
+
+    app_env = {e["name"]: e for e in _app(objs)["env"]}
+    ref = app_env[ADDRESS_KEY_ENV]["valueFrom"]["secretKeyRef"]
+    assert ref["name"] == "road-db" and ref["key"] in secret and not ref.get("optional")
     (init_vol,) = [
         v for v in spec["volumes"] if v.get("configMap", {}).get("name") == "road-db-init"
     ]
