@@ -8,7 +8,9 @@ limits are read from what ``kubectl kustomize`` renders, as the cluster would ge
 
 from __future__ import annotations
 
+import ast
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -183,26 +185,55 @@ def test_run_slots_follow_the_pods_cpu_not_the_nodes():
     assert app["resources"]["requests"]["cpu"]
 
 
-def _engines_per_replica() -> int:
-    """Engines a replica opens on the poll database: each place the app's code builds a
-    store (a ``PollStore`` in the server, a ``RunStore.at`` in the training process). The
-    purge's own store (``poll.store``'s command line) is a job of its own, counted apart."""
-    sites = 0
+def _engine_sites() -> tuple[int, int]:
+    """Places the app's code builds a store on the poll database (a ``PollStore``, a
+    ``RunStore.at``): (those of a server, once each; those of a training process, once per
+    race trained at once). The purge's own store (``poll.store``'s command line) is a job of
+    its own, counted apart."""
+    server = per_race = 0
     for path in (ROOT / "poll").glob("*.py"):
-        code = path.read_text()
-        if path.name == "store.py":
-            code = code.split("\ndef main(", 1)[0]
-        sites += len(re.findall(r"\bPollStore\(|\bRunStore\.at\(", code))
-    return sites
+        tree = ast.parse(path.read_text())
+        for fn in ast.walk(tree):
+            if not isinstance(fn, ast.FunctionDef) or (path.name, fn.name) == ("store.py", "main"):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, ast.Call):
+                    continue
+                f = node.func
+                name = f.id if isinstance(f, ast.Name) else getattr(f, "attr", "")
+                if name == "PollStore" or (
+                    name == "at" and isinstance(f.value, ast.Name) and f.value.id == "RunStore"
+                ):
+                    if (path.name, fn.name) == ("training.py", "_child"):
+                        per_race += 1
+                    else:
+                        server += 1
+    return server, per_race
+
+
+def _live_slots(app: dict) -> int:
+    """ROAD_LIVE_SLOTS as the Deployment sets it, checked against poll.training's rule:
+    one race per two cores of the pod's CPU request, at least one."""
+    from poll import training
+
+    (slots,) = [e for e in app["env"] if e["name"] == training.SLOTS_ENV]
+    cpu = app["resources"]["requests"]["cpu"]
+    cores = int(cpu[:-1]) / 1000 if cpu.endswith("m") else float(cpu)
+    assert int(slots["value"]) == max(1, math.ceil(cores) // 2), (slots, cpu)
+    return int(slots["value"])
 
 
 def test_postgres_connections_hold_every_replicas_pools():
     from poll import store
 
     objs = _k8s()
-    engines = _engines_per_replica()
-    assert engines >= 3  # the page's store, the race's manager, the training process
-    per_replica = engines * (store.POOL_SIZE + store.POOL_OVERFLOW)
+    server, per_race = _engine_sites()
+    assert server >= 2  # the page's store, the races' manager
+    assert per_race >= 1  # the training process's own
+    slots = _live_slots(_app(objs))
+    pool = store.POOL_SIZE + store.POOL_OVERFLOW
+    pools = server + slots * per_race
+    per_replica = pools * pool
     replicas = objs[("HorizontalPodAutoscaler", "road-app")]["spec"]["maxReplicas"]
     (db,) = _pod_specs(objs)[PODS[1]]["containers"]
     args = " ".join(db["args"])
@@ -210,14 +241,34 @@ def test_postgres_connections_hold_every_replicas_pools():
     # PostgreSQL's superuser_reserved_connections, the purge's and the backup's one each,
     # an operator's sessions
     reserve = 3 + 1 + 1 + 5
-    assert replicas * per_replica + reserve <= max_conn, (replicas, engines, per_replica)
-    # the sum the manifest's comment states is the one computed here
-    comment = (K8S / "postgres.yaml").read_text()
+    total = replicas * per_replica + reserve
+    assert total <= max_conn * 0.9, (replicas, pools, per_replica, total)  # a margin of 10 %
+    # the sums the manifest's comment and the README state are the ones computed here
+    comment = " ".join((K8S / "postgres.yaml").read_text().replace("#", " ").split())
+    assert f"ROAD_LIVE_SLOTS = {slots} at once" in comment
+    assert f"{pools} pools of {store.POOL_SIZE} + {store.POOL_OVERFLOW} = {per_replica}" in comment
     assert f"{replicas} replicas at most (hpa.yaml): {replicas * per_replica}" in comment
-    assert f"{replicas * per_replica + reserve} <= {max_conn}" in comment
+    assert f"{total} <= {max_conn}" in comment
+    readme = " ".join((ROOT / "deploy" / "README.md").read_text().split())
+    assert f"x ({store.POOL_SIZE} + {store.POOL_OVERFLOW}) = {per_replica};" in readme
+    assert f"{replicas} replicas {replicas * per_replica}" in readme
+    assert f"= {total} <= `max_connections` {max_conn}" in readme
     # ~2 MB per idle connection besides shared_buffers: the request holds them all
     shared = _mib(re.search(r"shared_buffers=(\d+)MB", args).group(1) + "M")
     assert _mib(db["resources"]["requests"]["memory"]) >= shared + 2 * max_conn
+
+
+def test_live_slots_follow_the_pods_cpu_request():
+    """A pod without a CPU limit has no cgroup quota: poll.training would size its slots
+    from the node's cores, so the Deployment sets them from the request."""
+    app = _app(_k8s())
+    assert _live_slots(app) >= 1
+    assert "limits" not in app["resources"] or "cpu" not in app["resources"]["limits"]
+    # the rule can fail: a 4-CPU request with one slot is caught
+    bigger = json.loads(json.dumps(app))
+    bigger["resources"]["requests"]["cpu"] = "4"
+    with pytest.raises(AssertionError):
+        _live_slots(bigger)
 
 
 def test_network_policies_let_only_the_edge_in_and_only_the_app_reach_the_database():
