@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import ipaddress
 import math
 import os
 import re
@@ -200,6 +201,16 @@ def pseudonym(value: str) -> str:
     return hmac.new(_LOG_KEY, value.encode(), hashlib.sha256).hexdigest()[:10]
 
 
+def loggable(address: str) -> str:
+    """An address as a log line may name it: a loopback one whole (the machine itself: its
+    tests and benchmarks, no visitor has one), any other by its :func:`pseudonym`."""
+    try:
+        loopback = ipaddress.ip_address(address).is_loopback
+    except ValueError:
+        loopback = address == "local"
+    return address if loopback else f"~{pseudonym(address)}"
+
+
 def client_key(address: str | None = None) -> str:
     """Whom the gate charges this run to: the browser where the request tells it (the poll's
     browser id, else nginx's route cookie), else the address. Behind a school's NAT every
@@ -254,11 +265,11 @@ def admitted() -> Iterator[Admission]:
         if admission.new_session:  # one line per session: who the gate shares the cores among
             kind = client.split(":", 1)[0]
             _LOG.info(
-                "new session %s of %s %s at %s",
+                "new session %s from %s as %s ~%s",
                 session[:8],
+                loggable(address),
                 kind,
                 pseudonym(client),
-                pseudonym(address),
             )
         _HELD.on = admission.ok
         t0 = time.monotonic()

@@ -216,8 +216,16 @@ def test_a_run_is_charged_to_its_browser_and_no_address_reaches_the_log(monkeypa
     assert fresh_gate.client_use("203.0.113.7") == 0
     assert len(lines) == 2 and "new session" in lines[0], lines  # the session, then the run
     assert admission.pseudonym(f"route:{ROUTE}") in lines[0]
+    assert admission.pseudonym("203.0.113.7") in lines[0]
     for line in lines:
         assert "203.0.113" not in line and ROUTE not in line, line
+
+
+def test_only_a_loopback_address_is_logged_whole():
+    assert admission.loggable("127.0.0.2") == "127.0.0.2"  # the machine itself: the tests
+    assert admission.loggable("::1") == "::1"
+    assert admission.loggable("10.1.2.3") == "~" + admission.pseudonym("10.1.2.3")
+    assert admission.loggable("2001:db8::7") == "~" + admission.pseudonym("2001:db8::7")
 
 
 def test_a_pseudonym_is_stable_in_a_process_and_hides_what_it_names():
