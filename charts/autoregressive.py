@@ -7,7 +7,6 @@ call; they never read models. Titles and axis names come from the page (translat
 from __future__ import annotations
 
 import math
-
 from collections.abc import Sequence
 from typing import Any
 
@@ -206,7 +205,9 @@ def cost_chart(
             dash, symbol = next(plain, ("solid", "circle"))
             trace.line = dict(dash=dash, width=s.line)
             trace.marker = dict(symbol=symbol, size=s.marker * (1.6 if dash != "solid" else 1))
-    fig.update_yaxes(**zero_based_ticks(max((max(v, default=0) for v in series.values()), default=0)))
+    fig.update_yaxes(
+        **zero_based_ticks(max((max(v, default=0) for v in series.values()), default=0))
+    )
     return fig
 
 
