@@ -58,6 +58,13 @@ BACKLOG_LIMIT = 20  # messages made and not yet sent, all sessions together
 # rerunning an already cached page as fast as it can runs in 0.05 s, yet its messages held
 # a class's back; so every run is charged at least this much.
 MIN_CHARGE_S = 0.25
+# No client is heavy by its use alone below what a busy student uses: one click every 5 s
+# (the class benchmark's students click every 5-10 s), each run charged at least
+# MIN_CHARGE_S, summed with the gate's half-life of 20 s: 0.25 x 20 / (5 x ln 2) = 1.44 s.
+# A gate keyed per browser sees a fresh phone (nothing used) at every arrival; compared with
+# it, every other phone of the class was heavy and gave way, one run at a time.
+STUDENT_CLICK_EVERY_S = 5.0
+HEAVY_FLOOR_S = MIN_CHARGE_S * FairGate.HALF_LIFE_S / (STUDENT_CLICK_EVERY_S * math.log(2))
 
 
 def _slots() -> int:
@@ -158,6 +165,7 @@ def gate() -> FairGate:
                     min_charge=MIN_CHARGE_S,
                     reserve=_int_env(RESERVE_ENV, 1 if _slots() >= 2 else 0),
                     max_waiting_per_client=MAX_WAITING_PER_CLIENT,
+                    heavy_floor=HEAVY_FLOOR_S,
                     max_waiting_per_address=MAX_WAITING_PER_ADDRESS,
                     give_way=os.environ.get(GIVE_WAY_ENV, "1").strip().lower()
                     not in ("0", "false", "no", "off"),

@@ -100,12 +100,14 @@ class FairGate:
     - a client is HEAVY when it is heavier than another client that asked for a run lately
       (``ACTIVE_WINDOW_S``): it floods (``flood_waiting`` runs or more waiting) and the other
       does not, or neither (or both) floods and it used more than ``heavy_factor`` times as
-      much. Flooding comes first because use alone stops telling once the gate works: a flood
-      held back uses no more run time than a class, yet has a hundred runs waiting where a
-      class has one or two. Heavy runs are dispatched last; with ``give_way`` a heavy client
-      starts no run while a lighter one's run is in a slot (the GIL: a server's Python runs on
-      one core at a time, so a heavy run beside a student's halved the student's speed
-      whatever the slots said);
+      much, and more than ``heavy_floor`` seconds (a phone that just arrived has used nothing:
+      without a floor, every other phone of its class would count as heavy and give way to it,
+      one run at a time). Flooding comes first because use alone stops telling once the gate
+      works: a flood held back uses no more run time than a class, yet has a hundred runs
+      waiting where a class has one or two. Heavy runs are dispatched last; with
+      ``give_way`` a heavy client starts no run while a lighter one's run is in a slot (the
+      GIL: a server's Python runs on one core at a time, so a heavy run beside a student's
+      halved the student's speed whatever the slots said);
     - the rules that hold harder apply to a FLOOD only, and only while another active
       client does not flood (someone to make room for; a class arriving all at once is not
       held behind a visitor who clicked a moment ago: measured, its arrivals waited 2 s):
@@ -120,11 +122,13 @@ class FairGate:
       seconds (sleeping, no CPU, no slot), so a flood's refused runs do not spin.
     """
 
+    HALF_LIFE_S = 20.0  # the default of ``half_life``
+
     def __init__(
         self,
         slots: int,
         *,
-        half_life: float = 20.0,
+        half_life: float = HALF_LIFE_S,
         pace: bool = False,
         burst: float = 6.0,
         rate: float = 1.0,
@@ -137,6 +141,7 @@ class FairGate:
         hold_at_most: float = 0.5,
         reserve: int = 0,
         heavy_factor: float = 2.0,
+        heavy_floor: float = 0.0,
         give_way: bool = False,
         rest: float = 0.0,
         flood_waiting: int = 24,
@@ -160,6 +165,7 @@ class FairGate:
         self.hold_at_most = hold_at_most
         self.reserve = reserve
         self.heavy_factor = heavy_factor
+        self.heavy_floor = heavy_floor
         self.give_way = give_way
         self.rest = rest
         self.flood_waiting = flood_waiting
@@ -283,7 +289,9 @@ class FairGate:
         flood_a, flood_b = self._floods(a), self._floods(b)
         if flood_a != flood_b:
             return flood_a
-        return self._client_use(a, now) > self.heavy_factor * self._client_use(b, now)
+        return self._client_use(a, now) > self.heavy_factor * max(
+            self._client_use(b, now), self.heavy_floor
+        )
 
     def _lightest(self, now: float) -> dict[bool, list[tuple[float, str]]]:
         """The two least-used active clients (asked for a run in the last
@@ -309,7 +317,7 @@ class FairGate:
             return True  # it floods, a calm one is around
         use = self._client_use(client, now)
         least = next((u for u, a in lightest[floods] if a != client), math.inf)
-        return use > self.heavy_factor * least
+        return use > self.heavy_factor * max(least, self.heavy_floor)
 
     def _calm(self, lightest: dict) -> bool:
         """A client that asked for a run lately does not flood (someone to make room for:

@@ -62,6 +62,8 @@ def test_settings_come_from_the_environment(monkeypatch):
     gate = admission.gate()
     assert not gate.pace and gate.slots == cpus.cores()
     assert gate.give_way and gate.rest == 3.0 and gate.refuse_delay == 0.0  # the defaults
+    assert gate.heavy_floor == admission.HEAVY_FLOOR_S > admission.MIN_CHARGE_S
+    assert gate.max_waiting_per_address > gate.max_waiting_per_client
 
 
 def test_the_flood_settings_come_from_the_environment(monkeypatch):

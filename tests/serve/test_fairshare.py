@@ -566,3 +566,28 @@ def test_a_class_of_browsers_behind_one_address_goes_before_a_flood():
         assert len(order) == 11 and order[0] == first, (per_browser, order)
         if per_browser:
             assert order[:6] == ["class"] * 6, order
+
+
+def test_a_phone_that_just_arrived_does_not_make_its_class_heavy():
+    """Per browser, a fresh phone has used nothing: against it every other phone used more
+    than twice as much. Below ``heavy_floor`` use alone makes no client heavy, so a phone
+    that used a little still takes the free slot beside the fresh one's run; without the
+    floor it gave way and the class ran one at a time."""
+    for floor, runs_beside in ((1.0, True), (0.0, False)):
+        clock = Clock()
+        gate = FairGate(2, clock=clock, give_way=True, heavy_floor=floor, min_charge=0.25)
+        ran(gate, clock, "a0", "phoneA", 0.5)  # phone A: one click so far
+        release = threading.Event()
+        log: list = []
+        fresh = hold(gate, "b0", "school", release, log, client="phoneB")  # just arrived
+        wait_until(lambda: gate.running() == 1)
+        other = hold(gate, "a1", "school", release, log, client="phoneA")
+        if runs_beside:
+            wait_until(lambda: gate.running() == 2)
+        else:
+            wait_until(lambda: gate.waiting() == 1)
+            assert gate.running() == 1 and gate.held >= 1  # phone A gives way to phone B
+        release.set()
+        for th in (fresh, other):
+            th.join(10)
+        assert sorted(s for s, ok, _ in log if ok) == ["a1", "b0"]
