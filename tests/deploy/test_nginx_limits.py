@@ -13,7 +13,9 @@ import secrets
 import subprocess
 import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
 
 from tests.deploy.test_config import (
@@ -64,27 +66,39 @@ def _sessions(source: str, cookies: list[str | None], spread_s: float = 0.0) -> 
         return list(pool.map(one, range(len(cookies))))
 
 
-def _start(folder: Path) -> tuple:
-    app = _FakeApp(APP_PORT)
-    prefix = folder / "nginx"
-    subprocess.run(
-        ["sh", str(NGINX / "layout.sh"), str(prefix), f"127.0.0.1:{NGINX_PORT}"]
-        + [f"127.0.0.1:{APP_PORT}"],
-        check=True,
-        timeout=30,
-    )
-    proxy = _start_nginx(_nginx_or_skip(), prefix, folder / "nginx.log")
-    _get(NGINX_PORT, "/_stcore/health", {}, folder / "nginx.log")  # waits until it listens
-    return app, proxy, prefix
+def _flood(source: str, cookies: list[str | None], burst: int, per_s: float) -> list[int]:
+    """New sessions from ``source`` as fast as they are answered: the first ``burst`` + 1
+    get in, then no more than ``per_s`` a second of the time it took; the rest get 429."""
+    t0 = time.monotonic()
+    statuses = _sessions(source, cookies)
+    took = time.monotonic() - t0
+    admitted = statuses.count(200)
+    assert burst + 1 <= admitted <= burst + 1 + per_s * took + 2, (source, admitted, took)
+    assert statuses.count(429) == len(statuses) - admitted, (source, sorted(set(statuses)))
+    return statuses
 
 
-def test_internal_endpoints_are_shut_and_health_stays_open():
+@contextmanager
+def _served() -> Iterator[tuple[_FakeApp, Path, Path]]:
+    """nginx from the repo's files before a stand-in app: (the app, nginx's prefix, the
+    folder of both), torn down after."""
     _nginx_or_skip()
     folder = Path(tempfile.mkdtemp(prefix="road-limits-"))
     folder.chmod(0o755)
     app = proxy = None
     try:
-        app, proxy, _ = _start(folder)
+        app, prefix = _FakeApp(APP_PORT), folder / "nginx"
+        layout = ["sh", str(NGINX / "layout.sh"), str(prefix), f"127.0.0.1:{NGINX_PORT}"]
+        subprocess.run([*layout, f"127.0.0.1:{APP_PORT}"], check=True, timeout=30)
+        proxy = _start_nginx(_nginx_or_skip(), prefix, folder / "nginx.log")
+        _get(NGINX_PORT, "/_stcore/health", {}, folder / "nginx.log")  # waits until it listens
+        yield app, prefix, folder
+    finally:
+        _tear_down(proxy, app, folder)
+
+
+def test_internal_endpoints_are_shut_and_health_stays_open():
+    with _served() as (app, _, _):
         shut = [
             "/_stcore/metrics",
             "/_stcore/metrics/",
@@ -97,8 +111,6 @@ def test_internal_endpoints_are_shut_and_health_stays_open():
         assert not [p for p in app.seen if "metrics" in p or "script-health" in p], app.seen
         assert _status("/_stcore/health", "127.0.0.1") == 200  # probes through nginx
         assert _status("/_stcore/host-config", "127.0.0.1") == 200
-    finally:
-        _tear_down(proxy, app, folder)
 
 
 def test_a_lecture_hall_behind_one_address_gets_in_and_floods_do_not():
@@ -106,24 +118,14 @@ def test_a_lecture_hall_behind_one_address_gets_in_and_floods_do_not():
     route cookie, as a browser has after its first page); from other addresses, a script
     without cookies is refused after its address's burst (120), one browser after its own
     (30), and a flood making up a new cookie for every session after the address's (300)."""
-    _nginx_or_skip()
-    folder = Path(tempfile.mkdtemp(prefix="road-limits-"))
-    folder.chmod(0o755)
-    app = proxy = None
-    try:
-        app, proxy, prefix = _start(folder)
+    with _served() as (_, prefix, folder):
         hall = _sessions(HALL, [_route() for _ in range(400)], spread_s=20.0)
         assert hall.count(200) == 400, f"{hall.count(429)} of 400 students refused"
 
-        script = _sessions(SCRIPT, [None] * 200)
-        assert 121 <= script.count(200) <= 140 and script.count(429) >= 60, script.count(200)
-
+        script = _flood(SCRIPT, [None] * 200, burst=120, per_s=2)
         browser = _route()
-        tabs = _sessions(ONE_BROWSER, [browser] * 60)
-        assert 31 <= tabs.count(200) <= 40 and tabs.count(429) >= 20, tabs.count(200)
-
-        forged = _sessions(FORGER, [_route() for _ in range(450)])
-        assert 301 <= forged.count(200) <= 360 and forged.count(429) >= 90, forged.count(200)
+        tabs = _flood(ONE_BROWSER, [browser] * 60, burst=30, per_s=1)
+        forged = _flood(FORGER, [_route() for _ in range(450)], burst=300, per_s=10)
 
         # the refusals are in the access log, per address as nginx saw it (loopback whole)
         time.sleep(0.5)
@@ -140,5 +142,3 @@ def test_a_lecture_hall_behind_one_address_gets_in_and_floods_do_not():
             FORGER: forged.count(429),
         }
         assert "limiting" not in (folder / "nginx.log").read_text()  # no address logged there
-    finally:
-        _tear_down(proxy, app, folder)
