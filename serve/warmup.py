@@ -19,6 +19,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+from core.i18n import LANGS, translate
+
 # torch (~1.5 s) and what builds on it, then pandas (~0.5 s; the attention page's score
 # table). plotly looks pandas up in sys.modules without importing it, where a module being
 # imported sits half-built (a page's figure once raised on it): ``core`` makes that lookup
@@ -47,6 +49,31 @@ DONE = "road-to-attention: warm-up done in"
 DELAY_S = 2.0
 THREAD_NAME = "road-warm-up"  # the warm-up thread's name (a test tells its calls apart)
 READY_ENV = "ROAD_READY_FILE"  # written once warm (deploy/k8s: the readiness probe)
+
+# What the capacity bench measured (bench/results/capacity.json; tests/bench/test_capacity.py
+# keeps these equal to it): the students whose clicks one process alone, and one machine of
+# MEASURED_CORES cores behind nginx, kept within CLICK_GOAL_S at p95, everyone admitted. Said
+# to whoever started the server once it is warm: a teacher with a lecture hall reads there
+# when to start more processes.
+STUDENTS_PER_PROCESS: int | None = None
+STUDENTS_PER_MACHINE: int | None = None
+MEASURED_CORES = 2
+CLICK_GOAL_S = 1
+
+
+def capacity_hint(lang: str) -> str | None:
+    """How many students this process holds and when to start more, in ``lang``."""
+    if STUDENTS_PER_PROCESS is None or STUDENTS_PER_MACHINE is None:
+        return None
+    return translate(
+        "serve.capacity",
+        lang,
+        seconds=CLICK_GOAL_S,
+        students=STUDENTS_PER_PROCESS,
+        cores=MEASURED_CORES,
+        machine=STUDENTS_PER_MACHINE,
+    )
+
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -104,6 +131,10 @@ def _import_all(
             return
         _freeze()
         print(f"{DONE} {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        for lang in LANGS:
+            hint = capacity_hint(lang)
+            if hint:
+                print(hint, file=sys.stderr, flush=True)
         _mark_ready()
 
 

@@ -1,0 +1,409 @@
+"""Four classes on one link: each class's teacher opens a poll in a room of its own, its
+students arrive (all classes within one minute), vote from their phones and watch the room
+refresh every 2 s, then the teacher reveals; through the repo's nginx onto replicas sharing one
+PostgreSQL on this machine (``tests/pg.py``'s throwaway server, on a Unix socket).
+
+Every class comes from an address of its own (a school's NAT each). What each simulated phone
+and projector was shown is kept (:class:`Seen`: texts, room codes, histograms) and checked
+against what its own class did (:class:`Truth`) by :func:`cross_talk`: a class that saw another
+room's question, room code or votes is cross-talk.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import random
+import secrets
+import shutil
+import tempfile
+import time
+import urllib.parse
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bench import procs
+from bench import scaleout as S
+from bench.classroom import Action, Student, summary_s
+from bench.procs import LOGS
+from core.i18n import translate
+
+QUESTIONS = ("attention_cat", "rnn_fade", "lm_next", "path_longest")  # a room's question each
+LANG = "en"
+COOKIE = "road_browser"  # the poll's browser cookie (poll.views.COOKIE)
+HIST = "poll_hist"  # the keys of the room's histograms (projector and revealed phone)
+CHANGE_SHARE = 0.3  # students who change their vote once before the reveal
+
+
+def class_address(k: int) -> str:
+    """Class ``k``'s own address (one school NAT each)."""
+    return f"127.0.1.{k + 1}"
+
+
+@dataclass
+class Seen:
+    """What one phone or projector was shown, from the messages it received."""
+
+    klass: int
+    role: str  # "teacher" or "student"
+    texts: set[str] = field(default_factory=set)  # every text of every element received
+    queries: set[str] = field(default_factory=set)  # the address bar's query strings
+    histograms: list[list[int]] = field(default_factory=list)  # every histogram, in order
+    revealed: list[int] | None = None  # the last histogram once the poll was revealed
+    races: set[str] = field(default_factory=set)  # the race ids it was shown
+
+    def take(self, s: Student) -> None:
+        """Keep what the last action of ``s`` received."""
+        for el in s.received:
+            kind = el.WhichOneof("type")
+            proto = getattr(el, kind) if kind else None
+            names = proto.DESCRIPTOR.fields_by_name if proto is not None else ()
+            for n in ("body", "label", "text", "caption"):
+                v = getattr(proto, n) if n in names else None
+                if isinstance(v, str) and v:
+                    self.texts.add(v)
+        self.queries.add(s.query)
+        for _, counts in histograms(s):
+            self.histograms.append(counts)
+
+
+@dataclass
+class Truth:
+    """What a class did: its room, its question's text, its phones' votes, its race."""
+
+    room: str
+    question: str
+    counts: list[int]  # the phones' last vote per answer, as their own screens confirmed
+    race: str | None = None
+
+
+def _numbers(values) -> list[float]:
+    """A plotly array: a list, or a typed array (``{"dtype", "bdata"}``)."""
+    if isinstance(values, dict) and "bdata" in values:
+        import numpy as np
+
+        return np.frombuffer(base64.b64decode(values["bdata"]), dtype=values["dtype"]).tolist()
+    return list(values or [])
+
+
+def histogram_counts(spec: dict) -> list[int]:
+    """The votes per answer a histogram chart draws (its bars in x order)."""
+    bars: dict[str, float] = {}
+    order: list[str] = []
+    for trace in spec.get("data", []):
+        for x, y in zip(_numbers(trace.get("x")), _numbers(trace.get("y")), strict=False):
+            key = str(x)
+            if key not in bars:
+                order.append(key)
+            bars[key] = y
+    return [int(bars[k]) for k in order]
+
+
+def histograms(s: Student) -> list[tuple[str, list[int]]]:
+    """The room's histograms in the elements ``s`` received last: ``(element id, counts)``."""
+    import json
+
+    out = []
+    for el in s.received:
+        if el.WhichOneof("type") != "bidi_component" or HIST not in el.bidi_component.id:
+            continue
+        try:
+            payload = json.loads(el.bidi_component.bytes)
+            spec = (
+                json.loads(payload["spec"]) if isinstance(payload["spec"], str) else payload["spec"]
+            )
+        except (ValueError, KeyError, TypeError):
+            continue
+        out.append((el.bidi_component.id, histogram_counts(spec)))
+    return out
+
+
+def room_of_query(query: str) -> str | None:
+    return urllib.parse.parse_qs(query).get("room", [None])[-1]
+
+
+def _shown(code: str) -> set[str]:
+    """How a room code can appear on screen: as typed, and read aloud in two halves."""
+    return {code, f"{code[:4]} {code[4:]}"}
+
+
+def cross_talk(seen: Iterable[Seen], truth: dict[int, Truth]) -> dict[int, list[str]]:
+    """Per class, what its phones and projector were shown of another class (question text,
+    room code, race), and histograms that are not its own room's: more votes than its own
+    phones cast, or, once revealed, other counts than its own votes. Empty lists: none."""
+    problems: dict[int, list[str]] = {k: [] for k in truth}
+    for s in seen:
+        mine = truth[s.klass]
+        out = problems.setdefault(s.klass, [])
+        who = f"{s.role} of class {s.klass}"
+        for k, other in truth.items():
+            if k == s.klass:
+                continue
+            if other.question != mine.question and other.question in s.texts:
+                out.append(f"{who} saw class {k}'s question")
+            if any(code in text for code in _shown(other.room) for text in s.texts):
+                out.append(f"{who} saw class {k}'s room code")
+            if other.race and other.race in s.races:
+                out.append(f"{who} saw class {k}'s race")
+        rooms = {room_of_query(q) for q in s.queries} - {None}
+        if rooms - {mine.room}:
+            out.append(f"{who} was in room(s) {sorted(rooms - {mine.room})}")
+        for counts in s.histograms:
+            if len(counts) != len(mine.counts) or sum(counts) > sum(mine.counts):
+                out.append(f"{who} saw a histogram {counts} beside its own {mine.counts}")
+                break
+        if s.revealed is not None and s.revealed != mine.counts:
+            out.append(f"{who}: revealed {s.revealed}, its class voted {mine.counts}")
+        if mine.race and s.races - {mine.race}:
+            out.append(f"{who} saw race(s) {sorted(s.races - {mine.race})}")
+    return {k: sorted(set(v)) for k, v in problems.items()}
+
+
+@dataclass
+class RoomsPlan:
+    classes: int = 4
+    students: int = 50  # per class
+    arrive_within: float = 60.0  # every class's students arrive within this
+    vote_for: float = 20.0  # s after the last arrival before the teachers reveal
+    after: float = 8.0  # s of phones refreshing after the reveal
+    seed: int = 0
+    timeout: float = 60.0
+    port: int = S.NGINX_PORT
+    replicas: int = 2
+
+    def meta(self) -> dict:
+        keys = ("classes", "students", "arrive_within", "vote_for", "after", "seed", "replicas")
+        return {k: getattr(self, k) for k in keys} | {"questions": list(QUESTIONS[: self.classes])}
+
+
+def _browser(s: Student) -> None:
+    s.set_cookie(COOKIE, secrets.token_urlsafe(24))  # the id the poll page's cookie holds
+
+
+async def _act(s: Student, seen: Seen, action) -> Action:
+    a = await action
+    seen.take(s)
+    return a
+
+
+async def _refresh_until(s: Student, seen: Seen, until: float, refreshes: list[Action]) -> None:
+    """The browser's timed fragment reruns (every ``run_every``) until ``until``."""
+    while s.connected and s.auto_reruns:
+        frag, every = next(iter(s.auto_reruns.items()))
+        if time.monotonic() + every >= until:
+            return
+        await asyncio.sleep(every)
+        refreshes.append(await _act(s, seen, s.refresh(frag)))
+
+
+def _my_vote(s: Student, labels: list[str]) -> int | None:
+    """The answer this phone's own screen marks as its vote (``✓ label``)."""
+    for kind, proto in s.widgets().values():
+        if kind == "button" and proto.label.startswith("✓ "):
+            name = proto.label[2:]
+            if name in labels:
+                return labels.index(name)
+    return None
+
+
+@dataclass
+class Phone:
+    klass: int
+    s: Student
+    seen: Seen
+    votes: list[Action] = field(default_factory=list)
+    refreshes: list[Action] = field(default_factory=list)
+    arrival: Action | None = None
+    vote: int | None = None  # its last vote, as its screen confirmed
+
+
+async def _student(p: Phone, room: str, labels, start, reveal_at, end, rng) -> None:
+    await asyncio.sleep(max(0.0, start - time.monotonic()))
+    p.arrival = await _act(p.s, p.seen, p.s.arrive("poll", f"room={room}&lang={LANG}"))
+    if not p.arrival.ok:
+        return
+    times = [time.monotonic() + rng.uniform(2, 6)]
+    if rng.random() < CHANGE_SHARE:
+        times.append(times[0] + rng.uniform(4, 10))
+    for at in times:
+        if at >= reveal_at - 1:
+            break
+        await _refresh_until(p.s, p.seen, at, p.refreshes)
+        await asyncio.sleep(max(0.0, at - time.monotonic()))
+        a = await _act(p.s, p.seen, p.s.press(f"poll_answer_{rng.randrange(len(labels))}"))
+        p.votes.append(a)
+        p.vote = _my_vote(p.s, labels) if a.ok else p.vote
+    await _refresh_until(p.s, p.seen, end, p.refreshes)
+    p.seen.revealed = next((c for c in reversed(p.seen.histograms)), None)
+
+
+@dataclass
+class Teacher:
+    klass: int
+    s: Student
+    seen: Seen
+    room: str | None = None
+    opened: Action | None = None
+    reveal: Action | None = None
+    refreshes: list[Action] = field(default_factory=list)
+    before_reveal: list[int] | None = None  # the projector's histogram just before Reveal
+
+
+async def _teacher(t: Teacher, question: str, reveal_at: float, end: float) -> None:
+    t.opened = await _act(t.s, t.seen, t.s.arrive("poll", f"ask={question}&lang={LANG}&present=1"))
+    t.room = room_of_query(t.s.query)
+    if not t.opened.ok or not t.room:
+        return
+    await _refresh_until(t.s, t.seen, reveal_at, t.refreshes)
+    await asyncio.sleep(max(0.0, reveal_at - time.monotonic()))
+    refreshed = await _act(t.s, t.seen, t.s.refresh(next(iter(t.s.auto_reruns), "")))
+    t.refreshes.append(refreshed)
+    t.before_reveal = t.seen.histograms[-1] if t.seen.histograms else None
+    t.reveal = await _act(t.s, t.seen, t.s.press_labelled(translate("poll.reveal", LANG)))
+    await _refresh_until(t.s, t.seen, end, t.refreshes)
+    t.seen.revealed = t.seen.histograms[-1] if t.seen.histograms else None
+
+
+def class_figures(k: int, t: Teacher, phones: list[Phone], problems: list[str]) -> dict:
+    """One class's figures: arrivals, votes (its clicks), refreshes, errors, cross-talk."""
+    mine = [p for p in phones if p.klass == k]
+    actions = [a for p in mine for a in (p.arrival, *p.votes, *p.refreshes) if a is not None]
+    actions += [a for a in (t.opened, t.reveal, *t.refreshes) if a is not None]
+    failed = [a for a in actions if not a.ok]
+    return {
+        "room": t.room,
+        "students": len(mine),
+        "arrived": sum(bool(p.arrival and p.arrival.ok) for p in mine),
+        "arrive_s": summary_s([p.arrival.seconds for p in mine if p.arrival and p.arrival.ok]),
+        "click_s": summary_s([a.seconds for p in mine for a in p.votes if a.ok]),
+        "refresh_s": summary_s([a.seconds for p in mine for a in p.refreshes if a.ok]),
+        "teacher": {
+            "open_s": t.opened.seconds if t.opened else None,
+            "reveal_s": t.reveal.seconds if t.reveal else None,
+            "refresh_s": summary_s([a.seconds for a in t.refreshes if a.ok]),
+            "histogram_before_reveal": t.before_reveal,
+            "histogram_revealed": t.seen.revealed,
+        },
+        "votes": sum(len(p.votes) for p in mine),
+        "errors": len(failed),
+        "error_samples": sorted({(a.error or "?")[:160] for a in failed})[:6],
+        "cross_talk": problems,
+        "saw_only_its_own": not problems,
+    }
+
+
+def truths(teachers: list[Teacher], phones: list[Phone], labels: dict[int, list[str]]):
+    out = {}
+    for t in teachers:
+        counts = [0] * len(labels[t.klass])
+        for p in phones:
+            if p.klass == t.klass and p.vote is not None:
+                counts[p.vote] += 1
+        text = translate(f"poll.q.{QUESTIONS[t.klass]}.text", LANG)
+        out[t.klass] = Truth(t.room or "", text, counts)
+    return out
+
+
+async def play(cl: procs.Cluster, plan: RoomsPlan) -> dict:
+    from poll import questions as pq
+
+    rng = random.Random(plan.seed)
+    t0 = time.monotonic()
+    labels = {}
+    teachers = []
+    for k in range(plan.classes):
+        q = pq.BY_ID[QUESTIONS[k]]
+        labels[k] = q.answer_labels(lambda key, **f: translate(key, LANG, **f))
+        s = Student(cl.base, timeout=300, name=f"teacher{k}", source_address=class_address(k))
+        _browser(s)
+        teachers.append(Teacher(k, s, Seen(k, "teacher")))
+    last = t0 + 5 + plan.arrive_within
+    reveal_at = last + plan.vote_for
+    end = reveal_at + plan.after
+    tasks = [_teacher(t, QUESTIONS[t.klass], reveal_at, end) for t in teachers]
+    opened = asyncio.gather(*tasks)
+    await asyncio.sleep(5.0)  # the teachers have opened their rooms before students come
+    phones = []
+    for k, t in enumerate(teachers):
+        for i in range(plan.students):
+            s = Student(
+                cl.base, timeout=plan.timeout, name=f"c{k}s{i}", source_address=class_address(k)
+            )
+            _browser(s)
+            phones.append(Phone(k, s, Seen(k, "student")))
+    starts = [t0 + 5 + rng.uniform(0, plan.arrive_within) for _ in phones]
+    rngs = [random.Random(rng.random()) for _ in phones]
+    await asyncio.gather(
+        opened,
+        *(
+            _student(p, teachers[p.klass].room or "", labels[p.klass], at, reveal_at, end, r)
+            for p, at, r in zip(phones, starts, rngs, strict=True)
+        ),
+    )
+    truth = truths(teachers, phones, labels)
+    problems = cross_talk([t.seen for t in teachers] + [p.seen for p in phones], truth)
+    out = {str(k): class_figures(k, t, phones, problems[k]) for k, t in enumerate(teachers)}
+    for x in [*teachers, *phones]:
+        await x.s.__aexit__()
+    return out
+
+
+def run(args) -> dict:
+    from tests import pg
+
+    plan = RoomsPlan(
+        args.classes, args.students, args.arrive_within, args.vote_for, seed=args.seed,
+        timeout=args.class_timeout, port=args.port, replicas=args.replicas,
+    )  # fmt: skip
+    meta = procs.run_meta() | plan.meta()
+    meta["through"] = "nginx from deploy/nginx/ onto replicas sharing one PostgreSQL"
+    meta["clients"] = "the simulated phones run on this machine too"
+    result: dict = {"meta": meta, "classes": {}}
+    errors: list[str] = []
+    folder = Path(tempfile.mkdtemp(prefix="road-rooms-pg-"))
+    server = None
+    try:
+        server = pg.start(folder)
+        meta["database"] = f"PostgreSQL {server.bin.parent.name} (Unix socket)"
+        with procs.cluster(
+            plan.replicas, plan.port, env={"ROAD_DATABASE_URL": server.url},
+            keep_logs=LOGS, label="rooms",
+        ) as cl:  # fmt: skip
+            page = ("poll", f"lang={LANG}")
+            warm, errs = asyncio.run(S.warm_replicas(cl, page))
+            errors += errs
+            result["classes"] = asyncio.run(play(cl, plan))
+            result["warm"] = warm
+    except (RuntimeError, OSError) as exc:
+        errors.append(f"rooms: {type(exc).__name__}: {exc}")
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(folder, ignore_errors=True)
+    classes = result["classes"].values()
+    result["goals"] = {
+        "cross_talk": sum(len(c["cross_talk"]) for c in classes),
+        "errors": sum(c["errors"] for c in classes),
+        "click_p95_max_s": max((c["click_s"]["p95"] or 0 for c in classes), default=None),
+    }
+    g = result["goals"]
+    g["met"] = bool(classes) and g["cross_talk"] == 0 and g["errors"] == 0
+    g["met"] = g["met"] and g["click_p95_max_s"] is not None and g["click_p95_max_s"] <= 1.0
+    result["meta"]["load_end"] = procs.load_average()
+    result["errors"] = errors
+    return result
+
+
+def table(result: dict) -> str:
+    rows = [
+        "| class | room | arrived | arrival p95 (s) | vote p95 (s) | refresh p95 (s) | errors "
+        "| saw only its own |\n|---|---|" + "---:|" * 5 + "---|"
+    ]
+    for k, c in result.get("classes", {}).items():
+        rows.append(
+            f"| {k} | {c['room']} | {c['arrived']}/{c['students']} | {c['arrive_s']['p95']} "
+            f"| {c['click_s']['p95']} | {c['refresh_s']['p95']} | {c['errors']} "
+            f"| {'yes' if c['saw_only_its_own'] else '; '.join(c['cross_talk'])} |"
+        )
+    return "\n".join(rows) + f"\n\ngoals: {result.get('goals')}"
