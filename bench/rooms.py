@@ -218,9 +218,13 @@ class Phone:
     vote: int | None = None  # its last vote, as its screen confirmed
 
 
-async def _student(p: Phone, room: str, labels, start, reveal_at, end, rng) -> None:
+async def _student(p: Phone, t: Teacher, labels, start, reveal_at, end, rng) -> None:
     await asyncio.sleep(max(0.0, start - time.monotonic()))
-    p.arrival = await _act(p.s, p.seen, p.s.arrive("poll", f"room={room}&lang={LANG}"))
+    await t.opened_event.wait()  # the code a phone scans is on the projector once it opened
+    if not t.room:
+        p.arrival = p.s._record("arrive", None, f"class {t.klass}'s teacher opened no room")
+        return
+    p.arrival = await _act(p.s, p.seen, p.s.arrive("poll", f"room={t.room}&lang={LANG}"))
     if not p.arrival.ok:
         return
     times = [time.monotonic() + rng.uniform(2, 6)]
@@ -248,11 +252,13 @@ class Teacher:
     reveal: Action | None = None
     refreshes: list[Action] = field(default_factory=list)
     before_reveal: list[int] | None = None  # the projector's histogram just before Reveal
+    opened_event: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 async def _teacher(t: Teacher, question: str, reveal_at: float, end: float) -> None:
     t.opened = await _act(t.s, t.seen, t.s.arrive("poll", f"ask={question}&lang={LANG}&present=1"))
     t.room = room_of_query(t.s.query)
+    t.opened_event.set()
     if not t.opened.ok or not t.room:
         return
     await _refresh_until(t.s, t.seen, reveal_at, t.refreshes)
@@ -321,6 +327,7 @@ async def play(cl: procs.Cluster, plan: RoomsPlan) -> dict:
     last = t0 + 5 + plan.arrive_within
     reveal_at = last + plan.vote_for
     end = reveal_at + plan.after
+    procs.log(f"{plan.classes} classes of {plan.students}: teachers open their rooms")
     tasks = [_teacher(t, QUESTIONS[t.klass], reveal_at, end) for t in teachers]
     opened = asyncio.gather(*tasks)
     await asyncio.sleep(5.0)  # the teachers have opened their rooms before students come
@@ -332,12 +339,15 @@ async def play(cl: procs.Cluster, plan: RoomsPlan) -> dict:
             )
             _browser(s)
             phones.append(Phone(k, s, Seen(k, "student")))
+    procs.log(
+        f"rooms {[t.room for t in teachers]}; students arrive within {plan.arrive_within:g} s"
+    )
     starts = [t0 + 5 + rng.uniform(0, plan.arrive_within) for _ in phones]
     rngs = [random.Random(rng.random()) for _ in phones]
     await asyncio.gather(
         opened,
         *(
-            _student(p, teachers[p.klass].room or "", labels[p.klass], at, reveal_at, end, r)
+            _student(p, teachers[p.klass], labels[p.klass], at, reveal_at, end, r)
             for p, at, r in zip(phones, starts, rngs, strict=True)
         ),
     )
@@ -371,6 +381,7 @@ def run(args) -> dict:
             keep_logs=LOGS, label="rooms",
         ) as cl:  # fmt: skip
             page = ("poll", f"lang={LANG}")
+            procs.log(f"{plan.replicas} replicas and PostgreSQL up: warming up")
             warm, errs = asyncio.run(S.warm_replicas(cl, page))
             errors += errs
             result["classes"] = asyncio.run(play(cl, plan))
