@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import contextlib
+import json
 import random
 import secrets
 import shutil
 import tempfile
+import threading
 import time
 import urllib.parse
 from collections.abc import Iterable
@@ -33,6 +36,10 @@ QUESTIONS = ("attention_cat", "rnn_fade", "lm_next", "path_longest")  # a room's
 LANG = "en"
 COOKIE = "road_browser"  # the poll's browser cookie (poll.views.COOKIE)
 HIST = "poll_hist"  # the keys of the room's histograms (projector and revealed phone)
+KNOB = (20, 30)  # the race's longest sentence, by class (lessons.live.common.LENGTHS)
+FIRST_RACER = "plain"  # core.live.MODELS[0]: the loss chart's first line
+RACE_CHART = "live_loss"  # the key of the race's loss chart (lessons/live/race.py)
+RACE_SLACK_S = 3.0  # a phone may be sent records the bench's sampling of the database saw later
 CHANGE_SHARE = 0.3  # students who change their vote once before the reveal
 
 
@@ -51,7 +58,7 @@ class Seen:
     queries: set[str] = field(default_factory=set)  # the address bar's query strings
     histograms: list[list[int]] = field(default_factory=list)  # every histogram, in order
     revealed: list[int] | None = None  # the last histogram once the poll was revealed
-    races: set[str] = field(default_factory=set)  # the race ids it was shown
+    races: list[RaceView] = field(default_factory=list)  # every race chart it was sent
 
     def take(self, s: Student) -> None:
         """Keep what the last action of ``s`` received."""
@@ -66,6 +73,47 @@ class Seen:
         self.queries.add(s.query)
         for _, counts in histograms(s):
             self.histograms.append(counts)
+        for _, spec in charts(s, RACE_CHART):
+            self.races.append(RaceView.of(spec))
+
+
+@dataclass(frozen=True)
+class RaceView:
+    """A race's loss chart as a phone was sent it: when, the steps, the first model's losses."""
+
+    at: float  # time.monotonic() when it arrived
+    steps: tuple[float, ...]
+    losses: tuple[float, ...]
+
+    @classmethod
+    def of(cls, spec: dict, at: float | None = None) -> RaceView:
+        traces = [t for t in spec.get("data", []) if t.get("x") is not None]
+        first = traces[0] if traces else {}
+        steps, losses = _numbers(first.get("x")), _numbers(first.get("y"))
+        return cls(time.monotonic() if at is None else at, tuple(steps), tuple(losses))
+
+
+@dataclass
+class Race:
+    """A room's race as the database kept it: its records (each ``(step, loss)`` of the chart's
+    first model) and, sampled while the classes ran, how many it had when (``seen``)."""
+
+    id: str
+    records: list[tuple[float, float]]
+    seen: list[tuple[float, int]] = field(default_factory=list)  # (time.monotonic(), records)
+
+    def had(self, at: float, slack: float) -> int:
+        """The most records it was sampled with up to ``slack`` s after ``at``."""
+        return max((n for t, n in self.seen if t <= at + slack), default=0)
+
+    def shows(self, view: RaceView) -> bool:
+        """Whether ``view`` draws the first records of this race, exactly."""
+        n = len(view.steps)
+        mine = self.records[:n]
+        return len(mine) == n and all(
+            s == v_s and abs(loss - v_l) <= 1e-9 * max(1.0, abs(loss))
+            for (s, loss), v_s, v_l in zip(mine, view.steps, view.losses, strict=True)
+        )
 
 
 @dataclass
@@ -75,7 +123,7 @@ class Truth:
     room: str
     question: str
     counts: list[int]  # the phones' last vote per answer, as their own screens confirmed
-    race: str | None = None
+    race: Race | None = None
 
 
 def _numbers(values) -> list[float]:
@@ -100,23 +148,24 @@ def histogram_counts(spec: dict) -> list[int]:
     return [int(bars[k]) for k in order]
 
 
-def histograms(s: Student) -> list[tuple[str, list[int]]]:
-    """The room's histograms in the elements ``s`` received last: ``(element id, counts)``."""
-    import json
-
+def charts(s: Student, key: str) -> list[tuple[str, dict]]:
+    """The app's charts whose element id holds ``key`` among the elements ``s`` received last:
+    ``(element id, plotly spec)``."""
     out = []
     for el in s.received:
-        if el.WhichOneof("type") != "bidi_component" or HIST not in el.bidi_component.id:
+        if el.WhichOneof("type") != "bidi_component" or key not in el.bidi_component.id:
             continue
         try:
-            payload = json.loads(el.bidi_component.bytes)
-            spec = (
-                json.loads(payload["spec"]) if isinstance(payload["spec"], str) else payload["spec"]
-            )
+            spec = json.loads(el.bidi_component.bytes)["spec"]
         except (ValueError, KeyError, TypeError):
             continue
-        out.append((el.bidi_component.id, histogram_counts(spec)))
+        out.append((el.bidi_component.id, spec))
     return out
+
+
+def histograms(s: Student) -> list[tuple[str, list[int]]]:
+    """The room's histograms ``s`` received last: ``(element id, counts)``."""
+    return [(i, histogram_counts(spec)) for i, spec in charts(s, HIST)]
 
 
 def room_of_query(query: str) -> str | None:
@@ -144,7 +193,11 @@ def cross_talk(seen: Iterable[Seen], truth: dict[int, Truth]) -> dict[int, list[
                 out.append(f"{who} saw class {k}'s question")
             if any(code in text for code in _shown(other.room) for text in s.texts):
                 out.append(f"{who} saw class {k}'s room code")
-            if other.race and other.race in s.races:
+            if other.race and any(
+                other.race.shows(v) and not (mine.race and mine.race.shows(v))
+                for v in s.races
+                if v.steps
+            ):
                 out.append(f"{who} saw class {k}'s race")
         rooms = {room_of_query(q) for q in s.queries} - {None}
         if rooms - {mine.room}:
@@ -155,8 +208,18 @@ def cross_talk(seen: Iterable[Seen], truth: dict[int, Truth]) -> dict[int, list[
                 break
         if s.revealed is not None and s.revealed != mine.counts:
             out.append(f"{who}: revealed {s.revealed}, its class voted {mine.counts}")
-        if mine.race and s.races - {mine.race}:
-            out.append(f"{who} saw race(s) {sorted(s.races - {mine.race})}")
+        for v in s.races:
+            if not v.steps:
+                continue
+            if mine.race is None or not mine.race.shows(v):
+                out.append(f"{who} was sent a race that is not its room's")
+                break
+            had = mine.race.had(v.at, RACE_SLACK_S)
+            if len(v.steps) > had:
+                out.append(
+                    f"{who} was sent {len(v.steps)} records of a race when its own had {had}"
+                )
+                break
     return {k: sorted(set(v)) for k, v in problems.items()}
 
 
@@ -166,7 +229,7 @@ class RoomsPlan:
     students: int = 50  # per class
     arrive_within: float = 60.0  # every class's students arrive within this
     vote_for: float = 20.0  # s after the last arrival before the teachers reveal
-    after: float = 8.0  # s of phones refreshing after the reveal
+    after: float = 20.0  # s after the reveal: the phones follow the link to their room's race
     seed: int = 0
     timeout: float = 60.0
     port: int = S.NGINX_PORT
@@ -177,8 +240,11 @@ class RoomsPlan:
         return {k: getattr(self, k) for k in keys} | {"questions": list(QUESTIONS[: self.classes])}
 
 
-def _browser(s: Student) -> None:
-    s.set_cookie(COOKIE, secrets.token_urlsafe(24))  # the id the poll page's cookie holds
+def _browser(s: Student) -> str:
+    """A browser id of its own for ``s`` (the id the poll page's cookie holds)."""
+    browser = secrets.token_urlsafe(24)
+    s.set_cookie(COOKIE, browser)
+    return browser
 
 
 async def _act(s: Student, seen: Seen, action) -> Action:
@@ -188,9 +254,10 @@ async def _act(s: Student, seen: Seen, action) -> Action:
 
 
 async def _refresh_until(s: Student, seen: Seen, until: float, refreshes: list[Action]) -> None:
-    """The browser's timed fragment reruns (every ``run_every``) until ``until``."""
+    """The browser's timed fragment reruns until ``until`` (the most frequent one's: a page
+    watching a race reruns its panel every second, its slower watch is left out)."""
     while s.connected and s.auto_reruns:
-        frag, every = next(iter(s.auto_reruns.items()))
+        frag, every = min(s.auto_reruns.items(), key=lambda kv: kv[1])
         if time.monotonic() + every >= until:
             return
         await asyncio.sleep(every)
@@ -219,6 +286,7 @@ class Phone:
 
 
 async def _student(p: Phone, t: Teacher, labels, start, reveal_at, end, rng) -> None:
+    race_at = reveal_at + rng.uniform(2, 5)
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     await t.opened_event.wait()  # the code a phone scans is on the projector once it opened
     if not t.room:
@@ -238,8 +306,14 @@ async def _student(p: Phone, t: Teacher, labels, start, reveal_at, end, rng) -> 
         a = await _act(p.s, p.seen, p.s.press(f"poll_answer_{rng.randrange(len(labels))}"))
         p.votes.append(a)
         p.vote = _my_vote(p.s, labels) if a.ok else p.vote
-    await _refresh_until(p.s, p.seen, end, p.refreshes)
+    await _refresh_until(p.s, p.seen, race_at, p.refreshes)
     p.seen.revealed = next((c for c in reversed(p.seen.histograms)), None)
+    if not p.s.connected:
+        return
+    await asyncio.sleep(max(0.0, race_at - time.monotonic()))
+    # the poll's link to its room's race (the teacher moves the class on to it)
+    p.votes.append(await _act(p.s, p.seen, p.s.click(f"room={t.room}&lang={LANG}", page="live")))
+    await _refresh_until(p.s, p.seen, end, p.refreshes)
 
 
 @dataclass
@@ -252,6 +326,8 @@ class Teacher:
     reveal: Action | None = None
     refreshes: list[Action] = field(default_factory=list)
     before_reveal: list[int] | None = None  # the projector's histogram just before Reveal
+    live: Student | None = None  # a second tab of the same browser: the room's race
+    started: Action | None = None  # its Start
     opened_event: asyncio.Event = field(default_factory=asyncio.Event)
 
 
@@ -261,6 +337,7 @@ async def _teacher(t: Teacher, question: str, reveal_at: float, end: float) -> N
     t.opened_event.set()
     if not t.opened.ok or not t.room:
         return
+    race = asyncio.create_task(_race_tab(t, end))
     await _refresh_until(t.s, t.seen, reveal_at, t.refreshes)
     await asyncio.sleep(max(0.0, reveal_at - time.monotonic()))
     refreshed = await _act(t.s, t.seen, t.s.refresh(next(iter(t.s.auto_reruns), "")))
@@ -269,13 +346,28 @@ async def _teacher(t: Teacher, question: str, reveal_at: float, end: float) -> N
     t.reveal = await _act(t.s, t.seen, t.s.press_labelled(translate("poll.reveal", LANG)))
     await _refresh_until(t.s, t.seen, end, t.refreshes)
     t.seen.revealed = t.seen.histograms[-1] if t.seen.histograms else None
+    await race
 
 
-def class_figures(k: int, t: Teacher, phones: list[Phone], problems: list[str]) -> dict:
+async def _race_tab(t: Teacher, end: float) -> None:
+    """The teacher's second tab: the room's race page, its knob (20 or 30 words, by class, so
+    that two rooms' races differ), Start, then watching it until ``end``."""
+    s = t.live
+    a = await _act(s, t.seen, s.arrive("live", f"room={t.room}&lang={LANG}&present=1"))
+    t.refreshes.append(a)
+    if not a.ok:
+        return
+    words = translate("live.race.knob.words", LANG, n=KNOB[t.klass % len(KNOB)])
+    t.refreshes.append(await _act(s, t.seen, s.set("live_max_len", words)))
+    t.started = await _act(s, t.seen, s.press("live_start"))
+    await _refresh_until(s, t.seen, end, t.refreshes)
+
+
+def class_figures(k: int, t: Teacher, phones: list[Phone], truth: Truth, problems) -> dict:
     """One class's figures: arrivals, votes (its clicks), refreshes, errors, cross-talk."""
     mine = [p for p in phones if p.klass == k]
     actions = [a for p in mine for a in (p.arrival, *p.votes, *p.refreshes) if a is not None]
-    actions += [a for a in (t.opened, t.reveal, *t.refreshes) if a is not None]
+    actions += [a for a in (t.opened, t.reveal, t.started, *t.refreshes) if a is not None]
     failed = [a for a in actions if not a.ok]
     return {
         "room": t.room,
@@ -287,11 +379,15 @@ def class_figures(k: int, t: Teacher, phones: list[Phone], problems: list[str]) 
         "teacher": {
             "open_s": t.opened.seconds if t.opened else None,
             "reveal_s": t.reveal.seconds if t.reveal else None,
+            "race_start_s": t.started.seconds if t.started else None,
             "refresh_s": summary_s([a.seconds for a in t.refreshes if a.ok]),
             "histogram_before_reveal": t.before_reveal,
             "histogram_revealed": t.seen.revealed,
         },
-        "votes": sum(len(p.votes) for p in mine),
+        "votes_cast": truth.counts,
+        "phones_shown_its_question": sum(truth.question in p.seen.texts for p in mine),
+        "phones_shown_its_reveal": sum(p.seen.revealed == truth.counts for p in mine),
+        "clicks": sum(len(p.votes) for p in mine),
         "errors": len(failed),
         "error_samples": sorted({(a.error or "?")[:160] for a in failed})[:6],
         "cross_talk": problems,
@@ -299,7 +395,52 @@ def class_figures(k: int, t: Teacher, phones: list[Phone], problems: list[str]) 
     }
 
 
-def truths(teachers: list[Teacher], phones: list[Phone], labels: dict[int, list[str]]):
+class RaceWatch:
+    """The rooms' races in the database, sampled every ``every`` s in a thread: how many
+    records each had when (:attr:`Race.seen`), then all of them (:attr:`Race.records`)."""
+
+    def __init__(self, url: str, rooms: dict[int, str], every: float = 1.0) -> None:
+        from poll.runs import RunStore
+
+        self.store, self.rooms, self.every = RunStore.at(url), rooms, every
+        self.races: dict[int, Race] = {}
+        self.statuses: dict[int, list[str]] = {}
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="race-watch", daemon=True)
+
+    def _look(self, final: bool = False) -> None:
+        for k, room in self.rooms.items():
+            run = self.store.latest(room)
+            if run is None:
+                continue
+            race = self.races.get(k)
+            if race is None or race.id != run.id:
+                race = self.races[k] = Race(run.id, [])
+            race.seen.append((time.monotonic(), len(run.progress)))
+            seen = self.statuses.setdefault(k, [])
+            if not seen or seen[-1] != run.status:
+                seen.append(run.status)
+            if final:
+                race.records = [(r["step"], r["loss"][FIRST_RACER]) for r in run.progress]
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.every):
+            with contextlib.suppress(Exception):  # a slow or busy database: the next look
+                self._look()
+
+    def __enter__(self) -> RaceWatch:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        self._thread.join(30)
+        self._look(final=True)
+
+
+def truths(
+    teachers: list[Teacher], phones: list[Phone], labels: dict[int, list[str]], races=None
+) -> dict[int, Truth]:
     out = {}
     for t in teachers:
         counts = [0] * len(labels[t.klass])
@@ -307,11 +448,11 @@ def truths(teachers: list[Teacher], phones: list[Phone], labels: dict[int, list[
             if p.klass == t.klass and p.vote is not None:
                 counts[p.vote] += 1
         text = translate(f"poll.q.{QUESTIONS[t.klass]}.text", LANG)
-        out[t.klass] = Truth(t.room or "", text, counts)
+        out[t.klass] = Truth(t.room or "", text, counts, (races or {}).get(t.klass))
     return out
 
 
-async def play(cl: procs.Cluster, plan: RoomsPlan) -> dict:
+async def play(cl: procs.Cluster, plan: RoomsPlan, db_url: str) -> dict:
     from poll import questions as pq
 
     rng = random.Random(plan.seed)
@@ -322,8 +463,9 @@ async def play(cl: procs.Cluster, plan: RoomsPlan) -> dict:
         q = pq.BY_ID[QUESTIONS[k]]
         labels[k] = q.answer_labels(lambda key, **f: translate(key, LANG, **f))
         s = Student(cl.base, timeout=300, name=f"teacher{k}", source_address=class_address(k))
-        _browser(s)
-        teachers.append(Teacher(k, s, Seen(k, "teacher")))
+        live = Student(cl.base, timeout=300, name=f"race{k}", source_address=class_address(k))
+        live.set_cookie(COOKIE, _browser(s))  # the same browser: the room's teacher
+        teachers.append(Teacher(k, s, Seen(k, "teacher"), live=live))
     last = t0 + 5 + plan.arrive_within
     reveal_at = last + plan.vote_for
     end = reveal_at + plan.after
@@ -339,23 +481,39 @@ async def play(cl: procs.Cluster, plan: RoomsPlan) -> dict:
             )
             _browser(s)
             phones.append(Phone(k, s, Seen(k, "student")))
-    procs.log(
-        f"rooms {[t.room for t in teachers]}; students arrive within {plan.arrive_within:g} s"
-    )
     starts = [t0 + 5 + rng.uniform(0, plan.arrive_within) for _ in phones]
     rngs = [random.Random(rng.random()) for _ in phones]
-    await asyncio.gather(
-        opened,
-        *(
-            _student(p, teachers[p.klass], labels[p.klass], at, reveal_at, end, r)
-            for p, at, r in zip(phones, starts, rngs, strict=True)
-        ),
-    )
-    truth = truths(teachers, phones, labels)
+    await asyncio.gather(*(t.opened_event.wait() for t in teachers))
+    rooms = {t.klass: t.room for t in teachers if t.room}
+    procs.log(f"rooms {rooms}; students arrive within {plan.arrive_within:g} s")
+    with RaceWatch(db_url, rooms) as watch:
+        await asyncio.gather(
+            opened,
+            *(
+                _student(p, teachers[p.klass], labels[p.klass], at, reveal_at, end, r)
+                for p, at, r in zip(phones, starts, rngs, strict=True)
+            ),
+        )
+    truth = truths(teachers, phones, labels, watch.races)
     problems = cross_talk([t.seen for t in teachers] + [p.seen for p in phones], truth)
-    out = {str(k): class_figures(k, t, phones, problems[k]) for k, t in enumerate(teachers)}
+    out = {
+        str(k): class_figures(k, t, phones, truth[k], problems[k]) for k, t in enumerate(teachers)
+    }
+    for k, figs in out.items():
+        race = watch.races.get(int(k))
+        figs["race"] = {
+            "id": race.id if race else None,
+            "statuses": watch.statuses.get(int(k), []),
+            "records": len(race.records) if race else 0,
+            "knob_words": KNOB[int(k) % len(KNOB)],
+            "phones_shown_it": sum(
+                any(v.steps for v in p.seen.races) for p in phones if p.klass == int(k)
+            ),
+        }
     for x in [*teachers, *phones]:
         await x.s.__aexit__()
+    for t in teachers:
+        await t.live.__aexit__()
     return out
 
 
@@ -384,7 +542,7 @@ def run(args) -> dict:
             procs.log(f"{plan.replicas} replicas and PostgreSQL up: warming up")
             warm, errs = asyncio.run(S.warm_replicas(cl, page))
             errors += errs
-            result["classes"] = asyncio.run(play(cl, plan))
+            result["classes"] = asyncio.run(play(cl, plan, server.url))
             result["warm"] = warm
     except (RuntimeError, OSError) as exc:
         errors.append(f"rooms: {type(exc).__name__}: {exc}")
