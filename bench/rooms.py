@@ -229,7 +229,7 @@ class RoomsPlan:
     students: int = 50  # per class
     arrive_within: float = 60.0  # every class's students arrive within this
     vote_for: float = 20.0  # s after the last arrival before the teachers reveal
-    after: float = 20.0  # s after the reveal: the phones follow the link to their room's race
+    after: float = 25.0  # s after the reveal: the phones follow the link to their room's race
     seed: int = 0
     timeout: float = 60.0
     port: int = S.NGINX_PORT
@@ -286,7 +286,7 @@ class Phone:
 
 
 async def _student(p: Phone, t: Teacher, labels, start, reveal_at, end, rng) -> None:
-    race_at = reveal_at + rng.uniform(2, 5)
+    race_at = reveal_at + rng.uniform(6, 10)  # a refresh or two has shown the reveal
     await asyncio.sleep(max(0.0, start - time.monotonic()))
     await t.opened_event.wait()  # the code a phone scans is on the projector once it opened
     if not t.room:
@@ -441,13 +441,15 @@ class RaceWatch:
 def truths(
     teachers: list[Teacher], phones: list[Phone], labels: dict[int, list[str]], races=None
 ) -> dict[int, Truth]:
+    from poll import questions as pq
+
     out = {}
     for t in teachers:
         counts = [0] * len(labels[t.klass])
         for p in phones:
             if p.klass == t.klass and p.vote is not None:
                 counts[p.vote] += 1
-        text = translate(f"poll.q.{QUESTIONS[t.klass]}.text", LANG)
+        text = pq.BY_ID[QUESTIONS[t.klass]].text(lambda key, **f: translate(key, LANG, **f))
         out[t.klass] = Truth(t.room or "", text, counts, (races or {}).get(t.klass))
     return out
 
@@ -506,7 +508,8 @@ async def play(cl: procs.Cluster, plan: RoomsPlan, db_url: str) -> dict:
             "statuses": watch.statuses.get(int(k), []),
             "records": len(race.records) if race else 0,
             "knob_words": KNOB[int(k) % len(KNOB)],
-            "phones_shown_it": sum(
+            "phones_on_its_page": sum(bool(p.seen.races) for p in phones if p.klass == int(k)),
+            "phones_shown_its_records": sum(
                 any(v.steps for v in p.seen.races) for p in phones if p.klass == int(k)
             ),
         }
