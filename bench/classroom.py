@@ -333,7 +333,8 @@ class Student:
         if kind == "new_session":
             ns = msg.new_session
             self._stamp += 1  # a full run starts: what it does not redraw is stale after it
-            self.auto_reruns.clear()  # the run registers again the fragments it still has
+            if not msg.metadata.run.fragment_ids:  # a full run registers its fragments again
+                self.auto_reruns.clear()
             # before st.navigation has run, the pages are the files of pages/ (legacy mode)
             self._learn_pages(ns.app_pages, ns.page_script_hash, first=not self.pages)
         elif kind == "navigation":
