@@ -155,6 +155,14 @@ COMMANDS = {  # name: (what it measures, its options)
 }
 
 
+def _check_cluster(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A cluster's replicas and nginx's port (``capacity``, ``rooms``)."""
+    if not 1 <= args.replicas <= MAX_REPLICAS:
+        p.error(f"--replicas must be within 1..{MAX_REPLICAS}")
+    if not 1024 <= args.port <= 65535 - 9:
+        p.error("--port must be within 1024..65526")
+
+
 def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """The checks argparse cannot make alone (``p.error`` exits with the message)."""
     if args.command == "pages":
@@ -187,23 +195,17 @@ def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
         args.ceiling = [n for n in args.ceiling or [] if n]
         if not args.sizes and not args.ceiling and not args.table:
             p.error("give class sizes or --ceiling sizes")
-        if not 1 <= args.replicas <= MAX_REPLICAS:
-            p.error(f"--replicas must be within 1..{MAX_REPLICAS}")
         if args.class_duration < 0 or args.class_arrive < 0 or args.class_timeout <= 0:
             p.error("--class-duration and --class-arrive must be >= 0, --class-timeout > 0")
-        if not 1024 <= args.port <= 65535 - 9:
-            p.error("--port must be within 1024..65526")
+        _check_cluster(p, args)
     elif args.command == "rooms":
         from bench.rooms import QUESTIONS
 
         if not 1 <= args.classes <= len(QUESTIONS) or not 1 <= args.students <= 500:
             p.error(f"--classes must be within 1..{len(QUESTIONS)}, --students within 1..500")
-        if not 1 <= args.replicas <= MAX_REPLICAS:
-            p.error(f"--replicas must be within 1..{MAX_REPLICAS}")
         if args.arrive_within < 0 or args.vote_for < 5 or args.class_timeout <= 0:
             p.error("--arrive-within must be >= 0, --vote-for >= 5, --class-timeout > 0")
-        if not 1024 <= args.port <= 65535 - 9:
-            p.error("--port must be within 1024..65526")
+        _check_cluster(p, args)
     elif args.command == "flood":
         if not 1 <= args.inputs <= 100_000:
             p.error("--inputs must be within 1..100000")
