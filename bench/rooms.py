@@ -541,7 +541,7 @@ def run(args) -> dict:
             plan.replicas, plan.port, env={"ROAD_DATABASE_URL": server.url},
             keep_logs=LOGS, label="rooms",
         ) as cl:  # fmt: skip
-            page = ("poll", f"lang={LANG}")
+            page = ("", f"lang={LANG}")  # a lesson page starts the warm-up (the join form stops)
             procs.log(f"{plan.replicas} replicas and PostgreSQL up: warming up")
             warm, errs = asyncio.run(S.warm_replicas(cl, page))
             errors += errs
