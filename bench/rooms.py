@@ -279,8 +279,10 @@ class Phone:
     klass: int
     s: Student
     seen: Seen
-    votes: list[Action] = field(default_factory=list)
-    refreshes: list[Action] = field(default_factory=list)
+    votes: list[Action] = field(default_factory=list)  # its answer buttons
+    refreshes: list[Action] = field(default_factory=list)  # the poll room's, every 2 s
+    race_link: Action | None = None  # the link to its room's race, after the reveal
+    race_refreshes: list[Action] = field(default_factory=list)  # the race page's
     arrival: Action | None = None
     vote: int | None = None  # its last vote, as its screen confirmed
 
@@ -312,8 +314,8 @@ async def _student(p: Phone, t: Teacher, labels, start, reveal_at, end, rng) -> 
         return
     await asyncio.sleep(max(0.0, race_at - time.monotonic()))
     # the poll's link to its room's race (the teacher moves the class on to it)
-    p.votes.append(await _act(p.s, p.seen, p.s.click(f"room={t.room}&lang={LANG}", page="live")))
-    await _refresh_until(p.s, p.seen, end, p.refreshes)
+    p.race_link = await _act(p.s, p.seen, p.s.click(f"room={t.room}&lang={LANG}", page="live"))
+    await _refresh_until(p.s, p.seen, end, p.race_refreshes)
 
 
 @dataclass
@@ -366,7 +368,16 @@ async def _race_tab(t: Teacher, end: float) -> None:
 def class_figures(k: int, t: Teacher, phones: list[Phone], truth: Truth, problems) -> dict:
     """One class's figures: arrivals, votes (its clicks), refreshes, errors, cross-talk."""
     mine = [p for p in phones if p.klass == k]
-    actions = [a for p in mine for a in (p.arrival, *p.votes, *p.refreshes) if a is not None]
+    actions = [
+        a
+        for p in mine
+        for a in (p.arrival, *p.votes, p.race_link, *p.refreshes, *p.race_refreshes)
+        if a is not None
+    ]
+
+    def secs(pick) -> dict:
+        return summary_s([a.seconds for p in mine for a in pick(p) if a is not None and a.ok])
+
     actions += [a for a in (t.opened, t.reveal, t.started, *t.refreshes) if a is not None]
     failed = [a for a in actions if not a.ok]
     return {
@@ -374,8 +385,11 @@ def class_figures(k: int, t: Teacher, phones: list[Phone], truth: Truth, problem
         "students": len(mine),
         "arrived": sum(bool(p.arrival and p.arrival.ok) for p in mine),
         "arrive_s": summary_s([p.arrival.seconds for p in mine if p.arrival and p.arrival.ok]),
-        "click_s": summary_s([a.seconds for p in mine for a in p.votes if a.ok]),
-        "refresh_s": summary_s([a.seconds for p in mine for a in p.refreshes if a.ok]),
+        "click_s": secs(lambda p: [*p.votes, p.race_link]),  # what a student pressed
+        "vote_s": secs(lambda p: p.votes),
+        "race_link_s": secs(lambda p: [p.race_link]),
+        "refresh_s": secs(lambda p: p.refreshes),  # the poll room's timed reruns
+        "race_refresh_s": secs(lambda p: p.race_refreshes),  # the race page's
         "teacher": {
             "open_s": t.opened.seconds if t.opened else None,
             "reveal_s": t.reveal.seconds if t.reveal else None,
@@ -387,7 +401,7 @@ def class_figures(k: int, t: Teacher, phones: list[Phone], truth: Truth, problem
         "votes_cast": truth.counts,
         "phones_shown_its_question": sum(truth.question in p.seen.texts for p in mine),
         "phones_shown_its_reveal": sum(p.seen.revealed == truth.counts for p in mine),
-        "clicks": sum(len(p.votes) for p in mine),
+        "clicks": sum(len(p.votes) + (p.race_link is not None) for p in mine),
         "errors": len(failed),
         "error_samples": sorted({(a.error or "?")[:160] for a in failed})[:6],
         "cross_talk": problems,
@@ -545,7 +559,21 @@ def run(args) -> dict:
             procs.log(f"{plan.replicas} replicas and PostgreSQL up: warming up")
             warm, errs = asyncio.run(S.warm_replicas(cl, page))
             errors += errs
+            before = S._snapshot(cl)
             result["classes"] = asyncio.run(play(cl, plan, server.url))
+            after = S._snapshot(cl)
+            wall = after["at"] - before["at"]
+            busy = S._minus(after["machine"], before["machine"])
+            result["cpu"] = {
+                "replicas_cpu_s": {
+                    u: S._minus(after["replicas"][u], before["replicas"][u])
+                    for u in after["replicas"]
+                },
+                "nginx_cpu_s": S._minus(after["nginx"], before["nginx"]),
+                "clients_cpu_s": S._minus(after["own"], before["own"]),
+                "machine_busy_cores": None if busy is None else round(busy / wall, 2),
+                "window_s": round(wall, 1),
+            }
             result["warm"] = warm
     except (RuntimeError, OSError) as exc:
         errors.append(f"rooms: {type(exc).__name__}: {exc}")
@@ -568,14 +596,18 @@ def run(args) -> dict:
 
 
 def table(result: dict) -> str:
+    """Markdown: a row per class (p95s in seconds), then the goals."""
+    cols = ("arrive_s", "click_s", "vote_s", "race_link_s", "refresh_s", "race_refresh_s")
     rows = [
-        "| class | room | arrived | arrival p95 (s) | vote p95 (s) | refresh p95 (s) | errors "
-        "| saw only its own |\n|---|---|" + "---:|" * 5 + "---|"
+        "| class | room | arrived | arrival | clicks | votes | race link | poll refresh "
+        "| race refresh | errors | race | saw only its own |\n|---|---|" + "---:|" * 8 + "---|---|"
     ]
     for k, c in result.get("classes", {}).items():
+        p95 = " | ".join(str((c.get(col) or {}).get("p95")) for col in cols)
+        race = c.get("race") or {}
+        own = "yes" if c["saw_only_its_own"] else "; ".join(c["cross_talk"])
         rows.append(
-            f"| {k} | {c['room']} | {c['arrived']}/{c['students']} | {c['arrive_s']['p95']} "
-            f"| {c['click_s']['p95']} | {c['refresh_s']['p95']} | {c['errors']} "
-            f"| {'yes' if c['saw_only_its_own'] else '; '.join(c['cross_talk'])} |"
+            f"| {k} | {c['room']} | {c['arrived']}/{c['students']} | {p95} | {c['errors']} "
+            f"| {'/'.join(race.get('statuses') or ['none'])} | {own} |"
         )
-    return "\n".join(rows) + f"\n\ngoals: {result.get('goals')}"
+    return "\n".join(rows) + f"\n\np95 in seconds; goals: {result.get('goals')}"
