@@ -18,9 +18,9 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 from collections import Counter
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from bench import procs
@@ -32,6 +32,7 @@ CLICK_GOAL_S = 1.0  # a click's p95 a class still calls instant
 SIZES = (100, 200, 300, 400, 500)
 CEILING_SIZES = (100, 200)
 GIL_RATE_HZ = 25  # py-spy's samples a second (non-blocking: the process is never paused)
+WINDOW_S = 10.0  # s of one py-spy window
 
 
 def pyspy() -> str | None:
@@ -68,48 +69,73 @@ def gil_figures(by_thread: Counter, rate_hz: float, seconds: float) -> dict:
     }
 
 
-@dataclass
 class GilSampler:
-    """``py-spy record --gil`` on ``pid`` while the ``with`` runs (SIGINT ends it)."""
+    """``py-spy record --gil`` on ``pid`` in windows of ``window_s`` while the ``with`` runs:
+    per window the share of time the lock was held and the process's CPU (cores), so the
+    busiest seconds are not averaged away by a class's quiet ones."""
 
-    pid: int
-    out: Path
-    rate_hz: float = GIL_RATE_HZ
-    figures: dict = field(default_factory=dict)
-    _proc: subprocess.Popen | None = None
-    _t0: float = 0.0
+    def __init__(self, pid: int, out: Path, rate_hz=GIL_RATE_HZ, window_s=WINDOW_S) -> None:
+        self.pid, self.out, self.rate_hz, self.window_s = pid, out, rate_hz, window_s
+        self.figures: dict = {}
+        self.windows: list[dict] = []
+        self._by_thread: Counter = Counter()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="gil-sampler", daemon=True)
+
+    def _window(self, exe: str, i: int) -> bool:
+        """One window (cut short by the end of the ``with``); False when py-spy failed."""
+        out = self.out.with_suffix(f".{i}.txt")
+        argv = [exe, "record", "--pid", str(self.pid), "--rate", str(self.rate_hz), "--gil"]
+        argv += ["--threads", "--nonblocking", "--format", "raw", "-o", str(out)]
+        argv += ["--duration", str(max(1, round(self.window_s)))]
+        t0, cpu0 = time.monotonic(), procs.cpu_seconds(self.pid)
+        with self.out.with_suffix(".log").open("a") as log:
+            proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
+        while proc.poll() is None:
+            if self._stop.wait(0.2):
+                proc.send_signal(signal.SIGINT)  # py-spy writes its file and exits
+                break
+        try:
+            proc.wait(30)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        seconds, cpu1 = time.monotonic() - t0, procs.cpu_seconds(self.pid)
+        try:
+            by = gil_by_thread(out.read_text(encoding="utf-8", errors="replace"))
+        except OSError:
+            return False
+        self._by_thread += by
+        window = gil_figures(by, self.rate_hz, seconds)
+        cores = None if cpu0 is None or cpu1 is None else round((cpu1 - cpu0) / seconds, 2)
+        self.windows.append({k: window[k] for k in ("held_share", "seconds")} | {"cores": cores})
+        return True
+
+    def _run(self) -> None:
+        exe = pyspy()
+        i = 0
+        while exe and not self._stop.is_set() and self._window(exe, i):
+            i += 1
 
     def __enter__(self) -> GilSampler:
-        exe = pyspy()
-        if exe is None:
-            self.figures = {"error": "py-spy not found: pip install py-spy"}
-            return self
-        argv = [exe, "record", "--pid", str(self.pid), "--rate", str(self.rate_hz), "--gil"]
-        argv += ["--threads", "--nonblocking", "--format", "raw", "-o", str(self.out)]
         self.out.parent.mkdir(parents=True, exist_ok=True)
-        log = self.out.with_suffix(".log").open("w")
-        self._proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT)
-        self._t0 = time.monotonic()
+        if pyspy() is None:
+            self.figures = {"error": "py-spy not found: pip install py-spy"}
+        else:
+            self._thread.start()
         return self
 
     def __exit__(self, *exc) -> None:
-        if self._proc is None:
+        if not self._thread.is_alive():
             return
-        seconds = time.monotonic() - self._t0
-        cpu = procs.cpu_seconds(self._proc.pid)
-        self._proc.send_signal(signal.SIGINT)  # py-spy writes its file and exits
-        try:
-            self._proc.wait(30)
-        except subprocess.TimeoutExpired:
-            self._proc.kill()
-            self._proc.wait()
-        try:
-            raw = self.out.read_text(encoding="utf-8", errors="replace")
-        except OSError as err:
-            self.figures = {"error": f"no py-spy output: {err}"}
-            return
-        self.figures = gil_figures(gil_by_thread(raw), self.rate_hz, seconds)
-        self.figures["sampler_cpu_s"] = None if cpu is None else round(cpu, 2)
+        self._stop.set()
+        self._thread.join(60)
+        seconds = sum(w["seconds"] for w in self.windows)
+        self.figures = gil_figures(self._by_thread, self.rate_hz, seconds)
+        # the busiest window: where a ceiling shows (the class's clicks at their densest)
+        full = [w for w in self.windows if w["cores"] is not None and w["seconds"] >= 5]
+        self.figures["busiest"] = max(full, key=lambda w: w["cores"], default=None)
+        self.figures["windows"] = self.windows
 
 
 class Samplers(contextlib.ExitStack):
@@ -315,10 +341,20 @@ def run(args) -> dict:
     return result
 
 
+def _gil(figs: dict | None) -> str:
+    """``held share (busiest window: cores, held share)`` of one process's GIL figures."""
+    g = figs or {}
+    if g.get("held_share") is None:
+        return "—"
+    b = g.get("busiest") or {}
+    busiest = f" ({b['cores']} cores, {b['held_share']:.2f})" if b else ""
+    return f"{g['held_share']:.2f}{busiest}"
+
+
 def table(result: dict) -> str:
     """Markdown: one row per size and setting."""
     head = "| where | students | arrived | refused | arrival p95 (s) | click p95 (s) | errors "
-    head += "| CPU-s per process | cores busy | GIL held |\n|---|" + "---:|" * 9
+    head += "| CPU-s per process | cores busy | GIL held (busiest 10 s) |\n|---|" + "---:|" * 9
     rows = [head]
     for where in ("one_process", "machine"):
         for n, f in (result.get(where) or {}).items():
@@ -327,10 +363,9 @@ def table(result: dict) -> str:
                 continue
             if where == "machine":
                 cpu = ", ".join(str(r.get("cpu_s")) for r in f["replicas"].values())
-                gils = [(r.get("gil") or {}).get("held_share") for r in f["replicas"].values()]
+                gil = "; ".join(_gil(r.get("gil")) for r in f["replicas"].values())
             else:
-                cpu, gils = str(f.get("cpu_s")), [(f.get("gil") or {}).get("held_share")]
-            gil = ", ".join("—" if g is None else f"{g:.2f}" for g in gils)
+                cpu, gil = str(f.get("cpu_s")), _gil(f.get("gil"))
             rows.append(
                 f"| {where} | {n} | {f.get('arrived')} | {f.get('refused')} "
                 f"| {f['arrive_s']['p95']} | {f['click_s']['p95']} | {f['errors']} | {cpu} "
@@ -340,6 +375,6 @@ def table(result: dict) -> str:
     rows.append(
         f"\none process holds {s.get('one_process_holds')} (crosses {CLICK_GOAL_S:g} s at "
         f"{s.get('one_process_crosses_at')}); one machine holds {s.get('machine_holds')} "
-        f"(crosses at {s.get('machine_crosses_at')})"
+        f"(crosses at {s.get('machine_crosses_at')}); load {result['meta'].get('load_start')}"
     )
     return "\n".join(rows)
