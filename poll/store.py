@@ -7,6 +7,12 @@ one-time code (:data:`HANDOVER_S` s, single use). A vote is one row per browser 
 round (the primary key refuses a second), changeable while the poll is open. Only SHA-256
 digests of browser ids and codes are kept; no names, no IP addresses; a poll is deleted
 with everything of it :data:`TTL_S` (24 h) after it was opened.
+
+Open polls are limited per teacher browser (:data:`MAX_OPEN_PER_TEACHER`), per client
+address (:data:`MAX_OPEN_PER_ADDRESS`, sized for a school behind one address) and, as a last
+guard, per database (:data:`MAX_OPEN_POLLS`). A poll nobody voted in, changed or showed on a
+teacher's screen for :data:`IDLE_S` (30 min) is closed. The address is kept only as a keyed
+digest (HMAC-SHA-256, :func:`address_key`), only while its poll is open.
 """
 
 from __future__ import annotations
@@ -25,17 +31,23 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Engine
 
 # Room codes: 31**8 ≈ 8.5e11 codes (39.6 bits); with at most MAX_OPEN_POLLS open, a guess
-# hits one with probability below 2.4e-10 (and the UI limits guesses); a room code gives
+# hits one with probability below 1.2e-9 (and the UI limits guesses); a room code gives
 # only a student's rights anyway.
 ALPHABET = "23456789ABCDEFGHJKMNPQRSTUVWXYZ"  # no 0/O, 1/I/L: read aloud and typed on phones
 CODE_LEN = 8
 TTL_S = 24 * 3600  # a poll and its votes are deleted a day after it was opened
 MAX_ANSWERS = 8  # answers a question may offer
 MAX_VOTERS = 500  # voters one poll counts (a lecture hall)
-MAX_OPEN_POLLS = 200  # polls open at once on one server (or one database)
+MAX_OPEN_POLLS = 1000  # polls open at once in one database: the last guard only
+MAX_OPEN_PER_TEACHER = 3  # open polls of one teacher browser (a class reuses its room)
+MAX_OPEN_PER_ADDRESS = 40  # open polls from one address: a school's teachers behind one NAT
+IDLE_S = 30 * 60  # an open poll without a vote, a change or a teacher's screen: closed
+TOUCH_S = 5 * 60  # a teacher's screen showing an open poll marks it active this often
+VOTE_TOUCH_S = 60  # ... and a vote, at most this often (one more write per minute, not per vote)
+ADDRESS_KEY_ENV = "ROAD_ADDRESS_KEY"  # the key of the address digests (else one in the database)
 STATES = ("open", "closed", "revealed")
 HANDOVER_S = 120  # a hand-over code works once, within two minutes
-CLASS_S = 3 * 3600  # a room opened this recently: a class is on (live training: see teaches)
+CLASS_S = 3 * 3600  # a room opened this recently: a class is on (see teacher_room)
 MAX_TEACHERS = 4  # teacher browsers of one poll (the projector, a phone, a tablet, ...)
 BROWSER_ID = re.compile(r"[A-Za-z0-9_-]{16,64}")  # what poll.views's cookie may hold
 
@@ -64,7 +76,9 @@ def default_url() -> str:
 class PollError(Exception):
     """A refused poll action. ``reason`` is a stable word the UI translates:
     ``bad_code``, ``no_poll``, ``expired``, ``not_teacher``, ``closed``, ``bad_answer``,
-    ``full`` (voters), ``too_many`` (open polls), ``bad_question``, ``bad_browser``
+    ``full`` (voters), ``too_many`` (open polls in the database), ``too_many_teacher``
+    (open polls of this browser), ``too_many_address`` (open polls from this address),
+    ``bad_question``, ``bad_browser``
     (a malformed browser id), ``bad_handover`` (a wrong, used or expired hand-over code)."""
 
     def __init__(self, reason: str) -> None:
@@ -80,6 +94,7 @@ class Poll:
     state: str  # "open", "closed" or "revealed"
     created: float  # unix time
     round: int  # 1, 2, ...: "next question" and "reset" start a new round
+    active: float = 0.0  # unix time of the last vote, change or teacher's look (see IDLE_S)
 
 
 @dataclass(frozen=True)
@@ -99,6 +114,9 @@ polls = sa.Table(
     sa.Column("state", sa.String(8), nullable=False),
     sa.Column("round", sa.Integer, nullable=False),
     sa.Column("created", sa.Float, nullable=False),
+    # added in version 2 (NULL in a row an older replica wrote: read as created / no address)
+    sa.Column("active", sa.Float, nullable=True),  # last vote, change or teacher's look
+    sa.Column("address_hash", sa.String(64), nullable=True),  # keyed digest, while open
 )
 votes = sa.Table(
     "votes",
@@ -134,7 +152,18 @@ runs = sa.Table(  # live training runs (poll.runs): the teacher's, watched by th
     sa.Column("cancel", sa.Integer, nullable=False),  # 1: the teacher asked to stop
     sa.Column("created", sa.Float, nullable=False),
     sa.Column("heartbeat", sa.Float, nullable=False),  # the teacher's page last seen
+    # added in version 2: the room (a poll's code) whose race it is, NULL for a visitor's
+    # own; when a training slot took it from the queue
+    sa.Column("room", sa.String(CODE_LEN), nullable=True),
+    sa.Column("started", sa.Float, nullable=True),
     sa.Index("live_runs_by_created", "created"),
+    sa.Index("live_runs_by_status", "status", "created"),
+)
+keys = sa.Table(  # one row: the random key of the address digests (unless set in the env)
+    "poll_keys",
+    metadata,
+    sa.Column("name", sa.String(16), primary_key=True),
+    sa.Column("value", sa.String(64), nullable=False),
 )
 schema = sa.Table(  # one row: the version of the tables above that the database holds
     "poll_schema", metadata, sa.Column("version", sa.Integer, primary_key=True)
@@ -146,8 +175,24 @@ schema = sa.Table(  # one row: the version of the tables above that the database
 # :func:`migrate` on start, one at a time under a lock: the first applies the steps, the
 # others find the database current. Keep a change additive for one release (old replicas
 # still run during a rollout), then remove what is no longer used.
-SCHEMA_VERSION = 1
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {}
+SCHEMA_VERSION = 2
+
+
+def _rooms_and_caps(conn: sa.Connection) -> None:
+    """Version 2: polls know their last activity and their opener's address digest; races
+    know their room and when a training slot took them (a queue across replicas)."""
+    for table, column, kind in (
+        ("polls", "active", "FLOAT"),
+        ("polls", "address_hash", "VARCHAR(64)"),
+        ("live_runs", "room", f"VARCHAR({CODE_LEN})"),
+        ("live_runs", "started", "FLOAT"),
+    ):
+        conn.execute(sa.text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    conn.execute(sa.text("UPDATE polls SET active = created"))
+    conn.execute(sa.text("CREATE INDEX live_runs_by_status ON live_runs (status, created)"))
+
+
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {2: _rooms_and_caps}
 LOCK_KEY = 0x526F6164  # PostgreSQL advisory lock of the schema ("Road")
 
 
@@ -162,6 +207,8 @@ def migrate(engine: Engine) -> int:
             conn.execute(sa.text("SELECT pg_advisory_xact_lock(:k)"), {"k": LOCK_KEY})
         metadata.create_all(conn)
         version = _upgrade(conn)
+        if conn.execute(sa.select(keys.c.value).where(keys.c.name == "address")).first() is None:
+            conn.execute(keys.insert().values(name="address", value=secrets.token_hex(32)))
         conn.commit()
     return version
 
@@ -201,6 +248,18 @@ def valid_browser(browser: object) -> bool:
 def _hash(purpose: str, value: str) -> str:
     """A digest per purpose: a browser's voter row and its teacher row do not match."""
     return hashlib.sha256(f"{purpose}:{value}".encode()).hexdigest()
+
+
+def address_key(engine: Engine) -> bytes:
+    """The key of the address digests: ``$ROAD_ADDRESS_KEY`` (a deployment's secret: then a
+    copy of the database alone cannot test guessed addresses against them), else the random
+    key :func:`migrate` put in the database (replicas agree on it either way)."""
+    env = os.environ.get(ADDRESS_KEY_ENV, "").strip()
+    if env:
+        return env.encode()
+    with engine.connect() as conn:
+        value = conn.execute(sa.select(keys.c.value).where(keys.c.name == "address")).scalar_one()
+    return value.encode()
 
 
 def _browser(browser: object) -> str:
@@ -252,6 +311,7 @@ class PollStore:
         self.url = url or default_url()
         self.engine = _engine(self.url)
         self.clock = clock
+        self._address_key: bytes | None = None  # read on first use (address_key)
         migrate(self.engine)
 
     @property
@@ -260,19 +320,40 @@ class PollStore:
 
     # --- the teacher ---------------------------------------------------------------------
 
-    def open(self, question: str, n_answers: int, browser: str) -> str:
-        """Open a poll on ``question`` with ``browser`` as its teacher; returns the room code."""
+    def _address(self, address: str | None) -> str | None:
+        if not (isinstance(address, str) and address):  # unknown: the other caps only
+            return None
+        if self._address_key is None:
+            self._address_key = address_key(self.engine)
+        return hmac.new(self._address_key, address.encode(), hashlib.sha256).hexdigest()
+
+    def open(self, question: str, n_answers: int, browser: str, address: str | None = None) -> str:
+        """Open a poll on ``question`` with ``browser`` as its teacher; returns the room code.
+        Refused (``PollError``) over the open polls of this browser, of this client
+        ``address`` (kept as a keyed digest while the poll is open), or of the database."""
         teacher = _hash("teacher", _browser(browser))
         if not (isinstance(question, str) and 0 < len(question) <= 64):
             raise PollError("bad_question")
         if not 2 <= n_answers <= MAX_ANSWERS:
             raise PollError("bad_question")
+        where = self._address(address)
         self.purge()
         with self.engine.begin() as conn:
-            n_open = conn.execute(
-                sa.select(sa.func.count()).select_from(polls).where(polls.c.state == "open")
-            ).scalar_one()
-            if n_open >= MAX_OPEN_POLLS:
+            is_open = polls.c.state == "open"
+            count = sa.select(sa.func.count()).select_from(polls)
+            if conn.execute(
+                count.where(is_open & (polls.c.teacher_hash == teacher))
+            ).scalar_one() >= (MAX_OPEN_PER_TEACHER):
+                raise PollError("too_many_teacher")
+            if (
+                where is not None
+                and conn.execute(
+                    count.where(is_open & (polls.c.address_hash == where))
+                ).scalar_one()
+                >= MAX_OPEN_PER_ADDRESS
+            ):
+                raise PollError("too_many_address")
+            if conn.execute(count.where(is_open)).scalar_one() >= MAX_OPEN_POLLS:
                 raise PollError("too_many")
             for _ in range(10):  # a collision is astronomically rare; retry anyway
                 code = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LEN))
@@ -288,6 +369,8 @@ class PollStore:
                     state="open",
                     round=1,
                     created=self.clock(),
+                    active=self.clock(),
+                    address_hash=where,
                 )
             )
         return code
@@ -316,7 +399,10 @@ class PollStore:
             raise ValueError(f"state must be one of {STATES}")
         with self.engine.begin() as conn:
             self._teacher(conn, code, browser)
-            conn.execute(polls.update().where(polls.c.code == code).values(state=state))
+            values = dict(state=state, active=self.clock())
+            if state != "open":
+                values["address_hash"] = None  # kept only to count open polls
+            conn.execute(polls.update().where(polls.c.code == code).values(**values))
             return self._get(conn, code)
 
     def restart(
@@ -326,7 +412,7 @@ class PollStore:
         earlier votes stay in their round and no longer count."""
         with self.engine.begin() as conn:
             poll = self._teacher(conn, code, browser)
-            values = dict(state="open", round=poll.round + 1)
+            values = dict(state="open", round=poll.round + 1, active=self.clock())
             if question is not None:
                 if not 2 <= n_answers <= MAX_ANSWERS:
                     raise PollError("bad_question")
@@ -341,17 +427,35 @@ class PollStore:
         with self.engine.connect() as conn:
             return self._is_teacher(conn, code, browser)
 
-    def teaches(self, browser: str | None) -> bool | None:
-        """Whether ``browser`` teaches a class on this server now: ``None`` when no room was
-        opened in the last :data:`CLASS_S` (no class on), else whether it is a teacher of one
-        of those rooms (their opener, or a device added by hand-over)."""
-        since = self.clock() - CLASS_S
+    def teacher_room(self, browser: str | None) -> str | None:
+        """The room ``browser`` teaches now: the newest poll opened in the last
+        :data:`CLASS_S` of which it is a teacher (its opener, or a device added by
+        hand-over), else ``None``. Its class's race and the race's Reveal belong to it."""
+        if not valid_browser(browser):
+            return None
+        digest, since = _hash("teacher", browser), self.clock() - CLASS_S
+        added = sa.select(teachers.c.code).where(teachers.c.teacher_hash == digest)
+        mine = (polls.c.teacher_hash == digest) | polls.c.code.in_(added)
         with self.engine.connect() as conn:
-            codes = conn.execute(sa.select(polls.c.code).where(polls.c.created >= since))
-            codes = [row.code for row in codes]
-            if not codes:
-                return None
-            return any(self._is_teacher(conn, code, browser) for code in codes)
+            return conn.execute(
+                sa.select(polls.c.code)
+                .where(mine & (polls.c.created >= since))
+                .order_by(polls.c.created.desc())
+                .limit(1)
+            ).scalar_one_or_none()
+
+    def seen(self, poll: Poll) -> None:
+        """A teacher's screen shows ``poll``: an open poll stays active (one write at most
+        every :data:`TOUCH_S`, so a projector's poll never closes as idle)."""
+        now = self.clock()
+        if poll.state != "open" or now - poll.active < TOUCH_S:
+            return
+        with self.engine.begin() as conn:
+            conn.execute(
+                polls.update()
+                .where((polls.c.code == poll.code) & (polls.c.state == "open"))
+                .values(active=now)
+            )
 
     def handover(self, code: str, browser: str) -> tuple[str, float]:
         """A one-time code that lets another device of the teacher join as a teacher:
@@ -404,7 +508,11 @@ class PollStore:
             raise PollError("no_poll")
         if self.clock() - row.created > TTL_S:
             raise PollError("expired")
-        return Poll(row.code, row.question, row.n_answers, row.state, row.created, row.round)
+        active = row.created if row.active is None else row.active
+        state = row.state
+        if state == "open" and self.clock() - active > IDLE_S:
+            state = "closed"  # idle (closed for good by the next purge)
+        return Poll(row.code, row.question, row.n_answers, state, row.created, row.round, active)
 
     def get(self, code: str) -> Poll:
         """The poll behind a room code (``PollError`` if malformed, unknown or expired)."""
@@ -426,6 +534,8 @@ class PollStore:
                 n = conn.execute(sa.select(sa.func.count()).where(here)).scalar_one()
                 if n >= MAX_VOTERS:
                     raise PollError("full")
+            if self.clock() - poll.active >= VOTE_TOUCH_S:  # the room is active
+                conn.execute(polls.update().where(polls.c.code == code).values(active=self.clock()))
             row = dict(code=code, round=poll.round, voter=voter, answer=answer)
             if self.dialect == "postgresql":
                 from sqlalchemy.dialects.postgresql import insert
@@ -469,10 +579,16 @@ class PollStore:
         return Tally(tuple(counts), sum(counts))
 
     def purge(self) -> int:
-        """Delete polls older than :data:`TTL_S` and their votes, and training runs as old;
-        returns how many polls."""
+        """Close the polls idle for :data:`IDLE_S`; delete polls older than :data:`TTL_S` and
+        their votes, and training runs as old; returns how many polls were deleted."""
         cutoff = self.clock() - TTL_S
         with self.engine.begin() as conn:
+            idle = sa.func.coalesce(polls.c.active, polls.c.created) < self.clock() - IDLE_S
+            conn.execute(
+                polls.update()
+                .where((polls.c.state == "open") & idle)
+                .values(state="closed", address_hash=None)
+            )
             old = sa.select(polls.c.code).where(polls.c.created < cutoff)
             for table in (votes, teachers, handovers):
                 conn.execute(table.delete().where(table.c.code.in_(old)))

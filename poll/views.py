@@ -24,6 +24,7 @@ from core import lexicon
 from poll import questions as pq
 from poll import store as ps
 from poll.runs import RunStore
+from serve.admission import client_address
 from ui import chart, page_link
 from ui.gate import fragment
 from ui.i18n import current_lang, presenter, t
@@ -32,6 +33,7 @@ BROWSER = "poll_browser"  # this session's browser id (from the cookie, or new)
 HANDOVER = "poll_handover"  # {room: (code, expires)} a hand-over code on show in the sidebar
 EVENTS = "poll_events"  # {action: [unix times]} for the per-session limits
 MESSAGE = "poll_message"  # a refusal from a button callback, shown by the next run
+ROOM = "poll_room"  # the room this session last showed (the live page follows its race)
 ACTED = "poll_acted"  # a button's callback acted on this run's tap (see acted())
 # Per-session limits: (how many, within seconds). A classroom never comes near them.
 LIMITS = {"open": (5, 600), "vote": (30, 60), "join": (10, 60), "take_over": (5, 300)}
@@ -78,9 +80,9 @@ def runs() -> RunStore:
 
 def room_solution(room: Room) -> pq.Solution | None:
     """The answer to the room's question: the models' (cached), or for a run-bound question
-    the race that ended last since the poll opened (``None`` before one has)."""
+    the room's race that ended last since the poll opened (``None`` before one has)."""
     if room.q.run_bound:
-        run = runs().done_since(room.poll.created)
+        run = runs().done_since(room.poll.created, room.code)
         return None if run is None else room.q.solve(run)
     return computed(room.q)
 
@@ -120,7 +122,13 @@ def allowed(action: str) -> bool:
 
 
 def reason(err: ps.PollError) -> str:
-    return t(f"poll.error.{err.reason}", minutes=ps.HANDOVER_S // 60)
+    return t(
+        f"poll.error.{err.reason}",
+        minutes=ps.HANDOVER_S // 60,
+        idle=ps.IDLE_S // 60,
+        n_teacher=ps.MAX_OPEN_PER_TEACHER,
+        n_address=ps.MAX_OPEN_PER_ADDRESS,
+    )
 
 
 def refused(err: ps.PollError) -> None:
@@ -147,15 +155,24 @@ def join_url(code: str) -> str:
 
 
 def open_poll(qid: str) -> str | None:
-    """Open a poll on ``qid`` with this browser as its teacher; returns the room code."""
+    """Ask ``qid`` in this browser's room: the room it teaches moves on to the question (its
+    students stay in it), else a new poll opens with this browser as its teacher. A race the
+    teacher started alone joins the room. Returns the room code."""
     q = pq.BY_ID[qid]
     if not allowed("open"):
         return None
+    s, me = store(), browser_id()
     try:
-        return store().open(q.id, len(q.answers), browser_id())
+        code = s.teacher_room(me)
+        if code is None:
+            code = s.open(q.id, len(q.answers), me, client_address())
+        elif (now := s.get(code)).question != q.id or now.state != "open":
+            s.restart(code, me, q.id, len(q.answers))  # asked there already: as it is
     except ps.PollError as err:
         refused(err)
         return None
+    runs().adopt(me, code)
+    return code
 
 
 def labels(q: pq.Question) -> list[str]:
@@ -214,8 +231,10 @@ class Room:
         )
 
 
-def _part(q: pq.Question) -> dict:
-    return {"part": q.part} if q.part else {}
+def _part(room: Room) -> dict:
+    """The link back to the room's part: a race's page follows the room's race."""
+    part = {"part": room.q.part} if room.q.part else {}
+    return part | {"room": room.code} if room.q.run_bound else part
 
 
 def computed(q: pq.Question) -> pq.Solution:
@@ -268,6 +287,7 @@ def room_of(code: str) -> Room | None:
 
 def show_room(room: Room) -> None:
     """The teacher's view for a teacher browser, the student's for everyone else."""
+    st.session_state[ROOM] = room.code
     if store().is_teacher(room.code, room.browser):
         teacher_view(room)
         handover_sidebar(room)
@@ -289,6 +309,7 @@ def live_histogram(room: Room) -> None:
     now = store().get(room.code)
     if room.changed(now):
         st.rerun(scope="app")
+    store().seen(now)  # a poll on a teacher's screen is not idle
     tally = store().tally(room.code)
     sol = room_solution(room) if now.state == "revealed" else None
     right = sol.correct if sol is not None else None
@@ -320,7 +341,7 @@ def teacher_buttons(room: Room) -> None:
                 t(key), type=kind, disabled=disabled, on_click=_teacher, args=(room, action)
             ):
                 act = action
-        back = {"lang": current_lang(), "present": int(presenter())} | _part(room.q)
+        back = {"lang": current_lang(), "present": int(presenter())} | _part(room)
         page_link(
             f"pages/{room.q.slug}.py",
             label=t("poll.back"),
@@ -388,7 +409,7 @@ def _teacher(room: Room, action: str) -> None:
 def race_ended(room: Room) -> None:
     """A run-bound question is revealed only once the race it asks about has ended (raises
     ``PollError``: one is still training, or none ended since the poll opened)."""
-    latest = runs().latest()
+    latest = runs().latest(room.code)
     if latest is not None and latest.active:
         raise ps.PollError("race_running")
     if room_solution(room) is None:
@@ -477,6 +498,13 @@ def student_view(room: Room) -> None:
             _vote(room, i)
             st.session_state.pop(ACTED, None)
             st.rerun()
+    if room.q.run_bound:  # the race it asks about: the room's, on the race's page
+        page_link(
+            f"pages/{room.q.slug}.py",
+            label=t("poll.watch_race"),
+            query_params={"lang": current_lang(), "present": 0} | _part(room),
+            icon=":material/monitoring:",
+        )
     if mine is not None and state == "open":
         st.caption(t("poll.your_vote", answer=names[mine]))
     elif state == "closed":
@@ -493,5 +521,5 @@ def student_reveal(room: Room) -> None:
     counts = store().tally(room.code).counts
     chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
     proof(room.q, sol)
-    back = {"lang": current_lang(), "present": 0} | _part(room.q)
+    back = {"lang": current_lang(), "present": 0} | _part(room)
     page_link(f"pages/{room.q.slug}.py", label=t("poll.see_part"), query_params=back)

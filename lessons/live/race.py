@@ -17,7 +17,7 @@ from core import live
 from core.vocab import detokenize_zh
 from lessons.live import common
 from poll import views
-from poll.runs import Run
+from poll.runs import Place, Run
 from poll.store import PollError
 from poll.training import Busy
 from ui.gate import fragment
@@ -173,7 +173,9 @@ def progress(run: Run | None) -> None:
     last = run.progress[-1] if run.progress else None
     steps = run.config["steps"]
     done = last["step"] if last else 0
-    if last is None:
+    if run.status == "queued":
+        text = queued_text(common.place(run))
+    elif last is None and run.active:
         text = t("live.race.preparing")
     elif run.active:
         left = last["elapsed"] / max(1, done) * (steps - done)
@@ -181,16 +183,29 @@ def progress(run: Run | None) -> None:
             "live.race.running", done=done, steps=steps, s=round(last["elapsed"]), left=round(left)
         )
     else:
-        text = t(f"live.race.status.{run.status}", done=done, steps=steps, s=round(last["elapsed"]))
+        took = round(last["elapsed"]) if last else 0  # 0: cancelled while still in line
+        text = t(f"live.race.status.{run.status}", done=done, steps=steps, s=took)
     st.progress(min(1.0, done / steps), text=text)
 
 
+def queued_text(where: Place | None) -> str:
+    """A queued race's line: its place and, once races here have been measured, the wait."""
+    if where is None:  # taken by a slot since the page looked
+        return t("live.race.status.starting")
+    if where.wait_s is None:
+        return t("live.race.queued", place=where.place)
+    return t("live.race.queued.wait", place=where.place, s=round(where.wait_s))
+
+
 def controls(run: Run | None, owner: bool) -> None:
-    """The knob and Start for who may start; Cancel for the owner of a run in progress (or
-    the class's teacher); for everyone else, whose run it is."""
+    """The knob and Start for who may start; Cancel for the owner of a run queued or in
+    progress (or its room's teacher); for everyone else, whose run it is."""
     msg = st.session_state.pop("live_message", None)
     if msg:
         st.warning(msg, icon=":material/hourglass_top:")
+    here = common.room()
+    if here is not None:  # whose race this is: the room's code, as the poll shows it
+        st.caption(t("live.race.room", code=f"{here[:4]} {here[4:]}"))
     if run is not None and run.active:
         if owner:
             st.button(t("live.race.cancel"), key="live_cancel", on_click=_cancel, args=(run.id,))
@@ -221,7 +236,7 @@ def controls(run: Run | None, owner: bool) -> None:
 
 
 def _start(max_len: int) -> None:
-    started = common.manager().start(views.browser_id(), common.config(max_len))
+    started = common.manager().start(views.browser_id(), common.config(max_len), common.room())
     if isinstance(started, Busy):
         ago = round(time.time() - started.started)
         st.session_state["live_message"] = t("live.race.busy", ago=ago)

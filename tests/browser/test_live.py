@@ -2,8 +2,9 @@
 
 A server of its own (its own poll database, a 200-step budget through ``ROAD_LIVE_STEPS``;
 the real training process, not a stand-in). The teacher has opened a class room (in the
-store, for the browser id the teacher's cookie carries). A phone (390x844, Chinese) opens
-the live page first: no Start, no Cancel. The teacher's tab (presenter mode, 1280x800)
+store, for the browser id the teacher's cookie carries). A phone of that room (390x844,
+Chinese; its link carries the room, as the poll's does) opens the live page first: no
+Start, no Cancel. The teacher's tab (presenter mode, 1280x800)
 finds Start on the first screen under both charts and presses it; then both tabs see the
 loss curves grow (more points at a later look, every tab on its own refresh), the phone
 without a button, and at the end both show the run's ending and its translations. No
@@ -104,9 +105,9 @@ def _changes_within(page, seconds: float) -> int:
 def test_a_phone_watches_the_teachers_run_grow(browser, live_server):
     srv, data = live_server
     store = PollStore(f"sqlite:///{Path(data) / 'polls.sqlite3'}")
-    store.open("lm_next", 3, TEACHER)  # a class is on: only its teacher may start
+    room = store.open("lm_next", 3, TEACHER)  # the class's room: only its teacher may start
     store.dispose()
-    phone = open_tab(browser, f"{srv.base}/live?lang=zh", PHONE, locale="zh-CN")
+    phone = open_tab(browser, f"{srv.base}/live?lang=zh&room={room}", PHONE, locale="zh-CN")
     assert phone.page.evaluate("() => navigator.userAgent") == PHONE_UA
     assert not {"开始", "取消"} & _buttons(phone.page)
     assert "下一轮由老师开始" in phone.page.inner_text("[data-testid='stMain']")

@@ -54,7 +54,8 @@ def test_start_progress_busy_student_cancel(fresh):
     teacher.button(key="live_start").click().run(timeout=120)
     assert "Cancel" in _labels(teacher) and "Start" not in _labels(teacher)
     late.button(key="live_start").click().run(timeout=120)
-    assert "already training" in main_text(late)  # one run at a time, and it says so
+    # one race at a time for the visitors in no room, and it says so
+    assert "already waiting or training" in main_text(late)
     _until(teacher, lambda at: "Step " in _progress(at))  # records reach the store and the page
     student = make_app(LIVE, lang="zh").run(timeout=120)
     assert not student.exception
@@ -66,27 +67,54 @@ def test_start_progress_busy_student_cancel(fresh):
 
 
 TEACHER, STUDENT = "teacher-browser-0001", "student-browser-0001"
+OTHER = "teacher-browser-0002"
 
 
-def _as(browser: str, lang: str = "en"):
-    at = make_app(LIVE, lang=lang)
+def _as(browser: str, lang: str = "en", joined: str | None = None, **params: str):
+    at = make_app(LIVE, lang=lang, **params)
     at.session_state[views.BROWSER] = browser  # as the browser's cookie would say
+    if joined:
+        at.session_state[views.ROOM] = joined  # this session showed that poll room
     return at.run(timeout=120)
 
 
-def test_with_a_class_on_only_its_teacher_starts_and_cancels(fresh):
-    """No class on: a student alone may race (the test above). A student who started a run
-    before the class began cannot keep the teacher out: once the teacher has opened a room,
-    only the teacher sees Start, and the teacher may cancel the student's run."""
+def test_each_room_sees_its_own_race_which_queues_for_the_slot(fresh):
+    """A student's own race (no class) holds the one slot. A teacher who opened a room sees
+    that room, not the student's race: Start, then the room's race waits first in line. The
+    room's phones (by the link, or by the poll room they showed) watch that race, read-only;
+    another room's phone and its teacher see none of it. When the student stops, the slot
+    takes the room's race; only its teacher stops that."""
+    common.manager().slots = 1
     early = _as(STUDENT)
     early.button(key="live_start").click().run(timeout=120)
     assert "Cancel" in _labels(early)
-    common.manager().polls.open("lm_next", 3, TEACHER)  # the teacher opens the class's room
+    polls = common.manager().polls
+    room_a, room_b = polls.open("live_winner", 3, TEACHER), polls.open("live_winner", 3, OTHER)
     teacher = _as(TEACHER)
-    assert "Cancel" in _labels(teacher)  # not the teacher's run, but the teacher's class
+    assert "Start" in _labels(teacher) and "Cancel" not in _labels(teacher)
+    assert "No model has trained yet" in _progress(teacher)  # the room has no race yet
+    teacher.button(key="live_start").click().run(timeout=120)
+    assert "Cancel" in _labels(teacher)
+    assert "number 1 in line" in _progress(teacher)
+    by_link = _as("phone-browser-a001", "zh", room=room_a)
+    by_poll = _as("phone-browser-a002", joined=room_a)
+    for phone in (by_link, by_poll):
+        assert not {"Start", "Cancel", "开始", "取消"} & set(_labels(phone))
+    assert "排在第 1 位" in _progress(by_link) and "老师的训练" in main_text(by_link)
+    assert "number 1 in line" in _progress(by_poll)
+    shown_a = f"Room {room_a[:4]} {room_a[4:]}"  # whose race: the room's code, as on the poll
+    assert shown_a in main_text(by_poll) and shown_a in main_text(teacher)
+    other_phone = _as("phone-browser-b001", room=room_b)
+    other_teacher = _as(OTHER)
+    assert "No model has trained yet" in _progress(other_phone)
+    assert f"Room {room_b[:4]} {room_b[4:]}" in main_text(other_phone)
+    assert "The teacher starts the next run" in main_text(other_phone)
+    assert "Start" in _labels(other_teacher) and "in line" not in _progress(other_teacher)
+    early.button(key="live_cancel").click().run(timeout=120)
+    _until(by_poll, lambda at: "Step " in _progress(at))  # the freed slot took the room's
+    race = common.manager().current()
+    assert race is not None and common.manager().runs.get(race).room == room_a
+    assert "Cancel" in _labels(teacher.run(timeout=120))
     teacher.button(key="live_cancel").click().run(timeout=120)
     assert common.manager().current() is None
-    student = _as(STUDENT).run(timeout=120)
-    assert not {"Start", "Cancel"} & set(_labels(student))
-    assert "The teacher starts the next run" in main_text(student)
-    assert "Start" in _labels(_as(TEACHER))
+    assert "Stopped at step" in _progress(by_link.run(timeout=120)) or "停止" in _progress(by_link)

@@ -174,8 +174,9 @@ def _race_result(attention: float, plain: float) -> dict:
 
 
 def test_the_live_question_is_revealed_by_the_race_the_class_watched(own_store):
-    """Reveal waits for a race that ends after the poll opened; then the room and a phone see
-    that race's verdict, its two numbers, and the student's vote beside it."""
+    """Reveal waits for the room's race to end after the poll opened (another room's, or a
+    visitor's own, does not count); then the room and a phone see that race's verdict, its
+    two numbers, and the student's vote beside it."""
     from poll.runs import RunStore
 
     runs = RunStore(own_store)
@@ -196,8 +197,15 @@ def test_the_live_question_is_revealed_by_the_race_the_class_watched(own_store):
     _buttons(teacher)[reveal].click().run(timeout=120)
     assert translate("poll.error.race_not_done", "zh") in warned(teacher)
     assert own_store.get(code).state == "open"
+    # races that end now in another room, or a visitor's own, are not this room's answer
+    elsewhere = own_store.open("live_winner", 3, "c" * 32)
+    for room in (elsewhere, None):
+        other = runs.start("c" * 32, {"max_len": 30}, room)
+        runs.write(other, "done", [], _race_result(20.0, 40.0))
+    _buttons(teacher)[reveal].click().run(timeout=120)
+    assert translate("poll.error.race_not_done", "zh") in warned(teacher)
 
-    watched = runs.start(teacher.session_state[BROWSER], {"max_len": 30})
+    watched = runs.start(teacher.session_state[BROWSER], {"max_len": 30}, code)
     runs.write(watched, "running", [{"step": 1}])
     _buttons(teacher)[reveal].click().run(timeout=120)
     assert translate("poll.error.race_running", "zh") in warned(teacher)
@@ -215,3 +223,43 @@ def test_the_live_question_is_revealed_by_the_race_the_class_watched(own_store):
     student.run(timeout=120)
     assert any(labels[1] in s.value for s in student.success)
     assert "41%" in main_text(student)
+
+
+def _code(at) -> str:
+    room = at.query_params["room"]
+    return room[0] if isinstance(room, list) else room
+
+
+def test_a_teacher_who_asks_again_keeps_the_class_in_its_room(own_store):
+    """ "Ask the class" from a browser that already teaches a room moves that room on to the
+    new question: its phones stay (they follow the room), and the teacher never piles up
+    open polls. A run-bound question's phone gets the link to its room's race."""
+    teacher = _room("en", ask=QID)
+    code = _code(teacher)
+    student = _room("en", room=code)
+    asked = _same_browser(teacher, {"ask": "live_winner"})
+    assert _code(asked) == code and own_store.get(code).question == "live_winner"
+    assert own_store.get(code).round == 2
+    student.run(timeout=120)
+    q = pq.BY_ID["live_winner"]
+    assert set(q.answer_labels(lambda key: translate(key, "en"))) <= set(_buttons(student))
+    race = [
+        (el.proto.page, el.proto.query_string)
+        for el in student.get("page_link")
+        if el.proto.label == translate("poll.watch_race", "en")
+    ]
+    assert len(race) == 1 and "live" in race[0][0] and f"room={code}" in race[0][1], race
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_a_refused_poll_says_what_to_do(own_store, monkeypatch, lang):
+    """Over the open polls of one network, a teacher is told why and what to do, with the
+    idle while stated."""
+    from poll import views
+
+    monkeypatch.setattr(ps, "MAX_OPEN_PER_ADDRESS", 0)
+    monkeypatch.setattr(views, "client_address", lambda: "203.0.113.7")  # as nginx says
+    at = _room(lang, ask=QID)
+    said = translate("poll.error.too_many_address", lang).format(n_address=0, idle=ps.IDLE_S // 60)
+    assert said in [w.value for w in at.warning]
+    assert "30" in said and "room" not in at.query_params

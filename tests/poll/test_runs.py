@@ -20,7 +20,9 @@ def test_the_owner_starts_cancels_and_beats_others_only_read(make_store):
     runs = RunStore(make_store(clock))
     run_id = runs.start(TEACHER, {"steps": 10})
     run = runs.get(run_id)
-    assert run.status == "starting" and run.active and run.progress == [] and not run.cancel
+    # queued until a server's free training slot takes it (tests/poll/test_rooms.py)
+    assert run.status == "queued" and run.active and run.progress == [] and not run.cancel
+    assert run.room is None and run.started is None
     assert runs.latest().id == run_id and runs.is_owner(run_id, TEACHER)
     assert not runs.is_owner(run_id, b("student-aaaa"))
     for act in (runs.request_cancel, runs.beat):

@@ -147,3 +147,73 @@ def test_the_wal_switch_retries_only_a_locked_database(monkeypatch):
         ps._wal(Cursor([sqlite3.OperationalError("disk I/O error")]))
     with pytest.raises(sqlite3.OperationalError, match="locked"):
         ps._wal(Cursor([locked] * ps.WAL_TRIES))
+
+
+def _version_1(url: str) -> None:
+    """A database as version 1 of the app left it, with a class in it: its polls and
+    live_runs tables without the later columns, a poll with votes, a finished race."""
+    ps.PollStore(url).dispose()
+    old = sa.MetaData()
+    keep = {"polls": 7, "live_runs": 9}  # the first columns, as version 1 had them
+    tables = [
+        sa.Table(
+            name,
+            old,
+            *[
+                sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
+                for c in list(ps.metadata.tables[name].columns)[:n]
+            ],
+        )
+        for name, n in keep.items()
+    ]
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        for name in keep:
+            ps.metadata.tables[name].drop(conn)
+        ps.keys.drop(conn)
+        for table in tables:
+            table.create(conn)
+        conn.execute(ps.schema.update().values(version=1))
+        poll = ("ABCD2345", ps._hash("teacher", "t" * 32), "lm_next", 3, "open", 1, 1.8e9)
+        conn.execute(tables[0].insert().values(dict(zip(tables[0].c.keys(), poll, strict=True))))
+        vote = {"code": "ABCD2345", "round": 1, "voter": ps._hash("voter", "s" * 32), "answer": 2}
+        conn.execute(ps.votes.insert().values(vote))
+        race = ("RUN23456", ps._hash("live", "t" * 32), "{}", "done", "[]")
+        race += ('{"finished": 1800000100.0}', 0, 1_800_000_050.0, 1_800_000_050.0)
+        conn.execute(tables[1].insert().values(dict(zip(tables[1].c.keys(), race, strict=True))))
+    engine.dispose()
+
+
+def test_a_version_1_database_upgrades_in_place_once_keeping_its_class(fresh_url):
+    """Replicas of the new app starting together on a version-1 database: one upgrades it
+    under the lock; the class's poll, votes and race are all still there, read as before
+    (the poll active since it opened, the race nobody's room's)."""
+    from poll.runs import RunStore
+
+    _version_1(fresh_url)
+    assert _versions(fresh_url) == [1]
+    assert _start_replicas(fresh_url, 4) == []
+    assert _versions(fresh_url) == [ps.SCHEMA_VERSION] == [2]
+    engine = sa.create_engine(fresh_url)
+    try:
+        inspect = sa.inspect(engine)
+        assert {"active", "address_hash"} <= {c["name"] for c in inspect.get_columns("polls")}
+        assert {"room", "started"} <= {c["name"] for c in inspect.get_columns("live_runs")}
+        assert "live_runs_by_status" in {i["name"] for i in inspect.get_indexes("live_runs")}
+    finally:
+        engine.dispose()
+    store = ps.PollStore(fresh_url, clock=lambda: 1_800_000_200.0)
+    try:
+        poll = store.get("ABCD2345")
+        assert (poll.state, poll.active, store.tally("ABCD2345").counts) == (
+            "open",
+            poll.created,
+            (0, 0, 1),
+        )
+        runs = RunStore(store)
+        assert runs.latest().id == "RUN23456" and runs.latest("ABCD2345") is None
+        assert runs.done_since(1_800_000_000.0).id == "RUN23456"
+        store.vote("ABCD2345", "s" * 32, 0)  # and it goes on working
+        assert store.open("lm_next", 3, "u" * 32, "192.0.2.1")
+    finally:
+        store.dispose()

@@ -88,7 +88,7 @@ def test_the_training_process_yields_the_cores(manager):
     assert manager.nice == NICE == 10 and manager.idle
     manager.heartbeat_timeout = 1e6
     run_id = manager.start(TEACHER, SMALL)
-    pid = manager._proc.pid  # noqa: SLF001
+    pid = manager._procs[run_id].pid  # noqa: SLF001
     mine = os.nice(0)
     _wait(lambda: _policy(pid) == os.SCHED_IDLE, timeout=120)  # set after the niceness
     assert _niceness(pid) == mine + NICE

@@ -116,8 +116,8 @@ def test_parameters_are_discovered():
     found = {p.slug: page_params(p.slug) for p in PAGES}
     assert "s" in found.get("attention", ["s"]) and "q" in found.get("attention", ["q"])
     assert found["poll"] == ["ask", "room"]  # the poll room reads exactly these two
-    # live reads none of its own: its one part shows the run the store holds, not a link's
-    assert found["live"] == []
+    # live reads only the room whose race it shows (the poll room's links carry it)
+    assert found["live"] == ["room"]
     for slug, names in found.items():
         if slug not in ("home", "poll", "live"):
             assert len(names) >= 3, f"{slug}: only {names} found; extend _PATTERNS"
