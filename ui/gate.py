@@ -19,8 +19,8 @@ from ui.slide import fragment_run
 
 
 def refusal(reason: str | None, retry_key: str) -> None:
-    """Why the run was refused (a busy server, or too many requests from this address) and
-    the button that tries again."""
+    """Why the run was refused (a busy server, or too many runs waiting from this browser or
+    its address) and the button that tries again."""
     key = "admission.busy" if reason == BUSY else "admission.crowded"
     st.warning(t(key), icon=":material/hourglass_top:")
     st.button(t("admission.retry"), key=retry_key, type="primary")

@@ -498,6 +498,7 @@ def test_static_served_precompressed_from_disk_with_fallback_to_the_app():
 FORWARDED_NGINX_PORT = 8704
 FORWARDED_APP_PORT = 8705
 FORGED, VISITOR = "198.51.100.66", "203.0.113.7"  # documentation addresses (RFC 5737)
+VISITOR_NET = "203.0.113.0/24"  # what the access log keeps of VISITOR
 # What a Space's image sets for nginx (deploy.space.SPACE_ENV: tests/deploy/test_space.py)
 SPACE_NGINX_ENV = {"ROAD_FORWARDED_FOR": "1", "ROAD_FRAME_ANCESTORS": "https://huggingface.co"}
 
@@ -507,7 +508,7 @@ def test_forwarded_for_switch_takes_the_address_the_proxy_appended():
     ROAD_FRAME_ANCESTORS: SPACE_NGINX_ENV) and without them, a stand-in app behind it,
     all on loopback. Switched on, a request whose X-Forwarded-For is "<forged>, <visitor>"
     (what a Space's proxy sends on: the visitor's own header, then the address it saw)
-    reaches the app as X-Real-IP <visitor>, and nginx's limits and log key on it too; an
+    reaches the app as X-Real-IP <visitor>, and nginx's limits and log (its /24) key on it; an
     internal hop appended after the visitor is skipped. Switched off (the plain image), the
     address is the socket's, whatever the header says. The Space's page may frame the app,
     the rest of the policy unchanged; the repo's files are never written to."""
@@ -543,7 +544,8 @@ def test_forwarded_for_switch_takes_the_address_the_proxy_appended():
             assert real == (VISITOR if switched_on else "127.0.0.1"), (switched_on, real)
             real, _ = through({})
             assert real == "127.0.0.1"  # no header: the socket's address
-            logged = [VISITOR, VISITOR] if switched_on else ["127.0.0.1"] * 2
+            # the log keeps the visitor's network, not its address (loopback stays whole)
+            logged = [VISITOR_NET, VISITOR_NET] if switched_on else ["127.0.0.1"] * 2
             # nginx writes a request's log line after its answer: wait for the third (bounded)
             addrs = _logged_addresses(access, at_least=before + 3)
             assert addrs[-3:] == [*logged, "127.0.0.1"], addrs  # what the limits key on

@@ -62,6 +62,8 @@ def test_settings_come_from_the_environment(monkeypatch):
     gate = admission.gate()
     assert not gate.pace and gate.slots == cpus.cores()
     assert gate.give_way and gate.rest == 3.0 and gate.refuse_delay == 0.0  # the defaults
+    assert gate.heavy_floor == admission.HEAVY_FLOOR_S > admission.MIN_CHARGE_S
+    assert gate.max_waiting_per_address > gate.max_waiting_per_client
 
 
 def test_the_flood_settings_come_from_the_environment(monkeypatch):
@@ -173,3 +175,62 @@ def test_the_backlog_count_reads_this_streamlits_queues(monkeypatch):
     monkeypatch.setattr(Runtime, "instance", classmethod(lambda cls: runtime))
     assert admission._undelivered() == sum(len(q.flush()) for q in queues) > 0
     assert admission._undelivered() == 0  # flushed: sent
+
+
+class _Context:
+    """What ``st.context`` tells the gate about one request."""
+
+    def __init__(self, cookies: dict, ip: str = "203.0.113.7") -> None:
+        self.cookies, self.headers, self.ip_address = cookies, {}, ip
+
+
+BROWSER = "Zq3" * 8  # 24 characters: the shape of the poll's browser id
+ROUTE = "0123456789abcdef" * 2  # nginx's $request_id
+
+
+@pytest.mark.parametrize(
+    ("cookies", "want"),
+    [
+        ({"road_browser": BROWSER, "road_route": ROUTE}, f"browser:{BROWSER}"),
+        ({"road_route": ROUTE}, f"route:{ROUTE}"),
+        ({"road_browser": "x;y", "road_route": "not-hex"}, "address:203.0.113.7"),
+        ({}, "address:203.0.113.7"),
+    ],
+)
+def test_the_gate_charges_a_browser_where_its_cookie_tells(monkeypatch, cookies, want):
+    monkeypatch.setattr(admission.st, "context", _Context(cookies))
+    assert admission.client_key() == want
+
+
+def test_a_run_is_charged_to_its_browser_and_no_address_reaches_the_log(monkeypatch, fresh_gate):
+    lines: list[str] = []
+
+    class Log:
+        def info(self, fmt, *args):
+            lines.append(fmt % args)
+
+    monkeypatch.setattr(admission, "_LOG", Log())
+    monkeypatch.setenv(admission.TRACE_ENV, "1")
+    monkeypatch.setattr(admission.st, "context", _Context({"road_route": ROUTE}))
+    with admission.admitted() as decision:
+        assert decision.ok
+    assert fresh_gate.client_use(f"route:{ROUTE}") > 0
+    assert fresh_gate.client_use("203.0.113.7") == 0
+    assert len(lines) == 2 and "new session" in lines[0], lines  # the session, then the run
+    assert admission.pseudonym(f"route:{ROUTE}") in lines[0]
+    assert admission.pseudonym("203.0.113.7") in lines[0]
+    for line in lines:
+        assert "203.0.113" not in line and ROUTE not in line, line
+
+
+def test_only_a_loopback_address_is_logged_whole():
+    assert admission.loggable("127.0.0.2") == "127.0.0.2"  # the machine itself: the tests
+    assert admission.loggable("::1") == "::1"
+    assert admission.loggable("10.1.2.3") == "~" + admission.pseudonym("10.1.2.3")
+    assert admission.loggable("2001:db8::7") == "~" + admission.pseudonym("2001:db8::7")
+
+
+def test_a_pseudonym_is_stable_in_a_process_and_hides_what_it_names():
+    one, again, other = (admission.pseudonym(a) for a in ("10.0.0.1", "10.0.0.1", "10.0.0.2"))
+    assert one == again and one != other and len(one) == 10
+    assert "10.0.0" not in one

@@ -24,11 +24,19 @@ class Clock:
         self.now += seconds
 
 
-def hold(gate: FairGate, session: str, address: str, release: threading.Event, log: list):
-    """A thread that enters the gate, notes it, and holds its slot until ``release``."""
+def hold(
+    gate: FairGate,
+    session: str,
+    address: str,
+    release: threading.Event,
+    log: list,
+    client: str | None = None,
+):
+    """A thread that enters the gate, notes it, and holds its slot until ``release``; its run
+    is charged to ``client`` (a browser) behind ``address``, or to the address alone."""
 
     def body() -> None:
-        with gate.admit(session, address) as adm:
+        with gate.admit(session, client or address, address) as adm:
             log.append((session, adm.ok, adm.reason))
             if adm.ok:
                 release.wait(10)
@@ -103,7 +111,7 @@ def test_an_address_with_many_sessions_does_not_crowd_out_a_class():
             clock.now += 0.2
     ran(gate, clock, "student", "school", 0.5)
     assert gate.use_of("x0") < gate.use_of("student")
-    assert gate.address_use("abuser") > gate.address_use("school")
+    assert gate.client_use("abuser") > gate.client_use("school")
     release_first, release_rest = threading.Event(), threading.Event()
     log: list = []
     first = hold(gate, "teacher", "school", release_first, log)
@@ -183,7 +191,7 @@ def test_pacing_is_off_unless_asked():
 
 
 def test_an_address_with_too_many_waiting_is_refused_at_once():
-    gate = FairGate(1, pace=True, burst=100, max_waiting_per_address=2, timeout=30)
+    gate = FairGate(1, pace=True, burst=100, max_waiting_per_client=2, timeout=30)
     release = threading.Event()
     log: list = []
     threads = [hold(gate, "holder", "x", release, log)]
@@ -312,7 +320,7 @@ def test_every_run_is_charged_at_least_min_charge():
     ran(gate, clock, "student", "school", 0.3)
     assert gate.use_of("loop") == pytest.approx(8 * 0.25, rel=0.01)
     assert gate.use_of("student") == pytest.approx(0.3, rel=0.01)
-    assert gate.address_use("abuser") > gate.address_use("school")
+    assert gate.client_use("abuser") > gate.client_use("school")
 
 
 def test_the_last_free_slot_is_kept_for_the_class_while_a_flood_waits():
@@ -396,7 +404,7 @@ def test_a_refused_run_is_charged_min_charge():
         clock=clock,
         pace=True,
         burst=100,
-        max_waiting_per_address=1,
+        max_waiting_per_client=1,
         min_charge=0.25,
         half_life=1e9,
     )
@@ -408,7 +416,7 @@ def test_a_refused_run_is_charged_min_charge():
         with gate.admit(f"y{i}", "x") as adm:
             assert not adm.ok and adm.reason == CROWDED
     assert gate.use_of("y0") == pytest.approx(0.25)
-    assert gate.address_use("x") == pytest.approx(4 * 0.25)  # nothing finished yet
+    assert gate.client_use("x") == pytest.approx(4 * 0.25)  # nothing finished yet
     release.set()
     for th in threads:
         th.join(10)
@@ -423,7 +431,7 @@ def test_a_visitor_who_left_does_not_hold_the_class_back():
     gate = FairGate(2, clock=clock, healthy=lambda: healthy[0], reserve=1, heavy_factor=2.0)
     ran(gate, clock, "g0", "gone", 0.05)  # one short visit, then nothing
     clock.now += ACTIVE_WINDOW_S + 1.0
-    assert gate.address_use("gone") > 0.01  # still remembered
+    assert gate.client_use("gone") > 0.01  # still remembered
     ran(gate, clock, "s0", "school", 2.0)
     release = threading.Event()
     log: list = []
@@ -489,3 +497,97 @@ def test_a_flood_goes_after_the_class_and_rests_between_its_runs():
     for th in (x1, *flood):
         th.join(10)
     assert [s for s, granted, _ in log if granted][:2] == ["x1", "s1"]
+
+
+def test_a_lecture_hall_behind_one_address_is_many_browsers_not_one_crowd():
+    """Each browser has its own cap on waiting runs; the address's cap is the outer guard,
+    sized for a hall behind one NAT. Keyed on the address alone, the same hall would be
+    refused once its address had ``max_waiting_per_client`` runs waiting."""
+    for per_browser in (True, False):
+        gate = FairGate(
+            1,
+            pace=True,
+            burst=100,
+            max_waiting_per_client=3,
+            max_waiting_per_address=10,
+            timeout=30,
+        )
+        release = threading.Event()
+        log: list = []
+        threads = [hold(gate, "teacher", "school", release, log, client="t")]
+        wait_until(lambda: gate.running() == 1)
+        for i in range(10):  # ten phones arriving at once behind one address
+            client = f"phone{i}" if per_browser else None
+            threads.append(hold(gate, f"s{i}", "school", release, log, client=client))
+        if per_browser:
+            wait_until(lambda: gate.waiting() == 10)
+            assert gate.refused[CROWDED] == 0
+            with gate.admit("s10", "phone10", "school") as adm:  # the eleventh: outer guard
+                assert not adm.ok and adm.reason == CROWDED
+            threads.append(hold(gate, "v", "home", release, log, client="visitor"))
+            wait_until(lambda: gate.waiting() == 11)  # another address is still let in
+        else:
+            wait_until(lambda: len(log) == 1 + 7)  # 3 wait, 7 refused at once
+            assert gate.refused[CROWDED] == 7 and gate.waiting() == 3
+        release.set()
+        for th in threads:
+            th.join(10)
+        if per_browser:
+            assert sum(ok for _, ok, _ in log) == 12 and gate.refused[CROWDED] == 1
+
+
+def test_a_class_of_browsers_behind_one_address_goes_before_a_flood():
+    """A class behind one NAT arriving at once (six phones, each one run waiting) and a
+    script with many runs waiting on one client elsewhere: per browser, no phone floods, the
+    script does and gives way: every phone goes first. Keyed on the address alone, the class
+    had six waiting (a flood too) and more use than the script, so it gave way instead."""
+    for per_browser, first in ((True, "class"), (False, "script")):
+        clock = Clock()
+        gate = FairGate(1, clock=clock, give_way=True, flood_waiting=4, min_charge=0.25)
+        for i in range(6):  # the class so far: 1.8 s in all, 0.3 s a phone
+            with gate.admit(f"s{i}", f"phone{i}" if per_browser else "school", "school"):
+                clock.now += 0.3
+        ran(gate, clock, "x0", "script", 0.5)
+        release, go = threading.Event(), threading.Event()
+        go.set()
+        log: list = []
+        threads = [hold(gate, "x1", "script", release, log)]
+        wait_until(lambda: gate.running() == 1)
+        threads += [hold(gate, f"x{i}", "script", go, log) for i in range(2, 7)]
+        wait_until(lambda: gate.waiting() == 5)
+        for i in range(6):
+            client = f"phone{i}" if per_browser else None
+            threads.append(hold(gate, f"s{i}", "school", go, log, client=client))
+        wait_until(lambda: gate.waiting() == 11)
+        release.set()
+        for th in threads:
+            th.join(10)
+        order = ["class" if s.startswith("s") else "script" for s, ok, _ in log[1:] if ok]
+        assert len(order) == 11 and order[0] == first, (per_browser, order)
+        if per_browser:
+            assert order[:6] == ["class"] * 6, order
+
+
+def test_a_phone_that_just_arrived_does_not_make_its_class_heavy():
+    """Per browser, a fresh phone has used nothing: against it every other phone used more
+    than twice as much. Below ``heavy_floor`` use alone makes no client heavy, so a phone
+    that used a little still takes the free slot beside the fresh one's run; without the
+    floor it gave way and the class ran one at a time."""
+    for floor, runs_beside in ((1.0, True), (0.0, False)):
+        clock = Clock()
+        gate = FairGate(2, clock=clock, give_way=True, heavy_floor=floor, min_charge=0.25)
+        ran(gate, clock, "a0", "phoneA", 0.5)  # phone A: one click so far
+        release = threading.Event()
+        log: list = []
+        fresh = hold(gate, "b0", "school", release, log, client="phoneB")  # just arrived
+        wait_until(lambda: gate.running() == 1)
+        other = hold(gate, "a1", "school", release, log, client="phoneA")
+        if runs_beside:
+            wait_until(lambda: gate.running() == 2)
+        else:
+            wait_until(lambda: gate.waiting() == 1)
+            assert gate.running() == 1 and gate.held >= 1  # phone A gives way to phone B
+        release.set()
+        for th in (fresh, other):
+            th.join(10)
+        assert sorted(s for s, ok, _ in log if ok) == ["a1", "b0"]
