@@ -28,6 +28,7 @@ from pathlib import Path
 
 from bench import procs
 from bench import scaleout as S
+from bench.capacity import Samplers, pyspy
 from bench.classroom import Action, Student, summary_s
 from bench.procs import LOGS
 from core.i18n import translate
@@ -560,7 +561,9 @@ def run(args) -> dict:
             warm, errs = asyncio.run(S.warm_replicas(cl, page))
             errors += errs
             before = S._snapshot(cl)
-            result["classes"] = asyncio.run(play(cl, plan, server.url))
+            pids = {r.upstream: r.pid for r in cl.replicas}
+            with Samplers(pids, LOGS, "rooms", pyspy() is not None) as gil:
+                result["classes"] = asyncio.run(play(cl, plan, server.url))
             after = S._snapshot(cl)
             wall = after["at"] - before["at"]
             busy = S._minus(after["machine"], before["machine"])
@@ -572,6 +575,7 @@ def run(args) -> dict:
                 "nginx_cpu_s": S._minus(after["nginx"], before["nginx"]),
                 "clients_cpu_s": S._minus(after["own"], before["own"]),
                 "machine_busy_cores": None if busy is None else round(busy / wall, 2),
+                "gil": {u: gil.figures(u) for u in pids},  # each replica's lock, by 10-s window
                 "window_s": round(wall, 1),
             }
             result["warm"] = warm
