@@ -55,8 +55,8 @@ READY_ENV = "ROAD_READY_FILE"  # written once warm (deploy/k8s: the readiness pr
 # MEASURED_CORES cores behind nginx, kept within CLICK_GOAL_S at p95, everyone admitted. Said
 # to whoever started the server once it is warm: a teacher with a lecture hall reads there
 # when to start more processes.
-STUDENTS_PER_PROCESS: int | None = None
-STUDENTS_PER_MACHINE: int | None = None
+STUDENTS_PER_PROCESS: int | None = 100
+STUDENTS_PER_MACHINE: int | None = 100
 MEASURED_CORES = 2
 CLICK_GOAL_S = 1
 

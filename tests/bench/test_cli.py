@@ -105,6 +105,8 @@ def test_the_abuser_process_gets_its_settings_through_the_command_line():
         ("class", "abuse.json", "with the abuser"),
         ("flood", "flood.json", "ceiling"),
         ("phone", "phone.json", "| page | MB direct |"),
+        ("capacity", "capacity.json", "| where | students | arrived | refused |"),
+        ("rooms", "rooms.json", "| class | room | arrived |"),
     ],
 )
 def test_a_saved_result_prints_as_its_tables(command, saved, shows, capsys):
