@@ -1,4 +1,4 @@
-"""The benchmarks, one JSON result each: python -m bench pages|class|flood|phone|profile.
+"""The benchmarks, one JSON result each: python -m bench pages|class|capacity|rooms|... .
 
 ``--out auto`` writes ``bench/results/<scenario>.json``; ``--table FILE`` prints a saved
 result's tables. Every subcommand, what it measures and the latest figures: bench/README.md.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -74,6 +75,41 @@ def _class_options(add) -> None:
     add("--port", type=int, default=NGINX_PORT, help="nginx's port; replicas take the next")
 
 
+def _capacity_options(add) -> None:
+    from bench import capacity
+    from bench.scaleout import NGINX_PORT
+
+    sizes = _counts("class sizes", 0, 1000, unique=True)
+    default = ",".join(map(str, capacity.SIZES))
+    add("sizes", nargs="?", type=sizes, default=list(capacity.SIZES), metavar="N[,N...]",
+        help=f"class sizes through nginx ({default}; 0 skips them)")  # fmt: skip
+    ceiling = _counts("--ceiling", 0, 1000, unique=True)
+    one = ",".join(map(str, capacity.CEILING_SIZES))
+    add("--ceiling", type=ceiling, default=list(capacity.CEILING_SIZES),
+        help=f"sizes against one process alone ({one}; 0: none)")  # fmt: skip
+    add("--replicas", type=int, default=os.cpu_count() or 1, help="app processes (cores)")
+    add("--class-duration", type=float, default=60.0, help="s of clicks (60)")
+    add("--class-arrive", type=float, default=20.0, help="arrival window, s (20)")
+    add("--class-timeout", type=float, default=60.0, help="s before an action is lost")
+    add("--seed", type=int, default=0, help="arrival times and clicks")
+    add("--no-gil", dest="gil", action="store_false", help="no py-spy sampling of the GIL")
+    add("--port", type=int, default=NGINX_PORT, help="nginx's port; replicas take the next")
+
+
+def _rooms_options(add) -> None:
+    from bench.rooms import RoomsPlan
+
+    d = RoomsPlan()
+    add("--classes", type=int, default=d.classes, help=f"classes, a room each ({d.classes})")
+    add("--students", type=int, default=d.students, help=f"students per class ({d.students})")
+    add("--arrive-within", type=float, default=d.arrive_within, help="arrival window, s (60)")
+    add("--vote-for", type=float, default=d.vote_for, help="s after the last arrival (20)")
+    add("--replicas", type=int, default=d.replicas, help=f"app processes ({d.replicas})")
+    add("--class-timeout", type=float, default=60.0, help="s before an action is lost")
+    add("--seed", type=int, default=0, help="arrival times and votes")
+    add("--port", type=int, default=d.port, help="nginx's port; replicas take the next")
+
+
 def _flood_options(add) -> None:
     from bench import flood
 
@@ -110,11 +146,21 @@ def _abuser_options(add) -> None:
 COMMANDS = {  # name: (what it measures, its options)
     "pages": ("cold start, every page's renders and reruns, memory", _pages_options),
     "class": ("a class of simulated students (one server or nginx)", _class_options),
+    "capacity": ("students one process and one machine hold (nginx)", _capacity_options),
+    "rooms": ("four classes, a room each, on one link (nginx, PostgreSQL)", _rooms_options),
     "flood": ("bounded memory under distinct valid inputs", _flood_options),
     "phone": ("a phone through the deploy proxy: bytes, first chart", _phone_options),
     "profile": ("main-thread work and the server/browser split", _profile_options),
     "abuser": ("(internal) the abusive client of class --abuser", _abuser_options),
 }
+
+
+def _check_cluster(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """A cluster's replicas and nginx's port (``capacity``, ``rooms``)."""
+    if not 1 <= args.replicas <= MAX_REPLICAS:
+        p.error(f"--replicas must be within 1..{MAX_REPLICAS}")
+    if not 1024 <= args.port <= 65535 - 9:
+        p.error("--port must be within 1024..65526")
 
 
 def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
@@ -144,6 +190,22 @@ def _check(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
             p.error("--abuse-attempts must be >= 1 and --abuse-seconds > 0")
         if not 1024 <= args.port <= 65535 - 9:
             p.error("--port must be within 1024..65526")
+    elif args.command == "capacity":
+        args.sizes = [n for n in args.sizes or [] if n]
+        args.ceiling = [n for n in args.ceiling or [] if n]
+        if not args.sizes and not args.ceiling and not args.table:
+            p.error("give class sizes or --ceiling sizes")
+        if args.class_duration < 0 or args.class_arrive < 0 or args.class_timeout <= 0:
+            p.error("--class-duration and --class-arrive must be >= 0, --class-timeout > 0")
+        _check_cluster(p, args)
+    elif args.command == "rooms":
+        from bench.rooms import QUESTIONS
+
+        if not 1 <= args.classes <= len(QUESTIONS) or not 1 <= args.students <= 500:
+            p.error(f"--classes must be within 1..{len(QUESTIONS)}, --students within 1..500")
+        if args.arrive_within < 0 or args.vote_for < 5 or args.class_timeout <= 0:
+            p.error("--arrive-within must be >= 0, --vote-for >= 5, --class-timeout > 0")
+        _check_cluster(p, args)
     elif args.command == "flood":
         if not 1 <= args.inputs <= 100_000:
             p.error("--inputs must be within 1..100000")
@@ -202,15 +264,18 @@ def run(args) -> tuple[dict, str]:
 
 def table(command: str, result: dict) -> str:
     """The tables of a result, as the docs show them."""
-    from bench import flood, phone, schema
+    from bench import capacity, flood, phone, rooms, schema
 
     tables = {"flood": flood.summary, "phone": phone.table}
+    tables |= {"capacity": capacity.table, "rooms": rooms.table}
     return tables.get(command, schema.markdown_table)(result)
 
 
 def ok(command: str, result: dict) -> bool:
     if command == "flood":
         return bool(result["under_ceiling"] and not result["schema_problems"] + result["errors"])
+    if command == "rooms":
+        return bool(result["goals"]["met"] and not result["errors"])
     if command in ("pages", "class"):
         return not result["schema_problems"]
     return True

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import functools
+import json
 import random
 import time
 import urllib.parse
@@ -61,7 +62,7 @@ def _http_pool() -> ThreadPoolExecutor:
 class Action:
     """One thing a student did and how long the server took to answer it."""
 
-    kind: str  # "arrive", "click" (a link / query string), "press" (a button), "set"
+    kind: str  # "arrive", "click" (link, query), "press" (button), "set", "refresh" (run_every)
     page: str  # the page's url path after the action ("" is the default page, home)
     seconds: float | None  # send -> script_finished (arrive: from the HTTP GET); None: lost
     ok: bool
@@ -124,6 +125,7 @@ class Student:
         self.pages: dict[str, str] = {}  # url path -> page_script_hash
         self.elements: dict[tuple[int, ...], tuple[Any, str, int]] = {}  # (el, frag, stamp)
         self.received: list[Any] = []  # every element of the current action, in order
+        self.auto_reruns: dict[str, float] = {}  # fragment id -> s between its reruns
         self._stamp = 0
         self._errors: list[str] = []
         self._waiter: asyncio.Future | None = None
@@ -227,6 +229,41 @@ class Student:
         state = WidgetState(id=proto.id, trigger_value=True)
         return await self._rerun("press", self.query, self.page_script_hash, state, frag)
 
+    async def press_labelled(self, label: str) -> Action:
+        """Press the button whose label is ``label`` (a button made without a key)."""
+        found = [
+            (w[1], frag)
+            for el, frag, _ in self.elements.values()
+            if (w := _widget(el)) is not None and w[0] == "button" and w[1].label == label
+        ]
+        if not found:
+            return self._record("press", None, f"no button labelled {label!r}")
+        proto, frag = found[0]
+        state = WidgetState(id=proto.id, trigger_value=True)
+        return await self._rerun("press", self.query, self.page_script_hash, state, frag)
+
+    async def refresh(self, fragment: str) -> Action:
+        """The browser's timed rerun of a fragment made with ``run_every``."""
+        return await self._rerun(
+            "refresh", self.query, self.page_script_hash, None, fragment, auto=True
+        )
+
+    def set_cookie(self, name: str, value: str) -> None:
+        """A cookie the browser holds already (e.g. one a page wrote with JavaScript)."""
+        self.http.cookies.set(name, value)
+
+    def charts(self, name: str = "road_chart") -> list[tuple[str, dict]]:
+        """``(element id, {"alt", "spec", "config"})`` of each app chart on screen, in order."""
+        out = []
+        for _, (el, _, _) in sorted(self.elements.items()):
+            if (
+                el.WhichOneof("type") == "bidi_component"
+                and el.bidi_component.component_name == name
+            ):
+                with contextlib.suppress(ValueError):
+                    out.append((el.bidi_component.id, json.loads(el.bidi_component.bytes)))
+        return out
+
     async def set(self, key: str, value: Any) -> Action:
         """Give the widget made with ``key=key`` a new value, as its user would."""
         try:
@@ -296,11 +333,18 @@ class Student:
         if kind == "new_session":
             ns = msg.new_session
             self._stamp += 1  # a full run starts: what it does not redraw is stale after it
+            if not msg.metadata.run.fragment_ids:  # a full run registers its fragments again
+                self.auto_reruns.clear()
             # before st.navigation has run, the pages are the files of pages/ (legacy mode)
             self._learn_pages(ns.app_pages, ns.page_script_hash, first=not self.pages)
         elif kind == "navigation":
             nav = msg.navigation
             self._learn_pages(nav.app_pages, nav.page_script_hash, first=True)
+        elif kind == "auto_rerun":  # a fragment with run_every: the browser reruns it
+            self.auto_reruns[msg.auto_rerun.fragment_id] = msg.auto_rerun.interval
+        elif kind == "stop_auto_rerun":
+            for frag in msg.stop_auto_rerun.fragment_ids:
+                self.auto_reruns.pop(frag, None)
         elif kind == "page_info_changed":
             self.query = msg.page_info_changed.query_string
         elif kind == "page_not_found":
@@ -346,7 +390,16 @@ class Student:
             self._waiter.set_result(error)
 
     async def _rerun(
-        self, kind, query, page_hash="", widget=None, fragment="", page_name="", url=None, t0=None
+        self,
+        kind,
+        query,
+        page_hash="",
+        widget=None,
+        fragment="",
+        page_name="",
+        url=None,
+        t0=None,
+        auto=False,
     ) -> Action:
         """Send ``rerun_script`` (with a ``widget``'s change) and wait for the run's end."""
         t0 = time.monotonic() if t0 is None else t0
@@ -359,6 +412,7 @@ class Student:
             cs.widget_states.widgets.append(widget)
         if fragment:
             cs.fragment_id = fragment
+        cs.is_auto_rerun = auto
         for name, value in CONTEXT.items():
             setattr(cs.context_info, name, value)
         cs.context_info.url = url or f"{self.base}/{self.page}" + (f"?{query}" if query else "")

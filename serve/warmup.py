@@ -19,6 +19,8 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 
+from core.i18n import LANGS, translate
+
 # torch (~1.5 s) and what builds on it, then pandas (~0.5 s; the attention page's score
 # table). plotly looks pandas up in sys.modules without importing it, where a module being
 # imported sits half-built (a page's figure once raised on it): ``core`` makes that lookup
@@ -53,6 +55,31 @@ DATABASE_ENV = "ROAD_DATABASE_URL"  # the polls' PostgreSQL (poll/store.py), if 
 DATABASE_RETRY_S = 5.0
 DATABASE_TIMEOUT_S = 5  # seconds one attempt may take to connect (libpq's connect_timeout)
 DATABASE_WAITING = "road-to-attention: not ready: the poll database"  # the log line's start
+
+# What the capacity bench measured (bench/results/capacity.json; tests/bench/test_capacity.py
+# keeps these equal to it): the students whose clicks one process alone, and one machine of
+# MEASURED_CORES cores behind nginx, kept within CLICK_GOAL_S at p95, everyone admitted. Said
+# to whoever started the server once it is warm: a teacher with a lecture hall reads there
+# when to start more processes.
+STUDENTS_PER_PROCESS: int | None = 100
+STUDENTS_PER_MACHINE: int | None = 100
+MEASURED_CORES = 2
+CLICK_GOAL_S = 1
+
+
+def capacity_hint(lang: str) -> str | None:
+    """How many students this process holds and when to start more, in ``lang``."""
+    if STUDENTS_PER_PROCESS is None or STUDENTS_PER_MACHINE is None:
+        return None
+    return translate(
+        "serve.capacity",
+        lang,
+        seconds=CLICK_GOAL_S,
+        students=STUDENTS_PER_PROCESS,
+        cores=MEASURED_CORES,
+        machine=STUDENTS_PER_MACHINE,
+    )
+
 
 _lock = threading.Lock()
 _thread: threading.Thread | None = None
@@ -110,6 +137,10 @@ def _import_all(
             return
         _freeze()
         print(f"{DONE} {time.perf_counter() - start:.1f} s", file=sys.stderr, flush=True)
+        for lang in LANGS:
+            hint = capacity_hint(lang)
+            if hint:
+                print(hint, file=sys.stderr, flush=True)
         if wait_for_database(os.environ.get(DATABASE_ENV, "").strip()):
             _mark_ready()
 

@@ -34,7 +34,9 @@ def test_every_subcommand_parses_with_its_defaults():
     assert parse(["profile", "--pages", "bottleneck"]).reruns == 10
 
 
-@pytest.mark.parametrize("command", ["pages", "class", "flood", "phone", "profile"])
+@pytest.mark.parametrize(
+    "command", ["pages", "class", "capacity", "rooms", "flood", "phone", "profile"]
+)
 def test_help_of_every_subcommand(command, capsys):
     with pytest.raises(SystemExit) as stop:
         parse([command, "--help"])
@@ -56,6 +58,12 @@ def test_help_of_every_subcommand(command, capsys):
         (["flood", "--pages", "nowhere"], "pages must be among"),
         (["phone", "--runs", "proxy/tablet"], "unknown runs"),
         (["class"], "give the class sizes"),
+        (["capacity", "0", "--ceiling", "0"], "give class sizes or --ceiling sizes"),
+        (["capacity", "100,100"], "a count twice"),
+        (["capacity", "--replicas", "9"], "--replicas must be within 1..8"),
+        (["rooms", "--classes", "5"], "--classes must be within 1..4"),
+        (["rooms", "--vote-for", "1"], "--vote-for >= 5"),
+        (["rooms", "--port", "80"], "--port must be within"),
         ([], "required"),
     ],
 )
@@ -97,6 +105,8 @@ def test_the_abuser_process_gets_its_settings_through_the_command_line():
         ("class", "abuse.json", "with the abuser"),
         ("flood", "flood.json", "ceiling"),
         ("phone", "phone.json", "| page | MB direct |"),
+        ("capacity", "capacity.json", "| where | students | arrived | refused |"),
+        ("rooms", "rooms.json", "| class | room | arrived |"),
     ],
 )
 def test_a_saved_result_prints_as_its_tables(command, saved, shows, capsys):
