@@ -59,7 +59,7 @@ class Built:
     pdf: Path | None
     pages: int | None  # the PDF's pages (one per stop)
     stops: list[stops.StopView]
-    images: list[str | None]  # per stop, its chart's image (a data: URL), or None
+    images: list[render.Image | None]  # per stop, its chart drawn, or None
     seconds: float
 
 
@@ -84,7 +84,7 @@ def _quiet_process() -> None:
 
 
 def _section(
-    view: stops.StopView, image: str | None, k: int, n: int, label: page.Labels, foot: str
+    view: stops.StopView, image: render.Image | None, k: int, n: int, label: page.Labels, foot: str
 ) -> str:
     e = html.escape
     where = (
@@ -95,10 +95,12 @@ def _section(
     body.append(f'<p class="claim">{page.inline(view.claim)}</p>')
     if view.lead:
         body.append(page.block(view.lead, "lead"))
+    tall = image is not None and image.height >= page.TALL * image.width
     if image is not None:
         spec = view.chart.figure() if view.chart else {}
         alt = describe.describe(spec, view.lang)
-        body.append(f'<img class="chart" src="{image}" alt="{e(alt)}">')
+        cls = "chart tall" if tall else "chart"
+        body.append(f'<img class="{cls}" src="{image.url}" alt="{e(alt)}">')
     elif view.chart is not None and view.chart.has_data():
         # no Chromium to draw it: the page's own drawing code draws it when the file opens
         data = render.payload_json(view.chart.spec, view.chart.config)
@@ -111,7 +113,8 @@ def _section(
         body.append(f'<div class="takeaway">{page.block(view.takeaway)}</div>')
     if view.chart is not None and view.chart.has_data():
         body.append(f"<h3>{e(label('handout.numbers'))}</h3>")
-        body.append(page.numbers(view.chart.tables(view.lang), label))
+        rows = page.TALL_ROWS if tall else page.MAX_ROWS
+        body.append(page.numbers(view.chart.tables(view.lang), label, rows))
     body += [page.block(w, "word") for w in view.words]
     body.append(f'<p class="note cut" hidden>{e(label("handout.cut"))}</p>')
     body.append(f"<footer>{e(foot)}</footer>")
@@ -216,7 +219,7 @@ def _write(
     lang: str,
     path: str,
     views: list[stops.StopView],
-    images: list[str | None],
+    images: list[render.Image | None],
     today: str,
     context,
 ) -> Built:

@@ -21,6 +21,8 @@ FONTS = (
     "'Microsoft YaHei', 'WenQuanYi Micro Hei', 'Source Sans 3', 'DejaVu Sans', sans-serif"
 )
 MAX_ROWS = 8  # of a chart's numbers: the handout's table is a glance, the page has them all
+TALL_ROWS = 4  # ... under a tall chart (several panels stacked), which takes their room
+TALL = 0.75  # a chart this much higher than wide, or more, is drawn taller on its page
 MAX_COLS = 9
 
 CSS = """
@@ -43,6 +45,7 @@ h3 { font-size: 11pt; margin: 3mm 0 1mm; }
 .lead { font-size: 11pt; margin: 0; }
 p { margin: 0 0 1.5mm; }
 img.chart { display: block; width: 100%%; max-height: 100mm; object-fit: contain; }
+img.chart.tall { max-height: 140mm; }
 .chart-box { width: 100%%; }
 .takeaway { background: #eaf6ec; border-left: 4px solid #2e7d32; padding: 2mm 3mm; }
 .glosses, .word { font-size: 8.5pt; color: #333; }
@@ -193,7 +196,12 @@ def numbers(
         )
         cut_rows, cut_cols = len(body) - len(shown), len(header) - cols
         if cut_rows or cut_cols:
-            more = label("handout.more", rows=cut_rows, cols=cut_cols)
+            if cut_rows and cut_cols:
+                more = label("handout.more", rows=cut_rows, cols=cut_cols)
+            elif cut_rows:
+                more = label("handout.more_rows", rows=cut_rows)
+            else:
+                more = label("handout.more_cols", cols=cut_cols)
             out.append(f'<p class="more">{html.escape(more)}</p>')
     hidden = len(tables) - sum(1 for x in out if x.startswith("<table"))
     if hidden > 0:

@@ -14,6 +14,7 @@ import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
@@ -46,7 +47,7 @@ _TO_SVG = """async ([payload, width]) => {
   const url = await window.Plotly.toImage(gd, size);
   window.Plotly.purge(gd);
   parent.remove();
-  return url;
+  return [url, size.width, size.height];
 }"""
 
 
@@ -82,6 +83,19 @@ def chart_code() -> str:
     )
 
 
+@dataclass(frozen=True)
+class Image:
+    """A chart drawn as SVG: its ``data:`` URL and its size in px."""
+
+    url: str
+    width: float
+    height: float
+
+    def svg(self) -> str:
+        """The SVG's text."""
+        return base64.b64decode(self.url.partition(",")[2]).decode()
+
+
 class Painter:
     """Turns charts into SVG ``data:`` URLs in one page of ``context`` (one per handout)."""
 
@@ -90,14 +104,15 @@ class Painter:
         self.page.set_content(_BLANK)
         self.page.add_script_tag(content=chart_code())
 
-    def svg(self, spec: str, config: str) -> str:
-        """The figure (plotly JSON ``spec`` and ``config``, as the page sent them) as an SVG
-        image's ``data:`` URL, base64 (no XML namespace text shows in the handout)."""
+    def svg(self, spec: str, config: str) -> Image:
+        """The figure (plotly JSON ``spec`` and ``config``, as the page sent them) drawn as
+        SVG: an image's ``data:`` URL, base64 (no XML namespace text shows in the handout)."""
         payload = '{"alt":"","spec":' + spec + ',"config":' + config + "}"
-        url = self.page.evaluate(_TO_SVG, [payload, WIDTH])
+        url, width, height = self.page.evaluate(_TO_SVG, [payload, WIDTH])
         head, _, body = url.partition(",")
         svg = unquote(body) if ";base64" not in head else base64.b64decode(body).decode()
-        return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+        data = "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+        return Image(data, width, height)
 
 
 def pdf(context, html: Path, out: Path) -> int:
