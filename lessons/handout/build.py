@@ -115,7 +115,10 @@ def _section(
         body.append(f"<h3>{e(label('handout.numbers'))}</h3>")
         rows = page.TALL_ROWS if tall else page.MAX_ROWS
         body.append(page.numbers(view.chart.tables(view.lang), label, rows))
-    body += [page.block(w, "word") for w in view.words]
+    # a chart drawn only during a run: the words under it speak of that run ("the answer
+    # shows here when training ends"), which a handout does not have
+    drawn_live = view.chart is not None and not view.chart.has_data()
+    body += [page.block(w, "word") for w in ([] if drawn_live else view.words)]
     body.append(f'<p class="note cut" hidden>{e(label("handout.cut"))}</p>')
     body.append(f"<footer>{e(foot)}</footer>")
     stop_id = f"{view.slug}/{view.part}" if view.part else view.slug
