@@ -18,18 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
+from lessons.handout.chromium import CHROMIUM, CHROMIUM_ARGS
 from ui import plot
 
-CHROMIUM = Path("/usr/bin/chromium")  # Debian's, as the browser tests use
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
 WIDTH = 900  # px: a laptop's main column, the width the page's charts are laid out for
 HEIGHT = 450  # px: plotly's (and the page's) height for a figure without one
 _BLANK = "<!doctype html><html><head><meta charset='utf-8'></head><body></body></html>"
