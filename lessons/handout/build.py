@@ -10,6 +10,7 @@ tables), the date and the app's version. Each stop is one A4 page of the PDF.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime as dt
 import html
@@ -174,12 +175,9 @@ def build(
     """The handout of ``path`` in each of ``langs``, written into ``out``; ``use_chromium``:
     draw the charts as images and print a PDF (default: where Chromium is installed)."""
     started = time.monotonic()
-    out.mkdir(parents=True, exist_ok=True)
     _quiet_process()
-    chromium = render.available() if use_chromium is None else use_chromium
     the_deck = deck(path)
-    n = len(the_deck)
-    total = len(langs) * (n + 1)
+    total = len(langs) * (len(the_deck) + 1)
     done = 0
 
     def step(what: str) -> None:
@@ -188,33 +186,43 @@ def build(
         if progress is not None:
             progress(done, total, what)
 
-    today = dt.datetime.now(dt.UTC).date().isoformat()
     views: dict[str, list[stops.StopView]] = {}
     for lang in langs:
         views[lang] = []
         for stop in the_deck:
             views[lang].append(stops.read(stop, lang))
             step(f"{lang}:{stop.slug}/{stop.part or ''}")
-    results: list[Built] = []
-    if chromium:
-        with render.browser() as context:
-            painter = render.Painter(context)
-            for lang in langs:
-                images = [
-                    painter.svg(v.chart.spec, v.chart.config)
-                    if v.chart is not None and v.chart.has_data()
-                    else None
-                    for v in views[lang]
-                ]
-                results.append(_write(out, lang, path, views[lang], images, today, context))
-                step(f"{lang}:pdf")
-    else:
-        for lang in langs:
-            images = [None] * len(views[lang])
-            results.append(_write(out, lang, path, views[lang], images, today, None))
-            step(f"{lang}:html")
+    built = write(out, views, path, use_chromium, lambda lang: step(f"{lang}:files"))
     spent = time.monotonic() - started
-    return [dataclasses.replace(r, seconds=spent) for r in results]
+    return [dataclasses.replace(b, seconds=spent) for b in built]
+
+
+def write(
+    out: Path,
+    views: dict[str, list[stops.StopView]],
+    path: str,
+    use_chromium: bool | None = None,
+    done: Callable[[str], None] | None = None,
+) -> list[Built]:
+    """The handout's files of the stops already read (``views``: per language, the path's
+    stops in order), into ``out``; ``done(lang)`` after each language."""
+    out.mkdir(parents=True, exist_ok=True)
+    chromium = render.available() if use_chromium is None else use_chromium
+    today = dt.datetime.now(dt.UTC).date().isoformat()
+    results: list[Built] = []
+    with render.browser() if chromium else contextlib.nullcontext() as context:
+        painter = render.Painter(context) if context is not None else None
+        for lang, shown in views.items():
+            images = [
+                painter.svg(v.chart.spec, v.chart.config)
+                if painter is not None and v.chart is not None and v.chart.has_data()
+                else None
+                for v in shown
+            ]
+            results.append(_write(out, lang, path, shown, images, today, context))
+            if done is not None:
+                done(lang)
+    return results
 
 
 def _write(

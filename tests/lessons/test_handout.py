@@ -135,6 +135,46 @@ def test_opens_offline_in_chromium_with_every_image_loaded(built, lang):
     assert all(done and width > 0 for done, width in images), images
 
 
+@pytest.mark.long
+def test_without_chromium_the_html_draws_its_charts_offline(built, tmp_path):
+    """Built where no Chromium is installed (the stops already read), the HTML carries the
+    app's plotly.js and drawing code and draws every chart when opened, still offline."""
+    need(str(render.CHROMIUM), render.available(), "apt-get install chromium")
+    views = {"zh": built["zh"].stops}
+    (plain,) = build.write(tmp_path, views, "class", use_chromium=False)
+    assert plain.pdf is None and not any(plain.images)
+    charts = sum(1 for v in plain.stops if v.chart is not None and v.chart.has_data())
+
+    def look() -> tuple[list, int, list]:
+        from playwright.sync_api import sync_playwright
+
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(
+                executable_path=str(render.CHROMIUM), args=render.CHROMIUM_ARGS
+            )
+            page = browser.new_page()
+            asked: list[str] = []
+            errors: list[str] = []
+            page.on("request", lambda r: asked.append(r.url))
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(plain.html.resolve().as_uri(), wait_until="load")
+            page.wait_for_function(
+                f"document.querySelectorAll('.chart-box .main-svg').length >= {charts}",
+                timeout=60_000,
+            )
+            drawn = page.evaluate(
+                "() => [...document.querySelectorAll('.chart-box')]"
+                ".filter(b => b.querySelector('.main-svg')).length"
+            )
+            browser.close()
+            return asked, drawn, errors
+
+    with ThreadPoolExecutor(1) as pool:
+        asked, drawn, errors = pool.submit(look).result()
+    assert [u for u in asked if not u.startswith(("file:", "data:", "blob:"))] == []
+    assert drawn == charts > 0 and errors == []
+
+
 def test_a_stop_reads_the_page_words():
     view = stops.read(deck("class")[1], "zh")
     assert view.lead and view.takeaway and view.chart is not None
