@@ -18,7 +18,7 @@ import os
 import tempfile
 import time
 import tomllib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -74,14 +74,26 @@ def file_name(lang: str, path: str) -> str:
     return f"road-to-attention-{path}-{lang}"
 
 
-def _quiet_process() -> None:
-    """Run the pages on a throwaway poll store: a handout shows each page's default view,
-    never a class's poll or race, and starts nothing (a queued race stays queued); and
-    without the server's warm-up (the pages' first run starts it: here it would only take a
-    core from the build for a minute)."""
-    os.environ["ROAD_DATA_DIR"] = tempfile.mkdtemp(prefix="road-handout-")
+@contextlib.contextmanager
+def _quiet_process() -> Iterator[None]:
+    """While the stops are read: the pages on a throwaway poll store (a handout shows each
+    page's default view, never a class's poll or race, and starts nothing: a queued race
+    stays queued), and without the server's warm-up (the pages' first run starts it: here
+    it would only take a core from the build for a minute)."""
+    kept = {k: os.environ.get(k) for k in ("ROAD_DATA_DIR", "ROAD_DATABASE_URL")}
+    folder = tempfile.TemporaryDirectory(prefix="road-handout-", ignore_cleanup_errors=True)
+    os.environ["ROAD_DATA_DIR"] = folder.name
     os.environ.pop("ROAD_DATABASE_URL", None)
     warmup.start(modules=())  # the process's one warm-up, with nothing to do
+    try:
+        yield
+    finally:
+        folder.cleanup()
+        for key, value in kept.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _section(
@@ -175,7 +187,6 @@ def build(
     """The handout of ``path`` in each of ``langs``, written into ``out``; ``use_chromium``:
     draw the charts as images and print a PDF (default: where Chromium is installed)."""
     started = time.monotonic()
-    _quiet_process()
     the_deck = deck(path)
     total = len(langs) * (len(the_deck) + 1)
     done = 0
@@ -186,12 +197,12 @@ def build(
         if progress is not None:
             progress(done, total, what)
 
-    views: dict[str, list[stops.StopView]] = {}
-    for lang in langs:
-        views[lang] = []
-        for stop in the_deck:
-            views[lang].append(stops.read(stop, lang))
-            step(f"{lang}:{stop.slug}/{stop.part or ''}")
+    views: dict[str, list[stops.StopView]] = {lang: [] for lang in langs}
+    with _quiet_process():
+        for lang in langs:
+            for stop in the_deck:
+                views[lang].append(stops.read(stop, lang))
+                step(f"{lang}:{stop.slug}/{stop.part or ''}")
     built = write(out, views, path, use_chromium, lambda lang: step(f"{lang}:files"))
     spent = time.monotonic() - started
     return [dataclasses.replace(b, seconds=spent) for b in built]
