@@ -37,12 +37,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.idle:
         _lowest_priority()
-    from streamlit import logger
-
     from lessons.handout import build
-
-    # the pages run without a server: Streamlit says so at every run, which is expected here
-    logger.set_log_level("error")
 
     def progress(done: int, total: int, what: str) -> None:
         if args.progress is not None:
