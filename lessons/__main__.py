@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 import sys
 from pathlib import Path
@@ -24,6 +25,14 @@ def _lowest_priority() -> None:
             pass
 
 
+# Streamlit's loggers that speak at every page run without a server, as expected here
+BARE_MODE_LOGGERS = (
+    "streamlit.runtime.scriptrunner_utils.script_run_context",
+    "streamlit.runtime.caching.cache_data_api",
+    "streamlit.runtime.caching.cache_resource_api",
+)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m lessons", description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -37,7 +46,12 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.idle:
         _lowest_priority()
+    from streamlit.logger import get_logger
+
     from lessons.handout import build
+
+    for name in BARE_MODE_LOGGERS:  # a filter: Streamlit resets its loggers' levels
+        get_logger(name).addFilter(lambda record: record.levelno >= logging.ERROR)
 
     def progress(done: int, total: int, what: str) -> None:
         if args.progress is not None:

@@ -135,10 +135,3 @@ class Builds:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                 )
-
-    def shutdown(self) -> None:
-        """End every build still running (a server going down)."""
-        with self._lock:
-            for proc in self._running.values():
-                proc.terminate()
-            self._running.clear()
