@@ -10,24 +10,14 @@ from __future__ import annotations
 import contextlib
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
-CHROMIUM = Path("/usr/bin/chromium")
+from lessons.handout.chromium import CHROMIUM, CHROMIUM_ARGS
+
 # A phone says so in its User-Agent ("Mobile"): the app fits its charts to it (ui.on_a_phone)
 PHONE_UA = (
     "Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) "
     "Chrome/126.0 Mobile Safari/537.36"
 )
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--disable-quic",
-    "--no-first-run",
-]
 VIEWPORT = {"width": 1280, "height": 800}
 QUIET_MS = 500  # the DOM must stay unchanged this long before a run counts as finished
 POLL_MS = 40

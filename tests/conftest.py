@@ -10,43 +10,15 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 import core  # noqa: F401  (caps BLAS/OpenMP threads before any test module imports torch)
+from ui.headless import make_app, read_our_elements
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def _charts_read_as_plotly_charts() -> None:
-    """The app draws every chart through one components-v2 element (``ui.plot``); AppTest
-    knows no such element and would list it as an unknown ``bidi_component``. Each of ours
-    is read instead as the ``plotly_chart`` it replaces, its ``proto`` holding ``spec`` and
-    ``config`` (the figure's and config's JSON exactly as sent) and ``id``, so that tests
-    (and the figure oracle) read what each chart draws; likewise ``ui.markup``'s element is
-    read as the ``html`` it replaces (``proto.body``)."""
-    from streamlit.testing.v1 import element_tree
-
-    from ui import markup, plot
-
-    init = element_tree.UnknownElement.__init__
-    if getattr(init, "road_chart", False):
-        return
-
-    def read_chart(self, proto, root) -> None:
-        init(self, proto, root)
-        if self.type == "bidi_component" and self.proto.component_name == plot.NAME:
-            self.type, self.proto = "plotly_chart", plot.read(self.proto)
-        elif self.type == "bidi_component" and self.proto.component_name == markup.NAME:
-            # the server's escaped html (ui.markup), read as the st.html it replaces
-            self.type = "html"
-            self.proto = SimpleNamespace(body=self.proto.bytes.decode(), id=self.proto.id)
-
-    read_chart.road_chart = True
-    element_tree.UnknownElement.__init__ = read_chart
 
 
 def element_kind(element) -> str:
@@ -69,7 +41,8 @@ APP = ROOT / "app.py"
 # The app's Python packages (what the image ships and a server of a test's own copies)
 APP_PACKAGES = ("charts", "core", "lessons", "pages", "poll", "serve", "ui")
 MAX_WORKERS = 4  # pytest -n auto: one worker per core, at most this many
-_charts_read_as_plotly_charts()
+# AppTest reads our chart and html elements as the plotly_chart and html they replace
+read_our_elements()
 
 _CJK = re.compile(r"[\u4e00-\u9fff]")
 _LATIN = re.compile(r"[A-Za-z]")
@@ -85,29 +58,6 @@ def need(what: str, ok: bool, how: str) -> None:
     if os.environ.get("CI"):
         pytest.fail(msg + " -- CI is set, so this is a failure, not a skip")
     pytest.skip(msg)
-
-
-def make_app(
-    page: str | None = None,
-    *,
-    lang: str | None = None,
-    present: str | None = None,
-    locale: str | None = None,
-    **params: str,
-) -> AppTest:
-    """An AppTest of ``app.py`` (optionally on ``page``), with URL parameters, not yet run."""
-    at = AppTest.from_file(str(APP), default_timeout=60)
-    if lang is not None:
-        at.query_params["lang"] = lang
-    if present is not None:
-        at.query_params["present"] = present
-    for key, value in params.items():
-        at.query_params[key] = value
-    if locale is not None:
-        at.context = {"locale": locale}
-    if page is not None:
-        at.switch_page(page)
-    return at
 
 
 def main_text(at: AppTest) -> str:

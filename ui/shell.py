@@ -16,7 +16,7 @@ from streamlit.navigation.page import StreamlitPage
 
 from core.i18n import LANG_NAMES, LANGS, lang_from_locale
 from serve import warmup
-from ui import clicker, draw, gate, share, style
+from ui import clicker, draw, gate, handout, share, style
 from ui.i18n import LANG_KEY, PATH_KEY, PRESENT_KEY, current_lang, deck_path, presenter, t
 from ui.nav import (
     DEFAULT_PATH,
@@ -222,6 +222,8 @@ def _sidebar() -> None:
         help=t("share.help"),
         width="stretch",
     )
+    if presenter():  # the teacher's: the lesson to hand out, in this language and path
+        handout.offer()
     st.caption(t("shell.sidebar_note"))
 
 

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
-from tests.conftest import make_app
+import tests.conftest  # noqa: F401  (the test run's data folder, before a page runs)
+from ui import headless
 from ui.nav import PAGES
 
 ORACLE = Path(__file__).with_name("figures.json")
@@ -45,12 +46,8 @@ def view_id(page: str, part: str, lang: str, present: str) -> str:
 
 
 def run_view(page: str, part: str, lang: str, present: str):
-    """The view run through ``AppTest`` (raises if the page raised)."""
-    at = make_app(f"pages/{page}.py", lang=lang, present=present, part=part)
-    at.run(timeout=180)
-    if at.exception:
-        raise RuntimeError(f"{view_id(page, part, lang, present)}: {at.exception[0].message}")
-    return at
+    """The view run through ``AppTest`` (raises if the page raised): the handout's run too."""
+    return headless.run_view(page, part, lang, present)
 
 
 def figures(page: str, part: str, lang: str, present: str, at=None) -> list[dict]:
