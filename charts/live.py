@@ -104,3 +104,109 @@ def bucket_accuracy(
         yaxis=dict(title_text=titles.y_title, **base.share_axis()),
     )
     return fig
+
+
+def it_rows(
+    rows: Mapping[str, Mapping],
+    *,
+    titles: Titles,
+    labels: Mapping[str, str],
+    presenter: bool = False,
+    beside: Mapping[str, Sequence[float]] | None = None,
+    names: tuple[str, str] = ("", ""),
+) -> go.Figure:
+    """The weights from "it" over each sentence's words, one bar row per sentence (keys of
+    ``rows``, each ``{"tokens", "weights", "right"?}`` with ``right`` the index of the noun
+    "it" names; ``labels``: each row's title). ``beside``: a second set of weights per row
+    (the shipped head), drawn as hatched bars beside the first; ``names`` name the two sets.
+    The axis is 0-1 from the start: a row sharpens from an even spread to one tall bar."""
+    from plotly.subplots import make_subplots
+
+    keys = list(rows)
+    fig = make_subplots(
+        rows=len(keys),
+        cols=1,
+        subplot_titles=[labels[k] for k in keys],
+        vertical_spacing=0.22 if presenter else 0.18,
+    )
+    color = lexicon.look("coref_encoder").color
+    for i, key in enumerate(keys, start=1):
+        row = rows[key]
+        words = base.unique_labels(row["tokens"])  # "the" twice: two bars, not one
+        right = row.get("right")
+        colors = [color if j == right else "#BBBBBB" for j in range(len(words))]
+        fig.add_trace(
+            go.Bar(
+                x=words,
+                y=list(row["weights"]),
+                name=names[0],
+                marker_color=colors,
+                showlegend=False,
+                hovertemplate="%{x}: %{y:.2f}<extra></extra>",
+            ),
+            row=i,
+            col=1,
+        )
+        if beside is not None:
+            fig.add_trace(
+                go.Bar(
+                    x=words,
+                    y=list(beside[key]),
+                    name=names[1],
+                    marker=dict(color=colors, pattern_shape="/", opacity=0.6),
+                    showlegend=False,
+                    hovertemplate="%{x}: %{y:.2f}<extra></extra>",
+                ),
+                row=i,
+                col=1,
+            )
+        fig.update_yaxes(range=[0, 1.05], tickformat=".1f", row=i, col=1)
+        fig.update_xaxes(type="category", row=i, col=1)
+    base.style(fig, presenter)
+    fig.update_layout(title_text=titles.title, barmode="group", bargap=0.25)
+    fig.update_yaxes(title_text=titles.y_title)
+    return fig
+
+
+def it_progress(
+    steps: Sequence[int],
+    loss: Sequence[float],
+    held_steps: Sequence[int],
+    held: Sequence[float],
+    *,
+    total: int,
+    titles: Titles,
+    held_title: str,
+    loss_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """The training loss (top) and the held-out share resolved (bottom, 0-100 %) against the
+    step, on an x axis from 0 to ``total``."""
+    from plotly.subplots import make_subplots
+
+    if total < 1:
+        raise ValueError(f"total must be the step budget (>= 1), got {total}")
+    if len(loss) != len(steps) or len(held) != len(held_steps):
+        raise ValueError("each series needs one value per step")
+    s = base.scale(presenter)
+    line = lexicon.line("coref_encoder", s.line)
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        subplot_titles=[loss_title, held_title],
+        vertical_spacing=0.2,
+    )
+    fig.add_trace(go.Scatter(x=list(steps), y=list(loss), mode="lines", line=line), row=1, col=1)
+    fig.add_trace(
+        go.Scatter(x=list(held_steps), y=list(held), mode="lines+markers", line=line),
+        row=2,
+        col=1,
+    )
+    base.style(fig, presenter)
+    fig.update_layout(title_text=titles.title, showlegend=False)
+    fig.update_xaxes(range=[0, total])
+    fig.update_xaxes(title_text=titles.x_title, row=2, col=1)
+    fig.update_yaxes(rangemode="tozero", **({} if steps else {"range": [0, 1]}), row=1, col=1)
+    fig.update_yaxes(**base.share_axis(), row=2, col=1)
+    return fig
