@@ -48,10 +48,9 @@ class Question:
         """The question, its quotes filled in."""
         return translate(f"poll.q.{self.id}.text", **dict(self.quotes))
 
-    def answer_labels(self, translate: Callable[..., str]) -> list[str]:
-        if self.keyed:  # with the quotes: an answer may name a number the code holds
-            q = dict(self.quotes)
-            return [translate(f"poll.q.{self.id}.a{i}", **q) for i in range(len(self.answers))]
+    def answer_labels(self, translate: Callable[[str], str]) -> list[str]:
+        if self.keyed:
+            return [translate(f"poll.q.{self.id}.a{i}") for i in range(len(self.answers))]
         return list(self.answers)
 
 
@@ -427,7 +426,7 @@ def _live_winner(run) -> Solution:
 
 LIVE_VERDICTS = ("plain", "attention", "tie")  # core.live.VERDICTS (no torch import here)
 LIVE_WHEN = ("early", "middle", "late", "never")  # core.live_coref.WHEN
-IT_EARLY, IT_LATE = 100, 200  # core.live_coref.EARLY, LATE: the answers' step bins
+IT_EARLY, IT_LATE = 100, 200  # core.live_coref.EARLY, LATE: the answers' steps (a test)
 
 
 def _live_it(run) -> Solution:
@@ -463,7 +462,6 @@ RACE_QUESTIONS: tuple[Question, ...] = (
         keyed=True,
         run_bound=True,
         run_kind="coref",
-        quotes=(("early", str(IT_EARLY)), ("late", str(IT_LATE))),
     ),
 )
 

@@ -192,7 +192,7 @@ def ending(run: Run) -> None:
 def when_label(when: str) -> str:
     """The class poll's answers (the same question, asked alone)."""
     i = live_coref.WHEN.index(when)
-    return t(f"poll.q.live_it.a{i}", early=live_coref.EARLY, late=live_coref.LATE)
+    return t(f"poll.q.live_it.a{i}")
 
 
 def predict(run: Run | None) -> None:
