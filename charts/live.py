@@ -115,56 +115,53 @@ def it_rows(
     beside: Mapping[str, Sequence[float]] | None = None,
     names: tuple[str, str] = ("", ""),
 ) -> go.Figure:
-    """The weights from "it" over each sentence's words, one bar row per sentence (keys of
-    ``rows``, each ``{"tokens", "weights", "right"?}`` with ``right`` the index of the noun
-    "it" names; ``labels``: each row's title). ``beside``: a second set of weights per row
-    (the shipped head), drawn as hatched bars beside the first; ``names`` name the two sets.
-    The axis is 0-1 from the start: a row sharpens from an even spread to one tall bar."""
+    """The weights from "it" over each sentence's words, one panel of bars per sentence side
+    by side (keys of ``rows``, each ``{"tokens", "weights", "right"}`` with ``right`` the
+    index of the noun "it" names; ``labels``: each panel's title). The words read down the
+    shared axis as the sentence does; where the sentences differ (the last word) the label
+    names both. ``beside``: a second set of weights per sentence (the shipped head), hatched
+    beside the first; ``names`` name the two sets. The weight axis is 0-1 from the start: a
+    row sharpens from an even spread to one long bar."""
     from plotly.subplots import make_subplots
 
     keys = list(rows)
+    tokens = [rows[k]["tokens"] for k in keys]
+    words = [" / ".join(dict.fromkeys(ws)) for ws in zip(*tokens)]  # "hungry / sweet"
+    words = base.unique_labels(words)  # "the" twice: two bars, not one
+    s = base.scale(presenter)
     fig = make_subplots(
-        rows=len(keys),
-        cols=1,
+        rows=1,
+        cols=len(keys),
+        shared_yaxes=True,
         subplot_titles=[labels[k] for k in keys],
-        vertical_spacing=0.22 if presenter else 0.18,
+        horizontal_spacing=0.06,
     )
     color = lexicon.look("coref_encoder").color
     for i, key in enumerate(keys, start=1):
         row = rows[key]
-        words = base.unique_labels(row["tokens"])  # "the" twice: two bars, not one
-        right = row.get("right")
-        colors = [color if j == right else "#BBBBBB" for j in range(len(words))]
-        fig.add_trace(
-            go.Bar(
-                x=words,
-                y=list(row["weights"]),
-                name=names[0],
-                marker_color=colors,
-                showlegend=False,
-                hovertemplate="%{x}: %{y:.2f}<extra></extra>",
-            ),
-            row=i,
-            col=1,
-        )
+        colors = [color if j == row.get("right") else "#BBBBBB" for j in range(len(words))]
+        sets = [(row["weights"], names[0], {})]
         if beside is not None:
+            sets.append((beside[key], names[1], dict(pattern_shape="/", opacity=0.6)))
+        for weights, name, extra in sets:
             fig.add_trace(
                 go.Bar(
-                    x=words,
-                    y=list(beside[key]),
-                    name=names[1],
-                    marker=dict(color=colors, pattern_shape="/", opacity=0.6),
+                    y=words,
+                    x=list(weights),
+                    orientation="h",
+                    name=name,
+                    marker=dict(color=colors, **extra),
                     showlegend=False,
-                    hovertemplate="%{x}: %{y:.2f}<extra></extra>",
+                    hovertemplate="%{y}: %{x:.2f}<extra></extra>",
                 ),
-                row=i,
-                col=1,
+                row=1,
+                col=i,
             )
-        fig.update_yaxes(range=[0, 1.05], tickformat=".1f", row=i, col=1)
-        fig.update_xaxes(type="category", row=i, col=1)
+        fig.update_xaxes(range=[0, 1.05], tickvals=[0, 0.5, 1], row=1, col=i)
     base.style(fig, presenter)
-    fig.update_layout(title_text=titles.title, barmode="group", bargap=0.25)
-    fig.update_yaxes(title_text=titles.y_title)
+    fig.update_layout(title_text=titles.title, barmode="group", bargap=0.2)
+    fig.update_yaxes(type="category", autorange="reversed", tickfont=dict(size=s.font - 2))
+    fig.update_annotations(font_size=s.font - 2)  # the panels' titles
     return fig
 
 

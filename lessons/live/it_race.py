@@ -135,9 +135,7 @@ def charts(run: Run | None) -> None:
         fig = figures.it_rows(
             _rows(lesson),
             titles=Titles(
-                t("live.it.bars.title.end" if ended else "live.it.bars.title", step=done),
-                "",
-                t("live.it.bars.y"),
+                t("live.it.bars.title.end" if ended else "live.it.bars.title", step=done), "", ""
             ),
             labels={p: t(k) for p, k in ROW_LABEL.items()},
             presenter=ui.presenter(),
