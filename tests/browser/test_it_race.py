@@ -32,9 +32,9 @@ STEPS = 200
 LIMIT_S = 600  # a crowded machine takes minutes to start torch in a new process
 MAIN = "[data-testid='stMain']"
 
-# the tallest bar of each bar row of the first chart (the "it" rows), in row order
+# the longest bar of each bar row of the first chart (the "it" rows, bars lying down), in order
 _TALLEST_JS = """() => { const g = document.querySelector('.js-plotly-plot');
-    return g && g.data ? g.data.map(t => Math.max(...(t.y || [0]))) : []; }"""
+    return g && g.data ? g.data.map(t => Math.max(...(t.x || [0]))) : []; }"""
 
 
 @pytest.fixture
