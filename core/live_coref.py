@@ -112,6 +112,18 @@ def resolved(row: dict[str, Any]) -> bool:
     return row["right"] - row["wrong"] >= MARGIN
 
 
+def same_noun(rows: dict[str, dict[str, Any]], step: int) -> dict[str, Any] | None:
+    """``{"step", "word"}`` if "it" puts at least half its weight on the same noun in both
+    lesson sentences (one right, one wrong: the head has found the nouns, not yet chosen)."""
+    from core import corpus
+
+    nouns = [(c.antecedent, c.other) for c in corpus.lesson_coref_cases()]
+    for j in nouns[0]:
+        if j in nouns[1] and all(rows[p]["weights"][j] >= 0.5 for p in PREDICATES):
+            return {"step": step, "word": rows[PREDICATES[0]]["tokens"][j]}
+    return None
+
+
 def held_share(model, vocab, cases) -> float:
     from core.analysis import coref
 
@@ -146,6 +158,7 @@ def race(
     records: list[dict[str, Any]] = []
     first: dict[str, int | None] = dict.fromkeys((*PREDICATES, "both"))
     total, n, held, cancelled = 0.0, 0, None, False
+    stare: dict[str, Any] | None = None  # before it chose: one noun for both sentences
     rows = lesson_rows(model, vocab)
     model.train()
     for step in range(1, cfg.steps + 1):
@@ -163,6 +176,8 @@ def race(
                 first[p] = step
         if first["both"] is None and all(resolved(rows[p]) for p in PREDICATES):
             first["both"] = step
+        if stare is None and first["both"] is None:
+            stare = same_noun(rows, step)
         evaluate = step % cfg.eval_every == 0 or step == cfg.steps
         if evaluate:
             held = held_share(model, vocab, cases)
@@ -194,6 +209,7 @@ def race(
         "steps_done": records[-1]["step"] if records else 0,
         "cancelled": cancelled,
         "first": first,
+        "stare": stare,
         "lesson": rows,
         "held": held,
         "held_n": len(cases),
@@ -231,6 +247,8 @@ def story(result: dict[str, Any]) -> tuple[str, dict[str, Any]]:
         first_hungry=first.get("hungry") or "",
         first_sweet=first.get("sweet") or "",
         first_both=first.get("both") or "",
+        stare_step=(result.get("stare") or {}).get("step", ""),
+        stare_word=(result.get("stare") or {}).get("word", ""),
         held=round(100 * (result.get("held") or 0.0)),
         n=result.get("held_n", 0),
     )
@@ -262,7 +280,7 @@ def search(
     for overrides in grid:
         cfg = replace(base, pace=0.0, **overrides)  # unpaced: the CPU it takes, no waiting
         row: dict[str, Any] = {"config": overrides, "held": [], "both": [], "first_both": []}
-        row |= {"cat": [], "milk": [], "cpu_s": 0.0}
+        row |= {"stare": [], "cat": [], "milk": [], "cpu_s": 0.0}
         for seed in seeds:
             c0 = time.process_time()
             res = race(replace(cfg, seed=seed), vocab=vocab)
@@ -270,6 +288,7 @@ def search(
             row["held"].append(res["held"])
             row["both"].append(story(res)[0] == "both")
             row["first_both"].append(res["first"]["both"])
+            row["stare"].append(res["stare"])
             row["cat"].append(res["lesson"]["hungry"]["right"])
             row["milk"].append(res["lesson"]["sweet"]["right"])
         log(json.dumps(row))

@@ -184,7 +184,10 @@ def ending(run: Run) -> None:
     said, values = live_coref.story(run.result)
     st.markdown(t(f"live.it.end.{said}", **values))
     if values["first_both"]:
-        st.markdown(t("live.it.end.first", **values))
+        said = t("live.it.end.first", **values)
+        if values["stare_step"]:  # the run looked at one noun for both before it chose
+            said += " " + t("live.it.end.stare", **values)
+        st.markdown(said)
 
 
 def when_label(when: str) -> str:

@@ -6,58 +6,38 @@ of that room (390x844, Chinese) opens the live page: no Start. The teacher's pro
 (1280x800) picks the "it" race beside Start: even bars (what the words say before a step),
 Start on the first screen, under both charts; Start. Both tabs then follow the run: the
 phone switches to the "it" race by itself, and on both the two bar rows sharpen (the
-tallest bar of each row grows a later look) until the end draws each row beside the shipped
+longest bar of each row passes one half) until the end draws each row beside the shipped
 head and the sentence the run's numbers fill in. No console error. Screenshots in the
 artifacts folder. About a minute (torch loads in the training process, then 20 s paced).
 """
 
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import pytest
 
-from bench import procs
-from lessons.live.common import STEPS_ENV
-from poll.store import DATA_DIR_ENV, PollStore
-from tests.browser.conftest import ARTIFACTS, DESKTOP, PHONE, open_tab, stop_server, wait_idle
-from tests.browser.test_live import TEACHER, _buttons, _teacher_tab
-from tests.conftest import ROOT
+from poll.store import PollStore
+from tests.browser import test_live
+from tests.browser.conftest import ARTIFACTS, DESKTOP, PHONE, open_tab, wait_idle
+from tests.browser.test_live import TEACHER, _buttons, _teacher_tab, _until
 
 pytestmark = pytest.mark.browser
 
-STEPS = 200
-LIMIT_S = 600  # a crowded machine takes minutes to start torch in a new process
 MAIN = "[data-testid='stMain']"
+live_server = test_live.live_server  # the live page's server and its 200-step budget
 
 # the longest bar of each bar row of the first chart (the "it" rows, bars lying down), in order
 _TALLEST_JS = """() => { const g = document.querySelector('.js-plotly-plot');
     return g && g.data ? g.data.map(t => Math.max(...(t.x || [0]))) : []; }"""
 
 
-@pytest.fixture
-def it_server(tmp_path):
-    env = {**os.environ, DATA_DIR_ENV: str(tmp_path), STEPS_ENV: str(STEPS)}
-    srv = procs.start_server("app.py", ROOT, ARTIFACTS / "server-it.log", timeout=120, env=env)
-    yield srv, tmp_path
-    stop_server(srv)
-
-
-def _until(pred, what: str) -> None:
-    deadline = time.monotonic() + LIMIT_S
-    while not pred():  # bounded
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        time.sleep(0.5)
-
-
 def _tallest(page) -> list[float]:
     return page.evaluate(_TALLEST_JS)
 
 
-def test_the_room_watches_the_bars_sharpen(browser, it_server):
-    srv, data = it_server
+def test_the_room_watches_the_bars_sharpen(browser, live_server):
+    srv, data = live_server
     store = PollStore(f"sqlite:///{Path(data) / 'polls.sqlite3'}")
     room = store.open("live_it", 4, TEACHER)
     store.dispose()

@@ -123,3 +123,25 @@ def test_the_default_is_the_recorded_search_and_a_seed_repeats(vocab):
     assert res["held"] == record["chosen"]["held"][0]
     assert res["first"]["both"] == record["chosen"]["first_both"][0]
     assert res["lesson"]["hungry"]["right"] == record["chosen"]["cat"][0]
+
+
+def test_one_noun_for_both_sentences_is_named_only_when_both_rows_agree():
+    from core import corpus
+
+    cases = {c.predicate: c for c in corpus.lesson_coref_cases()}
+
+    def rows(on: dict[str, int]):
+        out = {}
+        for p, c in cases.items():
+            w = [0.0] * len(c.tokens)
+            w[on[p]] = 0.6
+            out[p] = {"tokens": list(c.tokens), "weights": w}
+        return out
+
+    milk = cases["sweet"].antecedent
+    cat = cases["hungry"].antecedent
+    assert lc.same_noun(rows({"hungry": milk, "sweet": milk}), 44) == {"step": 44, "word": "milk"}
+    assert lc.same_noun(rows({"hungry": cat, "sweet": cat}), 7)["word"] == "cat"
+    assert lc.same_noun(rows({"hungry": cat, "sweet": milk}), 9) is None  # chosen: not stared
+    said, values = lc.story({**_result(96), "stare": {"step": 44, "word": "milk"}})
+    assert (values["stare_step"], values["stare_word"]) == (44, "milk")

@@ -17,6 +17,7 @@ from poll import questions as pq
 from poll.runs import RunStore
 from poll.store import DATA_DIR_ENV
 from tests.conftest import main_text, make_app
+from tests.lessons.test_live import _until
 
 LIVE = "pages/live.py"
 TOKENS = ["the", "cat", "drank", "the", "milk", "because", "it", "was"]
@@ -70,20 +71,11 @@ def fresh(monkeypatch, tmp_path):
     common.manager.clear()
 
 
-def _until(at, pred, timeout: float = 120.0):
-    t0 = time.monotonic()
-    while not pred(at.run(timeout=120)):
-        if time.monotonic() - t0 > timeout:
-            raise AssertionError("timed out: " + main_text(at)[-300:])
-        time.sleep(0.5)
-    return at
-
-
 def _bars(at) -> list[list[float]]:
     import json
 
     fig = json.loads(at.get("plotly_chart")[0].proto.spec)
-    return [d["y"] for d in fig["data"]]
+    return [d["x"] for d in fig["data"]]  # the bars lie down: weights on x
 
 
 def test_the_it_race_starts_sharpens_and_ends_in_its_own_words(fresh):
