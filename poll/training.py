@@ -109,7 +109,8 @@ def race(config: dict[str, Any], report, should_stop) -> dict[str, Any]:
         return live_coref.race(live_coref.from_dict(config), report, should_stop)
     from core import live
 
-    return live.race(live.RaceConfig(**config), report, should_stop)
+    settings = {k: v for k, v in config.items() if k != "kind"}
+    return live.race(live.RaceConfig(**settings), report, should_stop)
 
 
 @contextlib.contextmanager

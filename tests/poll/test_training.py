@@ -119,3 +119,16 @@ def test_an_it_race_trains_in_the_same_slot_to_its_end(manager):
     }
     assert run.result["lesson"]["sweet"]["tokens"][-1] == "sweet"
     assert run.result["elapsed"] >= 40 / 20  # paced
+
+
+def test_the_process_trains_the_race_its_config_names():
+    """In this process, ~10 s: a config with a kind (or none: a translation race)."""
+    from core import live_coref
+    from poll.training import race
+
+    tiny = asdict(replace(live.DEFAULT, steps=2, log_every=1, eval_every=2, eval_per_bucket=1))
+    for config in (tiny, {**tiny, "kind": "translation"}):
+        assert "translation" in race({**config, "max_len": 20}, None, None)
+    it = replace(live_coref.DEFAULT, steps=2, log_every=1, eval_every=2, held_per_frame=1)
+    result = race(live_coref.config_dict(replace(it, pace=0.0)), None, None)
+    assert result["kind"] == "coref" and result["steps_done"] == 2
