@@ -93,7 +93,6 @@ def streamlit_command(target: str, port: int) -> list[str]:
         "server.headless": "true",
         "server.port": str(port),
         "server.address": "127.0.0.1",
-        "server.fileWatcherType": "none",
         "browser.gatherUsageStats": "false",
     }
     return [sys.executable, "-m", "streamlit", *head, *(f"--{k}={v}" for k, v in flags.items())]

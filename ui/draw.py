@@ -35,6 +35,7 @@ def chart(
     width: float = 1.0,
     height: int | None = None,
     memo: Hashable | None = None,
+    kept: str = "lesson",
 ) -> None:
     """Show a figure from ``charts`` full width, without plotly's logo, fitted to the screen
     (:func:`charts.screen.fit`): on the projector (presenter mode) every text at projector
@@ -51,7 +52,9 @@ def chart(
     ``fig`` a function that builds it. The chart as sent (title, figure JSON, text
     alternative) is then kept for the whole server (:data:`ui.plot.DRAWN`): the next visitor, or
     the same one sliding back, gets it without building, fitting or encoding it again (a
-    class moving one slider between a few values; bench: reruns)."""
+    class moving one slider between a few values; bench: reruns). ``kept="live"`` keeps it
+    in a store of its own (:data:`ui.plot.LIVE`): a race's charts, new every second, would
+    otherwise push the lesson's out."""
     # here, not at the top: numpy and the chart code load with a page's first chart, not
     # with the home page a cold server shows first (its first run, bench: cold start)
     from ui import plot
@@ -64,10 +67,11 @@ def chart(
         from ui import cache
 
         ck = (key, memo, current_lang(), presenter(), phone, width, height, cache.zoo_key())
-        drawn = plot.DRAWN.get(ck)
+        store = plot.LIVE if kept == "live" else plot.DRAWN
+        drawn = store.get(ck)
         if drawn is None:
             drawn = _prepare(figure(), width, height, phone)
-            plot.DRAWN.put(ck, drawn, len(drawn[1]))
+            store.put(ck, drawn, len(drawn[1]))
     title, data, room = drawn
     if title:
         st.markdown(f"**{mdtable.escape(title)}**")

@@ -165,6 +165,9 @@ class Drawn:
 # .streamlit/config.toml); a lesson's default views in both languages, on laptops, the
 # projector and phones, are a few hundred charts. The flood bench counts the bound.
 DRAWN = Drawn(max_items=512, max_bytes=48 << 20)
+# A live race's charts (``ui.chart(..., kept="live")``): a room's phones share each second's
+# pair; a few rooms' last seconds on each kind of screen, in both languages, fit in 96.
+LIVE = Drawn(max_items=96, max_bytes=8 << 20)
 
 
 def read(proto) -> SimpleNamespace:

@@ -73,6 +73,7 @@ def start_button() -> None:
 
 
 def _start() -> None:
+    common.forget()
     started = common.manager().start(views.browser_id(), config(), common.room())
     if isinstance(started, Busy):
         import time
@@ -84,13 +85,14 @@ def _start() -> None:
     st.session_state[WHICH] = KIND
 
 
-def panel(run: Run | None, owner: bool) -> None:
+def panel(seen: common.Look) -> None:
+    run = seen.run
     s = ui.slide(t("live.it.lead"))
     with s.chart:
         charts(run)
         race.progress(run, preparing="live.it.preparing")
     with s.control:
-        race.controls(run, owner)
+        race.controls(seen)
     with s.words:
         if run is not None and run.result and "records" in run.result:
             ending(run)
@@ -124,39 +126,65 @@ def shipped() -> dict[str, list[float]]:
 
 
 def charts(run: Run | None) -> None:
+    """The two bar rows and the learning curves, side by side on the projector; kept per run
+    and record for the whole server (``ui.chart``'s memo, as the translation race's): a
+    room's phones each look every second, and all but the first get the pair as sent."""
     records = run.progress if run else []
-    lesson = records[-1]["lesson"] if records else even()
     steps = run.config["steps"] if run else live_coref.DEFAULT.steps
-    done = records[-1]["step"] if records else 0
     ended = run is not None and not run.active and bool(records)
     width = 0.5 if ui.presenter() else 1.0
     left, right = st.columns(2) if ui.presenter() else (st.container(), st.container())
+    shown = (run.id if run else None, steps, len(records), ended)
     with left:
-        fig = figures.it_rows(
-            _rows(lesson),
-            titles=Titles(
-                t("live.it.bars.title.end" if ended else "live.it.bars.title", step=done), "", ""
-            ),
-            labels={p: t(k) for p, k in ROW_LABEL.items()},
-            presenter=ui.presenter(),
-            beside=shipped() if ended else None,
-            names=(t("live.it.bars.this"), t("live.it.bars.shipped")),
+        ui.chart(
+            lambda: bars_figure(records, ended),
+            key="live_it_bars",
+            width=width,
+            height=race.CHART_HEIGHT,
+            memo=shown,
+            kept="live",
         )
-        ui.chart(fig, key="live_it_bars", width=width, height=race.CHART_HEIGHT)
-    held = [r for r in records if "held" in r]
     with right:
-        fig = figures.it_progress(
-            [r["step"] for r in records],
-            [r["loss"] for r in records],
-            [r["step"] for r in held],
-            [r["held"] for r in held],
-            total=steps,
-            titles=Titles(t("live.it.curves.title"), t("live.race.loss.x"), ""),
-            loss_title=t("live.race.loss.title"),
-            held_title=t("live.it.held.title", n=_held_n(run)),
-            presenter=ui.presenter(),
+        ui.chart(
+            lambda: curves_figure(run, records, steps),
+            key="live_it_curves",
+            width=width,
+            height=race.CHART_HEIGHT,
+            memo=shown,
+            kept="live",
         )
-        ui.chart(fig, key="live_it_curves", width=width, height=race.CHART_HEIGHT)
+
+
+def bars_figure(records: list[dict], ended: bool):
+    """The last record's weights from "it" (an even spread before the first), and at the
+    end the shipped head's beside them."""
+    lesson = records[-1]["lesson"] if records else even()
+    done = records[-1]["step"] if records else 0
+    return figures.it_rows(
+        _rows(lesson),
+        titles=Titles(
+            t("live.it.bars.title.end" if ended else "live.it.bars.title", step=done), "", ""
+        ),
+        labels={p: t(k) for p, k in ROW_LABEL.items()},
+        presenter=ui.presenter(),
+        beside=shipped() if ended else None,
+        names=(t("live.it.bars.this"), t("live.it.bars.shipped")),
+    )
+
+
+def curves_figure(run: Run | None, records: list[dict], steps: int):
+    held = [r for r in records if "held" in r]
+    return figures.it_progress(
+        [r["step"] for r in records],
+        [r["loss"] for r in records],
+        [r["step"] for r in held],
+        [r["held"] for r in held],
+        total=steps,
+        titles=Titles(t("live.it.curves.title"), t("live.race.loss.x"), ""),
+        loss_title=t("live.race.loss.title"),
+        held_title=t("live.it.held.title", n=_held_n(run)),
+        presenter=ui.presenter(),
+    )
 
 
 def _held_n(run: Run | None) -> int:

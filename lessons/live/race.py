@@ -38,13 +38,14 @@ def show() -> None:
     redrawn by its own controls, and a watch that draws nothing looks every 5 s for what
     would change it (a run someone starts, the end of the quiet while, a class opened): the
     panel was sent whole every 5 s to every open tab, a class of phones on an idle page."""
-    run = common.shown_run()
+    seen = common.look()
+    run = seen.run
     kind = st.session_state[DRAWN] = it_race.chosen(run)
     if run is not None and run.active:
         live_panel(run.id)
     else:
         idle_panel(run.id if run else None)
-        idle_watch(idle_state(run))
+        idle_watch(idle_state(seen))
     it = kind == it_race.KIND
     ui.takeaway(it_race.takeaway(run) if it else takeaway(run))
     ui.try_this(t("live.it.try" if it else "live.race.try"))
@@ -65,24 +66,23 @@ def takeaway(run: Run | None) -> str:
 
 
 def _panel(shown: str | None) -> None:
-    run = common.shown_run()
+    seen = common.look()
+    run = seen.run
     if (run.id if run else None) != shown or (run is not None and not run.active and _was_live()):
         st.rerun()  # a new run, or this one ended: redraw with the other refresh rate
-    owner = common.is_owner(run)
-    if run is not None and run.active and owner:
+    if run is not None and run.active and seen.owner:
         common.manager().runs.beat(run.id, views.browser_id())  # the teacher is still here
-    owner = owner or common.may_cancel(run)
     if it_race.chosen(run) != st.session_state.get(DRAWN):
         st.rerun()  # the other race: its words under the panel too
     if st.session_state[DRAWN] == it_race.KIND:
-        it_race.panel(run, owner)
+        it_race.panel(seen)
         return
     s = ui.slide(t("live.race.lead"))
     with s.chart:
         charts(run)
         progress(run)
     with s.control:
-        controls(run, owner)
+        controls(seen)
     with s.words:
         if run is not None and run.result and "records" in run.result:
             ending(run)
@@ -103,14 +103,15 @@ def _idle(shown: str | None) -> None:
     _panel(shown)
 
 
-def idle_state(run: Run | None) -> tuple[str | None, str | None, bool]:
+def idle_state(seen: common.Look) -> tuple[str | None, str | None, bool]:
     """What of the idle panel another visitor or the clock can change: the run shown, its
     status, and whether this visitor may start the next."""
-    return (run.id if run else None, run.status if run else None, common.may_start(run))
+    run = seen.run
+    return (run.id if run else None, run.status if run else None, seen.starts)
 
 
 def _watch(drawn: tuple[str | None, str | None, bool]) -> None:
-    if idle_state(common.shown_run()) != drawn:
+    if idle_state(common.look()) != drawn:
         st.rerun()  # the whole page: the idle panel, or the live one for a new run
 
 
@@ -132,33 +133,58 @@ def charts(run: Run | None) -> None:
     buckets = live.buckets(cfg["max_len"])
     width = 0.5 if ui.presenter() else 1.0
     left, right = st.columns(2) if ui.presenter() else (st.container(), st.container())
+    # the charts are kept per run and record for the whole server (ui.chart's memo): a
+    # room's phones each look every second, and all but the first get the pair as sent
+    shown = (run.id if run else None, cfg["steps"], cfg["max_len"])
     with left:
-        fig = figures.loss_curves(
-            [r["step"] for r in records],
-            {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS if records},
-            total=cfg["steps"],
-            titles=Titles(t("live.race.loss.title"), t("live.race.loss.x"), t("live.race.loss.y")),
-            presenter=ui.presenter(),
-            names=names(),
-            legend=not ui.presenter(),  # side by side: the accuracy chart's legend names both
+        ui.chart(
+            lambda: loss_figure(records, cfg),
+            key="live_loss",
+            width=width,
+            height=CHART_HEIGHT,
+            memo=(*shown, len(records)),
+            kept="live",
         )
-        ui.chart(fig, key="live_loss", width=width, height=CHART_HEIGHT)
     acc = latest_accuracy(records)
     with right:
-        # no lines before the first evaluation (two flat zeros would lie on each other)
-        series = {LOOKS[m]: [acc[m]["token"][b] / 100 for b in buckets] for m in acc_models(acc)}
-        fig = figures.bucket_accuracy(
-            buckets,
-            series,
-            titles=Titles(
-                t("live.race.acc.title", step=acc["step"] if acc else 0),
-                t("live.race.acc.x"),
-                t("live.race.acc.y"),
-            ),
-            presenter=ui.presenter(),
-            names=names(),
+        ui.chart(
+            lambda: accuracy_figure(acc, buckets),
+            key="live_acc",
+            width=width,
+            height=CHART_HEIGHT,
+            memo=(*shown, acc["step"] if acc else None),  # new with each evaluation only
+            kept="live",
         )
-        ui.chart(fig, key="live_acc", width=width, height=CHART_HEIGHT)
+
+
+def loss_figure(records: list[dict], cfg: dict):
+    """Both training losses against the step, on the budget's whole axis."""
+    return figures.loss_curves(
+        [r["step"] for r in records],
+        {LOOKS[m]: [r["loss"][m] for r in records] for m in live.MODELS if records},
+        total=cfg["steps"],
+        titles=Titles(t("live.race.loss.title"), t("live.race.loss.x"), t("live.race.loss.y")),
+        presenter=ui.presenter(),
+        names=names(),
+        legend=not ui.presenter(),  # side by side: the accuracy chart's legend names both
+    )
+
+
+def accuracy_figure(acc: dict | None, buckets):
+    """Token accuracy by sentence length at the latest evaluation."""
+    # no lines before the first evaluation (two flat zeros would lie on each other)
+    series = {LOOKS[m]: [acc[m]["token"][b] / 100 for b in buckets] for m in acc_models(acc)}
+    return figures.bucket_accuracy(
+        buckets,
+        series,
+        titles=Titles(
+            t("live.race.acc.title", step=acc["step"] if acc else 0),
+            t("live.race.acc.x"),
+            t("live.race.acc.y"),
+        ),
+        presenter=ui.presenter(),
+        names=names(),
+    )
 
 
 def acc_models(acc: dict | None) -> tuple[str, ...]:
@@ -205,23 +231,22 @@ def queued_text(where: Place | None) -> str:
     return t("live.race.queued.wait", place=where.place, s=round(where.wait_s))
 
 
-def controls(run: Run | None, owner: bool) -> None:
+def controls(seen: common.Look) -> None:
     """The knob and Start for who may start; Cancel for the owner of a run queued or in
     progress (or its room's teacher); for everyone else, whose run it is."""
     msg = st.session_state.pop("live_message", None)
     if msg:
         st.warning(msg, icon=":material/hourglass_top:")
-    here = common.room()
+    run, here = seen.run, seen.here
     if here is not None:  # whose race this is: the room's code, as the poll shows it
         st.caption(t("live.race.room", code=f"{here[:4]} {here[4:]}"))
     if run is not None and run.active:
-        if owner:
+        if seen.cancels:
             st.button(t("live.race.cancel"), key="live_cancel", on_click=_cancel, args=(run.id,))
         else:
-            ago = round(time.time() - run.created)
-            st.caption(t("live.race.watching", ago=ago))
+            st.caption(watching(run))
         return
-    if not common.may_start(run):
+    if not seen.starts:
         it_race.which_control(run)
         st.caption(t("live.race.teacher_starts"))
         return
@@ -250,7 +275,16 @@ def controls(run: Run | None, owner: bool) -> None:
         )
 
 
+def watching(run: Run) -> str:
+    """A student's line under a race in progress: how long it has trained, or, while it
+    waits for a slot, how long ago it was asked for."""
+    if run.status == "queued" or run.started is None:
+        return t("live.race.watching.queued", ago=round(time.time() - run.created))
+    return t("live.race.watching", ago=round(time.time() - run.started))
+
+
 def _start(max_len: int) -> None:
+    common.forget()
     started = common.manager().start(views.browser_id(), common.config(max_len), common.room())
     if isinstance(started, Busy):
         ago = round(time.time() - started.started)
@@ -261,6 +295,7 @@ def _start(max_len: int) -> None:
 
 
 def _cancel(run_id: str) -> None:
+    common.forget()
     try:
         common.manager().cancel(run_id, views.browser_id())
     except PollError:

@@ -585,3 +585,5 @@ def test_the_streamlit_config_parses_and_says_what_the_app_needs():
     assert config["client"]["showErrorDetails"] == "none"
     assert 1 <= config["server"]["maxMessageSize"] <= 50
     assert config["server"]["disconnectedSessionTTL"] >= 45 * 60  # a lesson
+    # no source watcher: it made every new session walk all imported modules (bench: arrivals)
+    assert config["server"]["fileWatcherType"] == "none"

@@ -101,6 +101,7 @@ def test_each_room_sees_its_own_race_which_queues_for_the_slot(fresh):
     for phone in (by_link, by_poll):
         assert not {"Start", "Cancel", "开始", "取消"} & set(_labels(phone))
     assert "排在第 1 位" in _progress(by_link) and "老师的训练" in main_text(by_link)
+    assert "排队等训练位" in main_text(by_link)  # not "started N s ago" while it waits
     assert "number 1 in line" in _progress(by_poll)
     shown_a = f"Room {room_a[:4]} {room_a[4:]}"  # whose race: the room's code, as on the poll
     assert shown_a in main_text(by_poll) and shown_a in main_text(teacher)
@@ -112,6 +113,7 @@ def test_each_room_sees_its_own_race_which_queues_for_the_slot(fresh):
     assert "Start" in _labels(other_teacher) and "in line" not in _progress(other_teacher)
     early.button(key="live_cancel").click().run(timeout=120)
     _until(by_poll, lambda at: "Step " in _progress(at))  # the freed slot took the room's
+    assert "watching the teacher's run (started" in main_text(by_poll)  # training: since when
     race = common.manager().current()
     assert race is not None and common.manager().runs.get(race).room == room_a
     assert "Cancel" in _labels(teacher.run(timeout=120))

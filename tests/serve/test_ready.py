@@ -42,7 +42,7 @@ def test_the_script_health_check_warms_the_server_and_the_ready_file_follows(tmp
     )
     cmd = [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py")]
     cmd += ["--server.port", str(PORT), "--server.address", "127.0.0.1"]
-    cmd += ["--server.headless", "true", "--server.fileWatcherType", "none"]
+    cmd += ["--server.headless", "true"]
     with log.open("w") as out:
         proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     try:
