@@ -70,6 +70,7 @@ def _class_options(add) -> None:
     add("--replicas", type=replicas, metavar="R[,R...]", help="through nginx: 1,2 replicas")
     add("--abuser", action="store_true", help="with and without one abusive client (nginx)")
     add("--live", type=int, default=0, metavar="P", help="P pairs without/with live training")
+    add("--live-race", choices=("translation", "coref"), default="translation", help="its race")
     add("--abuse-attempts", type=int, default=400, help="its new sessions, at most")
     add("--abuse-seconds", type=float, default=60.0, help="it opens sessions this long at most")
     add("--port", type=int, default=NGINX_PORT, help="nginx's port; replicas take the next")
@@ -256,7 +257,9 @@ def run(args) -> tuple[dict, str]:
     if args.command == "class":
         result = module.run_classes(args)
         result = _merge(result, args.merge) if args.merge else result
-        return result, "class-live" if args.live else "class"
+        if args.live:
+            return result, "class-live-it" if args.live_race == "coref" else "class-live"
+        return result, "class"
     if args.command == "phone" and args.runs == [module.PAIRED_RUN]:
         return module.run(args), "phone-paired"
     return module.run(args), args.command

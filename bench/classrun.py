@@ -1,7 +1,8 @@
 """The class bench: per class size a fresh app server, the teacher's page and the warm-up
 first, then N students (the first size also against Chromium: :func:`browser_check`);
 through nginx with ``--replicas`` or ``--abuser`` (``bench.scaleout``); with ``--live P``,
-P pairs of classes without and with live training beside them (:func:`live_race`).
+P pairs of classes without and with live training beside them (:func:`live_race`; the
+translation race, or with ``--live-race coref`` the "it" race, ``core.live_coref``).
 """
 
 from __future__ import annotations
@@ -113,11 +114,21 @@ async def _one_class(server: procs.Server, n: int, plan) -> tuple[dict, list[str
     return figs, class_errors
 
 
+def race_config(kind: str = "translation") -> dict:
+    """The stored config the live page's Start makes for a race of ``kind``."""
+    if kind == "coref":
+        from core import live_coref
+
+        return live_coref.config_dict(live_coref.DEFAULT)
+    from core import live
+
+    return asdict(live.DEFAULT)
+
+
 @contextlib.contextmanager
-def live_race():
+def live_race(kind: str = "translation"):
     """Live training beside a class, as the live page's Start makes it, restarted as it ends;
     the dict it yields holds, afterwards, the races and the steps they trained."""
-    from core import live
     from poll.training import RunManager
 
     manager = RunManager(f"sqlite:///{LOGS / 'live-bench.sqlite3'}", heartbeat_timeout=1e9)
@@ -126,7 +137,7 @@ def live_race():
     def keep_training() -> None:
         while not stop.is_set():
             if manager.current() is None:
-                started = manager.start("bench-live-teacher-0001", asdict(live.DEFAULT))
+                started = manager.start("bench-live-teacher-0001", race_config(kind))
                 if isinstance(started, str):
                     runs.append(started)
             stop.wait(0.5)
@@ -145,14 +156,17 @@ def live_race():
         summary |= {"races": len(done), "steps_trained": sum(steps), "steps_per_race": steps}
 
 
-def _live_pairs(server: procs.Server, n: int, plan, pairs: int, errors: list[str]) -> dict:
-    """``pairs`` classes of ``n`` without, then with live training on the same warm server."""
+def _live_pairs(
+    server: procs.Server, n: int, plan, pairs: int, errors: list[str], kind: str = "translation"
+) -> dict:
+    """``pairs`` classes of ``n`` without, then with live training (a race of ``kind``) on
+    the same warm server."""
     out = []
     for i in range(pairs):
         row: dict = {}
         for mode in ("without", "with"):
             log(f"class {n}, pair {i + 1}/{pairs}: {mode} live training")
-            with live_race() if mode == "with" else contextlib.nullcontext() as training:
+            with live_race(kind) if mode == "with" else contextlib.nullcontext() as training:
                 figs, class_errors = _in_thread(_one_class, server, n, plan)
             if training is not None:
                 row["training"] = training
@@ -198,7 +212,9 @@ def run_classes(args) -> dict:
             result["class"][str(n)] = figs
             if args.live:
                 live = result.setdefault("live", {})
-                live[str(n)] = _live_pairs(server, n, plan, args.live, errors)
+                kind = getattr(args, "live_race", "translation")
+                result["meta"]["live_race"] = kind
+                live[str(n)] = _live_pairs(server, n, plan, args.live, errors, kind)
             log(f"class {n}: " + json.dumps({k: figs[k] for k in list(figs)[:8]}))
         finally:
             procs.stop_server(server)

@@ -104,3 +104,113 @@ def bucket_accuracy(
         yaxis=dict(title_text=titles.y_title, **base.share_axis()),
     )
     return fig
+
+
+def it_rows(
+    rows: Mapping[str, Mapping],
+    *,
+    titles: Titles,
+    labels: Mapping[str, str],
+    presenter: bool = False,
+    beside: Mapping[str, Sequence[float]] | None = None,
+    names: tuple[str, str] = ("", ""),
+) -> go.Figure:
+    """The weights from "it" over each sentence's words, one panel of bars per sentence side
+    by side (keys of ``rows``, each ``{"tokens", "weights", "right"}`` with ``right`` the
+    index of the noun "it" names; ``labels``: each panel's title). The words read down the
+    shared axis as the sentence does; where the sentences differ (the last word) the label
+    names both. ``beside``: a second set of weights per sentence (the shipped head), hatched
+    beside the first; ``names`` name the two sets. The weight axis is 0-1 from the start: a
+    row sharpens from an even spread to one long bar."""
+    from plotly.subplots import make_subplots
+
+    keys = list(rows)
+    tokens = [rows[k]["tokens"] for k in keys]
+    words = [" / ".join(dict.fromkeys(ws)) for ws in zip(*tokens)]  # "hungry / sweet"
+    words = base.unique_labels(words)  # "the" twice: two bars, not one
+    s = base.scale(presenter)
+    fig = make_subplots(
+        rows=1,
+        cols=len(keys),
+        shared_yaxes=True,
+        subplot_titles=[labels[k] for k in keys],
+        horizontal_spacing=0.06,
+    )
+    color = lexicon.look("coref_encoder").color
+    for i, key in enumerate(keys, start=1):
+        row = rows[key]
+        colors = [color if j == row.get("right") else "#BBBBBB" for j in range(len(words))]
+        sets = [(row["weights"], names[0], {})]
+        if beside is not None:
+            sets.append((beside[key], names[1], dict(pattern_shape="/", opacity=0.6)))
+        for weights, name, extra in sets:
+            fig.add_trace(
+                go.Bar(
+                    y=words,
+                    x=list(weights),
+                    orientation="h",
+                    name=name,
+                    marker=dict(color=colors, **extra),
+                    showlegend=False,
+                    hovertemplate="%{y}: %{x:.2f}<extra></extra>",
+                ),
+                row=1,
+                col=i,
+            )
+        fig.update_xaxes(range=[0, 1.05], tickvals=[0, 0.5, 1], row=1, col=i)
+    base.style(fig, presenter)
+    fig.update_layout(title_text=titles.title, barmode="group", bargap=0.2)
+    fig.update_yaxes(  # every word named: plotly thinned them to every other on a projector
+        type="category",
+        autorange="reversed",
+        tickmode="array",
+        tickvals=words,
+        ticktext=words,
+        tickfont=dict(size=s.font - 4),
+    )
+    fig.update_annotations(font_size=s.font - 2)  # the panels' titles
+    return fig
+
+
+def it_progress(
+    steps: Sequence[int],
+    loss: Sequence[float],
+    held_steps: Sequence[int],
+    held: Sequence[float],
+    *,
+    total: int,
+    titles: Titles,
+    held_title: str,
+    loss_title: str,
+    presenter: bool = False,
+) -> go.Figure:
+    """The training loss (top) and the held-out share resolved (bottom, 0-100 %) against the
+    step, on an x axis from 0 to ``total``."""
+    from plotly.subplots import make_subplots
+
+    if total < 1:
+        raise ValueError(f"total must be the step budget (>= 1), got {total}")
+    if len(loss) != len(steps) or len(held) != len(held_steps):
+        raise ValueError("each series needs one value per step")
+    s = base.scale(presenter)
+    line = lexicon.line("coref_encoder", s.line)
+    fig = make_subplots(
+        rows=2,
+        cols=1,
+        shared_xaxes=True,
+        subplot_titles=[loss_title, held_title],
+        vertical_spacing=0.2,
+    )
+    fig.add_trace(go.Scatter(x=list(steps), y=list(loss), mode="lines", line=line), row=1, col=1)
+    fig.add_trace(
+        go.Scatter(x=list(held_steps), y=list(held), mode="lines+markers", line=line),
+        row=2,
+        col=1,
+    )
+    base.style(fig, presenter)
+    fig.update_layout(title_text=titles.title, showlegend=False)
+    fig.update_xaxes(range=[0, total])
+    fig.update_xaxes(title_text=titles.x_title, row=2, col=1)
+    fig.update_yaxes(rangemode="tozero", **({} if steps else {"range": [0, 1]}), row=1, col=1)
+    fig.update_yaxes(**base.share_axis(), row=2, col=1)
+    return fig

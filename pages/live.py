@@ -1,5 +1,7 @@
 """Train it yourself: two small encoder-decoders, with and without attention, trained from
-scratch while the class watches. The part is ``lessons/live/race``."""
+scratch while the class watches, or (the "which race" choice) a self-attention encoder that
+learns what "it" means. The part is ``lessons/live/race`` (the second race:
+``lessons/live/it_race``)."""
 
 from __future__ import annotations
 

@@ -41,6 +41,7 @@ class Question:
     solve: Callable[..., Solution]  # (): from the shipped models; (run): see run_bound
     keyed: bool = False  # answers are catalogue keys poll.q.<id>.a<i>
     run_bound: bool = False  # answered by the live race the class watched: solve(run)
+    run_kind: str = "translation"  # which race answers it (poll.runs.KINDS)
     quotes: tuple[tuple[str, str], ...] = ()  # the lesson's words its .text and .why quote
 
     def text(self, translate: Callable[..., str]) -> str:
@@ -424,10 +425,43 @@ def _live_winner(run) -> Solution:
 
 
 LIVE_VERDICTS = ("plain", "attention", "tie")  # core.live.VERDICTS (no torch import here)
+LIVE_WHEN = ("early", "middle", "late", "never")  # core.live_coref.WHEN
+IT_EARLY, IT_LATE = 100, 200  # core.live_coref.EARLY, LATE: the answers' steps (a test)
+
+
+def _live_it(run) -> Solution:
+    """When the "it" race (a finished :class:`poll.runs.Run` of kind ``coref``) first had
+    its head choose the right noun in both lesson sentences ("cat" when hungry, "milk" when
+    sweet, by the resolving margin), read from the run's own check after every step; the
+    evidence: the
+    weight "it" put on the right noun in each lesson sentence when the run ended."""
+    from core import live_coref
+
+    said, values = live_coref.story(run.result)
+    rows = run.result["lesson"]
+    names = {"hungry": "hungry → cat", "sweet": "sweet → milk"}
+    return Solution(
+        correct=live_coref.WHEN.index(live_coref.when(run.result)),
+        evidence={names[p]: rows[p]["right"] for p in names},
+        evidence_key="poll.evidence.live_it",
+        values=values,
+        story=f"live.it.end.{said}",
+    )
+
 
 RACE_QUESTIONS: tuple[Question, ...] = (
     Question(
         "live_winner", "live", "race", LIVE_VERDICTS, _live_winner, keyed=True, run_bound=True
+    ),
+    Question(
+        "live_it",
+        "live",
+        "race",
+        LIVE_WHEN,
+        _live_it,
+        keyed=True,
+        run_bound=True,
+        run_kind="coref",
     ),
 )
 

@@ -7,7 +7,9 @@ them as the owner may. A run with no room is a visitor's own, seen by visitors i
 
 A run waits in the database's queue (``queued``) until a server with a free training slot
 takes it (:meth:`RunStore.claim`): a class's race before a visitor's own, each the oldest
-first. The training process writes its progress records and, at the end, its result. A run
+first. The training process writes its progress records and, at the end, its result. A run's
+config names its kind (:data:`KINDS`: a translation race or the "it" race); the queue, the
+slots, a room's one race at a time and cancel are the same for both. A run
 is deleted :data:`poll.store.TTL_S` (24 h) after it started, with the polls.
 """
 
@@ -24,6 +26,7 @@ import sqlalchemy as sa
 
 from poll import store as ps
 
+KINDS = ("translation", "coref")  # what a run trains: core.live's race or core.live_coref's
 STATUSES = ("queued", "starting", "running", "done", "cancelled", "failed")
 ACTIVE = ("queued", "starting", "running")
 TRAINING = ("starting", "running")  # a slot holds it
@@ -45,6 +48,17 @@ class Run:
     @property
     def active(self) -> bool:
         return self.status in ACTIVE
+
+    @property
+    def kind(self) -> str:
+        return kind_of(self.config)
+
+
+def kind_of(config: dict[str, Any]) -> str:
+    """What a run trains, from its stored config (one with no kind is a translation race:
+    the only kind there was before)."""
+    kind = config.get("kind", KINDS[0])
+    return kind if kind in KINDS else KINDS[0]
 
 
 @dataclass(frozen=True)
@@ -134,16 +148,20 @@ class RunStore:
             ).scalar_one_or_none()
         return None if run_id is None else self.get(run_id)
 
-    def done_since(self, since: float, room: str | None = None) -> Run | None:
-        """The run of ``room`` that ended last, if it trained to its end at or after
-        ``since`` (a poll's opening: the race the class predicted), else ``None``."""
+    def done_since(
+        self, since: float, room: str | None = None, kind: str | None = None
+    ) -> Run | None:
+        """The run of ``room`` (of ``kind``, if given) that ended last, if it trained to its
+        end at or after ``since`` (a poll's opening: the race the class predicted), else
+        ``None``."""
         cutoff = max(since, self.clock()) - ps.TTL_S
         with self.engine.connect() as conn:  # the results only: no run's progress records
             rows = conn.execute(
-                sa.select(ps.runs.c.id, ps.runs.c.result).where(
+                sa.select(ps.runs.c.id, ps.runs.c.config, ps.runs.c.result).where(
                     ps.runs.c.created >= cutoff, ps.runs.c.status == "done", _room(room)
                 )
             ).all()
+        rows = [r for r in rows if kind is None or kind_of(json.loads(r.config)) == kind]
         ended = {row.id: json.loads(row.result).get("finished", 0.0) for row in rows if row.result}
         ended = {run_id: at for run_id, at in ended.items() if at >= since}
         return self.get(max(ended, key=ended.get)) if ended else None

@@ -5,7 +5,8 @@ The page's script thread never trains. A race waits in the database's queue
 :func:`slots` training slots; whenever one is free, it takes the next queued race, from
 whichever replica it was started on, when a page looks (:meth:`RunManager.pump`) or by
 itself every :data:`WATCH_QUEUE_S`, and spawns
-``core.live.race`` in a fresh process with one torch thread at the lowest priority
+the run's race (``core.live.race``, or ``core.live_coref.race`` for a run of kind
+``coref``) in a fresh process with one torch thread at the lowest priority
 (niceness +10 and, on Linux, the idle scheduling class); that
 process writes its records to the poll's store (:mod:`poll.runs`) at least every
 :data:`WRITE_EVERY_S`, and stops by itself when the teacher cancels, when the teacher's page
@@ -25,7 +26,7 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from poll.runs import ACTIVE, Run, RunStore
+from poll.runs import ACTIVE, Run, RunStore, kind_of
 from poll.store import PollStore
 from serve import cpus
 
@@ -72,7 +73,6 @@ def _child(
     import torch
 
     torch.set_num_threads(1)
-    from core import live
 
     records: list[dict[str, Any]] = []
     state = {"write": 0.0, "check": 0.0, "stop": False}
@@ -94,10 +94,23 @@ def _child(
 
     try:
         runs.write(run_id, "running", [])
-        result = live.race(live.RaceConfig(**config), report, should_stop)
+        result = race(config, report, should_stop)
         runs.write(run_id, "cancelled" if result["cancelled"] else "done", records, result)
     except Exception as exc:  # noqa: BLE001 - the page shows the run failed
         runs.write(run_id, "failed", records, {"error": repr(exc)})
+
+
+def race(config: dict[str, Any], report, should_stop) -> dict[str, Any]:
+    """The race a run's config names (:attr:`poll.runs.Run.kind`): the translation race
+    (``core.live``) or the encoder that learns what "it" names (``core.live_coref``)."""
+    if kind_of(config) == "coref":
+        from core import live_coref
+
+        return live_coref.race(live_coref.from_dict(config), report, should_stop)
+    from core import live
+
+    settings = {k: v for k, v in config.items() if k != "kind"}
+    return live.race(live.RaceConfig(**settings), report, should_stop)
 
 
 @contextlib.contextmanager

@@ -82,7 +82,7 @@ def room_solution(room: Room) -> pq.Solution | None:
     """The answer to the room's question: the models' (cached), or for a run-bound question
     the room's race that ended last since the poll opened (``None`` before one has)."""
     if room.q.run_bound:
-        run = runs().done_since(room.poll.created, room.code)
+        run = runs().done_since(room.poll.created, room.code, room.q.run_kind)
         return None if run is None else room.q.solve(run)
     return computed(room.q)
 

@@ -15,7 +15,7 @@ from charts.common import Titles
 from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import live
 from core.vocab import detokenize_zh
-from lessons.live import common
+from lessons.live import common, it_race
 from poll import views
 from poll.runs import Place, Run
 from poll.store import PollError
@@ -30,6 +30,7 @@ TAKEAWAY = {"alone": "far"}  # stories that share a takeaway
 # on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
 CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
 WATCH_S = 5  # s between two looks of an idle page for a change (idle_watch)
+DRAWN = "live_drawn_kind"  # session key: which race (poll.runs.KINDS) the page drew
 
 
 def show() -> None:
@@ -39,13 +40,15 @@ def show() -> None:
     panel was sent whole every 5 s to every open tab, a class of phones on an idle page."""
     seen = common.look()
     run = seen.run
+    kind = st.session_state[DRAWN] = it_race.chosen(run)
     if run is not None and run.active:
         live_panel(run.id)
     else:
         idle_panel(run.id if run else None)
         idle_watch(idle_state(seen))
-    ui.takeaway(takeaway(run))
-    ui.try_this(t("live.race.try"))
+    it = kind == it_race.KIND
+    ui.takeaway(it_race.takeaway(run) if it else takeaway(run))
+    ui.try_this(t("live.it.try" if it else "live.race.try"))
 
 
 def finished(run: Run | None) -> bool:
@@ -69,6 +72,11 @@ def _panel(shown: str | None) -> None:
         st.rerun()  # a new run, or this one ended: redraw with the other refresh rate
     if run is not None and run.active and seen.owner:
         common.manager().runs.beat(run.id, views.browser_id())  # the teacher is still here
+    if it_race.chosen(run) != st.session_state.get(DRAWN):
+        st.rerun()  # the other race: its words under the panel too
+    if st.session_state[DRAWN] == it_race.KIND:
+        it_race.panel(seen)
+        return
     s = ui.slide(t("live.race.lead"))
     with s.chart:
         charts(run)
@@ -191,7 +199,7 @@ def latest_accuracy(records: list[dict]) -> dict | None:
     return None
 
 
-def progress(run: Run | None) -> None:
+def progress(run: Run | None, preparing: str = "live.race.preparing") -> None:
     """Bar, steps done of the budget, seconds so far and (while training) seconds left."""
     if run is None:
         st.progress(0.0, text=t("live.race.none"))
@@ -202,7 +210,7 @@ def progress(run: Run | None) -> None:
     if run.status == "queued":
         text = queued_text(common.place(run))
     elif last is None and run.active:
-        text = t("live.race.preparing")
+        text = t(preparing)
     elif run.active:
         left = last["elapsed"] / max(1, done) * (steps - done)
         text = t(
@@ -239,9 +247,16 @@ def controls(seen: common.Look) -> None:
             st.caption(watching(run))
         return
     if not seen.starts:
+        it_race.which_control(run)
         st.caption(t("live.race.teacher_starts"))
         return
-    left, right = st.columns([3, 1], vertical_alignment="bottom")
+    which, left, right = st.columns([2, 2, 1], vertical_alignment="bottom")
+    with which:
+        it_race.which_control(run)
+    if it_race.chosen(run) == it_race.KIND:
+        with right:
+            it_race.start_button()
+        return
     with left:
         max_len = st.segmented_control(
             t("live.race.knob"),

@@ -101,3 +101,23 @@ def test_a_database_made_before_runs_gains_their_table(tmp_path):
         )
     finally:
         store.dispose()
+
+
+def test_a_runs_kind_rides_in_its_config_and_picks_the_answering_race(make_store):
+    """The "it" race and the translation race share the queue; a run-bound question asks
+    for its own kind, so a translation question is never answered by an "it" race."""
+    clock = Clock()
+    runs = RunStore(make_store(clock))
+    old = runs.start(TEACHER, {"steps": 10})  # stored before kinds: a translation race
+    it = runs.start(TEACHER, {"kind": "coref", "steps": 10})
+    odd = runs.start(TEACHER, {"kind": "dance", "steps": 10})
+    assert [runs.get(r).kind for r in (old, it, odd)] == ["translation", "coref", "translation"]
+    assert runs.claim(60).id == old and runs.claim(60).id == it  # one queue, oldest first
+    opened = clock.now
+    clock.now += 5
+    runs.write(old, "done", [], {"n": "translation"})
+    clock.now += 5
+    runs.write(it, "done", [], {"n": "it"})
+    assert runs.done_since(opened).id == it  # any kind: the race that ended last
+    assert runs.done_since(opened, kind="coref").id == it
+    assert runs.done_since(opened, kind="translation").id == old

@@ -93,3 +93,42 @@ def test_the_training_process_yields_the_cores(manager):
     _wait(lambda: _policy(pid) == os.SCHED_IDLE, timeout=120)  # set after the niceness
     assert _niceness(pid) == mine + NICE
     assert manager.cancel(run_id, TEACHER).status == "cancelled"
+
+
+@pytest.mark.timeout(900)
+def test_an_it_race_trains_in_the_same_slot_to_its_end(manager):
+    """A run of kind ``coref`` trains ``core.live_coref`` in the same process and slot, and
+    holds the slot against a translation race while it trains."""
+    from core import live_coref
+
+    manager.heartbeat_timeout = 1e6
+    manager.nice, manager.idle = 0, False
+    tiny = replace(live_coref.DEFAULT, steps=40, log_every=5, eval_every=20, held_per_frame=2)
+    run_id = manager.start(TEACHER, live_coref.config_dict(replace(tiny, pace=20.0)))
+    assert isinstance(run_id, str) and manager.runs.get(run_id).kind == "coref"
+    busy = manager.start("teacher-browser-0002", SMALL)
+    assert isinstance(busy, Busy) and busy.run_id == run_id  # one race at a time
+    _wait(lambda: not manager.runs.get(run_id).active)
+    run = manager.runs.get(run_id)
+    assert run.status == "done", run.result
+    assert [r["step"] for r in run.progress] == list(range(5, 41, 5))
+    assert run.result["steps_done"] == 40 and set(run.result["first"]) == {
+        "hungry",
+        "sweet",
+        "both",
+    }
+    assert run.result["lesson"]["sweet"]["tokens"][-1] == "sweet"
+    assert run.result["elapsed"] >= 40 / 20  # paced
+
+
+def test_the_process_trains_the_race_its_config_names():
+    """In this process, ~10 s: a config with a kind (or none: a translation race)."""
+    from core import live_coref
+    from poll.training import race
+
+    tiny = asdict(replace(live.DEFAULT, steps=2, log_every=1, eval_every=2, eval_per_bucket=1))
+    for config in (tiny, {**tiny, "kind": "translation"}):
+        assert "translation" in race({**config, "max_len": 20}, None, None)
+    it = replace(live_coref.DEFAULT, steps=2, log_every=1, eval_every=2, held_per_frame=1)
+    result = race(live_coref.config_dict(replace(it, pace=0.0)), None, None)
+    assert result["kind"] == "coref" and result["steps_done"] == 2
