@@ -22,6 +22,7 @@ import streamlit as st
 from charts import poll as poll_charts
 from core import lexicon
 from poll import questions as pq
+from poll import rounds as pr
 from poll import store as ps
 from poll.runs import RunStore
 from serve.admission import client_address
@@ -223,11 +224,13 @@ class Room:
     browser: str
 
     def changed(self, now: ps.Poll) -> bool:
-        """Whether the poll moved on since this run (revealed, closed, a new round)."""
-        return (now.state, now.round, now.question) != (
+        """Whether the poll moved on since this run (revealed, closed, a new round, the
+        concept check on or off the phones)."""
+        return (now.state, now.round, now.question, now.check) != (
             self.poll.state,
             self.poll.round,
             self.poll.question,
+            self.poll.check,
         )
 
 
@@ -290,6 +293,8 @@ def show_room(room: Room) -> None:
     st.session_state[ROOM] = room.code
     if store().is_teacher(room.code, room.browser):
         teacher_view(room)
+        with st.sidebar:
+            guide_sidebar(room)
         handover_sidebar(room)
     else:
         student_view(room)
@@ -310,11 +315,29 @@ def live_histogram(room: Room) -> None:
     if room.changed(now):
         st.rerun(scope="app")
     store().seen(now)  # a poll on a teacher's screen is not idle
-    tally = store().tally(room.code)
     sol = room_solution(room) if now.state == "revealed" else None
     right = sol.correct if sol is not None else None
-    chart(histogram(room.q, tally.counts, right, CHART_H), key="poll_hist", width=0.58)
+    both = store().rounds_of(room.code) if now.stage == 2 else None
+    if both is None:
+        tally = store().tally(room.code)
+        chart(histogram(room.q, tally.counts, right, CHART_H), key="poll_hist", width=0.58)
+    else:
+        tally = both.second
+        chart(pr.chart(labels(room.q), both, right, CHART_H), key="poll_hist", width=0.58)
+        said = pr.closer_text(both, right) if right is not None else None
+        st.markdown(f"**{said}** " * bool(said) + pr.changes_text(both, labels(room.q)))
     st.caption(t("poll.voters", n=tally.voters))
+
+
+@fragment(run_every=REFRESH_S)
+def guide_sidebar(room: Room) -> None:
+    """The teacher's guide on round 1 of this question, refreshed with the votes; drawn
+    inside ``st.sidebar`` (or on the teacher's phone), never in the room's main area."""
+    now = store().get(room.code)
+    first = store().tally(room.code, now.first_round or now.round)
+    sol = room_solution(room)
+    answer = labels(room.q)[sol.correct] if sol is not None else None
+    pr.guide(first, sol.correct if sol is not None else None, answer)
 
 
 def acted() -> bool:
@@ -331,8 +354,11 @@ def teacher_buttons(room: Room) -> None:
     state, done, act = room.poll.state, acted(), None
     with st.container(horizontal=True, gap="small", key="poll_teacher_buttons"):
         second = ("close", "poll.close") if state == "open" else ("again", "poll.reopen")
+        shown = [("reveal", "poll.reveal", "primary")]
+        if room.poll.stage == 1 and state != "revealed":  # peer instruction's round 2
+            shown.append(("discuss", "poll.discuss", "secondary"))
         for action, key, kind in (
-            ("reveal", "poll.reveal", "primary"),
+            *shown,
             (*second, "secondary"),
             ("next", "poll.next", "secondary"),
         ):
@@ -395,6 +421,8 @@ def _teacher(room: Room, action: str) -> None:
             if room.q.run_bound:
                 race_ended(room)
             s.set_state(code, me, "revealed")
+        elif action == "discuss":
+            s.discuss(code, me)
         elif action == "close":
             s.set_state(code, me, "closed")
         elif action == "again":
@@ -483,6 +511,12 @@ def student_view(room: Room) -> None:
     state, done = room.poll.state, acted()
     if state == "revealed":
         answer_box(room)
+    if room.poll.first_round is not None and state == "open":  # its own round-1 answer
+        first = store().my_vote(room.code, room.browser, room.poll.first_round)
+        if first is None:
+            st.caption(t("poll.student.round2_none"))
+        else:
+            st.caption(t("poll.student.round2", answer=names[first]))
     for i, name in enumerate(names):
         chosen = mine == i
         tapped = st.button(
@@ -518,8 +552,15 @@ def student_reveal(room: Room) -> None:
     sol = room_solution(room)
     if sol is None:  # answer_box said why
         return
-    counts = store().tally(room.code).counts
-    chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
+    both = store().rounds_of(room.code) if room.poll.stage == 2 else None
+    if both is None:
+        counts = store().tally(room.code).counts
+        chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
+    else:
+        chart(pr.chart(labels(room.q), both, sol.correct), key="poll_hist_revealed")
+        said = pr.closer_text(both, sol.correct)
+        if said:
+            st.markdown(said)
     proof(room.q, sol)
     back = {"lang": current_lang(), "present": 0} | _part(room)
     page_link(f"pages/{room.q.slug}.py", label=t("poll.see_part"), query_params=back)

@@ -1,0 +1,116 @@
+"""Peer instruction through AppTest: the teacher's "Discuss, then vote again", a phone that
+sees its own round-1 answer in round 2, the room's change of mind, the guide in the
+teacher's sidebar only, and which round was closer once revealed (both languages)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.i18n import translate
+from poll import questions as pq
+from poll import rounds as pr
+from tests.conftest import main_text
+from tests.poll.test_app_poll import _buttons, _room
+from tests.poll.test_app_poll import own_store as own_store  # noqa: F401 (fixture)
+
+QID = "path_longest"  # a formula answers it: no model to load
+
+
+def _code(at) -> str:
+    room = at.query_params["room"]
+    return room[0] if isinstance(room, list) else room
+
+
+def _sidebar_text(at) -> str:
+    parts = []
+    for kind in ("markdown", "caption", "info"):
+        parts += [str(el.value) for el in getattr(at.sidebar, kind)]
+    return "\n".join(parts)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_two_rounds_from_the_projector_and_three_phones(own_store, lang):
+    def tr(key: str, **kw) -> str:
+        return translate(key, lang, **kw)
+
+    q = pq.BY_ID[QID]
+    names = q.answer_labels(tr)
+    right = q.solve().correct
+    wrong = [i for i in range(len(names)) if i != right]
+    teacher = _room(lang, ask=QID)
+    code = _code(teacher)
+    assert tr("poll.discuss") in _buttons(teacher)
+    phones = [_room(lang, room=code) for _ in range(3)]
+    first = (right, wrong[0], wrong[0])  # one right alone, two wrong
+    for phone, answer in zip(phones, first, strict=True):
+        _buttons(phone)[names[answer]].click().run(timeout=120)
+    assert own_store.tally(code).counts[right] == 1
+
+    # the guide, in the teacher's sidebar only: 1 of 3 right -> 33 %, "discuss"
+    teacher.run(timeout=120)
+    guide = _sidebar_text(teacher)
+    assert tr("poll.guide.share", share="33%", n=3, answer=names[right]) in guide
+    assert tr("poll.guide.discuss") in guide
+    assert tr("poll.guide.discuss") not in main_text(teacher)
+    for phone in phones:
+        phone.run(timeout=120)
+        assert tr("poll.guide.title") not in _sidebar_text(phone) + main_text(phone)
+
+    _buttons(teacher)[tr("poll.discuss")].click().run(timeout=120)
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    poll = own_store.get(code)
+    assert (poll.stage, poll.state) == (2, "open")
+    assert tr("poll.discuss") not in _buttons(teacher)  # one second round per question
+
+    second = (right, right, wrong[1])  # one changed to the right answer, one elsewhere
+    for phone, answer, was in zip(phones, second, first, strict=True):
+        phone.run(timeout=120)
+        assert tr("poll.student.round2", answer=names[was]) in main_text(phone)
+        assert not any(b.label.startswith("✓") for b in phone.main.button)  # votes afresh
+        _buttons(phone)[names[answer]].click().run(timeout=120)
+        assert f"✓ {names[answer]}" in _buttons(phone)
+    both = own_store.rounds_of(code)
+    assert (both.changed, both.both) == (2, 3)
+
+    teacher.run(timeout=120)
+    text = main_text(teacher)
+    assert tr("poll.rounds.changed", changed=2, both=3) in text
+    assert tr("poll.rounds.move", n=1, a=names[wrong[0]], b=names[right]) in text
+    assert tr("poll.rounds.closer_second", first="33%", second="67%") not in text  # not yet
+
+    _buttons(teacher)[tr("poll.reveal")].click().run(timeout=120)
+    assert not teacher.exception, [e.message for e in teacher.exception]
+    assert pr.closer(own_store.rounds_of(code), right) == "second"
+    assert tr("poll.rounds.closer_second", first="33%", second="67%") in main_text(teacher)
+    phones[0].run(timeout=120)
+    assert tr("poll.rounds.closer_second", first="33%", second="67%") in main_text(phones[0])
+
+
+def test_a_teacher_who_never_discusses_sees_todays_room(own_store):
+    teacher = _room("en", ask=QID)
+    code = _code(teacher)
+    phone = _room("en", room=code)
+    _buttons(phone)[pq.BY_ID[QID].answer_labels(lambda k: translate(k, "en"))[0]].click().run()
+    _buttons(teacher)[translate("poll.reveal", "en")].click().run(timeout=120)
+    text = main_text(teacher)
+    assert own_store.get(code).stage == 1
+    assert translate("poll.rounds.none_both", "en") not in text
+    assert "Round 1" not in text and translate("poll.voters", "en", n=1) in text
+
+
+def test_what_two_rounds_say():
+    from poll.store import Rounds, Tally
+
+    both = Rounds(Tally((3, 1), 4), Tally((1, 3), 4), {(0, 1): 2, (0, 0): 1, (1, 1): 1}, 4)
+    assert pr.share(both.first.counts, 1) == 0.25 and pr.share((0, 0), 1) is None
+    assert pr.closer(both, 1) == "second" and pr.closer(both, 0) == "first"
+    assert pr.moves(both, ["A", "B"]) == [(2, "A", "B")] and both.changed == 2
+    assert [pr.advice(x) for x in (0.0, 0.29, 0.3, 0.7, 0.71, 1.0)] == [
+        "explain",
+        "explain",
+        "discuss",
+        "discuss",
+        "move_on",
+        "move_on",
+    ]
+    assert pr.closer(Rounds(Tally((1, 1), 2), Tally((0, 0), 0), {}, 0), 0) is None
