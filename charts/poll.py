@@ -94,6 +94,50 @@ def rounds(
     return fig
 
 
+def gain(
+    labels: Sequence[str],
+    before: Sequence[float],
+    after: Sequence[float],
+    *,
+    title: str,
+    series: tuple[str, str],
+    y_title: str,
+    presenter: bool,
+    hover: Sequence[str] = (),
+    height: int | None = None,
+) -> go.Figure:
+    """A concept check's share right before and after, question by question (0-1, drawn in
+    percent): grey then black bars side by side, one pair per label."""
+    if not (len(labels) == len(before) == len(after)) or not labels:
+        raise ValueError(
+            f"labels, before and after need the same length >= 1, got {len(labels)}, "
+            f"{len(before)} and {len(after)}"
+        )
+    if hover and len(hover) != len(labels):
+        raise ValueError(f"hover needs one text per label ({len(labels)}), got {len(hover)}")
+    fig = go.Figure()
+    for name, values, colour in zip(
+        series, (before, after), (base.SERIES[1], base.SERIES[0]), strict=True
+    ):
+        fig.add_bar(
+            x=list(labels),
+            y=list(values),
+            name=name,
+            marker_color=colour,
+            text=[f"{v:.0%}" for v in values],
+            textposition="outside",
+            cliponaxis=False,
+            hovertext=list(hover) or None,
+        )
+    base._dress(fig, presenter, title, "", y_title)
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, x=1, xanchor="right"))
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(**base.share_axis(range=[0, 1.15]))
+    if height:
+        fig.update_layout(height=height)
+    return fig
+
+
 def evidence(
     names: Sequence[str],
     values: Sequence[float],

@@ -103,7 +103,7 @@ class Poll:
     round: int  # 1, 2, ...: "next question", "reset" and "vote again" start a new round
     active: float = 0.0  # unix time of the last vote, change or teacher's look (see IDLE_S)
     stage: int = 1  # 1: the question's first vote (alone); 2: after "discuss, then vote again"
-    check: str | None = None  # the concept check on the phones: "pre", "post", or None
+    check: str | None = None  # the concept check on the screens: "pre", "post", "gain", None
 
     @property
     def first_round(self) -> int | None:
@@ -144,7 +144,8 @@ class RoundRow:
     counts: tuple[int, ...]
 
 
-CHECK_PHASES = ("pre", "post")
+CHECK_PHASES = ("pre", "post")  # a concept check's answering phases
+CHECK_SHOWN = (*CHECK_PHASES, "gain")  # what the room's screens may show of it
 MAX_ITEMS = 8  # questions a concept check may hold
 
 
@@ -668,7 +669,7 @@ class PollStore:
         if state == "open" and self.clock() - active > IDLE_S:
             state = "closed"  # idle (closed for good by the next purge)
         stage = 2 if row.stage == 2 else 1
-        check = row.check_phase if row.check_phase in CHECK_PHASES else None
+        check = row.check_phase if row.check_phase in CHECK_SHOWN else None
         return Poll(
             row.code,
             row.question,
@@ -782,10 +783,11 @@ class PollStore:
     # --- the concept check -------------------------------------------------------------
 
     def set_check(self, code: str, browser: str, phase: str | None) -> Poll:
-        """Put the concept check ``"pre"`` or ``"post"`` on the phones, or take it off
-        (``None``); a teacher's only. Answers stay, per phase, until the poll is deleted."""
-        if phase is not None and phase not in CHECK_PHASES:
-            raise ValueError(f"phase must be one of {CHECK_PHASES} or None")
+        """Put the concept check ``"pre"`` or ``"post"`` on the phones, show the class's
+        ``"gain"``, or go back to the poll (``None``); a teacher's only. Answers stay, per
+        phase, until the poll is deleted."""
+        if phase is not None and phase not in CHECK_SHOWN:
+            raise ValueError(f"phase must be one of {CHECK_SHOWN} or None")
         with self.engine.begin() as conn:
             self._teacher(conn, code, browser)
             conn.execute(
@@ -805,7 +807,7 @@ class PollStore:
             raise PollError("bad_answer")
         with self.engine.begin() as conn:
             poll = self._get(conn, code)
-            if poll.check is None:
+            if poll.check not in CHECK_PHASES:
                 raise PollError("no_check")
             here = (concept.c.code == code) & (concept.c.phase == poll.check)
             if (

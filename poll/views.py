@@ -15,12 +15,16 @@ import hashlib
 import secrets
 import time
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
 from charts import poll as poll_charts
 from core import lexicon
+from core.i18n import translate
+from poll import concept_views as cv
+from poll import export
 from poll import questions as pq
 from poll import rounds as pr
 from poll import store as ps
@@ -294,7 +298,10 @@ def show_room(room: Room) -> None:
     if store().is_teacher(room.code, room.browser):
         teacher_view(room)
         with st.sidebar:
-            guide_sidebar(room)
+            if room.poll.check is None:
+                guide_sidebar(room)
+            keep_sidebar(room)
+            cv.sidebar(store(), room.code, room.poll.check, partial(_check, room))
         handover_sidebar(room)
     else:
         student_view(room)
@@ -396,6 +403,9 @@ def share_qr(url: str) -> bytes:
 
 
 def teacher_view(room: Room) -> None:
+    if room.poll.check is not None:  # the concept check instead of the poll
+        cv.teacher(store(), room.code, room.poll.check, partial(_check, room, None))
+        return
     teacher_buttons(room)
     if room.poll.state == "closed":
         st.caption(t("poll.closed_teacher"))
@@ -432,6 +442,53 @@ def _teacher(room: Room, action: str) -> None:
             s.restart(code, me, nxt.id, len(nxt.answers))
     except ps.PollError as err:
         remember(err)
+
+
+def _check(room: Room, phase: str | None) -> None:
+    """The concept check's buttons: before, after, the class's gain, or back to the poll."""
+    try:
+        store().set_check(room.code, browser_id(), phase)
+    except ps.PollError as err:
+        remember(err)
+
+
+def room_csv(code: str, browser: str, lang: str) -> str:
+    """Every round this room asked, in ``lang``: votes per answer and the models' answer
+    (a download's data: no session needed; a run-bound round is answered by the room's
+    race that ended last since it opened, blank before one has)."""
+
+    def texts(qid: str) -> tuple[str, list[str]] | None:
+        q = pq.BY_ID.get(qid)
+        if q is None:
+            return None
+        tr = partial(translate, lang=lang)
+        return q.text(tr), q.answer_labels(tr)
+
+    def correct(r: ps.RoundRow) -> int | None:
+        q = pq.BY_ID[r.question]
+        if q.run_bound:
+            run = runs().done_since(r.opened, code)
+            return None if run is None else q.solve(run).correct
+        try:
+            return solution(q.id).correct
+        except Exception:  # noqa: BLE001 - a model missing on this server: left blank
+            return None
+
+    return export.rounds_csv(store().history(code, browser), texts, correct)
+
+
+def keep_sidebar(room: Room) -> None:
+    """The room's votes as CSV for the teacher (computed when the button is pressed)."""
+    st.download_button(
+        t("poll.export.download"),
+        data=partial(room_csv, room.code, room.browser, current_lang()),
+        file_name=f"poll-{room.code}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+        help=t("poll.export.hint"),
+    )
 
 
 def race_ended(room: Room) -> None:
@@ -506,6 +563,10 @@ def _vote(room: Room, answer: int) -> None:
 
 def student_view(room: Room) -> None:
     """One big button per answer; after the reveal, the model's answer first."""
+    if room.poll.check is not None:  # the concept check instead of the question
+        cv.phone(store(), room.code, room.browser, room.poll.check, allowed, remember)
+        student_wait(room)
+        return
     names = labels(room.q)
     mine = store().my_vote(room.code, room.browser)
     state, done = room.poll.state, acted()

@@ -114,3 +114,101 @@ def test_what_two_rounds_say():
         "move_on",
     ]
     assert pr.closer(Rounds(Tally((1, 1), 2), Tally((0, 0), 0), {}, 0), 0) is None
+
+
+def test_the_concept_check_before_and_after_gives_the_class_gain(own_store):
+    """The teacher runs the check before and after on three phones; the projector shows
+    progress only, then the gain computed from the phones' own answers."""
+    from poll import concept as pc
+    from poll import concept_views as cv
+
+    teacher = _room("zh", ask=QID)
+    code = _code(teacher)
+    phones = [_room("zh", room=code) for _ in range(3)]
+
+    def press(label: str) -> None:
+        next(b for b in teacher.sidebar.button if b.label == label).click().run(timeout=120)
+        assert not teacher.exception, [e.message for e in teacher.exception]
+
+    right = cv.right_answers()
+    n = len(pc.ITEMS)
+    before = [  # phone 0 knows two, phone 1 none, phone 2 all
+        [
+            r if i < 2 else (r + 1) % item.n_answers
+            for i, (item, r) in enumerate(zip(pc.ITEMS, right))
+        ],
+        [(r + 1) % item.n_answers for item, r in zip(pc.ITEMS, right)],
+        list(right),
+    ]
+    after = [list(right), [r if i < 4 else (r + 1) % 3 for i, r in enumerate(right)], list(right)]
+    for phase, label, picks in (
+        ("pre", translate("poll.concept.start_pre", "zh"), before),
+        ("post", translate("poll.concept.start_post", "zh"), after),
+    ):
+        press(label)
+        assert own_store.get(code).check == phase
+        for phone, mine in zip(phones, picks, strict=True):
+            phone.run(timeout=120)
+            assert len(phone.main.radio) == n
+            for i, answer in enumerate(mine):
+                phone.main.radio[i].set_value(answer).run(timeout=120)
+            assert not phone.exception, [e.message for e in phone.exception]
+        teacher.run(timeout=120)
+        text = main_text(teacher)
+        assert translate("poll.concept.room", "zh", started=3, done=3, n=n) in text
+        assert not teacher.main.radio  # the projector shows no answer
+    press(translate("poll.concept.show_gain", "zh"))
+    g = pc.gain(own_store.check_answers(code), list(right))
+    scores = [sum(a == r for a, r in zip(m, right)) / n for m in before]
+    post = [sum(a == r for a, r in zip(m, right)) / n for m in after]
+    pre_mean, post_mean = sum(scores) / 3, sum(post) / 3
+    assert g.g == pytest.approx((post_mean - pre_mean) / (1 - pre_mean))
+    headline = translate(
+        "poll.gain.headline",
+        "zh",
+        g=f"{g.g:.2f}",
+        pre=f"{pre_mean:.0%}",
+        post=f"{post_mean:.0%}",
+        n=3,
+    )
+    assert headline in main_text(teacher)
+    phones[0].run(timeout=120)
+    assert headline in main_text(phones[0])  # the phones see the class's result too
+    back = translate("poll.concept.back", "zh")
+    _buttons(teacher)[back].click().run(timeout=120)
+    assert own_store.get(code).check is None
+    assert translate("poll.reveal", "zh") in _buttons(teacher)
+
+
+def test_the_rooms_csv_holds_both_rounds_and_nothing_of_a_student(own_store):
+    import csv
+    import io
+    import re
+
+    from poll import views
+
+    teacher = _room("en", ask=QID)
+    code = _code(teacher)
+    browser = teacher.session_state[views.BROWSER]
+    phone = _room("en", room=code)
+    q = pq.BY_ID[QID]
+    names = q.answer_labels(lambda k: translate(k, "en"))
+    _buttons(phone)[names[0]].click().run(timeout=120)
+    _buttons(teacher)[translate("poll.discuss", "en")].click().run(timeout=120)
+    phone.run(timeout=120)
+    _buttons(phone)[names[1]].click().run(timeout=120)
+    text = views.room_csv(code, browser, "zh")
+    rows = list(csv.DictReader(io.StringIO(text)))
+    right = q.solve().correct
+    zh = q.answer_labels(lambda k: translate(k, "zh"))
+    assert [(r["round"], r["stage"], r["answer"], r["votes"]) for r in rows] == [
+        ("1", "1", zh[0], "1"),
+        ("1", "1", zh[1], "0"),
+        ("1", "1", zh[2], "0"),
+        ("2", "2", zh[0], "0"),
+        ("2", "2", zh[1], "1"),
+        ("2", "2", zh[2], "0"),
+    ]
+    assert [r["models_answer"] == "yes" for r in rows[:3]] == [i == right for i in range(3)]
+    assert browser not in text and phone.session_state[views.BROWSER] not in text
+    assert not re.search(r"[0-9a-f]{16}", text) and code not in text  # no digest, no room
