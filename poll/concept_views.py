@@ -141,10 +141,10 @@ def gain_panel(s: ps.PollStore, code: str, height: int | None = None) -> None:
         else t("poll.gain.item_none", i=i + 1)
         for i, x in enumerate(g.item_gain)
     ]
-    said = t("poll.gain.items", items="; ".join(items))
+    said = t("poll.gain.items", items=t("poll.gain.sep").join(items))
     if g.spread is not None:
         low, high = g.spread
-        said = t("poll.gain.spread", low=_pct(low), high=_pct(high)) + " " + said
+        said = t("poll.gain.spread", low=f"{low:.2f}", high=f"{high:.2f}") + " " + said
     st.markdown(said)
     st.caption(
         t("poll.gain.compare", interactive=pc.HAKE_INTERACTIVE, lecture=pc.HAKE_LECTURE)

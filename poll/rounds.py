@@ -80,11 +80,8 @@ def chart(names: Sequence[str], both: ps.Rounds, reveal: int | None, height: int
         list(both.first.counts),
         list(both.second.counts),
         reveal,
-        title=t("poll.rounds.title", n=both.second.voters),
-        round_titles=(
-            t("poll.rounds.first", n=both.first.voters),
-            t("poll.rounds.second", n=both.second.voters),
-        ),
+        title=t("poll.rounds.title", first=both.first.voters, second=both.second.voters),
+        round_titles=(t("poll.rounds.first"), t("poll.rounds.second")),
         y_title=t("poll.histogram.y"),
         presenter=presenter(),
         height=height,
