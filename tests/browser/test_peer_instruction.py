@@ -16,13 +16,12 @@ import re
 import pytest
 
 from core.i18n import translate
-from poll import questions as pq
 from tests.browser.conftest import ARTIFACTS, PHONE, PHONE_UA, wait_idle
 from tests.browser.test_poll_layout import BOX_JS, CONTROLS_JS, _inside
+from tests.poll.test_app_rounds import QID, asked
 
 pytestmark = pytest.mark.browser
 
-QID = "path_longest"  # a formula answers it; its labels are the longest of the keyed ones
 PROJECTOR = {"width": 1280, "height": 800}
 
 # Every plotly bar's count, per subplot (x axis id): both rounds' histograms.
@@ -59,13 +58,7 @@ def _buttons_above_the_fold(page, n: int) -> None:
 
 @pytest.mark.parametrize("lang", ["en", "zh"])
 def test_a_teacher_and_three_phones_through_two_rounds(browser, server, lang):
-    def tr(key: str, **kw) -> str:
-        return translate(key, lang, **kw)
-
-    q = pq.BY_ID[QID]
-    names = q.answer_labels(tr)
-    right = q.solve().correct
-    wrong = [i for i in range(len(names)) if i != right]
+    tr, names, right, wrong = asked(lang)
     locale = "zh-CN" if lang == "zh" else "en-US"
     contexts = []
 

@@ -28,15 +28,22 @@ def _sidebar_text(at) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("lang", ["en", "zh"])
-def test_two_rounds_from_the_projector_and_three_phones(own_store, lang):
+def asked(lang: str):
+    """The question's words in ``lang``: (translate, answer labels, the models' answer,
+    the other answers)."""
+
     def tr(key: str, **kw) -> str:
         return translate(key, lang, **kw)
 
     q = pq.BY_ID[QID]
     names = q.answer_labels(tr)
     right = q.solve().correct
-    wrong = [i for i in range(len(names)) if i != right]
+    return tr, names, right, [i for i in range(len(names)) if i != right]
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_two_rounds_from_the_projector_and_three_phones(own_store, lang):
+    tr, names, right, wrong = asked(lang)
     teacher = _room(lang, ask=QID)
     code = _code(teacher)
     assert tr("poll.discuss") in _buttons(teacher)
