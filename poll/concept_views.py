@@ -1,7 +1,7 @@
 """The concept check on the room's screens: the questions on a phone, the projector's
 progress while the class answers (no answer shown), and the class's gain once the check ran
-before and after the lesson. :mod:`poll.views` hands in the store, the browser and its
-own guards, so this module sits below it."""
+before and after the lesson. :mod:`poll.views` hands in the check's store, the browser and
+its own guards, so this module sits below it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from core.i18n import translate
 from poll import concept as pc
 from poll import export
 from poll import store as ps
+from poll.checks import CheckStore
 from ui import chart
 from ui.gate import fragment
 from ui.i18n import current_lang, presenter, t
@@ -37,7 +38,7 @@ def title(phase: str) -> str:
     return t("poll.concept.title.gain")
 
 
-def class_gain(s: ps.PollStore, code: str) -> pc.Gain:
+def class_gain(s: CheckStore, code: str) -> pc.Gain:
     return pc.gain(s.check_answers(code), list(right_answers()))
 
 
@@ -54,7 +55,7 @@ def _answer(s, code, browser, item, key, allowed, remember) -> None:
 
 
 def phone(
-    s: ps.PollStore,
+    s: CheckStore,
     code: str,
     browser: str,
     phase: str,
@@ -91,9 +92,9 @@ def phone(
 
 
 @fragment(run_every=REFRESH_S)
-def progress(s: ps.PollStore, code: str, phase: str) -> None:
+def progress(s: CheckStore, code: str, phase: str) -> None:
     """How many have started and finished, every 2 s (never what they answered)."""
-    if s.get(code).check != phase:
+    if s.polls.get(code).check != phase:
         st.rerun(scope="app")
     mine = s.check_answers(code).get(phase, {})
     n = len(pc.ITEMS)
@@ -106,7 +107,7 @@ def _pct(x: float) -> str:
     return f"{x:.0%}"
 
 
-def gain_panel(s: ps.PollStore, code: str, height: int | None = None) -> None:
+def gain_panel(s: CheckStore, code: str, height: int | None = None) -> None:
     """The class's ⟨g⟩ with its spread and each question's gain (or why not yet)."""
     with st.spinner(t("poll.computing")):
         g = class_gain(s, code)
@@ -153,7 +154,7 @@ def gain_panel(s: ps.PollStore, code: str, height: int | None = None) -> None:
     )
 
 
-def teacher(s: ps.PollStore, code: str, phase: str, back: Callable[[], None]) -> None:
+def teacher(s: CheckStore, code: str, phase: str, back: Callable[[], None]) -> None:
     """The projector while the check is on: its progress or the class's gain, and the
     button back to the poll."""
     st.button(t("poll.concept.back"), type="primary", on_click=back, key="poll_check_back")
@@ -166,7 +167,7 @@ def teacher(s: ps.PollStore, code: str, phase: str, back: Callable[[], None]) ->
 # --- the teacher's sidebar ------------------------------------------------------------------
 
 
-def gain_csv(s: ps.PollStore, code: str, lang: str) -> str:
+def gain_csv(s: CheckStore, code: str, lang: str) -> str:
     """The concept check's CSV in ``lang`` (no session needed: a download's data)."""
 
     def tr(key: str, **fmt) -> str:
@@ -180,7 +181,7 @@ def gain_csv(s: ps.PollStore, code: str, lang: str) -> str:
     )
 
 
-def sidebar(s: ps.PollStore, code: str, phase: str | None, start: Callable[[str], None]) -> None:
+def sidebar(s: CheckStore, code: str, phase: str | None, start: Callable[[str], None]) -> None:
     """The check's buttons (before, after, the gain) and its CSV, in the teacher's sidebar."""
     st.markdown(f"**{t('poll.concept.sidebar')}**")
     st.caption(t("poll.concept.sidebar_hint", n=len(pc.ITEMS)))

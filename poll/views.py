@@ -28,6 +28,7 @@ from poll import export
 from poll import questions as pq
 from poll import rounds as pr
 from poll import store as ps
+from poll.checks import CheckStore
 from poll.runs import RunStore
 from serve.admission import client_address
 from ui import chart, page_link
@@ -75,6 +76,11 @@ def store() -> ps.PollStore:
 def solution(qid: str) -> pq.Solution:
     """The model's answer, computed from the models the first time a poll reveals it."""
     return pq.BY_ID[qid].solve()
+
+
+def checks() -> CheckStore:
+    """The concept check's answers in the same database (a thin view of :func:`store`)."""
+    return CheckStore(store())
 
 
 @st.cache_resource(show_spinner=False)
@@ -301,7 +307,7 @@ def show_room(room: Room) -> None:
             if room.poll.check is None:
                 guide_sidebar(room)
             keep_sidebar(room)
-            cv.sidebar(store(), room.code, room.poll.check, partial(_check, room))
+            cv.sidebar(checks(), room.code, room.poll.check, partial(_check, room))
         handover_sidebar(room)
     else:
         student_view(room)
@@ -404,7 +410,7 @@ def share_qr(url: str) -> bytes:
 
 def teacher_view(room: Room) -> None:
     if room.poll.check is not None:  # the concept check instead of the poll
-        cv.teacher(store(), room.code, room.poll.check, partial(_check, room, None))
+        cv.teacher(checks(), room.code, room.poll.check, partial(_check, room, None))
         return
     teacher_buttons(room)
     if room.poll.state == "closed":
@@ -447,7 +453,7 @@ def _teacher(room: Room, action: str) -> None:
 def _check(room: Room, phase: str | None) -> None:
     """The concept check's buttons: before, after, the class's gain, or back to the poll."""
     try:
-        store().set_check(room.code, browser_id(), phase)
+        checks().set_check(room.code, browser_id(), phase)
     except ps.PollError as err:
         remember(err)
 
@@ -564,7 +570,7 @@ def _vote(room: Room, answer: int) -> None:
 def student_view(room: Room) -> None:
     """One big button per answer; after the reveal, the model's answer first."""
     if room.poll.check is not None:  # the concept check instead of the question
-        cv.phone(store(), room.code, room.browser, room.poll.check, allowed, remember)
+        cv.phone(checks(), room.code, room.browser, room.poll.check, allowed, remember)
         student_wait(room)
         return
     names = labels(room.q)

@@ -165,6 +165,7 @@ def test_the_concept_check_before_and_after_and_the_class_gain(browser, server, 
     then the class's gain chart whole on the first screen."""
     from poll import concept as pc
     from poll import concept_views as cv
+    from poll.checks import CheckStore
     from poll.store import PollStore, default_url
 
     def tr(key: str, **kw) -> str:
@@ -174,6 +175,7 @@ def test_the_concept_check_before_and_after_and_the_class_gain(browser, server, 
     n = len(pc.ITEMS)
     locale = "zh-CN" if lang == "zh" else "en-US"
     store = PollStore(default_url())
+    checks = CheckStore(store)
     teacher_ctx = browser.new_context(viewport=PROJECTOR, locale=locale)
     phone_ctx = browser.new_context(
         viewport=PHONE, user_agent=PHONE_UA, is_mobile=True, locale=locale
@@ -218,18 +220,18 @@ def test_the_concept_check_before_and_after_and_the_class_gain(browser, server, 
                 wait_idle(phone)
             for browser_id, answers in zip(others, rest, strict=True):
                 for i, answer in enumerate(answers):
-                    store.answer_check(code, browser_id, i, answer)
+                    checks.answer_check(code, browser_id, i, answer)
             teacher.get_by_text(tr("poll.concept.room", started=3, done=3, n=n)).wait_for()
             wait_idle(teacher)
             if phase == "pre":
                 _shot(teacher, f"peer_projector_{lang}_check")
-        assert store.my_check(code, "concept-browser-0001", "pre") == dict(enumerate([0] * n))
+        assert checks.my_check(code, "concept-browser-0001", "pre") == dict(enumerate([0] * n))
 
         sidebar_button("poll.concept.show_gain")
         teacher.get_by_text(tr("poll.gain.formula")).wait_for()
         wait_idle(teacher)
         _shot(teacher, f"peer_projector_{lang}_gain")
-        g = pc.gain(store.check_answers(code), list(right))
+        g = pc.gain(checks.check_answers(code), list(right))
         assert g.matched == 3 and g.g is not None
         headline = teacher.locator(
             '[data-testid="stMain"] [data-testid="stMarkdownContainer"]', has_text="⟨g⟩"

@@ -9,6 +9,7 @@ import pytest
 from core.i18n import translate
 from poll import questions as pq
 from poll import rounds as pr
+from poll.checks import CheckStore
 from tests.conftest import main_text
 from tests.poll.test_app_poll import _buttons, _room
 from tests.poll.test_app_poll import own_store as own_store  # noqa: F401 (fixture)
@@ -165,7 +166,7 @@ def test_the_concept_check_before_and_after_gives_the_class_gain(own_store):
         assert translate("poll.concept.room", "zh", started=3, done=3, n=n) in text
         assert not teacher.main.radio  # the projector shows no answer
     press(translate("poll.concept.show_gain", "zh"))
-    g = pc.gain(own_store.check_answers(code), list(right))
+    g = pc.gain(CheckStore(own_store).check_answers(code), list(right))
     scores = [sum(a == r for a, r in zip(m, right)) / n for m in before]
     post = [sum(a == r for a, r in zip(m, right)) / n for m in after]
     pre_mean, post_mean = sum(scores) / 3, sum(post) / 3
@@ -219,3 +220,29 @@ def test_the_rooms_csv_holds_both_rounds_and_nothing_of_a_student(own_store):
     assert [r["models_answer"] == "yes" for r in rows[:3]] == [i == right for i in range(3)]
     assert browser not in text and phone.session_state[views.BROWSER] not in text
     assert not re.search(r"[0-9a-f]{16}", text) and code not in text  # no digest, no room
+
+
+def test_the_csv_answers_a_race_question_by_the_rooms_race(own_store):
+    """A run-bound round's models' answer in the CSV is the room's race that ended after it
+    opened (blank before one has), as the reveal's."""
+    import csv
+    import io
+
+    from poll import views
+    from poll.runs import RunStore
+    from tests.poll.test_app_poll import _race_result
+
+    teacher = "csv-test-teacher-0001"
+    code = own_store.open("live_winner", 3, teacher)
+    own_store.vote(code, "csv-test-student-0001", 1)
+
+    def marks() -> list[str]:
+        rows = list(csv.DictReader(io.StringIO(views.room_csv(code, teacher, "en"))))
+        return [r["models_answer"] for r in rows]
+
+    assert marks() == ["", "", ""]  # no race has ended: unknown, not guessed
+    runs = RunStore(own_store)
+    race = runs.start(teacher, {"max_len": 30}, code)
+    runs.write(race, "done", [], _race_result(41.0, 23.0))
+    verdict = pq.BY_ID["live_winner"].solve(runs.latest(code)).correct
+    assert marks() == ["yes" if i == verdict else "no" for i in range(3)]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from poll import store as ps
+from poll.checks import CheckStore
 from poll.store import PollError
 from tests.poll.test_poll_store import (
     TEACHER,
@@ -90,40 +91,42 @@ def test_the_rooms_history_holds_every_round_with_its_counts(make_store):
 
 def test_the_concept_check_keeps_pre_and_post_per_browser(make_store):
     s = make_store()
+    c = CheckStore(s)
     code = s.open("q1", 2, TEACHER)
     with pytest.raises(PollError) as err:
-        s.answer_check(code, b("voter-aaaa"), 0, 1)
+        c.answer_check(code, b("voter-aaaa"), 0, 1)
     assert err.value.reason == "no_check"
     with pytest.raises(PollError) as err:
-        s.set_check(code, b("voter-aaaa"), "pre")
+        c.set_check(code, b("voter-aaaa"), "pre")
     assert err.value.reason == "not_teacher"
-    assert s.set_check(code, TEACHER, "pre").check == "pre"
-    s.answer_check(code, b("voter-aaaa"), 0, 1)
-    s.answer_check(code, b("voter-aaaa"), 0, 2)  # changed: one answer per item and phase
-    s.answer_check(code, b("voter-aaaa"), 1, 0)
-    s.answer_check(code, b("voter-bbbb"), 0, 0)
+    assert c.set_check(code, TEACHER, "pre").check == "pre"
+    c.answer_check(code, b("voter-aaaa"), 0, 1)
+    c.answer_check(code, b("voter-aaaa"), 0, 2)  # changed: one answer per item and phase
+    c.answer_check(code, b("voter-aaaa"), 1, 0)
+    c.answer_check(code, b("voter-bbbb"), 0, 0)
     for bad in ((ps.MAX_ITEMS, 0), (0, ps.MAX_ANSWERS), (-1, 0)):
         with pytest.raises(PollError):
-            s.answer_check(code, b("voter-aaaa"), *bad)
-    s.set_check(code, TEACHER, "post")
-    s.answer_check(code, b("voter-aaaa"), 0, 3)
-    assert s.my_check(code, b("voter-aaaa"), "pre") == {0: 2, 1: 0}
-    assert s.my_check(code, b("voter-aaaa"), "post") == {0: 3}
-    answers = s.check_answers(code)
+            c.answer_check(code, b("voter-aaaa"), *bad)
+    c.set_check(code, TEACHER, "post")
+    c.answer_check(code, b("voter-aaaa"), 0, 3)
+    assert c.my_check(code, b("voter-aaaa"), "pre") == {0: 2, 1: 0}
+    assert c.my_check(code, b("voter-aaaa"), "post") == {0: 3}
+    answers = c.check_answers(code)
     assert sorted(len(v) for v in answers["pre"].values()) == [1, 2]
     assert list(answers["post"].values()) == [{0: 3}]
     digest = next(iter(answers["post"]))
     assert "voter-aaaa" not in digest and answers["pre"][digest] == {0: 2, 1: 0}
-    assert s.set_check(code, TEACHER, None).check is None
-    assert s.check_answers(code)["pre"]  # kept until the poll is deleted
+    assert c.set_check(code, TEACHER, None).check is None
+    assert c.check_answers(code)["pre"]  # kept until the poll is deleted
 
 
 def test_rounds_and_the_concept_check_go_with_the_poll(make_store):
     clock = Clock()
     s = make_store(clock)
+    c = CheckStore(s)
     code = s.open("q1", 2, TEACHER)
-    s.set_check(code, TEACHER, "pre")
-    s.answer_check(code, b("voter-aaaa"), 0, 1)
+    c.set_check(code, TEACHER, "pre")
+    c.answer_check(code, b("voter-aaaa"), 0, 1)
     s.discuss(code, TEACHER)
     clock.now += ps.TTL_S + 1
     assert s.purge() == 1
