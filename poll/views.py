@@ -304,8 +304,8 @@ def show_room(room: Room) -> None:
     if store().is_teacher(room.code, room.browser):
         teacher_view(room)
         with st.sidebar:
-            if room.poll.check is None:
-                guide_sidebar(room)
+            if room.poll.check is None and presenter():
+                guide_panel(room)
             keep_sidebar(room)
             cv.sidebar(checks(), room.code, room.poll.check, partial(_check, room))
         handover_sidebar(room)
@@ -343,9 +343,10 @@ def live_histogram(room: Room) -> None:
 
 
 @fragment(run_every=REFRESH_S)
-def guide_sidebar(room: Room) -> None:
-    """The teacher's guide on round 1 of this question, refreshed with the votes; drawn
-    inside ``st.sidebar`` (or on the teacher's phone), never in the room's main area."""
+def guide_panel(room: Room) -> None:
+    """The teacher's guide on round 1 of this question, refreshed with the votes: in the
+    sidebar on the projector (which keeps it closed), in the room itself on a teacher's
+    screen that is not projecting (a phone added by hand-over, a laptop)."""
     now = store().get(room.code)
     first = store().tally(room.code, now.first_round or now.round)
     sol = room_solution(room)
@@ -413,6 +414,8 @@ def teacher_view(room: Room) -> None:
         cv.teacher(checks(), room.code, room.poll.check, partial(_check, room, None))
         return
     teacher_buttons(room)
+    if not presenter():  # not the projector: the guide may sit in the room
+        guide_panel(room)
     if room.poll.state == "closed":
         st.caption(t("poll.closed_teacher"))
     left, right = st.columns([3, 2], gap="medium")

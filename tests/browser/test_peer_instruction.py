@@ -11,7 +11,10 @@ to tests/artifacts/peer_*.png.
 
 from __future__ import annotations
 
+import csv
+import io
 import re
+from pathlib import Path
 
 import pytest
 
@@ -99,6 +102,14 @@ def test_a_teacher_and_three_phones_through_two_rounds(browser, server, lang):
             ],
         )
         assert not teacher.get_by_text(tr("poll.guide.title")).is_visible()  # sidebar shut
+        teacher.locator('[data-testid="stExpandSidebarButton"]').click()  # the teacher's look
+        guide = tr("poll.guide.share", share="33%", n=3, answer=names[right]).replace("**", "")
+        sidebar = teacher.locator('[data-testid="stSidebar"]')
+        sidebar.get_by_text(tr("poll.guide.discuss")).wait_for()
+        assert guide in sidebar.inner_text()
+        _shot(teacher, f"peer_projector_{lang}_guide")
+        sidebar.locator('[data-testid="stBaseButton-headerNoPadding"]').first.click()
+        teacher.get_by_text(tr("poll.guide.discuss")).wait_for(state="hidden")
 
         # round 2: after discussing, each phone sees its own first answer
         teacher.get_by_role("button", name=tr("poll.discuss")).click()
@@ -153,6 +164,18 @@ def test_a_teacher_and_three_phones_through_two_rounds(browser, server, lang):
         assert 0 <= box["y"] and box["y"] + box["height"] <= PROJECTOR["height"], box
         _whole(teacher, [tr(k) for k in ("poll.reveal", "poll.reopen", "poll.next", "poll.back")])
         phones[2].get_by_text(closer).wait_for()  # the phones see it too
+
+        # the evidence, from the sidebar: both rounds' counts and the models' answer
+        teacher.locator('[data-testid="stExpandSidebarButton"]').click()
+        with teacher.expect_download() as got:
+            teacher.get_by_role("button", name=tr("poll.export.download")).click()
+        rows = list(csv.DictReader(io.StringIO(Path(got.value.path()).read_text("utf-8"))))
+        assert [(r["round"], r["stage"], r["answer"], r["votes"]) for r in rows] == [
+            (str(n), str(n), names[i], str(votes.count(i)))
+            for n, votes in ((1, first), (2, second))
+            for i in range(len(names))
+        ]
+        assert {r["answer"] for r in rows if r["models_answer"] == "yes"} == {names[right]}
     finally:
         for ctx in contexts:
             ctx.close()

@@ -9,6 +9,7 @@ import pytest
 from core.i18n import translate
 from poll import questions as pq
 from poll import rounds as pr
+from poll import views
 from poll.checks import CheckStore
 from tests.conftest import main_text
 from tests.poll.test_app_poll import _buttons, _room
@@ -246,3 +247,23 @@ def test_the_csv_answers_a_race_question_by_the_rooms_race(own_store):
     runs.write(race, "done", [], _race_result(41.0, 23.0))
     verdict = pq.BY_ID["live_winner"].solve(runs.latest(code)).correct
     assert marks() == ["yes" if i == verdict else "no" for i in range(3)]
+
+
+def test_a_teachers_phone_shows_the_guide_in_the_room(own_store):
+    """Off the projector (no presenter mode: the teacher's phone or laptop) the guide sits
+    under the teacher's buttons; a student's phone never gets it."""
+    from tests.conftest import make_app
+
+    tr, names, right, _ = asked("en")
+    teacher = _room("en", ask=QID)
+    code = _code(teacher)
+    phone = _room("en", room=code)
+    _buttons(phone)[names[right]].click().run(timeout=120)
+    hand = make_app("pages/poll.py", lang="en", present="0", room=code)
+    hand.session_state[views.BROWSER] = teacher.session_state[views.BROWSER]
+    hand.run(timeout=120)
+    assert not hand.exception, [e.message for e in hand.exception]
+    assert tr("poll.guide.move_on") in main_text(hand)  # 1 of 1 right: 100 %
+    assert tr("poll.guide.title") not in main_text(teacher)  # the projector: sidebar only
+    phone.run(timeout=120)
+    assert tr("poll.guide.title") not in main_text(phone) + _sidebar_text(phone)
