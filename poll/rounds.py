@@ -104,5 +104,7 @@ def guide(first: ps.Tally, correct: int | None, answer: str | None) -> None:
             "discuss": "poll.guide.discuss",
             "move_on": "poll.guide.move_on",
         }[what]
-        st.info(t(text), icon=":material/school:")
+        st.markdown(
+            f":material/school: {t(text)}"
+        )  # no alert box: the room's alerts are its answers
     st.caption(t("poll.guide.source"))
