@@ -154,12 +154,22 @@ def gain_panel(s: CheckStore, code: str, height: int | None = None) -> None:
     )
 
 
-def teacher(s: CheckStore, code: str, phase: str, back: Callable[[], None]) -> None:
-    """The projector while the check is on: its progress or the class's gain, and the
-    button back to the poll."""
+def teacher(
+    s: CheckStore,
+    code: str,
+    phase: str,
+    back: Callable[[], None],
+    join: Callable[[], None],
+) -> None:
+    """The projector while the check is on: its progress beside the room's code and QR
+    (``join``: latecomers still get in), or the class's gain; and the button back."""
     st.button(t("poll.concept.back"), type="primary", on_click=back, key="poll_check_back")
     if phase in ps.CHECK_PHASES:
-        progress(s, code, phase)
+        left, right = st.columns([3, 2], gap="medium")
+        with left:
+            progress(s, code, phase)
+        with right:
+            join()
     else:
         gain_panel(s, code, GAIN_H)
 

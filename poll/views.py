@@ -411,7 +411,8 @@ def share_qr(url: str) -> bytes:
 
 def teacher_view(room: Room) -> None:
     if room.poll.check is not None:  # the concept check instead of the poll
-        cv.teacher(checks(), room.code, room.poll.check, partial(_check, room, None))
+        back = partial(_check, room, None)
+        cv.teacher(checks(), room.code, room.poll.check, back, partial(join_panel, room))
         return
     teacher_buttons(room)
     if not presenter():  # not the projector: the guide may sit in the room
