@@ -7,9 +7,9 @@ view for a teacher browser, the student's for everyone else); no parameter: a jo
 
 import streamlit as st
 
+from poll import concept_views, views
 from poll import questions as pq
 from poll import store as ps
-from poll import views
 from ui.i18n import t
 from ui.params import notice, safe_value
 
@@ -56,5 +56,6 @@ def show() -> None:
             st.text_input(t("poll.join.code"), max_chars=2 * ps.CODE_LEN, key="poll_typed")
             st.form_submit_button(t("poll.join.go"), type="primary", on_click=_join)
         st.stop()  # the join form alone: the frame's links and warm-up are not for it
-    st.subheader(room.q.text(t))
+    check = room.poll.check
+    st.subheader(concept_views.title(check) if check else room.q.text(t))
     views.show_room(room)

@@ -4,7 +4,12 @@ One small interface (:class:`PollStore`), one short transaction a call. A *brows
 a random token the browser keeps (``poll.views``). The opener's browser is the poll's teacher:
 only a teacher browser reveals, closes, resets, moves on, or adds another device with a
 one-time code (:data:`HANDOVER_S` s, single use). A vote is one row per browser id and
-round (the primary key refuses a second), changeable while the poll is open. Only SHA-256
+round (the primary key refuses a second), changeable while the poll is open. A question is
+asked in round 1 (alone) and, after the teacher's "discuss, then vote again", in round 2
+(:meth:`PollStore.discuss`): every round is a row of ``poll_rounds`` (its question and
+stage), so both rounds' counts and how many changed their mind stay readable (:class:`Rounds`).
+A concept check (``concept_answers``) is answered before and after the lesson by the same
+browsers (matched by their voter digest, never shown). Only SHA-256
 digests of browser ids and codes are kept; no names, no IP addresses; a poll is deleted
 with everything of it :data:`TTL_S` (24 h) after it was opened.
 
@@ -79,7 +84,9 @@ class PollError(Exception):
     ``full`` (voters), ``too_many`` (open polls in the database), ``too_many_teacher``
     (open polls of this browser), ``too_many_address`` (open polls from this address),
     ``bad_question``, ``bad_browser``
-    (a malformed browser id), ``bad_handover`` (a wrong, used or expired hand-over code)."""
+    (a malformed browser id), ``bad_handover`` (a wrong, used or expired hand-over code),
+    ``second_round`` (this question was already voted on again), ``no_check`` (no concept
+    check is open on the phones)."""
 
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
@@ -93,14 +100,53 @@ class Poll:
     n_answers: int
     state: str  # "open", "closed" or "revealed"
     created: float  # unix time
-    round: int  # 1, 2, ...: "next question" and "reset" start a new round
+    round: int  # 1, 2, ...: "next question", "reset" and "vote again" start a new round
     active: float = 0.0  # unix time of the last vote, change or teacher's look (see IDLE_S)
+    stage: int = 1  # 1: the question's first vote (alone); 2: after "discuss, then vote again"
+    check: str | None = None  # the concept check on the screens: "pre", "post", "gain", None
+
+    @property
+    def first_round(self) -> int | None:
+        """In stage 2, the round its voters answered alone (the round before)."""
+        return self.round - 1 if self.stage == 2 else None
 
 
 @dataclass(frozen=True)
 class Tally:
     counts: tuple[int, ...]  # votes per answer, in the question's order
     voters: int
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """A question asked twice: round 1 (alone) and round 2 (after discussing)."""
+
+    first: Tally
+    second: Tally
+    moves: dict[tuple[int, int], int]  # (answer in round 1, answer in round 2) -> browsers
+    both: int  # browsers that voted in both rounds
+
+    @property
+    def changed(self) -> int:
+        """Browsers whose round-2 answer differs from their round-1 answer."""
+        return sum(n for (a, b), n in self.moves.items() if a != b)
+
+
+@dataclass(frozen=True)
+class RoundRow:
+    """One round of a room, as ``poll_rounds`` keeps it (for the teacher's CSV)."""
+
+    round: int
+    question: str
+    n_answers: int
+    stage: int
+    opened: float
+    counts: tuple[int, ...]
+
+
+CHECK_PHASES = ("pre", "post")  # a concept check's answering phases
+CHECK_SHOWN = (*CHECK_PHASES, "gain")  # what the room's screens may show of it
+MAX_ITEMS = 8  # questions a concept check may hold
 
 
 metadata = sa.MetaData()
@@ -117,6 +163,28 @@ polls = sa.Table(
     # added in version 2 (NULL in a row an older replica wrote: read as created / no address)
     sa.Column("active", sa.Float, nullable=True),  # last vote, change or teacher's look
     sa.Column("address_hash", sa.String(64), nullable=True),  # keyed digest, while open
+    # added in version 3 (NULL in a row an older replica wrote: stage 1, no concept check)
+    sa.Column("stage", sa.Integer, nullable=True),  # 1 alone, 2 after discussing
+    sa.Column("check_phase", sa.String(4), nullable=True),  # "pre" / "post" on the phones
+)
+rounds = sa.Table(  # every round a room asked: its question and stage (version 3)
+    "poll_rounds",
+    metadata,
+    sa.Column("code", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("round", sa.Integer, primary_key=True),
+    sa.Column("question", sa.String(64), nullable=False),
+    sa.Column("n_answers", sa.Integer, nullable=False),
+    sa.Column("stage", sa.Integer, nullable=False),
+    sa.Column("opened", sa.Float, nullable=False),
+)
+concept = sa.Table(  # a concept check's answers, before ("pre") and after ("post") (version 3)
+    "concept_answers",
+    metadata,
+    sa.Column("code", sa.String(CODE_LEN), primary_key=True),
+    sa.Column("phase", sa.String(4), primary_key=True),
+    sa.Column("voter", sa.String(64), primary_key=True),
+    sa.Column("item", sa.Integer, primary_key=True),
+    sa.Column("answer", sa.Integer, nullable=False),
 )
 votes = sa.Table(
     "votes",
@@ -175,7 +243,7 @@ schema = sa.Table(  # one row: the version of the tables above that the database
 # :func:`migrate` on start, one at a time under a lock: the first applies the steps, the
 # others find the database current. Keep a change additive for one release (old replicas
 # still run during a rollout), then remove what is no longer used.
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 
 def _rooms_and_caps(conn: sa.Connection) -> None:
@@ -192,7 +260,22 @@ def _rooms_and_caps(conn: sa.Connection) -> None:
     conn.execute(sa.text("CREATE INDEX live_runs_by_status ON live_runs (status, created)"))
 
 
-MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {2: _rooms_and_caps}
+def _rounds(conn: sa.Connection) -> None:
+    """Version 3: a poll's stage (round 1 alone, round 2 after discussing) and the concept
+    check on its phones; each open poll's current round becomes its first ``poll_rounds``
+    row (create_all made that table and ``concept_answers``)."""
+    for column, kind in (("stage", "INTEGER"), ("check_phase", "VARCHAR(4)")):
+        conn.execute(sa.text(f"ALTER TABLE polls ADD COLUMN {column} {kind}"))
+    conn.execute(sa.text("UPDATE polls SET stage = 1"))
+    conn.execute(
+        sa.text(
+            "INSERT INTO poll_rounds (code, round, question, n_answers, stage, opened) "
+            "SELECT code, round, question, n_answers, 1, created FROM polls"
+        )
+    )
+
+
+MIGRATIONS: dict[int, Callable[[sa.Connection], None]] = {2: _rooms_and_caps, 3: _rounds}
 LOCK_KEY = 0x526F6164  # PostgreSQL advisory lock of the schema ("Road")
 
 
@@ -313,6 +396,39 @@ def _engine(url: str) -> Engine:
     )
 
 
+def _upsert(dialect: str, table: sa.Table, row: dict, key: list[str]):
+    """Insert ``row``, or change its ``answer`` where its ``key`` columns exist already."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects.postgresql import insert
+    else:
+        from sqlalchemy.dialects.sqlite import insert
+    stmt = insert(table).values(**row)
+    return stmt.on_conflict_do_update(
+        index_elements=[table.c[k] for k in key], set_={"answer": stmt.excluded.answer}
+    )
+
+
+def _counted(answers, n_answers: int) -> Tally:
+    counts = [0] * n_answers
+    for answer in answers:
+        if 0 <= answer < n_answers:
+            counts[answer] += 1
+    return Tally(tuple(counts), sum(counts))
+
+
+def _tally(conn, code: str, round_: int, n_answers: int) -> Tally:
+    rows = conn.execute(
+        sa.select(votes.c.answer, sa.func.count())
+        .where((votes.c.code == code) & (votes.c.round == round_))
+        .group_by(votes.c.answer)
+    ).all()
+    counts = [0] * n_answers
+    for answer, n in rows:
+        if 0 <= answer < n_answers:
+            counts[answer] = n
+    return Tally(tuple(counts), sum(counts))
+
+
 class PollStore:
     """Polls and votes in one database (see the module docstring for the rules)."""
 
@@ -380,9 +496,25 @@ class PollStore:
                     created=self.clock(),
                     active=self.clock(),
                     address_hash=where,
+                    stage=1,
                 )
             )
+            self._new_round(conn, code, 1, question, n_answers, 1)
         return code
+
+    def _new_round(
+        self, conn, code: str, round_: int, question: str, n_answers: int, stage: int
+    ) -> None:
+        conn.execute(
+            rounds.insert().values(
+                code=code,
+                round=round_,
+                question=question,
+                n_answers=n_answers,
+                stage=stage,
+                opened=self.clock(),
+            )
+        )
 
     def _is_teacher(self, conn, code: str, browser: object) -> bool:
         if not valid_browser(browser):
@@ -417,16 +549,31 @@ class PollStore:
     def restart(
         self, code: str, browser: str, question: str | None = None, n_answers: int = 0
     ) -> Poll:
-        """A new round in the same room: the same question again (reset) or the next one;
-        earlier votes stay in their round and no longer count."""
+        """A new round in the same room: the same question again (reset) or the next one,
+        asked afresh (stage 1); earlier votes stay in their round and no longer count."""
         with self.engine.begin() as conn:
             poll = self._teacher(conn, code, browser)
-            values = dict(state="open", round=poll.round + 1, active=self.clock())
+            values = dict(state="open", round=poll.round + 1, active=self.clock(), stage=1)
             if question is not None:
                 if not 2 <= n_answers <= MAX_ANSWERS:
                     raise PollError("bad_question")
                 values.update(question=question, n_answers=n_answers)
             conn.execute(polls.update().where(polls.c.code == code).values(**values))
+            q, n = values.get("question", poll.question), values.get("n_answers", poll.n_answers)
+            self._new_round(conn, code, poll.round + 1, q, n, 1)
+            return self._get(conn, code)
+
+    def discuss(self, code: str, browser: str) -> Poll:
+        """ "Discuss, then vote again": round 2 of the same question opens; every browser
+        votes afresh (its round-1 answer stays, to compare). Refused (``second_round``) when
+        the question is in its round 2 already; a revealed question is asked afresh instead."""
+        with self.engine.begin() as conn:
+            poll = self._teacher(conn, code, browser)
+            if poll.stage != 1 or poll.state == "revealed":
+                raise PollError("second_round")
+            values = dict(state="open", round=poll.round + 1, active=self.clock(), stage=2)
+            conn.execute(polls.update().where(polls.c.code == code).values(**values))
+            self._new_round(conn, code, poll.round + 1, poll.question, poll.n_answers, 2)
             return self._get(conn, code)
 
     def is_teacher(self, code: str, browser: str | None) -> bool:
@@ -521,7 +668,19 @@ class PollStore:
         state = row.state
         if state == "open" and self.clock() - active > IDLE_S:
             state = "closed"  # idle (closed for good by the next purge)
-        return Poll(row.code, row.question, row.n_answers, state, row.created, row.round, active)
+        stage = 2 if row.stage == 2 else 1
+        check = row.check_phase if row.check_phase in CHECK_SHOWN else None
+        return Poll(
+            row.code,
+            row.question,
+            row.n_answers,
+            state,
+            row.created,
+            row.round,
+            active,
+            stage,
+            check,
+        )
 
     def get(self, code: str) -> Poll:
         """The poll behind a room code (``PollError`` if malformed, unknown or expired)."""
@@ -546,19 +705,10 @@ class PollStore:
             if self.clock() - poll.active >= VOTE_TOUCH_S:  # the room is active
                 conn.execute(polls.update().where(polls.c.code == code).values(active=self.clock()))
             row = dict(code=code, round=poll.round, voter=voter, answer=answer)
-            if self.dialect == "postgresql":
-                from sqlalchemy.dialects.postgresql import insert
-            else:
-                from sqlalchemy.dialects.sqlite import insert
-            stmt = insert(votes).values(**row)
-            stmt = stmt.on_conflict_do_update(
-                index_elements=[votes.c.code, votes.c.round, votes.c.voter],
-                set_={"answer": stmt.excluded.answer},
-            )
-            conn.execute(stmt)
+            conn.execute(_upsert(self.dialect, votes, row, ["code", "round", "voter"]))
 
-    def my_vote(self, code: str, browser: str) -> int | None:
-        """``browser``'s answer in the current round, or ``None``."""
+    def my_vote(self, code: str, browser: str, round_: int | None = None) -> int | None:
+        """``browser``'s answer in the current round (or in ``round_``), or ``None``."""
         if not valid_browser(browser):
             return None
         voter = _hash("voter", browser)
@@ -567,25 +717,68 @@ class PollStore:
             return conn.execute(
                 sa.select(votes.c.answer).where(
                     (votes.c.code == code)
-                    & (votes.c.round == poll.round)
+                    & (votes.c.round == (poll.round if round_ is None else round_))
                     & (votes.c.voter == voter)
                 )
             ).scalar_one_or_none()
 
-    def tally(self, code: str) -> Tally:
-        """Votes per answer in the current round."""
+    def tally(self, code: str, round_: int | None = None) -> Tally:
+        """Votes per answer in the current round (or in ``round_``, on today's question)."""
         with self.engine.connect() as conn:
             poll = self._get(conn, code)
+            return _tally(conn, code, poll.round if round_ is None else round_, poll.n_answers)
+
+    def rounds_of(self, code: str) -> Rounds | None:
+        """Both rounds of the current question once it is in round 2 (else ``None``): the
+        counts of each and who moved from which answer to which."""
+        with self.engine.connect() as conn:
+            poll = self._get(conn, code)
+            if poll.first_round is None:
+                return None
+            here = votes.c.code == code
+            first = dict(
+                conn.execute(
+                    sa.select(votes.c.voter, votes.c.answer).where(
+                        here & (votes.c.round == poll.first_round)
+                    )
+                ).all()
+            )
+            second = dict(
+                conn.execute(
+                    sa.select(votes.c.voter, votes.c.answer).where(
+                        here & (votes.c.round == poll.round)
+                    )
+                ).all()
+            )
+        moves: dict[tuple[int, int], int] = {}
+        for voter in first.keys() & second.keys():
+            move = (first[voter], second[voter])
+            moves[move] = moves.get(move, 0) + 1
+        return Rounds(
+            _counted(first.values(), poll.n_answers),
+            _counted(second.values(), poll.n_answers),
+            moves,
+            sum(moves.values()),
+        )
+
+    def history(self, code: str, browser: str) -> list[RoundRow]:
+        """Every round this room asked, oldest first, with its counts (a teacher's only)."""
+        with self.engine.connect() as conn:
+            self._teacher(conn, code, browser)
             rows = conn.execute(
-                sa.select(votes.c.answer, sa.func.count())
-                .where((votes.c.code == code) & (votes.c.round == poll.round))
-                .group_by(votes.c.answer)
+                sa.select(rounds).where(rounds.c.code == code).order_by(rounds.c.round)
             ).all()
-        counts = [0] * poll.n_answers
-        for answer, n in rows:
-            if 0 <= answer < poll.n_answers:
-                counts[answer] = n
-        return Tally(tuple(counts), sum(counts))
+            return [
+                RoundRow(
+                    r.round,
+                    r.question,
+                    r.n_answers,
+                    r.stage,
+                    r.opened,
+                    _tally(conn, code, r.round, r.n_answers).counts,
+                )
+                for r in rows
+            ]
 
     def purge(self) -> int:
         """Close the polls idle for :data:`IDLE_S`; delete polls older than :data:`TTL_S` and
@@ -599,7 +792,7 @@ class PollStore:
                 .values(state="closed", address_hash=None)
             )
             old = sa.select(polls.c.code).where(polls.c.created < cutoff)
-            for table in (votes, teachers, handovers):
+            for table in (votes, teachers, handovers, rounds, concept):
                 conn.execute(table.delete().where(table.c.code.in_(old)))
             conn.execute(handovers.delete().where(handovers.c.expires < self.clock()))
             conn.execute(runs.delete().where(runs.c.created < cutoff))

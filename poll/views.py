@@ -15,14 +15,20 @@ import hashlib
 import secrets
 import time
 from dataclasses import dataclass
+from functools import partial
 from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
 from charts import poll as poll_charts
 from core import lexicon
+from core.i18n import translate
+from poll import concept_views as cv
+from poll import export
 from poll import questions as pq
+from poll import rounds as pr
 from poll import store as ps
+from poll.checks import CheckStore
 from poll.runs import RunStore
 from serve.admission import client_address
 from ui import chart, page_link
@@ -70,6 +76,11 @@ def store() -> ps.PollStore:
 def solution(qid: str) -> pq.Solution:
     """The model's answer, computed from the models the first time a poll reveals it."""
     return pq.BY_ID[qid].solve()
+
+
+def checks() -> CheckStore:
+    """The concept check's answers in the same database (a thin view of :func:`store`)."""
+    return CheckStore(store())
 
 
 @st.cache_resource(show_spinner=False)
@@ -223,11 +234,13 @@ class Room:
     browser: str
 
     def changed(self, now: ps.Poll) -> bool:
-        """Whether the poll moved on since this run (revealed, closed, a new round)."""
-        return (now.state, now.round, now.question) != (
+        """Whether the poll moved on since this run (revealed, closed, a new round, the
+        concept check on or off the phones)."""
+        return (now.state, now.round, now.question, now.check) != (
             self.poll.state,
             self.poll.round,
             self.poll.question,
+            self.poll.check,
         )
 
 
@@ -290,6 +303,11 @@ def show_room(room: Room) -> None:
     st.session_state[ROOM] = room.code
     if store().is_teacher(room.code, room.browser):
         teacher_view(room)
+        with st.sidebar:
+            if room.poll.check is None and presenter():
+                guide_panel(room)
+            keep_sidebar(room)
+            cv.sidebar(checks(), room.code, room.poll.check, partial(_check, room))
         handover_sidebar(room)
     else:
         student_view(room)
@@ -310,11 +328,30 @@ def live_histogram(room: Room) -> None:
     if room.changed(now):
         st.rerun(scope="app")
     store().seen(now)  # a poll on a teacher's screen is not idle
-    tally = store().tally(room.code)
     sol = room_solution(room) if now.state == "revealed" else None
     right = sol.correct if sol is not None else None
-    chart(histogram(room.q, tally.counts, right, CHART_H), key="poll_hist", width=0.58)
+    both = store().rounds_of(room.code) if now.stage == 2 else None
+    if both is None:
+        tally = store().tally(room.code)
+        chart(histogram(room.q, tally.counts, right, CHART_H), key="poll_hist", width=0.58)
+    else:
+        tally = both.second
+        chart(pr.chart(labels(room.q), both, right, CHART_H), key="poll_hist", width=0.58)
+        said = pr.closer_text(both, right) if right is not None else None
+        st.markdown(f"**{said}** " * bool(said) + pr.changes_text(both, labels(room.q)))
     st.caption(t("poll.voters", n=tally.voters))
+
+
+@fragment(run_every=REFRESH_S)
+def guide_panel(room: Room) -> None:
+    """The teacher's guide on round 1 of this question, refreshed with the votes: in the
+    sidebar on the projector (which keeps it closed), in the room itself on a teacher's
+    screen that is not projecting (a phone added by hand-over, a laptop)."""
+    now = store().get(room.code)
+    first = store().tally(room.code, now.first_round or now.round)
+    sol = room_solution(room)
+    answer = labels(room.q)[sol.correct] if sol is not None else None
+    pr.guide(first, sol.correct if sol is not None else None, answer)
 
 
 def acted() -> bool:
@@ -331,8 +368,11 @@ def teacher_buttons(room: Room) -> None:
     state, done, act = room.poll.state, acted(), None
     with st.container(horizontal=True, gap="small", key="poll_teacher_buttons"):
         second = ("close", "poll.close") if state == "open" else ("again", "poll.reopen")
+        shown = [("reveal", "poll.reveal", "primary")]
+        if room.poll.stage == 1 and state != "revealed":  # peer instruction's round 2
+            shown.append(("discuss", "poll.discuss", "secondary"))
         for action, key, kind in (
-            ("reveal", "poll.reveal", "primary"),
+            *shown,
             (*second, "secondary"),
             ("next", "poll.next", "secondary"),
         ):
@@ -370,7 +410,13 @@ def share_qr(url: str) -> bytes:
 
 
 def teacher_view(room: Room) -> None:
+    if room.poll.check is not None:  # the concept check instead of the poll
+        back = partial(_check, room, None)
+        cv.teacher(checks(), room.code, room.poll.check, back, partial(join_panel, room))
+        return
     teacher_buttons(room)
+    if not presenter():  # not the projector: the guide may sit in the room
+        guide_panel(room)
     if room.poll.state == "closed":
         st.caption(t("poll.closed_teacher"))
     left, right = st.columns([3, 2], gap="medium")
@@ -395,6 +441,8 @@ def _teacher(room: Room, action: str) -> None:
             if room.q.run_bound:
                 race_ended(room)
             s.set_state(code, me, "revealed")
+        elif action == "discuss":
+            s.discuss(code, me)
         elif action == "close":
             s.set_state(code, me, "closed")
         elif action == "again":
@@ -404,6 +452,53 @@ def _teacher(room: Room, action: str) -> None:
             s.restart(code, me, nxt.id, len(nxt.answers))
     except ps.PollError as err:
         remember(err)
+
+
+def _check(room: Room, phase: str | None) -> None:
+    """The concept check's buttons: before, after, the class's gain, or back to the poll."""
+    try:
+        checks().set_check(room.code, browser_id(), phase)
+    except ps.PollError as err:
+        remember(err)
+
+
+def room_csv(code: str, browser: str, lang: str) -> str:
+    """Every round this room asked, in ``lang``: votes per answer and the models' answer
+    (a download's data: no session needed; a run-bound round is answered by the room's
+    race that ended last since it opened, blank before one has)."""
+
+    def texts(qid: str) -> tuple[str, list[str]] | None:
+        q = pq.BY_ID.get(qid)
+        if q is None:
+            return None
+        tr = partial(translate, lang=lang)
+        return q.text(tr), q.answer_labels(tr)
+
+    def correct(r: ps.RoundRow) -> int | None:
+        q = pq.BY_ID[r.question]
+        if q.run_bound:
+            run = runs().done_since(r.opened, code)
+            return None if run is None else q.solve(run).correct
+        try:
+            return solution(q.id).correct
+        except Exception:  # noqa: BLE001 - a model missing on this server: left blank
+            return None
+
+    return export.rounds_csv(store().history(code, browser), texts, correct)
+
+
+def keep_sidebar(room: Room) -> None:
+    """The room's votes as CSV for the teacher (computed when the button is pressed)."""
+    st.download_button(
+        t("poll.export.download"),
+        data=partial(room_csv, room.code, room.browser, current_lang()),
+        file_name=f"poll-{room.code}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        icon=":material/download:",
+        width="stretch",
+        help=t("poll.export.hint"),
+    )
 
 
 def race_ended(room: Room) -> None:
@@ -478,11 +573,21 @@ def _vote(room: Room, answer: int) -> None:
 
 def student_view(room: Room) -> None:
     """One big button per answer; after the reveal, the model's answer first."""
+    if room.poll.check is not None:  # the concept check instead of the question
+        cv.phone(checks(), room.code, room.browser, room.poll.check, allowed, remember)
+        student_wait(room)
+        return
     names = labels(room.q)
     mine = store().my_vote(room.code, room.browser)
     state, done = room.poll.state, acted()
     if state == "revealed":
         answer_box(room)
+    if room.poll.first_round is not None and state == "open":  # its own round-1 answer
+        first = store().my_vote(room.code, room.browser, room.poll.first_round)
+        if first is None:
+            st.caption(t("poll.student.round2_none"))
+        else:
+            st.caption(t("poll.student.round2", answer=names[first]))
     for i, name in enumerate(names):
         chosen = mine == i
         tapped = st.button(
@@ -518,8 +623,15 @@ def student_reveal(room: Room) -> None:
     sol = room_solution(room)
     if sol is None:  # answer_box said why
         return
-    counts = store().tally(room.code).counts
-    chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
+    both = store().rounds_of(room.code) if room.poll.stage == 2 else None
+    if both is None:
+        counts = store().tally(room.code).counts
+        chart(histogram(room.q, counts, sol.correct), key="poll_hist_revealed")
+    else:
+        chart(pr.chart(labels(room.q), both, sol.correct), key="poll_hist_revealed")
+        said = pr.closer_text(both, sol.correct)
+        if said:
+            st.markdown(said)
     proof(room.q, sol)
     back = {"lang": current_lang(), "present": 0} | _part(room)
     page_link(f"pages/{room.q.slug}.py", label=t("poll.see_part"), query_params=back)

@@ -193,7 +193,7 @@ def test_a_version_1_database_upgrades_in_place_once_keeping_its_class(fresh_url
     _version_1(fresh_url)
     assert _versions(fresh_url) == [1]
     assert _start_replicas(fresh_url, 4) == []
-    assert _versions(fresh_url) == [ps.SCHEMA_VERSION] == [2]
+    assert _versions(fresh_url) == [ps.SCHEMA_VERSION] == [3]
     engine = sa.create_engine(fresh_url)
     try:
         inspect = sa.inspect(engine)
@@ -215,5 +215,70 @@ def test_a_version_1_database_upgrades_in_place_once_keeping_its_class(fresh_url
         assert runs.done_since(1_800_000_000.0).id == "RUN23456"
         store.vote("ABCD2345", "s" * 32, 0)  # and it goes on working
         assert store.open("lm_next", 3, "u" * 32, "192.0.2.1")
+    finally:
+        store.dispose()
+
+
+def _version_2(url: str) -> None:
+    """A database as version 2 left it, mid-class: polls without a stage or a concept check,
+    no rounds table, a poll in its second round (asked again) with votes in both rounds."""
+    ps.PollStore(url).dispose()
+    old = sa.MetaData()
+    polls_v2 = sa.Table(
+        "polls",
+        old,
+        *[
+            sa.Column(c.name, c.type, primary_key=c.primary_key, nullable=c.nullable)
+            for c in list(ps.polls.columns)[:9]
+        ],
+    )
+    engine = sa.create_engine(url)
+    with engine.begin() as conn:
+        for table in (ps.rounds, ps.concept, ps.polls):
+            table.drop(conn)
+        polls_v2.create(conn)
+        conn.execute(ps.schema.update().values(version=2))
+        poll = ("ABCD2345", ps._hash("teacher", "t" * 32), "lm_next", 4, "open", 2, 1.8e9)
+        conn.execute(
+            polls_v2.insert().values(
+                dict(zip(polls_v2.c.keys(), (*poll, 1.8e9 + 60, None), strict=True))
+            )
+        )
+        for round_, voter, answer in ((1, "s", 2), (2, "s", 1), (2, "u", 1)):
+            row = {"code": "ABCD2345", "round": round_, "answer": answer}
+            conn.execute(ps.votes.insert().values(row | {"voter": ps._hash("voter", voter * 32)}))
+    engine.dispose()
+
+
+def test_a_version_2_database_mid_class_upgrades_in_place_to_rounds(fresh_url):
+    """Replicas starting together on a version-2 database with a class in it: one adds the
+    stage and concept-check columns and the rounds table under the lock; the poll goes on
+    in its round (stage 1: asked alone), its votes counted as before, and it can now be
+    asked again after a discussion."""
+    _version_2(fresh_url)
+    assert _versions(fresh_url) == [2]
+    assert _start_replicas(fresh_url, 4) == []
+    assert _versions(fresh_url) == [3]
+    engine = sa.create_engine(fresh_url)
+    try:
+        inspect = sa.inspect(engine)
+        assert {"stage", "check_phase"} <= {c["name"] for c in inspect.get_columns("polls")}
+        assert {"poll_rounds", "concept_answers"} <= set(inspect.get_table_names())
+    finally:
+        engine.dispose()
+    store = ps.PollStore(fresh_url, clock=lambda: 1_800_000_200.0)
+    try:
+        poll = store.get("ABCD2345")
+        assert (poll.round, poll.stage, poll.check) == (2, 1, None)
+        assert store.tally("ABCD2345").counts == (0, 2, 0, 0)
+        assert store.my_vote("ABCD2345", "s" * 32) == 1
+        history = store.history("ABCD2345", "t" * 32)
+        assert [(r.round, r.question, r.stage, r.counts) for r in history] == [
+            (2, "lm_next", 1, (0, 2, 0, 0))
+        ]
+        again = store.discuss("ABCD2345", "t" * 32)
+        assert (again.round, again.stage) == (3, 2)
+        store.vote("ABCD2345", "s" * 32, 3)
+        assert store.rounds_of("ABCD2345").moves == {(1, 3): 1}
     finally:
         store.dispose()
