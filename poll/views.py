@@ -477,7 +477,7 @@ def room_csv(code: str, browser: str, lang: str) -> str:
     def correct(r: ps.RoundRow) -> int | None:
         q = pq.BY_ID[r.question]
         if q.run_bound:
-            run = runs().done_since(r.opened, code)
+            run = runs().done_since(r.opened, code, q.run_kind)
             return None if run is None else q.solve(run).correct
         try:
             return solution(q.id).correct

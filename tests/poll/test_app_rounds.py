@@ -243,6 +243,9 @@ def test_the_csv_answers_a_race_question_by_the_rooms_race(own_store):
 
     assert marks() == ["", "", ""]  # no race has ended: unknown, not guessed
     runs = RunStore(own_store)
+    other = runs.start(teacher, {"kind": "coref", "steps": 10}, code)  # the "it" race
+    runs.write(other, "done", [], {"final": {}})
+    assert marks() == ["", "", ""]  # a race of another kind never answers it
     race = runs.start(teacher, {"max_len": 30}, code)
     runs.write(race, "done", [], _race_result(41.0, 23.0))
     verdict = pq.BY_ID["live_winner"].solve(runs.latest(code)).correct
