@@ -61,8 +61,8 @@ DATABASE_WAITING = "road-to-attention: not ready: the poll database"  # the log 
 # MEASURED_CORES cores behind nginx, kept within CLICK_GOAL_S at p95, everyone admitted. Said
 # to whoever started the server once it is warm: a teacher with a lecture hall reads there
 # when to start more processes.
-STUDENTS_PER_PROCESS: int | None = 100
-STUDENTS_PER_MACHINE: int | None = 100
+STUDENTS_PER_PROCESS: int | None = 200
+STUDENTS_PER_MACHINE: int | None = 300
 MEASURED_CORES = 2
 CLICK_GOAL_S = 1
 
