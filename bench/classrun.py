@@ -131,7 +131,11 @@ def live_race(kind: str = "translation"):
     the dict it yields holds, afterwards, the races and the steps they trained."""
     from poll.training import RunManager
 
-    manager = RunManager(f"sqlite:///{LOGS / 'live-bench.sqlite3'}", heartbeat_timeout=1e9)
+    # a store of its own each time: a race left "starting" by an interrupted bench would
+    # hold the visitors' one race forever (heartbeat_timeout), and nothing would train
+    store = LOGS / "live-bench.sqlite3"
+    store.unlink(missing_ok=True)
+    manager = RunManager(f"sqlite:///{store}", heartbeat_timeout=1e9)
     runs, stop, summary = [], threading.Event(), {}
 
     def keep_training() -> None:
@@ -170,6 +174,8 @@ def _live_pairs(
                 figs, class_errors = _in_thread(_one_class, server, n, plan)
             if training is not None:
                 row["training"] = training
+                if not training.get("steps_trained"):  # no race beside the class: no pair
+                    errors.append(f"class {n}, pair {i + 1}: no race trained beside the class")
             errors += class_errors
             row[mode] = {k: figs[k] for k in ("click_s", "arrive_s", "errors", "cpu_s")}
         for k in ("click_s", "arrive_s"):
