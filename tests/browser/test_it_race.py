@@ -19,7 +19,7 @@ import pytest
 
 from poll.store import PollStore
 from tests.browser import test_live
-from tests.browser.conftest import ARTIFACTS, DESKTOP, PHONE, open_tab, wait_idle
+from tests.browser.conftest import ARTIFACTS, PHONE, open_tab, wait_idle
 from tests.browser.test_live import TEACHER, _buttons, _teacher_tab, _until
 
 pytestmark = pytest.mark.browser
@@ -51,12 +51,7 @@ def test_the_room_watches_the_bars_sharpen(browser, live_server):
     teacher.page.screenshot(path=str(ARTIFACTS / "it-race-projector-start.png"))
     even = _tallest(teacher.page)
     assert len(even) == 2 and all(v < 0.2 for v in even), even  # an even spread, as said
-    start = teacher.page.get_by_role("button", name="Start", exact=True)
-    box = start.bounding_box()
-    assert box and box["y"] + box["height"] <= DESKTOP["height"], f"Start below the screen: {box}"
-    charts = teacher.page.locator(".js-plotly-plot").all()
-    assert len(charts) == 2 and all(c.bounding_box()["y"] < box["y"] for c in charts)
-    start.click()
+    test_live.start_on_first_screen(teacher.page).click()
 
     # the phone follows the race that trains, by itself
     _until(lambda: "“it” 指的是哪个名词" in phone.page.inner_text(MAIN), "the phone's it race")

@@ -90,6 +90,16 @@ def _buttons(page) -> set[str]:
     return {b.inner_text().strip() for b in page.locator("[data-testid='stMain'] button").all()}
 
 
+def start_on_first_screen(page):
+    """The projector's Start, checked whole on the first screen under both charts."""
+    start = page.get_by_role("button", name="Start", exact=True)
+    box = start.bounding_box()
+    assert box and box["y"] + box["height"] <= DESKTOP["height"], f"Start below the screen: {box}"
+    charts = page.locator(".js-plotly-plot").all()
+    assert len(charts) == 2 and all(c.bounding_box()["y"] < box["y"] for c in charts)
+    return start
+
+
 def _changes_within(page, seconds: float) -> int:
     """DOM changes in the page's main area during ``seconds`` (a rerun of a part marks its
     elements stale, then fresh, even when they come back the same)."""
@@ -116,12 +126,7 @@ def test_a_phone_watches_the_teachers_run_grow(browser, live_server):
     assert _changes_within(phone.page, WATCH_S + 1.5) == 0
 
     teacher = _teacher_tab(browser, f"{srv.base}/live?present=1")
-    start = teacher.page.get_by_role("button", name="Start", exact=True)
-    box = start.bounding_box()
-    assert box and box["y"] + box["height"] <= DESKTOP["height"], f"Start below the screen: {box}"
-    charts = teacher.page.locator(".js-plotly-plot").all()
-    assert len(charts) == 2 and all(c.bounding_box()["y"] < box["y"] for c in charts)
-    start.click()
+    start_on_first_screen(teacher.page).click()
 
     for tab in (teacher, phone):  # the curves appear, then grow, on both screens
         _until(lambda tab=tab: _loss_points(tab.page) >= 4, "the first loss points")
