@@ -462,6 +462,7 @@ RACE_QUESTIONS: tuple[Question, ...] = (
         keyed=True,
         run_bound=True,
         run_kind="coref",
+        quotes=(("pair", f"{HUNGRY} / {SWEET.split()[-1]}"),),  # the lesson's pair, as one
     ),
 )
 

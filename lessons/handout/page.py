@@ -1,7 +1,7 @@
 """The handout's HTML: one A4 page per stop of the deck, self-contained.
 
 Texts come as the page wrote them (Streamlit's markdown: ``**bold**``, ``*italic*``,
-```code```, ``:blue[text]``, ``:material/icon:``, backslash escapes, pipe tables); this
+```code```, ``:blue[text]``, ``:material/<name>:``, backslash escapes, pipe tables); this
 module turns that small subset into escaped HTML. Every text a stop holds is escaped here.
 """
 

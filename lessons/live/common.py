@@ -23,6 +23,7 @@ from typing import Any
 
 import streamlit as st
 
+from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import live
 from poll import store as ps
 from poll import views
@@ -33,6 +34,9 @@ STEPS_ENV = "ROAD_LIVE_STEPS"  # a smaller step budget (tests); the default is c
 RUN = "live_run"  # session key: the run this visitor started
 QUIET_S = 600  # after a run ends, only its owner may start the next for this long
 LENGTHS = (20, 30)  # the knob: the longest sentence trained and tested on
+# the race charts' height on the projector: the progress bar, the knob and Start stand under
+# them on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
+CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
 SHARED_S = 0.5  # s a read every phone of a room makes alike is shared (pages look every 1 s)
 MINE_S = 10.0  # s a session keeps whether its browser owns the race or teaches its room
 

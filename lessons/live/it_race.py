@@ -8,6 +8,7 @@ shipped one and a sentence the run's numbers fill in."""
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -15,7 +16,7 @@ import ui
 from charts import live as figures
 from charts.common import Titles
 from core import live_coref
-from lessons.live import common, race
+from lessons.live import common
 from poll import views
 from poll.runs import KINDS, Run
 from poll.training import Busy
@@ -85,14 +86,16 @@ def _start() -> None:
     st.session_state[WHICH] = KIND
 
 
-def panel(seen: common.Look) -> None:
+def panel(seen: common.Look, progress: Callable, controls: Callable) -> None:
+    """The "it" race's panel, with the stop's own progress line and controls (``race``'s,
+    passed in: that module draws this one)."""
     run = seen.run
     s = ui.slide(t("live.it.lead"))
     with s.chart:
         charts(run)
-        race.progress(run, preparing="live.it.preparing")
+        progress(run, preparing="live.it.preparing")
     with s.control:
-        race.controls(seen)
+        controls(seen)
     with s.words:
         if run is not None and run.result and "records" in run.result:
             ending(run)
@@ -140,7 +143,7 @@ def charts(run: Run | None) -> None:
             lambda: bars_figure(records, ended),
             key="live_it_bars",
             width=width,
-            height=race.CHART_HEIGHT,
+            height=common.CHART_HEIGHT,
             memo=shown,
             kept="live",
         )
@@ -149,7 +152,7 @@ def charts(run: Run | None) -> None:
             lambda: curves_figure(run, records, steps),
             key="live_it_curves",
             width=width,
-            height=race.CHART_HEIGHT,
+            height=common.CHART_HEIGHT,
             memo=shown,
             kept="live",
         )

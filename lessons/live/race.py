@@ -12,7 +12,6 @@ import streamlit as st
 import ui
 from charts import live as figures
 from charts.common import Titles
-from charts.screen.sizes import STEP_SLIDE_HEIGHT
 from core import live
 from core.vocab import detokenize_zh
 from lessons.live import common, it_race
@@ -27,8 +26,7 @@ LOOKS = {"plain": "live_plain", "attention": "live_attention"}  # race name -> l
 PICKS = live.VERDICTS
 TAKEAWAY = {"alone": "far"}  # stories that share a takeaway
 # the charts' height on the projector: the progress bar, the knob and Start stand under both
-# on the first screen at 1280x800 (at STEP_SLIDE_HEIGHT, Start ended at 825 px)
-CHART_HEIGHT = STEP_SLIDE_HEIGHT - 60
+CHART_HEIGHT = common.CHART_HEIGHT
 WATCH_S = 5  # s between two looks of an idle page for a change (idle_watch)
 DRAWN = "live_drawn_kind"  # session key: which race (poll.runs.KINDS) the page drew
 
@@ -75,7 +73,7 @@ def _panel(shown: str | None) -> None:
     if it_race.chosen(run) != st.session_state.get(DRAWN):
         st.rerun()  # the other race: its words under the panel too
     if st.session_state[DRAWN] == it_race.KIND:
-        it_race.panel(seen)
+        it_race.panel(seen, progress, controls)  # this stop's progress line and controls
         return
     s = ui.slide(t("live.race.lead"))
     with s.chart:
