@@ -15,7 +15,7 @@ import streamlit as st
 from serve import admission
 from serve.fairshare import BUSY
 from ui.i18n import t
-from ui.slide import fragment_run
+from ui.slide import fragment_depth, fragment_run
 
 
 def refusal(reason: str | None, retry_key: str) -> None:
@@ -52,6 +52,33 @@ def fragment(func: Callable[..., Any] | None = None, *, run_every: float | None 
                 with admitted(f"ui_admission_retry_{f.__module__}.{f.__qualname__}") as ok:
                     return f(*args, **kwargs) if ok else None
 
-        return st.fragment(gated, run_every=run_every)
+        as_fragment = st.fragment(gated, run_every=run_every)
+        if run_every is not None:  # a timer must stay a fragment: inline, it would stop
+            return as_fragment
+
+        @functools.wraps(f)
+        def call(*args: Any, **kwargs: Any) -> Any:
+            return gated(*args, **kwargs) if inline() else as_fragment(*args, **kwargs)
+
+        return call
 
     return decorate(func) if func is not None else decorate
+
+
+def inline() -> bool:
+    """Whether a gated fragment called now runs as part of its caller, not as a fragment of
+    its own: during a fragment's rerun, two or more gated fragments deep (the bottleneck's
+    model switch, in its part, in the page's fragment rerun by the part selector).
+
+    Streamlit 1.67 lets a fragment rerun write into a place made outside the nested fragment
+    only when the fragment that made the place is the one rerun; the model switch writes into
+    its part's slide, made by the part's fragment, so on the page fragment's rerun every
+    such write raised StreamlitInvalidLayoutContextError and the part lost its switch and
+    chart until the next full run. Inline, it writes as its part does; the next full run
+    nests it again (a click on it meanwhile reruns its part)."""
+    if fragment_depth() < 2:
+        return False
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
+
+    ctx = get_script_run_ctx()
+    return bool(ctx is not None and ctx.fragment_ids_this_run)

@@ -122,6 +122,11 @@ def fragment_run(name: str) -> Iterator[None]:
         _fragments.reset(inside)
 
 
+def fragment_depth() -> int:
+    """How many gated fragments this run is inside (0: the app's own code)."""
+    return len(_fragments.get())
+
+
 def _first_slide_of_the_part() -> bool:
     here = (_fragments.get() or ("",))[-1]
     if _glossed.get() or st.session_state.get(OWNER_KEY, here) != here:

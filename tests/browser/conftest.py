@@ -54,6 +54,38 @@ def server() -> Iterator[Server]:
     stop_server(srv)
 
 
+# What Streamlit logs when a run raises (the visitor sees an error box, or a part loses its
+# controls): no browser test may leave one in its server's log.
+FAILED_RUN = "Uncaught app execution"
+
+
+def log_offset(server: Server) -> int:
+    return server.log.stat().st_size if server.log.exists() else 0
+
+
+def failed_runs(server: Server, start: int) -> str:
+    """The server's log from byte ``start`` when it holds a failed run, else ''."""
+    with server.log.open("rb") as f:
+        f.seek(start)
+        text = f.read().decode(errors="replace")
+    return text if FAILED_RUN in text else ""
+
+
+@pytest.fixture(autouse=True)
+def _no_failed_run(request):
+    """Every test on the shared server: no run of the app failed while it ran."""
+    if "server" not in request.fixturenames:
+        yield
+        return
+    srv = request.getfixturevalue("server")
+    start = log_offset(srv)
+    yield
+    failed = failed_runs(srv, start)
+    if failed:
+        at = failed.index(FAILED_RUN)
+        pytest.fail(f"a run of the app failed during this test:\n{failed[at : at + 4000]}")
+
+
 @pytest.fixture(scope="session")
 def browser():
     _require_chromium()
