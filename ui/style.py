@@ -163,7 +163,7 @@ PRESENTER_CSS = """
 /* the header above a part's chart (title, claim, part selector, lead) kept tight: on a
    1280x800 screen a two-line claim over a two-line lead left the chart's axis title and
    legend 10-20 px under the first screen; 2rem of top and 0.6rem between the slide's
-   blocks give them back ~45 px (tests/browser/test_first_screen.py measures every part) */
+   blocks give them back ~45 px (tests/browser/first_screen.py measures every part) */
 [data-testid="stMain"] .block-container { padding-top: 2rem; max-width: 100%; }
 [data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6rem; }
 /* the top bar holds only the sidebar and menu buttons: let the slide's title show through */

@@ -28,6 +28,7 @@ from tests.browser.conftest import (
     start_server,
     stop_server,
 )
+from tests.browser.first_screen import first_screen
 from tests.browser.slides import measure, part_url, wait_ready
 from ui.nav import PAGES, Stop, deck, is_built
 
@@ -154,6 +155,9 @@ DECK_PAGES = list(dict.fromkeys(stop.slug for stop in deck()))
 @pytest.mark.parametrize("slug", DECK_PAGES)
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
+    """Every part of the page in presenter mode, walked by the deck's "next" link, at 1280x800
+    and 1920x1080: a slide (the projector's checks) whose first chart is whole on the first
+    screen (Chinese at 1280x800, English at 1920x1080: tests/browser/first_screen.py)."""
     problems: list[str] = []
     context = browser.new_context(viewport=DESKTOP, locale="zh-CN" if lang == "zh" else "en-US")
     context.set_default_timeout(180_000)
@@ -179,10 +183,14 @@ def test_presenter_every_part_is_a_slide(server, browser, lang, slug):
             if sizes["h1"] < 30 or sizes["p"] < 22:
                 problems.append(f"{_name(stop)}: presenter text too small {sizes}")
             problems += _page_problems(page, m, stop, lang, errors)
+            if stop.part and lang == "zh":  # its first chart whole (tests/browser/first_screen.py)
+                problems += first_screen(page, stop, lang)
             page.set_viewport_size(LARGE)
             page.wait_for_timeout(700)  # plotly redraws at the new width
             wait_ready(page)
             problems += _projector_problems(measure(page), stop, "1920x1080", fonts=False)
+            if stop.part and lang == "en":
+                problems += first_screen(page, stop, lang)
     finally:
         context.close()
     assert problems == [], "\n".join(problems)
