@@ -157,6 +157,7 @@ def sweep(base: str, chosen: list[View], tabs: int = TABS) -> tuple[list[str], i
     return box["out"]
 
 
+@pytest.mark.long
 @pytest.mark.timeout(900)
 def test_no_axe_violations(server):
     """Every part, en and zh, at 1280x800 and on a phone (390x844, each page in one of the

@@ -68,6 +68,7 @@ def test_the_search_races_every_configuration_and_chooses_within_budget(data):
         live.choose(fake[:1])
 
 
+@pytest.mark.long
 @pytest.mark.timeout(2400)  # ~70 s of an idle core; a crowded machine took many times that
 def test_the_default_ends_with_recognisable_long_translations(data):
     """One seed of the three the search raced (``python -m core.live --search``: at 1,200
