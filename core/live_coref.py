@@ -130,6 +130,15 @@ def held_share(model, vocab, cases) -> float:
     return round(coref.evaluate_cases(model, vocab, cases).share_resolved(), 4)
 
 
+def note_firsts(first: dict[str, int | None], rows: dict[str, dict], step: int) -> None:
+    """Record ``step`` as the first at which each lesson sentence (and both) is resolved."""
+    for p in PREDICATES:
+        if first[p] is None and resolved(rows[p]):
+            first[p] = step
+    if first["both"] is None and all(resolved(rows[p]) for p in PREDICATES):
+        first["both"] = step
+
+
 Report = Callable[[dict[str, Any]], None]
 
 
@@ -171,11 +180,7 @@ def race(
         total, n = total + float(loss.detach()), n + 1
         model.eval()
         rows = lesson_rows(model, vocab)  # two sentences: cheap beside a step of 64
-        for p in PREDICATES:
-            if first[p] is None and resolved(rows[p]):
-                first[p] = step
-        if first["both"] is None and all(resolved(rows[p]) for p in PREDICATES):
-            first["both"] = step
+        note_firsts(first, rows, step)
         if stare is None and first["both"] is None:
             stare = same_noun(rows, step)
         evaluate = step % cfg.eval_every == 0 or step == cfg.steps
